@@ -1,0 +1,5 @@
+//! sagedeck: a terminal operations console for Amazon SageMaker real-time endpoints that back
+//! MCP tools, with an embedded SageMaker-compatible sandbox for demos and tests.
+
+pub mod cli;
+pub mod sandbox;

@@ -1,0 +1,247 @@
+//! The embedded sandbox: a local emulator of SageMaker, SageMaker Runtime, CloudWatch,
+//! Application Auto Scaling and S3 listing, speaking the real wire protocols on one loopback port,
+//! with simulated traffic, latency, lifecycles, multi-model caches and injected faults.
+
+pub mod autoscaling;
+pub mod clock;
+pub mod cloudwatch;
+pub mod cloudwatch_query;
+pub mod containers;
+pub mod control;
+pub mod control_endpoints;
+pub mod faults;
+pub mod fleet;
+pub mod metrics;
+pub mod metrics_query;
+pub mod raw_client;
+pub mod runtime;
+pub mod runtime_stream;
+pub mod s3;
+pub mod server;
+pub mod state;
+pub mod traffic;
+pub mod variant;
+pub mod wire;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+
+pub use clock::now_epoch;
+
+/// How long simulated operations take. Defaults are a few seconds, as the console's users expect
+/// to watch a transition happen; tests shorten them.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// Creating → InService.
+    pub create: Duration,
+    /// Updating → InService (weights, capacities, config).
+    pub update: Duration,
+    /// Deleting → gone.
+    pub delete: Duration,
+    /// Time to download one MME model artifact on a cold invocation.
+    pub mme_download: Duration,
+    /// Time to load one MME model into memory after download.
+    pub mme_load: Duration,
+    /// A cold load longer than this answers ModelNotReadyException (AWS: 60 s).
+    pub mme_not_ready_after: Duration,
+    /// Whether invocations really wait their simulated model latency before answering.
+    pub sleep_model_latency: bool,
+    /// How often lifecycles, autoscaling and traffic are advanced in the background.
+    pub tick: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            create: Duration::from_secs(8),
+            update: Duration::from_secs(4),
+            delete: Duration::from_secs(3),
+            mme_download: Duration::from_millis(2500),
+            mme_load: Duration::from_millis(1500),
+            mme_not_ready_after: Duration::from_secs(60),
+            sleep_model_latency: true,
+            tick: Duration::from_millis(250),
+        }
+    }
+}
+
+impl Timing {
+    /// Fast timings for tests: transitions in a few hundred milliseconds, no latency sleeps.
+    pub fn fast() -> Self {
+        Timing {
+            create: Duration::from_millis(300),
+            update: Duration::from_millis(300),
+            delete: Duration::from_millis(200),
+            mme_download: Duration::from_millis(60),
+            mme_load: Duration::from_millis(40),
+            mme_not_ready_after: Duration::from_secs(60),
+            sleep_model_latency: false,
+            tick: Duration::from_millis(50),
+        }
+    }
+}
+
+/// Everything that shapes a sandbox run.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Address to listen on (port 0 = any free port).
+    pub bind: SocketAddr,
+    /// Region reported in ARNs.
+    pub region: String,
+    /// Account id reported in ARNs.
+    pub account: String,
+    /// Seed for everything random (fleet, latencies, traffic).
+    pub seed: u64,
+    /// Whether to seed the demo fleet.
+    pub demo_fleet: bool,
+    /// Extra generated endpoints for scale tests.
+    pub extra_endpoints: usize,
+    /// Generated traffic in invocations per second across the fleet (None = off).
+    pub traffic_rate: Option<f64>,
+    /// Hours of metric history backfilled at start for the demo fleet.
+    pub backfill_hours: u32,
+    /// Models an MME instance holds in memory before evicting (LRU).
+    pub mme_models_per_instance: usize,
+    /// Lifecycle and latency timings.
+    pub timing: Timing,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            region: "us-east-1".into(),
+            account: "123456789012".into(),
+            seed: 42,
+            demo_fleet: true,
+            extra_endpoints: 0,
+            traffic_rate: Some(25.0),
+            backfill_hours: 24,
+            mme_models_per_instance: 6,
+            timing: Timing::default(),
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// An empty, quiet sandbox for tests: no fleet, no traffic, no backfill, fast timings.
+    pub fn for_tests() -> Self {
+        SandboxConfig {
+            demo_fleet: false,
+            traffic_rate: None,
+            backfill_hours: 0,
+            timing: Timing::fast(),
+            ..Default::default()
+        }
+    }
+}
+
+/// The shared state of a running sandbox.
+pub struct Sandbox {
+    /// The configuration it was started with.
+    pub config: SandboxConfig,
+    /// Models, endpoint configurations, endpoints, S3 objects.
+    pub world: RwLock<state::World>,
+    /// CloudWatch's store, fed by every invocation.
+    pub metrics: metrics::MetricStore,
+    /// Application Auto Scaling's targets, policies and activities.
+    pub autoscaling: Mutex<autoscaling::AutoScaling>,
+    /// Injected faults.
+    pub faults: faults::Faults,
+}
+
+impl Sandbox {
+    /// Builds the state (and the demo fleet when configured) without serving it.
+    pub fn new(config: SandboxConfig) -> Arc<Sandbox> {
+        let sandbox = Arc::new(Sandbox {
+            world: RwLock::new(state::World::new(config.seed)),
+            metrics: metrics::MetricStore::new(),
+            autoscaling: Mutex::new(autoscaling::AutoScaling::default()),
+            faults: faults::Faults::default(),
+            config,
+        });
+        fleet::seed(&sandbox);
+        sandbox
+    }
+
+    /// `arn:aws:sagemaker:REGION:ACCOUNT:KIND/NAME` (names are lower-cased in ARNs, as AWS does).
+    pub fn arn(&self, kind: &str, name: &str) -> String {
+        format!(
+            "arn:aws:sagemaker:{}:{}:{}/{}",
+            self.config.region,
+            self.config.account,
+            kind,
+            name.to_ascii_lowercase()
+        )
+    }
+}
+
+/// A running sandbox: its address, its state, and the means to stop it.
+pub struct SandboxHandle {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// The shared state (tests read and poke it).
+    pub sandbox: Arc<Sandbox>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl SandboxHandle {
+    /// `http://127.0.0.1:PORT`, the endpoint URL every SDK is pointed at.
+    pub fn endpoint_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops serving and the background tasks.
+    pub async fn shutdown(mut self) {
+        self.stop();
+        for t in self.tasks.drain(..) {
+            let _ = t.await;
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for SandboxHandle {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Starts a sandbox on the current tokio runtime: binds, seeds, backfills, starts the background
+/// ticker (lifecycles, autoscaling) and the traffic generator when configured.
+pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
+    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    let addr = listener.local_addr()?;
+    let sandbox = Sandbox::new(config);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let app = server::router(sandbox.clone());
+    let mut tasks = vec![tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.await;
+            })
+            .await;
+    })];
+    tasks.push(tokio::spawn(state::run_ticker(sandbox.clone())));
+    if let Some(rate) = sandbox.config.traffic_rate {
+        tasks.push(tokio::spawn(traffic::run(sandbox.clone(), rate)));
+    }
+    Ok(SandboxHandle {
+        addr,
+        sandbox,
+        shutdown: Some(tx),
+        tasks,
+    })
+}

@@ -1,0 +1,471 @@
+//! SageMaker Runtime (restJson1): InvokeEndpoint, InvokeEndpointWithResponseStream (AWS
+//! event-stream frames) and a clear refusal of InvokeEndpointAsync. One synchronous core,
+//! [`invoke`], serves both the HTTP front end and the traffic generator, so generated and real
+//! invocations feed the same metrics.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+
+use super::containers::{ContainerError, Reply};
+use super::faults::{FaultKind, fault_error};
+use super::state::{EndpointStatus, World};
+use super::variant::{ModelAccess, VariantSim};
+use super::wire::{ApiError, Protocol, bytes_response};
+use super::{Sandbox, now_epoch};
+
+/// SageMaker's payload limit for real-time invocations.
+pub const MAX_PAYLOAD: usize = 6 * 1024 * 1024;
+
+/// The invocation-relevant parts of a request.
+#[derive(Debug, Clone, Default)]
+pub struct InvokeRequest<'a> {
+    /// Endpoint name.
+    pub endpoint: &'a str,
+    /// Content-Type of the body.
+    pub content_type: &'a str,
+    /// Accept.
+    pub accept: Option<&'a str>,
+    /// Request body.
+    pub body: &'a [u8],
+    /// X-Amzn-SageMaker-Target-Variant.
+    pub target_variant: Option<&'a str>,
+    /// X-Amzn-SageMaker-Target-Model.
+    pub target_model: Option<&'a str>,
+    /// X-Amzn-SageMaker-Custom-Attributes.
+    pub custom_attributes: Option<&'a str>,
+    /// Whether this is the response-stream call.
+    pub stream: bool,
+}
+
+/// What an invocation produced, and how long the answer takes.
+pub struct Outcome {
+    /// The variant that served it (when routing got that far).
+    pub variant: Option<String>,
+    /// The simulation of that variant.
+    pub sim: Option<Arc<VariantSim>>,
+    /// The answer.
+    pub result: Result<Reply, ApiError>,
+    /// Seconds of model and loading latency the answer takes.
+    pub model_wait: f64,
+    /// Seconds that must pass regardless of `sleep_model_latency` (MME loads, slow faults).
+    pub forced_wait: f64,
+    /// Injected transport fault (hang or drop).
+    pub transport_fault: Option<FaultKind>,
+}
+
+impl Outcome {
+    fn early(variant: Option<String>, error: ApiError) -> Outcome {
+        Outcome {
+            variant,
+            sim: None,
+            result: Err(error),
+            model_wait: 0.0,
+            forced_wait: 0.0,
+            transport_fault: None,
+        }
+    }
+}
+
+/// ModelError (424) as SageMaker reports a container's non-2xx answer.
+pub fn model_error(sb: &Sandbox, endpoint: &str, status: u16, original: &str) -> ApiError {
+    let region = &sb.config.region;
+    let account = &sb.config.account;
+    let class = if status < 500 { "client" } else { "server" };
+    let log_group = format!("/aws/sagemaker/Endpoints/{endpoint}");
+    ApiError::new(
+        StatusCode::FAILED_DEPENDENCY,
+        "ModelError",
+        format!(
+            "Received {class} error ({status}) from primary with message \"{original}\". See https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#logEventViewer:group={log_group} in account {account} for more information."
+        ),
+    )
+    .with_field("OriginalStatusCode", status)
+    .with_field("OriginalMessage", original)
+    .with_field("LogStreamArn", format!("arn:aws:logs:{region}:{account}:log-group:{log_group}"))
+}
+
+fn validation_error(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "ValidationError", message)
+}
+
+/// Runs one invocation through routing, faults, the MME cache and the container, and records
+/// its metrics. Never sleeps: the caller decides whether to wait `model_wait`/`forced_wait`.
+pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
+    if req.body.len() > MAX_PAYLOAD {
+        return Outcome::early(
+            None,
+            validation_error(format!(
+                "Received payload of {} bytes, which exceeds the maximum payload size of {MAX_PAYLOAD} bytes.",
+                req.body.len()
+            )),
+        );
+    }
+    // Snapshot what routing needs, then release the world.
+    let snapshot = {
+        let due = sb
+            .world
+            .read()
+            .endpoints
+            .get(req.endpoint)
+            .is_some_and(|e| e.transition.is_some());
+        if due {
+            sb.world.write().advance(now);
+        }
+        let world = sb.world.read();
+        routing_snapshot(sb, &world, req)
+    };
+    let (variants, catalog) = match snapshot {
+        Ok(s) => s,
+        Err(e) => return Outcome::early(None, e),
+    };
+    let multi_model = variants.iter().any(|v| v.2.multi_model);
+    if let Some(e) = check_target_model(req, multi_model) {
+        return Outcome::early(None, e);
+    }
+    let chosen = match req.target_variant {
+        Some(tv) => match variants.iter().find(|v| v.0 == tv) {
+            Some(v) => v.clone(),
+            None => {
+                return Outcome::early(
+                    None,
+                    validation_error(format!(
+                        "Variant {tv} not found for endpoint {}.",
+                        req.endpoint
+                    )),
+                );
+            }
+        },
+        None => pick_weighted(&variants, now),
+    };
+    let (variant, _, sim) = chosen;
+    let mut out = Outcome {
+        variant: Some(variant.clone()),
+        sim: Some(sim.clone()),
+        result: Err(validation_error("unreachable")),
+        model_wait: 0.0,
+        forced_wait: 0.0,
+        transport_fault: None,
+    };
+    let op = if req.stream {
+        "InvokeEndpointWithResponseStream"
+    } else {
+        "InvokeEndpoint"
+    };
+    let fault = sb
+        .faults
+        .take(op, Some(req.endpoint), Some(&variant))
+        .or_else(|| {
+            if req.stream {
+                sb.faults
+                    .take("InvokeEndpoint", Some(req.endpoint), Some(&variant))
+            } else {
+                None
+            }
+        });
+    match &fault {
+        Some(kind @ (FaultKind::Hang | FaultKind::Drop)) => {
+            out.transport_fault = Some(kind.clone())
+        }
+        Some(FaultKind::Slow { ms }) => out.forced_wait += *ms as f64 / 1000.0,
+        Some(kind) => {
+            if let Some(e) = fault_error(kind, sb, req.endpoint) {
+                record_outcome(&sim, now, 0.0, Some(e.status.as_u16()));
+                out.result = Err(e);
+                return out;
+            }
+        }
+        None => {}
+    }
+    if let (true, Some(model)) = (multi_model, req.target_model) {
+        let Some(size) = catalog
+            .as_ref()
+            .and_then(|(_, objects)| objects.get(model).copied())
+        else {
+            let (bucket, prefix) = catalog.map(|c| c.0).unwrap_or_default();
+            let e = validation_error(format!(
+                "Failed to download model data(bucket: {bucket}, key: {prefix}{model}). Please ensure that there is an object located at the URL and that the role passed to CreateModel has permissions to download the model."
+            ));
+            record_outcome(&sim, now, 0.0, Some(400));
+            out.result = Err(e);
+            return out;
+        };
+        let t = &sb.config.timing;
+        let download = t.mme_download.as_secs_f64() * (size as f64 / 500e6).clamp(0.2, 200.0);
+        let cost = (download, t.mme_load.as_secs_f64());
+        match sim.access_model(model, cost, t.mme_not_ready_after.as_secs_f64(), now) {
+            ModelAccess::Warm => sim.series.cache_hit.lock().record(now, 1.0),
+            ModelAccess::Cold {
+                wait,
+                download,
+                load,
+            } => {
+                sim.series.cache_hit.lock().record(now, 0.0);
+                sim.series.loading_wait.lock().record(now, wait * 1e6);
+                sim.series.downloading.lock().record(now, download * 1e6);
+                sim.series.loading.lock().record(now, load * 1e6);
+                out.forced_wait += wait;
+            }
+            ModelAccess::NotReady { wait } => {
+                sim.series.cache_hit.lock().record(now, 0.0);
+                out.forced_wait += wait;
+                record_outcome(&sim, now, 0.0, Some(429));
+                out.result = Err(ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "ModelNotReadyException",
+                    format!(
+                        "Model {model} is still loading on endpoint {}. Please retry later.",
+                        req.endpoint
+                    ),
+                ));
+                return out;
+            }
+        }
+    }
+    let reply = sim
+        .kind
+        .invoke(req.content_type, req.accept, req.body)
+        .and_then(|r| {
+            if sim.draw_error() {
+                Err(ContainerError {
+                    status: 500,
+                    message: "Internal Server Error: worker died while handling the request".into(),
+                })
+            } else {
+                Ok(r)
+            }
+        });
+    let work = reply.as_ref().map(|r| r.work).unwrap_or(0.3);
+    let latency_us = sim.draw_model_latency_us(work);
+    out.model_wait = latency_us / 1e6;
+    match reply {
+        Ok(r) => {
+            record_outcome(&sim, now, latency_us, None);
+            out.result = Ok(r);
+        }
+        Err(ce) => {
+            record_outcome(&sim, now, latency_us, Some(ce.status));
+            out.result = Err(model_error(sb, req.endpoint, ce.status, &ce.message));
+        }
+    }
+    out
+}
+
+type RoutedVariant = (String, f64, Arc<VariantSim>);
+type Catalog = Option<((String, String), std::collections::BTreeMap<String, u64>)>;
+
+fn routing_snapshot(
+    sb: &Sandbox,
+    world: &World,
+    req: &InvokeRequest<'_>,
+) -> Result<(Vec<RoutedVariant>, Catalog), ApiError> {
+    let Some(ep) = world.endpoints.get(req.endpoint) else {
+        return Err(validation_error(format!(
+            "Endpoint {} of account {} not found.",
+            req.endpoint, sb.config.account
+        )));
+    };
+    if !matches!(
+        ep.status,
+        EndpointStatus::InService | EndpointStatus::Updating
+    ) {
+        return Err(validation_error(format!(
+            "Endpoint {} is not in service (status {}); it can be invoked once it is InService.",
+            req.endpoint,
+            ep.status.as_str()
+        )));
+    }
+    let variants: Vec<RoutedVariant> = ep
+        .variants
+        .iter()
+        .map(|v| (v.name.clone(), v.current_weight, v.sim.clone()))
+        .collect();
+    // The MME catalog: objects under the model's ModelDataUrl prefix, keyed relative to it.
+    let catalog = req.target_model.and_then(|_| {
+        let model = ep
+            .variants
+            .first()
+            .and_then(|v| world.models.get(&v.model_name))?;
+        let (bucket, prefix) = World::split_s3_url(model.container.model_data_url.as_deref()?)?;
+        let objects = world.buckets.get(&bucket)?;
+        let keys = objects
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, o)| (k[prefix.len()..].to_string(), o.size))
+            .collect();
+        Some(((bucket, prefix), keys))
+    });
+    Ok((variants, catalog))
+}
+
+fn check_target_model(req: &InvokeRequest<'_>, multi_model: bool) -> Option<ApiError> {
+    match (multi_model, req.target_model) {
+        (false, Some(_)) => Some(validation_error(format!(
+            "Endpoint {} is not a multi-model endpoint and does not support target model header.",
+            req.endpoint
+        ))),
+        (true, None) => Some(validation_error(format!(
+            "Endpoint {} is a multi-model endpoint: the target model header (TargetModel) is required.",
+            req.endpoint
+        ))),
+        (true, Some(m)) if m.is_empty() || m.len() > 1024 => Some(validation_error(
+            "TargetModel must be between 1 and 1024 characters long.",
+        )),
+        _ => None,
+    }
+}
+
+fn pick_weighted(variants: &[RoutedVariant], now: f64) -> RoutedVariant {
+    let total: f64 = variants.iter().map(|v| v.1.max(0.0)).sum();
+    if total <= 0.0 || variants.len() == 1 {
+        return variants[0].clone();
+    }
+    let mut x = rand::random::<f64>() * total;
+    let _ = now;
+    for v in variants {
+        x -= v.1.max(0.0);
+        if x < 0.0 {
+            return v.clone();
+        }
+    }
+    variants[variants.len() - 1].clone()
+}
+
+/// Records the per-invocation series: Invocations, InvocationsPerInstance, latencies, 4XX/5XX.
+fn record_outcome(sim: &VariantSim, now: f64, model_latency_us: f64, error_status: Option<u16>) {
+    let s = &sim.series;
+    s.invocations.lock().record(now, 1.0);
+    s.per_instance
+        .lock()
+        .record(now, 1.0 / sim.instance_count().max(1) as f64);
+    let (e4, e5) = match error_status {
+        Some(st) if st >= 500 => (0.0, 1.0),
+        Some(st) if st >= 400 => (1.0, 0.0),
+        _ => (0.0, 0.0),
+    };
+    s.errors_4xx.lock().record(now, e4);
+    s.errors_5xx.lock().record(now, e5);
+    if model_latency_us > 0.0 {
+        s.model_latency.lock().record(now, model_latency_us);
+        s.overhead_latency
+            .lock()
+            .record(now, sim.draw_overhead_us());
+    }
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Serves `POST /endpoints/{name}/invocations[-response-stream]` and `/async-invocations`.
+pub async fn handle(
+    sb: Arc<Sandbox>,
+    method: &Method,
+    rest: &str,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Response {
+    let (name, action) = rest.split_once('/').unwrap_or((rest, ""));
+    if method != Method::POST {
+        return validation_error(format!(
+            "{method} is not supported on /endpoints/{rest}; use POST"
+        ))
+        .into_response(Protocol::RestJson1);
+    }
+    let stream = match action {
+        "invocations" => false,
+        "invocations-response-stream" => true,
+        "async-invocations" => {
+            return validation_error(format!(
+                "Endpoint {name} is a real-time endpoint: the sandbox does not emulate asynchronous inference (InvokeEndpointAsync). Use InvokeEndpoint."
+            ))
+            .into_response(Protocol::RestJson1);
+        }
+        other => {
+            return ApiError::new(
+                StatusCode::NOT_FOUND,
+                "UnknownOperationException",
+                format!("No runtime operation at /endpoints/{name}/{other}"),
+            )
+            .into_response(Protocol::RestJson1);
+        }
+    };
+    let req = InvokeRequest {
+        endpoint: name,
+        content_type: header_str(headers, "content-type").unwrap_or("application/octet-stream"),
+        accept: header_str(headers, "accept")
+            .or_else(|| header_str(headers, "x-amzn-sagemaker-accept")),
+        body: &body,
+        target_variant: header_str(headers, "x-amzn-sagemaker-target-variant"),
+        target_model: header_str(headers, "x-amzn-sagemaker-target-model"),
+        custom_attributes: header_str(headers, "x-amzn-sagemaker-custom-attributes"),
+        stream,
+    };
+    let outcome = invoke(&sb, &req, now_epoch());
+    let sleep_model = sb.config.timing.sleep_model_latency;
+    let wait = outcome.forced_wait + if sleep_model { outcome.model_wait } else { 0.0 };
+    match outcome.transport_fault {
+        Some(FaultKind::Hang) => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        Some(FaultKind::Drop) => return dropped_response(),
+        _ => {}
+    }
+    let mut resp = if stream && outcome.result.is_ok() {
+        let parts = outcome
+            .sim
+            .as_ref()
+            .map(|s| s.kind.invoke_stream(req.content_type, req.accept, req.body))
+            .unwrap_or_else(|| Ok(Vec::new()));
+        if outcome.forced_wait > 0.0 {
+            tokio::time::sleep(Duration::from_secs_f64(outcome.forced_wait)).await;
+        }
+        let per_part = if sleep_model { outcome.model_wait } else { 0.0 };
+        let content_type = outcome
+            .result
+            .as_ref()
+            .map(|r| r.content_type.clone())
+            .unwrap_or_default();
+        super::runtime_stream::stream_response(parts.unwrap_or_default(), per_part, &content_type)
+    } else {
+        if wait > 0.0 {
+            tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+        }
+        match outcome.result {
+            Ok(reply) => bytes_response(StatusCode::OK, &reply.content_type, reply.body),
+            Err(e) => e.into_response(Protocol::RestJson1),
+        }
+    };
+    let h = resp.headers_mut();
+    if let Some(v) = outcome
+        .variant
+        .as_deref()
+        .and_then(|v| HeaderValue::from_str(v).ok())
+    {
+        h.insert("x-amzn-invoked-production-variant", v);
+    }
+    if let Some(v) = req
+        .custom_attributes
+        .and_then(|v| HeaderValue::from_str(v).ok())
+    {
+        h.insert("x-amzn-sagemaker-custom-attributes", v);
+    }
+    resp
+}
+
+/// A response whose body fails after the headers: the client sees the connection cut mid-answer.
+fn dropped_response() -> Response {
+    let stream = futures_util::stream::once(async {
+        Err::<Bytes, std::io::Error>(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "dropped by fault",
+        ))
+    });
+    let mut resp = Response::new(Body::from_stream(stream));
+    resp.headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("1024"));
+    resp
+}
