@@ -67,11 +67,7 @@ impl SandboxArgs {
                 Err(format!("--{what} must be >= 0"))
             }
         };
-        let mut timing = if self.fast {
-            Timing::fast()
-        } else {
-            Timing::default()
-        };
+        let mut timing = if self.fast { Timing::fast() } else { Timing::default() };
         if let Some(v) = self.create_secs {
             timing.create = secs(v, "create-secs")?;
         }
@@ -149,12 +145,8 @@ pub async fn run_sandbox(args: SandboxArgs, demo: bool) -> i32 {
             "  export AWS_ENDPOINT_URL={url} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=sandbox AWS_SECRET_ACCESS_KEY=sandbox"
         );
         println!("  aws sagemaker list-endpoints");
-        println!(
-            "  aws sagemaker-runtime invoke-endpoint --endpoint-name mcp-intent-classifier-prod \\"
-        );
-        println!(
-            "      --content-type application/json --body '{{\"inputs\": \"book a flight\"}}' \\"
-        );
+        println!("  aws sagemaker-runtime invoke-endpoint --endpoint-name mcp-intent-classifier-prod \\");
+        println!("      --content-type application/json --body '{{\"inputs\": \"book a flight\"}}' \\");
         println!("      --cli-binary-format raw-in-base64-out /dev/stdout");
         println!(
             "Inject faults: sagedeck fault --url {url} add kind=throttle,endpoint=mcp-intent-classifier-prod,count=5"
@@ -169,14 +161,13 @@ pub async fn run_sandbox(args: SandboxArgs, demo: bool) -> i32 {
 async fn wait_for_stop() {
     #[cfg(unix)]
     {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                    return;
-                }
-            };
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
@@ -192,11 +183,7 @@ async fn wait_for_stop() {
 #[derive(Debug, Args)]
 pub struct FaultArgs {
     /// The sandbox's URL.
-    #[arg(
-        long,
-        env = "AWS_ENDPOINT_URL",
-        default_value = "http://127.0.0.1:4599"
-    )]
+    #[arg(long, env = "AWS_ENDPOINT_URL", default_value = "http://127.0.0.1:4599")]
     pub url: String,
     /// What to do.
     #[command(subcommand)]
@@ -242,15 +229,7 @@ pub async fn run_fault(args: FaultArgs) -> i32 {
         FaultAction::Clear => ("DELETE", "/_sandbox/faults".to_string(), Vec::new()),
         FaultAction::Remove { id } => ("DELETE", format!("/_sandbox/faults/{id}"), Vec::new()),
     };
-    match raw_client::send(
-        &args.url,
-        method,
-        &path,
-        &[("content-type", "application/json")],
-        body,
-    )
-    .await
-    {
+    match raw_client::send(&args.url, method, &path, &[("content-type", "application/json")], body).await {
         Ok(r) if r.status < 300 => {
             println!("{}", r.text());
             EXIT_OK

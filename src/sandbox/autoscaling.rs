@@ -94,11 +94,7 @@ impl AutoScaling {
         target_value: f64,
         created: f64,
     ) {
-        let key: TargetKey = (
-            "sagemaker".into(),
-            resource_id.into(),
-            VARIANT_DIMENSION.into(),
-        );
+        let key: TargetKey = ("sagemaker".into(), resource_id.into(), VARIANT_DIMENSION.into());
         self.targets.insert(
             key.clone(),
             ScalableTarget {
@@ -112,7 +108,10 @@ impl AutoScaling {
         );
         let name = "mcp-endpoint-invocations-policy".to_string();
         self.policies.push(Policy {
-            arn: format!("arn:aws:autoscaling:{}:{}:scalingPolicy:demo:resource/sagemaker/{resource_id}:policyName/{name}", sb.config.region, sb.config.account),
+            arn: format!(
+                "arn:aws:autoscaling:{}:{}:scalingPolicy:demo:resource/sagemaker/{resource_id}:policyName/{name}",
+                sb.config.region, sb.config.account
+            ),
             name,
             target: key,
             policy_type: "TargetTrackingScaling".into(),
@@ -129,8 +128,7 @@ impl AutoScaling {
 }
 
 fn aas_error(code: &str, message: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, code, message)
-        .in_namespace("com.amazonaws.applicationautoscaling")
+    ApiError::new(StatusCode::BAD_REQUEST, code, message).in_namespace("com.amazonaws.applicationautoscaling")
 }
 
 fn no_target(key: &TargetKey) -> ApiError {
@@ -251,9 +249,7 @@ fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     if min < 0 || max < min {
         return Err(aas_error(
             "ValidationException",
-            format!(
-                "Minimum capacity ({min}) cannot be greater than maximum capacity ({max}) or negative."
-            ),
+            format!("Minimum capacity ({min}) cannot be greater than maximum capacity ({max}) or negative."),
         ));
     }
     aas.targets.insert(
@@ -350,15 +346,18 @@ fn put_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
         .policy_name
         .clone()
         .ok_or_else(|| aas_error("ValidationException", "PolicyName is required."))?;
-    let policy_type = input
-        .policy_type
-        .clone()
-        .unwrap_or_else(|| "StepScaling".into());
+    let policy_type = input.policy_type.clone().unwrap_or_else(|| "StepScaling".into());
     let config = match policy_type.as_str() {
         "TargetTrackingScaling" => {
-            let c = input.target_tracking_scaling_policy_configuration.clone().ok_or_else(|| {
-                aas_error("ValidationException", "TargetTrackingScalingPolicyConfiguration is required for policy type TargetTrackingScaling.")
-            })?;
+            let c = input
+                .target_tracking_scaling_policy_configuration
+                .clone()
+                .ok_or_else(|| {
+                    aas_error(
+                        "ValidationException",
+                        "TargetTrackingScalingPolicyConfiguration is required for policy type TargetTrackingScaling.",
+                    )
+                })?;
             if !c
                 .get("TargetValue")
                 .and_then(Value::as_f64)
@@ -404,8 +403,7 @@ fn put_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
         name
     );
     let now = now_epoch();
-    aas.policies
-        .retain(|p| !(p.target == key && p.name == name));
+    aas.policies.retain(|p| !(p.target == key && p.name == name));
     aas.policies.push(Policy {
         name,
         arn: arn.clone(),
@@ -470,8 +468,7 @@ fn delete_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     let name = input.policy_name.clone().unwrap_or_default();
     let mut aas = sb.autoscaling.lock();
     let before = aas.policies.len();
-    aas.policies
-        .retain(|p| !(p.target == key && p.name == name));
+    aas.policies.retain(|p| !(p.target == key && p.name == name));
     if aas.policies.len() == before {
         return Err(aas_error(
             "ObjectNotFoundException",
@@ -511,15 +508,7 @@ fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiErr
     )
 }
 
-fn apply_scaling(
-    sb: &Sandbox,
-    aas: &mut AutoScaling,
-    key: &TargetKey,
-    from: i64,
-    to: i64,
-    cause: String,
-    now: f64,
-) {
+fn apply_scaling(sb: &Sandbox, aas: &mut AutoScaling, key: &TargetKey, from: i64, to: i64, cause: String, now: f64) {
     let Some((endpoint, variant)) = parse_variant_resource(&key.1) else {
         return;
     };
@@ -547,9 +536,7 @@ fn apply_scaling(
 fn tracked_value(sb: &Sandbox, p: &Policy, now: f64) -> Option<f64> {
     let (endpoint, variant) = parse_variant_resource(&p.target.1)?;
     if let Some(pre) = p.config.get("PredefinedMetricSpecification") {
-        if pre.get("PredefinedMetricType").and_then(Value::as_str)
-            != Some("SageMakerVariantInvocationsPerInstance")
-        {
+        if pre.get("PredefinedMetricType").and_then(Value::as_str) != Some("SageMakerVariantInvocationsPerInstance") {
             return None;
         }
         let key = SeriesKey::new(
@@ -579,10 +566,7 @@ fn tracked_value(sb: &Sandbox, p: &Policy, now: f64) -> Option<f64> {
         c.get("MetricName")?.as_str()?.to_string(),
         dims,
     );
-    let stat = c
-        .get("Statistic")
-        .and_then(Value::as_str)
-        .unwrap_or("Average");
+    let stat = c.get("Statistic").and_then(Value::as_str).unwrap_or("Average");
     sb.metrics.window_stat(&key, now - 60.0, now, stat)
 }
 
@@ -608,10 +592,7 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
             continue;
         };
         let cooldown = |k: &str, d: f64| p.config.get(k).and_then(Value::as_f64).unwrap_or(d);
-        let (out_cd, in_cd) = (
-            cooldown("ScaleOutCooldown", 300.0),
-            cooldown("ScaleInCooldown", 300.0),
-        );
+        let (out_cd, in_cd) = (cooldown("ScaleOutCooldown", 300.0), cooldown("ScaleInCooldown", 300.0));
         let Some(count) = current_count(sb, &p.target.1) else {
             continue;
         };
@@ -632,13 +613,7 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
                     apply_scaling(sb, &mut aas, &p.target, count, wanted, cause, now);
                 }
             }
-        } else if value < goal * 0.9
-            && !p
-                .config
-                .get("DisableScaleIn")
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-        {
+        } else if value < goal * 0.9 && !p.config.get("DisableScaleIn").and_then(Value::as_bool).unwrap_or(false) {
             pol.breach_since = None;
             let since = *pol.under_since.get_or_insert(now);
             if now - since >= in_cd && since_last >= in_cd {

@@ -99,12 +99,7 @@ fn hash_of(data: &[u8]) -> u64 {
 }
 
 fn base_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+    content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
 }
 
 fn accepts(accept: Option<&str>, offered: &[&str]) -> Option<String> {
@@ -168,10 +163,7 @@ impl ContainerKind {
             .unwrap_or_else(|| container.image.to_ascii_lowercase());
         if hint.contains("tgi") || hint.contains("generat") || hint.contains("llm") {
             ContainerKind::Generator
-        } else if hint.contains("xgboost")
-            || hint.contains("csv")
-            || hint.contains("linear-learner")
-        {
+        } else if hint.contains("xgboost") || hint.contains("csv") || hint.contains("linear-learner") {
             ContainerKind::CsvScorer
         } else if hint.contains("image") || hint.contains("resnet") {
             ContainerKind::ImageClassifier
@@ -207,30 +199,20 @@ impl ContainerKind {
     }
 
     /// Runs one request through the container.
-    pub fn invoke(
-        self,
-        content_type: &str,
-        accept: Option<&str>,
-        body: &[u8],
-    ) -> Result<Reply, ContainerError> {
+    pub fn invoke(self, content_type: &str, accept: Option<&str>, body: &[u8]) -> Result<Reply, ContainerError> {
         let ct = base_type(content_type);
         match self {
             ContainerKind::Classifier => {
                 if ct != "application/json" {
                     return Err(err(
                         415,
-                        format!(
-                            "Content type {ct} is not supported by this container; send application/json"
-                        ),
+                        format!("Content type {ct} is not supported by this container; send application/json"),
                     ));
                 }
                 let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| {
                     err(
                         406,
-                        format!(
-                            "Accept {} is not supported; use application/json",
-                            accept.unwrap_or("")
-                        ),
+                        format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
                     )
                 })?;
                 let req = parse_json_request(body)?;
@@ -257,10 +239,7 @@ impl ContainerKind {
                 let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| {
                     err(
                         406,
-                        format!(
-                            "Accept {} is not supported; use application/json",
-                            accept.unwrap_or("")
-                        ),
+                        format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
                     )
                 })?;
                 let text: String = tokens.concat();
@@ -275,33 +254,24 @@ impl ContainerKind {
                 if ct != "text/csv" {
                     return Err(err(
                         415,
-                        format!(
-                            "Content type {ct} is not supported by this algorithm; send text/csv"
-                        ),
+                        format!("Content type {ct} is not supported by this algorithm; send text/csv"),
                     ));
                 }
-                let out_ct =
-                    accepts(accept, &["text/csv", "application/json"]).ok_or_else(|| {
-                        err(
-                            406,
-                            format!(
-                                "Accept {} is not supported; use text/csv",
-                                accept.unwrap_or("")
-                            ),
-                        )
-                    })?;
-                let text = std::str::from_utf8(body)
-                    .map_err(|_| err(400, "Unable to decode payload as UTF-8 CSV"))?;
+                let out_ct = accepts(accept, &["text/csv", "application/json"]).ok_or_else(|| {
+                    err(
+                        406,
+                        format!("Accept {} is not supported; use text/csv", accept.unwrap_or("")),
+                    )
+                })?;
+                let text = std::str::from_utf8(body).map_err(|_| err(400, "Unable to decode payload as UTF-8 CSV"))?;
                 let mut preds = Vec::new();
                 for line in text.lines().filter(|l| !l.trim().is_empty()) {
                     let mut z = -0.8;
                     for (i, cell) in line.split(',').enumerate() {
-                        let x: f64 = cell.trim().parse().map_err(|_| {
-                            err(
-                                400,
-                                format!("could not convert string to float: '{}'", cell.trim()),
-                            )
-                        })?;
+                        let x: f64 = cell
+                            .trim()
+                            .parse()
+                            .map_err(|_| err(400, format!("could not convert string to float: '{}'", cell.trim())))?;
                         z += x * [0.35, -0.2, 0.12, 0.03, 0.6][i % 5];
                     }
                     preds.push(((1.0 / (1.0 + (-z).exp())) * 1e6).round() / 1e6);
@@ -310,18 +280,10 @@ impl ContainerKind {
                     return Err(err(400, "Empty CSV payload"));
                 }
                 let body = if out_ct == "text/csv" {
-                    preds
-                        .iter()
-                        .map(|p| format!("{p}\n"))
-                        .collect::<String>()
-                        .into_bytes()
+                    preds.iter().map(|p| format!("{p}\n")).collect::<String>().into_bytes()
                 } else {
-                    let rows: Vec<_> = preds
-                        .iter()
-                        .map(|p| serde_json::json!({"score": p}))
-                        .collect();
-                    serde_json::to_vec(&serde_json::json!({ "predictions": rows }))
-                        .unwrap_or_default()
+                    let rows: Vec<_> = preds.iter().map(|p| serde_json::json!({"score": p})).collect();
+                    serde_json::to_vec(&serde_json::json!({ "predictions": rows })).unwrap_or_default()
                 };
                 Ok(Reply {
                     body,
@@ -339,10 +301,7 @@ impl ContainerKind {
                 let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| {
                     err(
                         406,
-                        format!(
-                            "Accept {} is not supported; use application/json",
-                            accept.unwrap_or("")
-                        ),
+                        format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
                     )
                 })?;
                 let is_jpeg = body.starts_with(&[0xFF, 0xD8, 0xFF]);
@@ -375,9 +334,7 @@ impl ContainerKind {
         body: &[u8],
     ) -> Result<Vec<Vec<u8>>, ContainerError> {
         if self != ContainerKind::Generator {
-            return self
-                .invoke(content_type, accept, body)
-                .map(|r| vec![r.body]);
+            return self.invoke(content_type, accept, body).map(|r| vec![r.body]);
         }
         let tokens = generate_tokens(&base_type(content_type), body)?;
         let total = tokens.len();
@@ -489,9 +446,7 @@ mod tests {
             .invoke_stream("application/json", None, body)
             .unwrap();
         assert_eq!(parts.len(), 5);
-        let whole = ContainerKind::Generator
-            .invoke("application/json", None, body)
-            .unwrap();
+        let whole = ContainerKind::Generator.invoke("application/json", None, body).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&whole.body).unwrap();
         let last = String::from_utf8(parts[4].clone()).unwrap();
         assert!(last.contains(v[0]["generated_text"].as_str().unwrap()));

@@ -23,14 +23,9 @@ pub async fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
 
 fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
     let doc = decode_json(body)?;
-    let endpoint_hint = doc
-        .get("EndpointName")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let endpoint_hint = doc.get("EndpointName").and_then(Value::as_str).map(str::to_string);
     if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None) {
-        if let Some(e) =
-            super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or(""))
-        {
+        if let Some(e) = super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or("")) {
             return Err(e);
         }
     }
@@ -41,9 +36,7 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "ListModels" => list_models(sb, parse_input(doc)?),
         "DeleteModel" => delete_model(sb, &name_of(&doc, "ModelName")?),
         "CreateEndpointConfig" => create_endpoint_config(sb, parse_input(doc)?),
-        "DescribeEndpointConfig" => {
-            describe_endpoint_config(sb, &name_of(&doc, "EndpointConfigName")?)
-        }
+        "DescribeEndpointConfig" => describe_endpoint_config(sb, &name_of(&doc, "EndpointConfigName")?),
         "ListEndpointConfigs" => list_endpoint_configs(sb, parse_input(doc)?),
         "DeleteEndpointConfig" => delete_endpoint_config(sb, &name_of(&doc, "EndpointConfigName")?),
         "CreateEndpoint" => endpoints::create(sb, parse_input(doc)?),
@@ -67,12 +60,15 @@ fn unknown_op(op: &str) -> ApiError {
 
 /// A required string member.
 pub fn name_of(doc: &Value, member: &str) -> Result<String, ApiError> {
-    doc.get(member).and_then(Value::as_str).map(str::to_string).ok_or_else(|| {
-        ApiError::validation(format!(
-            "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
-            lower_first(member)
-        ))
-    })
+    doc.get(member)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| {
+            ApiError::validation(format!(
+                "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
+                lower_first(member)
+            ))
+        })
 }
 
 fn lower_first(s: &str) -> String {
@@ -139,10 +135,7 @@ pub fn page<T>(
             "1 validation error detected: Value '{max}' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 100"
         )));
     }
-    let by = params
-        .sort_by
-        .clone()
-        .unwrap_or_else(|| "CreationTime".into());
+    let by = params.sort_by.clone().unwrap_or_else(|| "CreationTime".into());
     if !["Name", "CreationTime", "Status"].contains(&by.as_str()) {
         return Err(ApiError::validation(format!(
             "1 validation error detected: Value '{by}' at 'sortBy' failed to satisfy enum value set: [Name, CreationTime, Status]"
@@ -169,16 +162,10 @@ pub fn page<T>(
     });
     let start = match &params.next_token {
         None => 0,
-        Some(t) => decode_token(t)
-            .ok_or_else(|| ApiError::validation("Invalid pagination token.".to_string()))?,
+        Some(t) => decode_token(t).ok_or_else(|| ApiError::validation("Invalid pagination token.".to_string()))?,
     };
     let end = (start + max as usize).min(items.len());
-    let slice: Vec<Value> = items
-        .get(start..end)
-        .unwrap_or(&[])
-        .iter()
-        .map(to_json)
-        .collect();
+    let slice: Vec<Value> = items.get(start..end).unwrap_or(&[]).iter().map(to_json).collect();
     let mut out = json!({ key: slice });
     if end < items.len() {
         out["NextToken"] = Value::String(encode_token(end));
@@ -207,9 +194,7 @@ pub fn passes(params: &ListParams, name: &str, created: f64, modified: f64) -> b
         .is_none_or(|s| name.to_ascii_lowercase().contains(&s.to_ascii_lowercase()))
         && params.creation_time_before.is_none_or(|t| created < t)
         && params.creation_time_after.is_none_or(|t| created > t)
-        && params
-            .last_modified_time_before
-            .is_none_or(|t| modified < t)
+        && params.last_modified_time_before.is_none_or(|t| modified < t)
         && params.last_modified_time_after.is_none_or(|t| modified > t)
 }
 
@@ -239,9 +224,7 @@ fn create_model(sb: &Sandbox, input: CreateModelInput) -> Result<Value, ApiError
     let c = input
         .primary_container
         .or_else(|| input.containers.and_then(|v| v.into_iter().next()))
-        .ok_or_else(|| {
-            ApiError::validation("Either PrimaryContainer or Containers must be provided.")
-        })?;
+        .ok_or_else(|| ApiError::validation("Either PrimaryContainer or Containers must be provided."))?;
     let mode = c.mode.unwrap_or_else(|| "SingleModel".into());
     if mode != "SingleModel" && mode != "MultiModel" {
         return Err(ApiError::validation(format!(
@@ -261,12 +244,9 @@ fn create_model(sb: &Sandbox, input: CreateModelInput) -> Result<Value, ApiError
             name: input.model_name,
             arn: arn.clone(),
             creation_time: now_epoch(),
-            execution_role_arn: input.execution_role_arn.unwrap_or_else(|| {
-                format!(
-                    "arn:aws:iam::{}:role/SageMakerExecutionRole",
-                    sb.config.account
-                )
-            }),
+            execution_role_arn: input
+                .execution_role_arn
+                .unwrap_or_else(|| format!("arn:aws:iam::{}:role/SageMakerExecutionRole", sb.config.account)),
             container: Container {
                 image: c.image.unwrap_or_default(),
                 model_data_url: c.model_data_url,
@@ -293,12 +273,10 @@ fn container_json(c: &Container) -> Value {
 
 fn describe_model(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     let world = sb.world.read();
-    let m = world.models.get(name).ok_or_else(|| {
-        ApiError::validation(format!(
-            "Could not find model \"{}\".",
-            sb.arn("model", name)
-        ))
-    })?;
+    let m = world
+        .models
+        .get(name)
+        .ok_or_else(|| ApiError::validation(format!("Could not find model \"{}\".", sb.arn("model", name))))?;
     let mut v = json!({
         "ModelName": m.name, "ModelArn": m.arn, "CreationTime": m.creation_time,
         "ExecutionRoleArn": m.execution_role_arn, "EnableNetworkIsolation": false,
@@ -331,9 +309,7 @@ fn delete_model(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     let arn = sb.arn("model", name);
     match sb.world.write().models.remove(name) {
         Some(_) => Ok(json!({})),
-        None => Err(ApiError::validation(format!(
-            "Could not find model \"{arn}\"."
-        ))),
+        None => Err(ApiError::validation(format!("Could not find model \"{arn}\"."))),
     }
 }
 
@@ -355,10 +331,7 @@ struct CreateEndpointConfigInput {
     production_variants: Vec<VariantInput>,
 }
 
-fn create_endpoint_config(
-    sb: &Sandbox,
-    input: CreateEndpointConfigInput,
-) -> Result<Value, ApiError> {
+fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigInput) -> Result<Value, ApiError> {
     check_name("EndpointConfigName", &input.endpoint_config_name)?;
     let n = input.production_variants.len();
     if !(1..=10).contains(&n) {
@@ -376,10 +349,7 @@ fn create_endpoint_config(
     let mut variants = Vec::new();
     for v in input.production_variants {
         check_name("VariantName", &v.variant_name)?;
-        if variants
-            .iter()
-            .any(|x: &ConfigVariant| x.name == v.variant_name)
-        {
+        if variants.iter().any(|x: &ConfigVariant| x.name == v.variant_name) {
             return Err(ApiError::validation(format!(
                 "Variant name \"{}\" is used more than once in ProductionVariants; variant names must be unique.",
                 v.variant_name
@@ -398,9 +368,7 @@ fn create_endpoint_config(
                 v.variant_name
             )));
         }
-        if v.serverless_config.is_none()
-            && (v.instance_type.is_none() || v.initial_instance_count.unwrap_or(0) < 1)
-        {
+        if v.serverless_config.is_none() && (v.instance_type.is_none() || v.initial_instance_count.unwrap_or(0) < 1) {
             return Err(ApiError::validation(format!(
                 "Variant \"{}\" needs InstanceType and InitialInstanceCount >= 1, or a ServerlessConfig.",
                 v.variant_name

@@ -20,10 +20,7 @@ use super::wire::ApiError;
 use super::{Sandbox, now_epoch};
 
 fn not_found(sb: &Sandbox, name: &str) -> ApiError {
-    ApiError::validation(format!(
-        "Could not find endpoint \"{}\".",
-        sb.arn("endpoint", name)
-    ))
+    ApiError::validation(format!("Could not find endpoint \"{}\".", sb.arn("endpoint", name)))
 }
 
 /// CreateEndpoint input.
@@ -45,16 +42,12 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
             "Cannot create already existing endpoint \"{arn}\"."
         )));
     }
-    let config = world
-        .configs
-        .get(&input.endpoint_config_name)
-        .cloned()
-        .ok_or_else(|| {
-            ApiError::validation(format!(
-                "Could not find endpoint configuration \"{}\".",
-                sb.arn("endpoint-config", &input.endpoint_config_name)
-            ))
-        })?;
+    let config = world.configs.get(&input.endpoint_config_name).cloned().ok_or_else(|| {
+        ApiError::validation(format!(
+            "Could not find endpoint configuration \"{}\".",
+            sb.arn("endpoint-config", &input.endpoint_config_name)
+        ))
+    })?;
     let variants = world.variants_for(sb, &input.endpoint_name, &config, now);
     world.endpoints.insert(
         input.endpoint_name.clone(),
@@ -131,8 +124,7 @@ pub fn describe(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
 /// ListEndpoints with AWS's defaults (10 per page, CreationTime descending).
 pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
     if let Some(s) = params.status_equals.as_deref() {
-        if EndpointStatus::parse(s).is_none()
-            && !["SystemUpdating", "RollingBack", "UpdateRollbackFailed"].contains(&s)
+        if EndpointStatus::parse(s).is_none() && !["SystemUpdating", "RollingBack", "UpdateRollbackFailed"].contains(&s)
         {
             return Err(ApiError::validation(format!(
                 "1 validation error detected: Value '{s}' at 'statusEquals' failed to satisfy enum value set: [OutOfService, Creating, Updating, SystemUpdating, RollingBack, InService, Deleting, Failed, UpdateRollbackFailed]"
@@ -144,12 +136,7 @@ pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
         .endpoints
         .values()
         .filter(|e| passes(&params, &e.name, e.creation_time, e.last_modified))
-        .filter(|e| {
-            params
-                .status_equals
-                .as_deref()
-                .is_none_or(|s| e.status.as_str() == s)
-        })
+        .filter(|e| params.status_equals.as_deref().is_none_or(|s| e.status.as_str() == s))
         .collect();
     page(
         &params,
@@ -175,10 +162,7 @@ pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
 pub fn delete(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     let now = now_epoch();
     let mut world = sb.world.write();
-    let ep = world
-        .endpoints
-        .get_mut(name)
-        .ok_or_else(|| not_found(sb, name))?;
+    let ep = world.endpoints.get_mut(name).ok_or_else(|| not_found(sb, name))?;
     if ep.status == EndpointStatus::Deleting {
         return Err(ApiError::validation(format!(
             "Cannot delete endpoint \"{}\" while it is Deleting.",
@@ -196,12 +180,9 @@ pub fn delete(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
 fn ensure_updatable(ep: &Endpoint) -> Result<(), ApiError> {
     match ep.status {
         EndpointStatus::InService => Ok(()),
-        EndpointStatus::Creating | EndpointStatus::Updating | EndpointStatus::Deleting => {
-            Err(ApiError::validation(format!(
-                "Cannot update in-progress endpoint \"{}\".",
-                ep.arn
-            )))
-        }
+        EndpointStatus::Creating | EndpointStatus::Updating | EndpointStatus::Deleting => Err(ApiError::validation(
+            format!("Cannot update in-progress endpoint \"{}\".", ep.arn),
+        )),
         other => Err(ApiError::validation(format!(
             "Cannot update endpoint \"{}\" in status {}.",
             ep.arn,
@@ -222,16 +203,12 @@ pub struct UpdateEndpointInput {
 pub fn update(sb: &Sandbox, input: UpdateEndpointInput) -> Result<Value, ApiError> {
     let now = now_epoch();
     let mut world = sb.world.write();
-    let config = world
-        .configs
-        .get(&input.endpoint_config_name)
-        .cloned()
-        .ok_or_else(|| {
-            ApiError::validation(format!(
-                "Could not find endpoint configuration \"{}\".",
-                sb.arn("endpoint-config", &input.endpoint_config_name)
-            ))
-        })?;
+    let config = world.configs.get(&input.endpoint_config_name).cloned().ok_or_else(|| {
+        ApiError::validation(format!(
+            "Could not find endpoint configuration \"{}\".",
+            sb.arn("endpoint-config", &input.endpoint_config_name)
+        ))
+    })?;
     let variants = world.variants_for(sb, &input.endpoint_name, &config, now);
     let ep = world
         .endpoints

@@ -99,9 +99,7 @@ impl FaultSpec {
                     let secs = v.strip_suffix('s').unwrap_or(v);
                     f.duration_secs = Some(secs.parse().map_err(|_| bad("duration in seconds"))?);
                 }
-                "probability" | "p" => {
-                    f.probability = Some(v.parse().map_err(|_| bad("probability"))?)
-                }
+                "probability" | "p" => f.probability = Some(v.parse().map_err(|_| bad("probability"))?),
                 "status" => status = Some(v.parse::<u16>().map_err(|_| bad("HTTP status"))?),
                 "message" => message = Some(v.to_string()),
                 "ms" => ms = Some(v.parse::<u64>().map_err(|_| bad("millisecond count"))?),
@@ -111,17 +109,13 @@ impl FaultSpec {
         f.kind = match kind.as_deref() {
             Some("throttle") | Some("throttling") => FaultKind::Throttle,
             Some("500") | Some("internal") | Some("internal_failure") => FaultKind::InternalFailure,
-            Some("503") | Some("unavailable") | Some("service_unavailable") => {
-                FaultKind::ServiceUnavailable
-            }
+            Some("503") | Some("unavailable") | Some("service_unavailable") => FaultKind::ServiceUnavailable,
             Some("model_error") | Some("model") => FaultKind::ModelError {
                 status: status.unwrap_or(500),
                 message,
             },
             Some("not_ready") | Some("model_not_ready") => FaultKind::ModelNotReady,
-            Some("slow") => FaultKind::Slow {
-                ms: ms.unwrap_or(2000),
-            },
+            Some("slow") => FaultKind::Slow { ms: ms.unwrap_or(2000) },
             Some("hang") => FaultKind::Hang,
             Some("drop") => FaultKind::Drop,
             Some(other) => {
@@ -175,10 +169,7 @@ pub struct Faults {
 impl Faults {
     /// Adds a rule and returns its id.
     pub fn add(&self, spec: FaultSpec) -> u64 {
-        let id = self
-            .next_id
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            + 1;
+        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let until = spec.duration_secs.map(|d| now_epoch() + d);
         let remaining = spec.count;
         self.rules.lock().push(ActiveFault {
@@ -205,20 +196,16 @@ impl Faults {
     }
 
     /// The first rule that fires for this request, consuming one of its count.
-    pub fn take(
-        &self,
-        operation: &str,
-        endpoint: Option<&str>,
-        variant: Option<&str>,
-    ) -> Option<FaultKind> {
+    pub fn take(&self, operation: &str, endpoint: Option<&str>, variant: Option<&str>) -> Option<FaultKind> {
         let mut rules = self.rules.lock();
         if rules.is_empty() {
             return None;
         }
         let now = now_epoch();
-        rules.retain(|r| r.until.is_none_or(|u| u > now) && r.remaining != Some(0));
+        // Expired rules go; used-up ones stay listed (with their hits) but no longer fire.
+        rules.retain(|r| r.until.is_none_or(|u| u > now));
         for r in rules.iter_mut() {
-            if !r.spec.matches(operation, endpoint, variant) {
+            if r.remaining == Some(0) || !r.spec.matches(operation, endpoint, variant) {
                 continue;
             }
             let p = r.spec.probability.unwrap_or(1.0);
@@ -242,11 +229,7 @@ impl Faults {
 /// The runtime error a fault kind answers with, if it is an error.
 pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<ApiError> {
     Some(match kind {
-        FaultKind::Throttle => ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "ThrottlingException",
-            "Rate exceeded",
-        ),
+        FaultKind::Throttle => ApiError::new(StatusCode::BAD_REQUEST, "ThrottlingException", "Rate exceeded"),
         FaultKind::InternalFailure => ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "InternalFailure",
@@ -273,19 +256,9 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
 }
 
 /// The local admin route: `GET/POST/DELETE /_sandbox/faults[/ID]`, `GET /_sandbox/health`.
-pub fn admin(
-    sb: &Sandbox,
-    method: &Method,
-    path: &str,
-    _query: Option<&str>,
-    body: &[u8],
-) -> Response {
+pub fn admin(sb: &Sandbox, method: &Method, path: &str, _query: Option<&str>, body: &[u8]) -> Response {
     let json = |status: StatusCode, v: serde_json::Value| {
-        bytes_response(
-            status,
-            "application/json",
-            serde_json::to_vec(&v).unwrap_or_default(),
-        )
+        bytes_response(status, "application/json", serde_json::to_vec(&v).unwrap_or_default())
     };
     let not_found = || {
         ApiError::new(
@@ -305,10 +278,7 @@ pub fn admin(
         }
         ("GET", "faults") => json(StatusCode::OK, sb.faults.list_json()),
         ("POST", "faults") => match serde_json::from_slice::<FaultSpec>(body) {
-            Ok(spec) => json(
-                StatusCode::CREATED,
-                serde_json::json!({"id": sb.faults.add(spec)}),
-            ),
+            Ok(spec) => json(StatusCode::CREATED, serde_json::json!({"id": sb.faults.add(spec)})),
             Err(e) => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "ValidationError",
@@ -321,9 +291,7 @@ pub fn admin(
             json(StatusCode::OK, serde_json::json!({"cleared": true}))
         }
         ("DELETE", p) if p.starts_with("faults/") => match p["faults/".len()..].parse::<u64>() {
-            Ok(id) if sb.faults.remove(id) => {
-                json(StatusCode::OK, serde_json::json!({"removed": id}))
-            }
+            Ok(id) if sb.faults.remove(id) => json(StatusCode::OK, serde_json::json!({"removed": id})),
             _ => not_found(),
         },
         _ => not_found(),

@@ -9,8 +9,7 @@ use rand_distr::{Binomial, Distribution, Poisson};
 
 use super::autoscaling::VARIANT_DIMENSION;
 use super::state::{
-    ConfigVariant, Container, Endpoint, EndpointConfig, EndpointStatus, Model, S3Object,
-    Transition, World,
+    ConfigVariant, Container, Endpoint, EndpointConfig, EndpointStatus, Model, S3Object, Transition, World,
 };
 use super::traffic::{endpoint_share, rate_factor};
 use super::{Sandbox, now_epoch};
@@ -48,10 +47,7 @@ pub fn add_model(
         } else {
             "SingleModel".into()
         },
-        environment: env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
+        environment: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         hostname: None,
     };
     let created = now_epoch() - 86_400.0 * 30.0;
@@ -61,10 +57,7 @@ pub fn add_model(
             name: name.into(),
             arn: sb.arn("model", name),
             creation_time: created,
-            execution_role_arn: format!(
-                "arn:aws:iam::{}:role/SageMakerExecutionRole",
-                sb.config.account
-            ),
+            execution_role_arn: format!("arn:aws:iam::{}:role/SageMakerExecutionRole", sb.config.account),
             container,
             uses_container_list: false,
         },
@@ -72,14 +65,7 @@ pub fn add_model(
 }
 
 /// Inserts a config and an endpoint directly into the world, InService since `age` seconds ago.
-pub fn deploy(
-    sb: &Sandbox,
-    world: &mut World,
-    endpoint: &str,
-    config: &str,
-    variants: &[VariantSpec<'_>],
-    age: f64,
-) {
+pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, variants: &[VariantSpec<'_>], age: f64) {
     let now = now_epoch();
     let cfg = EndpointConfig {
         name: config.into(),
@@ -419,8 +405,7 @@ fn seed_generated(sb: &Sandbox, n: usize) {
         if i % 97 == 13 {
             if let Some(ep) = w.endpoints.get_mut(&name) {
                 ep.status = EndpointStatus::Failed;
-                ep.failure_reason =
-                    Some("Image size exceeds the limit for the instance type.".into());
+                ep.failure_reason = Some("Image size exceeds the limit for the instance type.".into());
             }
         }
     }
@@ -433,24 +418,14 @@ fn backfill(sb: &Sandbox, hours: u32) {
     let start = ((now - hours as f64 * 3600.0) / 60.0).floor() * 60.0;
     let world = sb.world.read();
     let rate = sb.config.traffic_rate.unwrap_or(25.0);
-    let total_share: f64 = world
-        .endpoints
-        .keys()
-        .map(|n| endpoint_share(n))
-        .sum::<f64>()
-        .max(1.0);
+    let total_share: f64 = world.endpoints.keys().map(|n| endpoint_share(n)).sum::<f64>().max(1.0);
     let mut rng = StdRng::seed_from_u64(sb.config.seed ^ 0xbac4_f111);
     for ep in world
         .endpoints
         .values()
         .filter(|e| e.status != EndpointStatus::Creating && !e.name.starts_with("fleet-"))
     {
-        let weight_total: f64 = ep
-            .variants
-            .iter()
-            .map(|v| v.current_weight)
-            .sum::<f64>()
-            .max(1e-9);
+        let weight_total: f64 = ep.variants.iter().map(|v| v.current_weight).sum::<f64>().max(1e-9);
         for v in &ep.variants {
             let share = v.current_weight / weight_total;
             let s = &v.sim.series;
@@ -458,8 +433,7 @@ fn backfill(sb: &Sandbox, hours: u32) {
             let mut t = start.max(ep.creation_time);
             while t < now - 60.0 {
                 let lambda =
-                    rate * 60.0 * rate_factor(t, sb.config.seed) * share * endpoint_share(&ep.name)
-                        / total_share;
+                    rate * 60.0 * rate_factor(t, sb.config.seed) * share * endpoint_share(&ep.name) / total_share;
                 let n = Poisson::new(lambda.max(1e-9))
                     .map(|p| p.sample(&mut rng))
                     .unwrap_or(0.0);
@@ -467,44 +441,25 @@ fn backfill(sb: &Sandbox, hours: u32) {
                     let e5 = Binomial::new(n as u64, v.sim.profile.error_rate)
                         .map(|b| b.sample(&mut rng))
                         .unwrap_or(0) as f64;
-                    let e4 = Binomial::new(n as u64, 0.004)
-                        .map(|b| b.sample(&mut rng))
-                        .unwrap_or(0) as f64;
+                    let e4 = Binomial::new(n as u64, 0.004).map(|b| b.sample(&mut rng)).unwrap_or(0) as f64;
                     s.invocations.lock().record_stats(t, n, n, 1.0, 1.0);
-                    s.per_instance.lock().record_stats(
-                        t,
-                        n,
-                        n / instances,
-                        1.0 / instances,
-                        1.0 / instances,
-                    );
-                    s.errors_5xx.lock().record_stats(
-                        t,
-                        n,
-                        e5,
-                        0.0,
-                        if e5 > 0.0 { 1.0 } else { 0.0 },
-                    );
-                    s.errors_4xx.lock().record_stats(
-                        t,
-                        n,
-                        e4,
-                        0.0,
-                        if e4 > 0.0 { 1.0 } else { 0.0 },
-                    );
+                    s.per_instance
+                        .lock()
+                        .record_stats(t, n, n / instances, 1.0 / instances, 1.0 / instances);
+                    s.errors_5xx
+                        .lock()
+                        .record_stats(t, n, e5, 0.0, if e5 > 0.0 { 1.0 } else { 0.0 });
+                    s.errors_4xx
+                        .lock()
+                        .record_stats(t, n, e4, 0.0, if e4 > 0.0 { 1.0 } else { 0.0 });
                     let k = (n as usize).min(16);
-                    let latencies: Vec<f64> =
-                        (0..k).map(|_| v.sim.draw_model_latency_us(1.0)).collect();
+                    let latencies: Vec<f64> = (0..k).map(|_| v.sim.draw_model_latency_us(1.0)).collect();
                     let overheads: Vec<f64> = (0..k).map(|_| v.sim.draw_overhead_us()).collect();
                     let counts = vec![n / k as f64; k];
                     s.model_latency.lock().record_values(t, &latencies, &counts);
-                    s.overhead_latency
-                        .lock()
-                        .record_values(t, &overheads, &counts);
+                    s.overhead_latency.lock().record_values(t, &overheads, &counts);
                     if v.sim.multi_model {
-                        let hits = Binomial::new(n as u64, 0.86)
-                            .map(|b| b.sample(&mut rng))
-                            .unwrap_or(0) as f64;
+                        let hits = Binomial::new(n as u64, 0.86).map(|b| b.sample(&mut rng)).unwrap_or(0) as f64;
                         s.cache_hit.lock().record_stats(t, n, hits, 0.0, 1.0);
                         let misses = n - hits;
                         if misses >= 1.0 {
@@ -524,9 +479,7 @@ fn backfill(sb: &Sandbox, hours: u32) {
                     v.sim.record_gauges(t, lambda);
                     if v.sim.multi_model {
                         for _ in 0..v.current_instances.max(1) {
-                            s.loaded_count
-                                .lock()
-                                .record(t, rng.random_range(3..=6) as f64);
+                            s.loaded_count.lock().record(t, rng.random_range(3..=6) as f64);
                         }
                     }
                 }

@@ -105,6 +105,9 @@ pub struct SandboxConfig {
     pub backfill_hours: u32,
     /// Models an MME instance holds in memory before evicting (LRU).
     pub mme_models_per_instance: usize,
+    /// Whether variants fail their profile's fraction of requests at random (tests turn it off
+    /// so that only injected faults fail).
+    pub random_errors: bool,
     /// Lifecycle and latency timings.
     pub timing: Timing,
 }
@@ -121,6 +124,7 @@ impl Default for SandboxConfig {
             traffic_rate: Some(25.0),
             backfill_hours: 24,
             mme_models_per_instance: 6,
+            random_errors: true,
             timing: Timing::default(),
         }
     }
@@ -133,6 +137,7 @@ impl SandboxConfig {
             demo_fleet: false,
             traffic_rate: None,
             backfill_hours: 0,
+            random_errors: false,
             timing: Timing::fast(),
             ..Default::default()
         }

@@ -40,11 +40,9 @@ pub async fn send(
     body: impl Into<Bytes>,
 ) -> Result<RawResponse, String> {
     let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
-    let mut req = Request::builder().method(method).uri(format!(
-        "{}{}",
-        base_url.trim_end_matches('/'),
-        path
-    ));
+    let mut req = Request::builder()
+        .method(method)
+        .uri(format!("{}{}", base_url.trim_end_matches('/'), path));
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -63,9 +61,5 @@ pub async fn send(
         .await
         .map_err(|e| format!("reading the answer failed: {e}"))?
         .to_bytes();
-    Ok(RawResponse {
-        status,
-        headers,
-        body,
-    })
+    Ok(RawResponse { status, headers, body })
 }

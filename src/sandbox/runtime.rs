@@ -132,10 +132,7 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
             None => {
                 return Outcome::early(
                     None,
-                    validation_error(format!(
-                        "Variant {tv} not found for endpoint {}.",
-                        req.endpoint
-                    )),
+                    validation_error(format!("Variant {tv} not found for endpoint {}.", req.endpoint)),
                 );
             }
         },
@@ -155,21 +152,15 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     } else {
         "InvokeEndpoint"
     };
-    let fault = sb
-        .faults
-        .take(op, Some(req.endpoint), Some(&variant))
-        .or_else(|| {
-            if req.stream {
-                sb.faults
-                    .take("InvokeEndpoint", Some(req.endpoint), Some(&variant))
-            } else {
-                None
-            }
-        });
-    match &fault {
-        Some(kind @ (FaultKind::Hang | FaultKind::Drop)) => {
-            out.transport_fault = Some(kind.clone())
+    let fault = sb.faults.take(op, Some(req.endpoint), Some(&variant)).or_else(|| {
+        if req.stream {
+            sb.faults.take("InvokeEndpoint", Some(req.endpoint), Some(&variant))
+        } else {
+            None
         }
+    });
+    match &fault {
+        Some(kind @ (FaultKind::Hang | FaultKind::Drop)) => out.transport_fault = Some(kind.clone()),
         Some(FaultKind::Slow { ms }) => out.forced_wait += *ms as f64 / 1000.0,
         Some(kind) => {
             if let Some(e) = fault_error(kind, sb, req.endpoint) {
@@ -181,10 +172,7 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         None => {}
     }
     if let (true, Some(model)) = (multi_model, req.target_model) {
-        let Some(size) = catalog
-            .as_ref()
-            .and_then(|(_, objects)| objects.get(model).copied())
-        else {
+        let Some(size) = catalog.as_ref().and_then(|(_, objects)| objects.get(model).copied()) else {
             let (bucket, prefix) = catalog.map(|c| c.0).unwrap_or_default();
             let e = validation_error(format!(
                 "Failed to download model data(bucket: {bucket}, key: {prefix}{model}). Please ensure that there is an object located at the URL and that the role passed to CreateModel has permissions to download the model."
@@ -198,11 +186,7 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         let cost = (download, t.mme_load.as_secs_f64());
         match sim.access_model(model, cost, t.mme_not_ready_after.as_secs_f64(), now) {
             ModelAccess::Warm => sim.series.cache_hit.lock().record(now, 1.0),
-            ModelAccess::Cold {
-                wait,
-                download,
-                load,
-            } => {
+            ModelAccess::Cold { wait, download, load } => {
                 sim.series.cache_hit.lock().record(now, 0.0);
                 sim.series.loading_wait.lock().record(now, wait * 1e6);
                 sim.series.downloading.lock().record(now, download * 1e6);
@@ -225,19 +209,16 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
             }
         }
     }
-    let reply = sim
-        .kind
-        .invoke(req.content_type, req.accept, req.body)
-        .and_then(|r| {
-            if sim.draw_error() {
-                Err(ContainerError {
-                    status: 500,
-                    message: "Internal Server Error: worker died while handling the request".into(),
-                })
-            } else {
-                Ok(r)
-            }
-        });
+    let reply = sim.kind.invoke(req.content_type, req.accept, req.body).and_then(|r| {
+        if sim.draw_error() {
+            Err(ContainerError {
+                status: 500,
+                message: "Internal Server Error: worker died while handling the request".into(),
+            })
+        } else {
+            Ok(r)
+        }
+    });
     let work = reply.as_ref().map(|r| r.work).unwrap_or(0.3);
     let latency_us = sim.draw_model_latency_us(work);
     out.model_wait = latency_us / 1e6;
@@ -268,10 +249,7 @@ fn routing_snapshot(
             req.endpoint, sb.config.account
         )));
     };
-    if !matches!(
-        ep.status,
-        EndpointStatus::InService | EndpointStatus::Updating
-    ) {
+    if !matches!(ep.status, EndpointStatus::InService | EndpointStatus::Updating) {
         return Err(validation_error(format!(
             "Endpoint {} is not in service (status {}); it can be invoked once it is InService.",
             req.endpoint,
@@ -285,10 +263,7 @@ fn routing_snapshot(
         .collect();
     // The MME catalog: objects under the model's ModelDataUrl prefix, keyed relative to it.
     let catalog = req.target_model.and_then(|_| {
-        let model = ep
-            .variants
-            .first()
-            .and_then(|v| world.models.get(&v.model_name))?;
+        let model = ep.variants.first().and_then(|v| world.models.get(&v.model_name))?;
         let (bucket, prefix) = World::split_s3_url(model.container.model_data_url.as_deref()?)?;
         let objects = world.buckets.get(&bucket)?;
         let keys = objects
@@ -350,9 +325,7 @@ fn record_outcome(sim: &VariantSim, now: f64, model_latency_us: f64, error_statu
     s.errors_5xx.lock().record(now, e5);
     if model_latency_us > 0.0 {
         s.model_latency.lock().record(now, model_latency_us);
-        s.overhead_latency
-            .lock()
-            .record(now, sim.draw_overhead_us());
+        s.overhead_latency.lock().record(now, sim.draw_overhead_us());
     }
 }
 
@@ -361,19 +334,11 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// Serves `POST /endpoints/{name}/invocations[-response-stream]` and `/async-invocations`.
-pub async fn handle(
-    sb: Arc<Sandbox>,
-    method: &Method,
-    rest: &str,
-    headers: &HeaderMap,
-    body: Bytes,
-) -> Response {
+pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &HeaderMap, body: Bytes) -> Response {
     let (name, action) = rest.split_once('/').unwrap_or((rest, ""));
     if method != Method::POST {
-        return validation_error(format!(
-            "{method} is not supported on /endpoints/{rest}; use POST"
-        ))
-        .into_response(Protocol::RestJson1);
+        return validation_error(format!("{method} is not supported on /endpoints/{rest}; use POST"))
+            .into_response(Protocol::RestJson1);
     }
     let stream = match action {
         "invocations" => false,
@@ -396,8 +361,7 @@ pub async fn handle(
     let req = InvokeRequest {
         endpoint: name,
         content_type: header_str(headers, "content-type").unwrap_or("application/octet-stream"),
-        accept: header_str(headers, "accept")
-            .or_else(|| header_str(headers, "x-amzn-sagemaker-accept")),
+        accept: header_str(headers, "accept").or_else(|| header_str(headers, "x-amzn-sagemaker-accept")),
         body: &body,
         target_variant: header_str(headers, "x-amzn-sagemaker-target-variant"),
         target_model: header_str(headers, "x-amzn-sagemaker-target-model"),
@@ -440,17 +404,10 @@ pub async fn handle(
         }
     };
     let h = resp.headers_mut();
-    if let Some(v) = outcome
-        .variant
-        .as_deref()
-        .and_then(|v| HeaderValue::from_str(v).ok())
-    {
+    if let Some(v) = outcome.variant.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
         h.insert("x-amzn-invoked-production-variant", v);
     }
-    if let Some(v) = req
-        .custom_attributes
-        .and_then(|v| HeaderValue::from_str(v).ok())
-    {
+    if let Some(v) = req.custom_attributes.and_then(|v| HeaderValue::from_str(v).ok()) {
         h.insert("x-amzn-sagemaker-custom-attributes", v);
     }
     resp

@@ -62,10 +62,7 @@ pub fn stream_response(parts: Vec<Vec<u8>>, total_wait: f64, content_type: &str)
         if gap > 0.0 {
             tokio::time::sleep(Duration::from_secs_f64(gap)).await;
         }
-        Some((
-            Ok::<Bytes, std::convert::Infallible>(payload_part(part)),
-            it,
-        ))
+        Some((Ok::<Bytes, std::convert::Infallible>(payload_part(part)), it))
     });
     let mut resp = Response::new(Body::from_stream(stream));
     *resp.status_mut() = StatusCode::OK;

@@ -33,10 +33,7 @@ struct ListBucketResult {
     encoding_type: Option<String>,
     #[serde(rename = "ContinuationToken", skip_serializing_if = "Option::is_none")]
     continuation_token: Option<String>,
-    #[serde(
-        rename = "NextContinuationToken",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "NextContinuationToken", skip_serializing_if = "Option::is_none")]
     next_continuation_token: Option<String>,
     #[serde(rename = "StartAfter", skip_serializing_if = "Option::is_none")]
     start_after: Option<String>,
@@ -97,8 +94,7 @@ fn xml_response(body: String) -> Response {
 
 /// Serves a GET or HEAD request that no other service claimed.
 pub fn handle(sb: &Sandbox, method: &Method, path: &str, query: Option<&str>) -> Response {
-    let params: Vec<(String, String)> =
-        serde_urlencoded::from_str(query.unwrap_or("")).unwrap_or_default();
+    let params: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or("")).unwrap_or_default();
     let param = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     let trimmed = path.trim_start_matches('/');
     let (bucket, key) = trimmed.split_once('/').unwrap_or((trimmed, ""));
@@ -121,12 +117,8 @@ pub fn handle(sb: &Sandbox, method: &Method, path: &str, query: Option<&str>) ->
         if method == Method::HEAD {
             return bytes_response(StatusCode::NOT_FOUND, "application/xml", Vec::new());
         }
-        return ApiError::new(
-            StatusCode::NOT_FOUND,
-            "NoSuchKey",
-            "The specified key does not exist.",
-        )
-        .into_response(Protocol::RestXml);
+        return ApiError::new(StatusCode::NOT_FOUND, "NoSuchKey", "The specified key does not exist.")
+            .into_response(Protocol::RestXml);
     };
     let size = obj.size;
     let mut resp = if method == Method::HEAD {
@@ -136,20 +128,13 @@ pub fn handle(sb: &Sandbox, method: &Method, path: &str, query: Option<&str>) ->
         const CHUNK: u64 = 64 * 1024;
         let chunks = size.div_ceil(CHUNK);
         let stream = futures_util::stream::iter((0..chunks).map(move |i| {
-            let len = if i + 1 == chunks {
-                size - i * CHUNK
-            } else {
-                CHUNK
-            };
+            let len = if i + 1 == chunks { size - i * CHUNK } else { CHUNK };
             Ok::<Bytes, std::convert::Infallible>(Bytes::from(vec![0u8; len as usize]))
         }));
         Response::new(Body::from_stream(stream))
     };
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/x-gzip"),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-gzip"));
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
     if let Ok(v) = HeaderValue::from_str(&obj.etag) {
         h.insert(header::ETAG, v);
@@ -183,18 +168,19 @@ fn list_buckets(sb: &Sandbox) -> Response {
     let buckets: String = world
         .buckets
         .keys()
-        .map(|b| format!("<Bucket><Name>{}</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>", super::wire::xml_escape(b)))
+        .map(|b| {
+            format!(
+                "<Bucket><Name>{}</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>",
+                super::wire::xml_escape(b)
+            )
+        })
         .collect();
     xml_response(format!(
         "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Owner><ID>sandbox</ID></Owner><Buckets>{buckets}</Buckets></ListAllMyBucketsResult>"
     ))
 }
 
-fn list_objects(
-    sb: &Sandbox,
-    bucket: &str,
-    param: &dyn Fn(&str) -> Option<String>,
-) -> Result<Response, ApiError> {
+fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<String>) -> Result<Response, ApiError> {
     let prefix = param("prefix").unwrap_or_default();
     let delimiter = param("delimiter").filter(|d| !d.is_empty());
     let max_keys = match param("max-keys") {
@@ -229,17 +215,10 @@ fn list_objects(
     let encode = param("encoding-type").filter(|e| e == "url");
     let encoding = encode.is_some();
     let enc = |s: &str| {
-        if encoding {
-            url_encode(s)
-        } else {
-            s.to_string()
-        }
+        if encoding { url_encode(s) } else { s.to_string() }
     };
     let world = sb.world.read();
-    let objects = world
-        .buckets
-        .get(bucket)
-        .ok_or_else(|| no_such_bucket(bucket))?;
+    let objects = world.buckets.get(bucket).ok_or_else(|| no_such_bucket(bucket))?;
     let mut contents = Vec::new();
     let mut prefixes: Vec<String> = Vec::new();
     let mut last_key = None;
@@ -291,10 +270,7 @@ fn list_objects(
         },
         start_after: start_after.map(|s| enc(&s)),
         contents,
-        common_prefixes: prefixes
-            .into_iter()
-            .map(|p| CommonPrefix { prefix: enc(&p) })
-            .collect(),
+        common_prefixes: prefixes.into_iter().map(|p| CommonPrefix { prefix: enc(&p) }).collect(),
     };
     let xml = quick_xml::se::to_string(&result).map_err(|e| {
         ApiError::new(

@@ -37,9 +37,7 @@ async fn dispatch(
         return match service {
             "SageMaker" => control::handle(&sb, op, &body).await,
             "AnyScaleFrontendService" => autoscaling::handle(&sb, op, &body),
-            "GraniteServiceVersion20100801" => {
-                cloudwatch::handle(&sb, Protocol::AwsJson10, op, &headers, &body)
-            }
+            "GraniteServiceVersion20100801" => cloudwatch::handle(&sb, Protocol::AwsJson10, op, &headers, &body),
             _ => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "UnknownOperationException",

@@ -275,9 +275,7 @@ impl World {
             };
             ep.last_modified = t.until();
             match t {
-                Transition::Create {
-                    fail: Some(reason), ..
-                } => {
+                Transition::Create { fail: Some(reason), .. } => {
                     ep.status = EndpointStatus::Failed;
                     ep.failure_reason = Some(reason);
                     for v in &mut ep.variants {
@@ -294,9 +292,7 @@ impl World {
                     }
                 }
                 Transition::Reconfigure {
-                    config_name,
-                    variants,
-                    ..
+                    config_name, variants, ..
                 } => {
                     ep.status = EndpointStatus::InService;
                     ep.config_name = config_name;
@@ -321,13 +317,7 @@ impl World {
     }
 
     /// Builds the live variants of a configuration (current = desired = initial).
-    pub fn variants_for(
-        &self,
-        sb: &Sandbox,
-        endpoint: &str,
-        config: &EndpointConfig,
-        now: f64,
-    ) -> Vec<Variant> {
+    pub fn variants_for(&self, sb: &Sandbox, endpoint: &str, config: &EndpointConfig, now: f64) -> Vec<Variant> {
         config
             .variants
             .iter()
@@ -336,9 +326,7 @@ impl World {
                 let kind = model
                     .map(|m| ContainerKind::of(&m.container))
                     .unwrap_or(ContainerKind::Classifier);
-                let env = model
-                    .map(|m| m.container.environment.clone())
-                    .unwrap_or_default();
+                let env = model.map(|m| m.container.environment.clone()).unwrap_or_default();
                 let mme = model.is_some_and(|m| m.container.is_multi_model());
                 let count = if cv.serverless.is_some() {
                     1

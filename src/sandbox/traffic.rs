@@ -50,18 +50,12 @@ fn snapshot(world: &World) -> Vec<Target> {
     world
         .endpoints
         .values()
-        .filter(|e| {
-            matches!(
-                e.status,
-                EndpointStatus::InService | EndpointStatus::Updating
-            )
-        })
+        .filter(|e| matches!(e.status, EndpointStatus::InService | EndpointStatus::Updating))
         .filter_map(|e| {
             let v = e.variants.first()?;
             let models = if v.sim.multi_model {
                 let model = world.models.get(&v.model_name)?;
-                let (bucket, prefix) =
-                    World::split_s3_url(model.container.model_data_url.as_deref()?)?;
+                let (bucket, prefix) = World::split_s3_url(model.container.model_data_url.as_deref()?)?;
                 world
                     .buckets
                     .get(&bucket)
@@ -141,12 +135,7 @@ pub async fn run(sb: Arc<Sandbox>, rate: f64) {
 /// Records the per-instance gauges of every serving variant.
 pub fn record_gauges(sb: &Sandbox, now: f64, fleet_rate: f64) {
     let world = sb.world.read();
-    let total: f64 = world
-        .endpoints
-        .keys()
-        .map(|n| endpoint_share(n))
-        .sum::<f64>()
-        .max(1.0);
+    let total: f64 = world.endpoints.keys().map(|n| endpoint_share(n)).sum::<f64>().max(1.0);
     for e in world
         .endpoints
         .values()

@@ -53,9 +53,7 @@ pub struct VariantSeries {
 impl VariantSeries {
     fn new(sb: &Sandbox, endpoint: &str, variant: &str) -> Self {
         let dims = [("EndpointName", endpoint), ("VariantName", variant)];
-        let m = |ns: &str, name: &str, unit: &str| {
-            sb.metrics.series(&SeriesKey::new(ns, name, &dims), unit)
-        };
+        let m = |ns: &str, name: &str, unit: &str| sb.metrics.series(&SeriesKey::new(ns, name, &dims), unit);
         VariantSeries {
             invocations: m(NS_SAGEMAKER, "Invocations", "None"),
             per_instance: m(NS_SAGEMAKER, "InvocationsPerInstance", "None"),
@@ -91,7 +89,7 @@ pub struct Profile {
 impl Profile {
     /// The profile of a container kind, overridden by `SAGEDECK_LATENCY_MS`,
     /// `SAGEDECK_LATENCY_SIGMA` and `SAGEDECK_ERROR_RATE` in the model's environment.
-    pub fn from_env(kind: ContainerKind, env: &BTreeMap<String, String>) -> Profile {
+    pub fn from_env(kind: ContainerKind, env: &BTreeMap<String, String>, random_errors: bool) -> Profile {
         let num = |k: &str| {
             env.get(k)
                 .and_then(|v| v.parse::<f64>().ok())
@@ -100,7 +98,11 @@ impl Profile {
         Profile {
             latency_median_ms: num("SAGEDECK_LATENCY_MS").unwrap_or(kind.base_latency_ms()),
             latency_sigma: num("SAGEDECK_LATENCY_SIGMA").unwrap_or(0.35),
-            error_rate: num("SAGEDECK_ERROR_RATE").unwrap_or(0.002).min(1.0),
+            error_rate: if random_errors {
+                num("SAGEDECK_ERROR_RATE").unwrap_or(0.002).min(1.0)
+            } else {
+                0.0
+            },
             overhead_median_us: 1200.0,
         }
     }
@@ -110,8 +112,9 @@ impl Profile {
 struct InstanceCache {
     /// Loaded models and their last use (a logical clock), oldest evicted first.
     loaded: BTreeMap<String, u64>,
-    /// Models being downloaded and loaded, with the time they become ready.
-    loading: BTreeMap<String, f64>,
+    /// Models being downloaded and loaded: the time they become ready, and the logical time of
+    /// the request that asked for them (their last use once loaded).
+    loading: BTreeMap<String, (f64, u64)>,
 }
 
 /// Where a multi-model invocation found its model.
@@ -174,7 +177,7 @@ impl VariantSim {
         let seed = sb.config.seed ^ fxhash(endpoint) ^ fxhash(variant).rotate_left(17);
         VariantSim {
             kind,
-            profile: Profile::from_env(kind, env),
+            profile: Profile::from_env(kind, env, sb.config.random_errors),
             multi_model,
             series: VariantSeries::new(sb, endpoint, variant),
             capacity: env
@@ -182,11 +185,7 @@ impl VariantSim {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(sb.config.mme_models_per_instance)
                 .max(1),
-            instances: Mutex::new(
-                (0..instances.max(1))
-                    .map(|_| InstanceCache::default())
-                    .collect(),
-            ),
+            instances: Mutex::new((0..instances.max(1)).map(|_| InstanceCache::default()).collect()),
             clock: std::sync::atomic::AtomicU64::new(0),
             rng: Mutex::new(SmallRng::seed_from_u64(seed)),
         }
@@ -194,9 +193,7 @@ impl VariantSim {
 
     /// Resizes the instance fleet (new instances start with empty caches).
     pub fn set_instances(&self, n: usize) {
-        self.instances
-            .lock()
-            .resize_with(n.max(1), InstanceCache::default);
+        self.instances.lock().resize_with(n.max(1), InstanceCache::default);
     }
 
     /// Number of instances.
@@ -228,29 +225,23 @@ impl VariantSim {
 
     /// Models currently in memory, per instance.
     pub fn loaded_models(&self) -> Vec<Vec<String>> {
-        self.instances
-            .lock()
-            .iter()
-            .map(|i| i.loaded.keys().cloned().collect())
-            .collect()
+        let now = super::now_epoch();
+        let tick = self.clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut instances = self.instances.lock();
+        for inst in instances.iter_mut() {
+            promote_ready(inst, now, self.capacity);
+        }
+        instances.iter().map(|i| i.loaded.keys().cloned().collect()).collect()
     }
 
     /// Finds or loads `model` on an instance. `cost` = (download, load) seconds of a cold load;
     /// a load longer than `not_ready_after` answers NotReady while it continues.
-    pub fn access_model(
-        &self,
-        model: &str,
-        cost: (f64, f64),
-        not_ready_after: f64,
-        now: f64,
-    ) -> ModelAccess {
-        let tick = self
-            .clock
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    pub fn access_model(&self, model: &str, cost: (f64, f64), not_ready_after: f64, now: f64) -> ModelAccess {
+        let tick = self.clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut evicted = 0usize;
         let mut instances = self.instances.lock();
         for inst in instances.iter_mut() {
-            evicted += promote_ready(inst, now, self.capacity, tick);
+            evicted += promote_ready(inst, now, self.capacity);
         }
         drop(instances);
         for _ in 0..evicted {
@@ -263,12 +254,10 @@ impl VariantSim {
             return ModelAccess::Warm;
         }
         let (download, load) = cost;
-        if let Some(ready_at) = instances.iter().find_map(|i| i.loading.get(model).copied()) {
+        if let Some(ready_at) = instances.iter().find_map(|i| i.loading.get(model).map(|l| l.0)) {
             let remaining = (ready_at - now).max(0.0);
             return if remaining > not_ready_after {
-                ModelAccess::NotReady {
-                    wait: not_ready_after,
-                }
+                ModelAccess::NotReady { wait: not_ready_after }
             } else {
                 ModelAccess::Cold {
                     wait: remaining,
@@ -285,13 +274,9 @@ impl VariantSim {
             .map(|(n, _)| n)
             .unwrap_or(0);
         let total = download + load;
-        instances[target]
-            .loading
-            .insert(model.to_string(), now + total);
+        instances[target].loading.insert(model.to_string(), (now + total, tick));
         if total > not_ready_after {
-            ModelAccess::NotReady {
-                wait: not_ready_after,
-            }
+            ModelAccess::NotReady { wait: not_ready_after }
         } else {
             ModelAccess::Cold {
                 wait: total,
@@ -303,12 +288,7 @@ impl VariantSim {
 
     /// Records the per-instance gauges (LoadedModelCount, memory, CPU) at `now`.
     pub fn record_gauges(&self, now: f64, invocations_per_minute: f64) {
-        let counts: Vec<usize> = self
-            .instances
-            .lock()
-            .iter()
-            .map(|i| i.loaded.len())
-            .collect();
+        let counts: Vec<usize> = self.instances.lock().iter().map(|i| i.loaded.len()).collect();
         let n = counts.len().max(1) as f64;
         for c in &counts {
             if self.multi_model {
@@ -327,23 +307,15 @@ impl VariantSim {
 }
 
 /// Moves finished loads into memory, evicting least recently used models past `capacity`.
-fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize, tick: u64) -> usize {
-    let ready: Vec<String> = inst
-        .loading
-        .iter()
-        .filter(|(_, t)| **t <= now)
-        .map(|(k, _)| k.clone())
-        .collect();
+fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize) -> usize {
+    let ready: Vec<(String, u64)> =
+        inst.loading.iter().filter(|(_, (t, _))| *t <= now).map(|(k, (_, used))| (k.clone(), *used)).collect();
     let mut evicted = 0;
-    for key in ready {
+    for (key, used) in ready {
         inst.loading.remove(&key);
-        inst.loaded.insert(key, tick);
+        inst.loaded.insert(key, used);
         while inst.loaded.len() > capacity {
-            let oldest = inst
-                .loaded
-                .iter()
-                .min_by_key(|(_, t)| **t)
-                .map(|(k, _)| k.clone());
+            let oldest = inst.loaded.iter().min_by_key(|(_, t)| **t).map(|(k, _)| k.clone());
             if let Some(k) = oldest {
                 inst.loaded.remove(&k);
                 evicted += 1;

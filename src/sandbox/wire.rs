@@ -100,10 +100,7 @@ impl ApiError {
                     serde_json::to_vec(&serde_json::Value::Object(body)).unwrap_or_default(),
                 );
                 if protocol == Protocol::RestJson1 {
-                    let value = format!(
-                        "{}:http://internal.amazon.com/coral/{}/",
-                        self.code, self.namespace
-                    );
+                    let value = format!("{}:http://internal.amazon.com/coral/{}/", self.code, self.namespace);
                     if let Ok(v) = HeaderValue::from_str(&value) {
                         resp.headers_mut().insert("x-amzn-errortype", v);
                     }
@@ -121,15 +118,10 @@ impl ApiError {
                 for (k, v) in &self.fields {
                     map.push((Out::Str(k.clone()), Out::from_json(v)));
                 }
-                let mut resp =
-                    bytes_response(self.status, "application/cbor", Out::Map(map).to_cbor());
+                let mut resp = bytes_response(self.status, "application/cbor", Out::Map(map).to_cbor());
                 resp.headers_mut()
                     .insert("smithy-protocol", HeaderValue::from_static("rpc-v2-cbor"));
-                let fault = if self.sender_fault {
-                    "Sender"
-                } else {
-                    "Receiver"
-                };
+                let fault = if self.sender_fault { "Sender" } else { "Receiver" };
                 if let Ok(v) = HeaderValue::from_str(&format!("{};{}", self.code, fault)) {
                     resp.headers_mut().insert("x-amzn-query-error", v);
                 }
@@ -199,11 +191,7 @@ pub fn json_ok(protocol: Protocol, value: &serde_json::Value) -> Response {
         Protocol::AwsJson11 => "application/x-amz-json-1.1",
         _ => "application/json",
     };
-    bytes_response(
-        StatusCode::OK,
-        ct,
-        serde_json::to_vec(value).unwrap_or_default(),
-    )
+    bytes_response(StatusCode::OK, ct, serde_json::to_vec(value).unwrap_or_default())
 }
 
 /// An output document that keeps the distinctions CBOR needs and JSON does not.
@@ -280,11 +268,7 @@ impl Out {
     fn to_cbor_value(&self) -> ciborium::Value {
         use ciborium::Value as V;
         match self {
-            Out::Map(m) => V::Map(
-                m.iter()
-                    .map(|(k, v)| (k.to_cbor_value(), v.to_cbor_value()))
-                    .collect(),
-            ),
+            Out::Map(m) => V::Map(m.iter().map(|(k, v)| (k.to_cbor_value(), v.to_cbor_value())).collect()),
             Out::List(l) => V::Array(l.iter().map(Out::to_cbor_value).collect()),
             Out::Str(s) => V::Text(s.clone()),
             Out::Int(i) => V::Integer((*i).into()),
@@ -317,9 +301,7 @@ pub fn cbor_to_json(v: ciborium::Value) -> serde_json::Value {
             .map(serde_json::Value::Number)
             .unwrap_or(serde_json::Value::Null),
         V::Text(s) => serde_json::Value::String(s),
-        V::Bytes(b) => {
-            serde_json::Value::String(base64::engine::general_purpose::STANDARD.encode(b))
-        }
+        V::Bytes(b) => serde_json::Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
         V::Bool(b) => serde_json::Value::Bool(b),
         V::Null => serde_json::Value::Null,
         V::Tag(_, inner) => cbor_to_json(*inner),
@@ -370,8 +352,7 @@ pub fn decode_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
 
 /// Deserializes a typed request from a decoded document; a mismatch is a ValidationException.
 pub fn parse_input<T: serde::de::DeserializeOwned>(doc: serde_json::Value) -> Result<T, ApiError> {
-    serde_json::from_value(doc)
-        .map_err(|e| ApiError::validation(format!("1 validation error detected: {e}")))
+    serde_json::from_value(doc).map_err(|e| ApiError::validation(format!("1 validation error detected: {e}")))
 }
 
 #[cfg(test)]

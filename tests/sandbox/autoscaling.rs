@@ -1,0 +1,206 @@
+//! Application Auto Scaling: targets, both policy forms, and target tracking that acts.
+
+use std::time::Duration;
+
+use aws_sdk_applicationautoscaling::Client;
+use aws_sdk_applicationautoscaling::error::ProvideErrorMetadata;
+use aws_sdk_applicationautoscaling::types::{
+    CustomizedMetricSpecification, MetricDimension, MetricStatistic, MetricType, PolicyType,
+    PredefinedMetricSpecification, ScalableDimension, ServiceNamespace, TargetTrackingScalingPolicyConfiguration,
+};
+use aws_sdk_sagemaker::types::EndpointStatus;
+use aws_sdk_sagemakerruntime::primitives::Blob;
+
+use crate::common::{poll_until, sandbox, sdk_config};
+use crate::control::{create_ab_endpoint, wait_status};
+
+const RESOURCE: &str = "endpoint/scale/variant/Stable";
+
+#[tokio::test]
+async fn targets_and_policies_round_trip() {
+    let sb = sandbox().await;
+    let conf = sdk_config(&sb).await;
+    let sm = aws_sdk_sagemaker::Client::new(&conf);
+    create_ab_endpoint(&sm, "scale").await;
+    wait_status(&sm, "scale", EndpointStatus::InService).await;
+    let aas = Client::new(&conf);
+    let err = aas
+        .register_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id("endpoint/nope/variant/AllTraffic")
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .min_capacity(1)
+        .max_capacity(2)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("ValidationException"));
+    aas.register_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .min_capacity(1)
+        .max_capacity(8)
+        .send()
+        .await
+        .unwrap();
+    let targets = aas
+        .describe_scalable_targets()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(targets.scalable_targets().len(), 1);
+    assert_eq!(targets.scalable_targets()[0].max_capacity(), 8);
+    let latency = CustomizedMetricSpecification::builder()
+        .metric_name("ModelLatency")
+        .namespace("/aws/sagemaker/Endpoints")
+        .dimensions(
+            MetricDimension::builder()
+                .name("EndpointName")
+                .value("scale")
+                .build()
+                .unwrap(),
+        )
+        .dimensions(
+            MetricDimension::builder()
+                .name("VariantName")
+                .value("Stable")
+                .build()
+                .unwrap(),
+        )
+        .statistic(MetricStatistic::from("p99"))
+        .unit("Microseconds")
+        .build();
+    aas.put_scaling_policy()
+        .policy_name("latency")
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .policy_type(PolicyType::TargetTrackingScaling)
+        .target_tracking_scaling_policy_configuration(
+            TargetTrackingScalingPolicyConfiguration::builder()
+                .target_value(500.0)
+                .customized_metric_specification(latency)
+                .scale_in_cooldown(300)
+                .scale_out_cooldown(60)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let policies = aas
+        .describe_scaling_policies()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .send()
+        .await
+        .unwrap();
+    let p = &policies.scaling_policies()[0];
+    let spec = p
+        .target_tracking_scaling_policy_configuration()
+        .unwrap()
+        .customized_metric_specification()
+        .unwrap();
+    assert_eq!(spec.statistic().map(|s| s.as_str()), Some("p99"));
+    aas.delete_scaling_policy()
+        .policy_name("latency")
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .send()
+        .await
+        .unwrap();
+    let err = aas
+        .delete_scaling_policy()
+        .policy_name("latency")
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("ObjectNotFoundException"));
+    aas.deregister_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn target_tracking_scales_out_under_load() {
+    let sb = sandbox().await;
+    let conf = sdk_config(&sb).await;
+    let sm = aws_sdk_sagemaker::Client::new(&conf);
+    create_ab_endpoint(&sm, "scale").await;
+    wait_status(&sm, "scale", EndpointStatus::InService).await;
+    let aas = Client::new(&conf);
+    aas.register_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .min_capacity(2)
+        .max_capacity(5)
+        .send()
+        .await
+        .unwrap();
+    aas.put_scaling_policy()
+        .policy_name("invocations")
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .policy_type(PolicyType::TargetTrackingScaling)
+        .target_tracking_scaling_policy_configuration(
+            TargetTrackingScalingPolicyConfiguration::builder()
+                .target_value(5.0)
+                .predefined_metric_specification(
+                    PredefinedMetricSpecification::builder()
+                        .predefined_metric_type(MetricType::SageMakerVariantInvocationsPerInstance)
+                        .build()
+                        .unwrap(),
+                )
+                .scale_out_cooldown(0)
+                .scale_in_cooldown(3600)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // 60 invocations on 2 instances = 30 per instance per minute, six times the target.
+    let rt = aws_sdk_sagemakerruntime::Client::new(&conf);
+    for _ in 0..60 {
+        rt.invoke_endpoint()
+            .endpoint_name("scale")
+            .target_variant("Stable")
+            .content_type("application/json")
+            .body(Blob::new(r#"{"inputs": "x"}"#))
+            .send()
+            .await
+            .unwrap();
+    }
+    let count = poll_until("Stable to scale out", Duration::from_secs(15), || async {
+        let d = sm.describe_endpoint().endpoint_name("scale").send().await.ok()?;
+        let v = &d.production_variants()[0];
+        (d.endpoint_status() == Some(&EndpointStatus::InService) && v.current_instance_count() == Some(5))
+            .then(|| v.current_instance_count().unwrap())
+    })
+    .await;
+    assert_eq!(
+        count, 5,
+        "30 invocations per instance against a target of 5: capped at MaxCapacity 5"
+    );
+    let acts = aas
+        .describe_scaling_activities()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(RESOURCE)
+        .send()
+        .await
+        .unwrap();
+    let a = &acts.scaling_activities()[0];
+    assert_eq!(a.description(), "Setting desired instance count to 5.");
+    assert!(a.cause().contains("invocations"));
+}
