@@ -27,9 +27,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::Sandbox;
 use super::metrics::{ListFilter, SeriesKey};
-use super::wire::{
-    ApiError, Out, Protocol, bytes_response, decode_cbor, decode_json, json_ok, parse_input,
-};
+use super::wire::{ApiError, Out, Protocol, bytes_response, decode_cbor, decode_json, json_ok, parse_input};
 
 /// Smithy namespace of CloudWatch's shapes (CBOR error `__type` prefix).
 pub const NAMESPACE: &str = "com.amazonaws.cloudwatch";
@@ -37,45 +35,13 @@ pub const NAMESPACE: &str = "com.amazonaws.cloudwatch";
 const MAX_INFLATED: u64 = 16 * 1024 * 1024;
 /// ListMetrics page size.
 const LIST_PAGE: usize = 500;
-/// Units CloudWatch accepts.
-const UNITS: &[&str] = &[
-    "Seconds",
-    "Microseconds",
-    "Milliseconds",
-    "Bytes",
-    "Kilobytes",
-    "Megabytes",
-    "Gigabytes",
-    "Terabytes",
-    "Bits",
-    "Kilobits",
-    "Megabits",
-    "Gigabits",
-    "Terabits",
-    "Percent",
-    "Count",
-    "Bytes/Second",
-    "Kilobytes/Second",
-    "Megabytes/Second",
-    "Gigabytes/Second",
-    "Terabytes/Second",
-    "Bits/Second",
-    "Kilobits/Second",
-    "Megabits/Second",
-    "Gigabits/Second",
-    "Terabits/Second",
-    "Count/Second",
-    "None",
-];
+/// Units CloudWatch accepts, space-separated.
+const UNITS: &str = "Seconds Microseconds Milliseconds Bytes Kilobytes Megabytes Gigabytes Terabytes Bits Kilobits \
+    Megabits Gigabits Terabits Percent Count Bytes/Second Kilobytes/Second Megabytes/Second Gigabytes/Second \
+    Terabytes/Second Bits/Second Kilobits/Second Megabits/Second Gigabits/Second Terabits/Second Count/Second None";
 
 /// Serves one CloudWatch operation in the protocol it arrived in.
-pub fn handle(
-    sb: &Sandbox,
-    protocol: Protocol,
-    op: &str,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Response {
+pub fn handle(sb: &Sandbox, protocol: Protocol, op: &str, headers: &HeaderMap, body: &[u8]) -> Response {
     match serve(sb, protocol, op, headers, body) {
         Ok(out) => match protocol {
             Protocol::RpcV2Cbor => {
@@ -92,13 +58,7 @@ pub fn handle(
 
 type OpFn = fn(&Sandbox, serde_json::Value) -> Result<Out, ApiError>;
 
-fn serve(
-    sb: &Sandbox,
-    protocol: Protocol,
-    op: &str,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<Out, ApiError> {
+fn serve(sb: &Sandbox, protocol: Protocol, op: &str, headers: &HeaderMap, body: &[u8]) -> Result<Out, ApiError> {
     let run: OpFn = match op {
         "GetMetricData" => super::cloudwatch_query::get_metric_data,
         "PutMetricData" => put_metric_data,
@@ -128,11 +88,7 @@ fn error_response(protocol: Protocol, e: ApiError) -> Response {
         e.in_namespace(NAMESPACE)
     };
     let e = e.lowercase_message();
-    let query_error = format!(
-        "{};{}",
-        e.code,
-        if e.sender_fault { "Sender" } else { "Receiver" }
-    );
+    let query_error = format!("{};{}", e.code, if e.sender_fault { "Sender" } else { "Receiver" });
     let protocol = if protocol == Protocol::RpcV2Cbor {
         protocol
     } else {
@@ -151,8 +107,7 @@ fn unknown_operation(protocol: Protocol, op: &str) -> ApiError {
     match protocol {
         // Smithy RPC v2 routing failure: 404 with the framework's UnknownOperationException.
         Protocol::RpcV2Cbor => {
-            ApiError::new(StatusCode::NOT_FOUND, "UnknownOperationException", msg)
-                .in_namespace("smithy.framework")
+            ApiError::new(StatusCode::NOT_FOUND, "UnknownOperationException", msg).in_namespace("smithy.framework")
         }
         _ => ApiError::new(StatusCode::BAD_REQUEST, "UnknownOperationException", msg),
     }
@@ -207,11 +162,7 @@ pub(crate) fn missing(parameter: &str) -> ApiError {
 
 /// `InvalidParameterCombination` (400).
 pub(crate) fn invalid_combination(message: String) -> ApiError {
-    err(
-        StatusCode::BAD_REQUEST,
-        "InvalidParameterCombination",
-        message,
-    )
+    err(StatusCode::BAD_REQUEST, "InvalidParameterCombination", message)
 }
 
 /// `InvalidNextToken` (400).
@@ -234,10 +185,7 @@ pub(crate) fn de_time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D:
     use serde::de::Error;
     match Option::<serde_json::Value>::deserialize(d)? {
         None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::Number(n)) => n
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| D::Error::custom("bad timestamp")),
+        Some(serde_json::Value::Number(n)) => n.as_f64().map(Some).ok_or_else(|| D::Error::custom("bad timestamp")),
         Some(serde_json::Value::String(s)) => {
             if let Ok(f) = s.parse::<f64>() {
                 return Ok(Some(f));
@@ -259,10 +207,7 @@ pub(crate) struct Dimension {
 }
 
 /// Validates dimensions (names and values 1..=1024 chars, at most 30, unique names) into pairs.
-pub(crate) fn dimension_pairs(
-    dims: &[Dimension],
-    path: &str,
-) -> Result<Vec<(String, String)>, ApiError> {
+pub(crate) fn dimension_pairs(dims: &[Dimension], path: &str) -> Result<Vec<(String, String)>, ApiError> {
     if dims.len() > 30 {
         return Err(invalid_value(format!(
             "The collection {path}.Dimensions must not have a size greater than 30."
@@ -271,14 +216,8 @@ pub(crate) fn dimension_pairs(
     let mut out: Vec<(String, String)> = Vec::with_capacity(dims.len());
     for (i, d) in dims.iter().enumerate() {
         let at = format!("{path}.Dimensions.member.{}", i + 1);
-        let name = d
-            .name
-            .as_deref()
-            .ok_or_else(|| missing(&format!("{at}.Name")))?;
-        let value = d
-            .value
-            .as_deref()
-            .ok_or_else(|| missing(&format!("{at}.Value")))?;
+        let name = d.name.as_deref().ok_or_else(|| missing(&format!("{at}.Name")))?;
+        let value = d.value.as_deref().ok_or_else(|| missing(&format!("{at}.Value")))?;
         for (field, s) in [("Name", name), ("Value", value)] {
             if s.is_empty() || s.chars().count() > 1024 {
                 return Err(validation_error(format!(
@@ -333,22 +272,13 @@ struct StatisticSet {
 enum Sample {
     Value(f64),
     Values(Vec<f64>, Vec<f64>),
-    Stats {
-        count: f64,
-        sum: f64,
-        min: f64,
-        max: f64,
-    },
+    Stats { count: f64, sum: f64, min: f64, max: f64 },
 }
 
 fn put_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError> {
     let input: PutMetricDataInput = parse(doc)?;
     let namespace = input.namespace.ok_or_else(|| missing("Namespace"))?;
-    if namespace.is_empty()
-        || namespace.chars().count() > 255
-        || namespace.starts_with("AWS/")
-        || namespace == "AWS"
-    {
+    if namespace.is_empty() || namespace.chars().count() > 255 || namespace.starts_with("AWS/") || namespace == "AWS" {
         return Err(invalid_value(format!(
             "The value {namespace} for parameter Namespace is invalid."
         )));
@@ -374,12 +304,7 @@ fn put_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError
         match sample {
             Sample::Value(v) => series.record(ts, v),
             Sample::Values(values, counts) => series.record_values(ts, &values, &counts),
-            Sample::Stats {
-                count,
-                sum,
-                min,
-                max,
-            } => series.record_stats(ts, count, sum, min, max),
+            Sample::Stats { count, sum, min, max } => series.record_stats(ts, count, sum, min, max),
         }
     }
     Ok(Out::Map(vec![]))
@@ -388,9 +313,7 @@ fn put_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError
 type Accepted = (String, Vec<(String, String)>, String, f64, Sample);
 
 fn validate_datum(d: MetricDatum, path: &str, now: f64) -> Result<Accepted, ApiError> {
-    let name = d
-        .metric_name
-        .ok_or_else(|| missing(&format!("{path}.MetricName")))?;
+    let name = d.metric_name.ok_or_else(|| missing(&format!("{path}.MetricName")))?;
     if name.is_empty() || name.chars().count() > 255 {
         return Err(validation_error(format!(
             "The value for parameter {path}.MetricName must have a length between 1 and 255."
@@ -398,10 +321,10 @@ fn validate_datum(d: MetricDatum, path: &str, now: f64) -> Result<Accepted, ApiE
     }
     let dims = dimension_pairs(&d.dimensions, path)?;
     let unit = d.unit.unwrap_or_else(|| "None".to_string());
-    if !UNITS.contains(&unit.as_str()) {
+    if !UNITS.split_whitespace().any(|u| u == unit) {
         return Err(validation_error(format!(
             "The value {unit} for parameter {path}.Unit is not a valid unit (expected one of {}).",
-            UNITS.join(", ")
+            UNITS.split_whitespace().collect::<Vec<_>>().join(", ")
         )));
     }
     if let Some(r) = d.storage_resolution
@@ -423,11 +346,7 @@ fn validate_datum(d: MetricDatum, path: &str, now: f64) -> Result<Accepted, ApiE
             "The parameter {path}.Timestamp must specify a time within the past two weeks."
         )));
     }
-    let given = [
-        d.value.is_some(),
-        d.statistic_values.is_some(),
-        d.values.is_some(),
-    ];
+    let given = [d.value.is_some(), d.statistic_values.is_some(), d.values.is_some()];
     if given.iter().filter(|g| **g).count() > 1 {
         return Err(invalid_combination(format!(
             "The parameters {path}.Value, {path}.StatisticValues and {path}.Values are mutually exclusive and you have specified more than one."
@@ -439,9 +358,7 @@ fn validate_datum(d: MetricDatum, path: &str, now: f64) -> Result<Accepted, ApiE
         let count = s
             .sample_count
             .ok_or_else(|| missing(&format!("{path}.StatisticValues.SampleCount")))?;
-        let sum = s
-            .sum
-            .ok_or_else(|| missing(&format!("{path}.StatisticValues.Sum")))?;
+        let sum = s.sum.ok_or_else(|| missing(&format!("{path}.StatisticValues.Sum")))?;
         let min = s
             .minimum
             .ok_or_else(|| missing(&format!("{path}.StatisticValues.Minimum")))?;
@@ -453,12 +370,7 @@ fn validate_datum(d: MetricDatum, path: &str, now: f64) -> Result<Accepted, ApiE
                 "The parameter {path}.StatisticValues must have a positive SampleCount and Minimum <= Maximum."
             )));
         }
-        Sample::Stats {
-            count,
-            sum,
-            min,
-            max,
-        }
+        Sample::Stats { count, sum, min, max }
     } else if let Some(values) = d.values {
         let counts = d.counts.unwrap_or_default();
         if !counts.is_empty() && counts.len() != values.len() {
@@ -499,11 +411,8 @@ fn encode_list_token(key: &SeriesKey) -> String {
 
 fn decode_list_token(token: &str) -> Option<SeriesKey> {
     let b64 = token.strip_prefix(LIST_TOKEN_PREFIX)?;
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(b64)
-        .ok()?;
-    let (ns, name, dims): (String, String, Vec<(String, String)>) =
-        serde_json::from_slice(&raw).ok()?;
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64).ok()?;
+    let (ns, name, dims): (String, String, Vec<(String, String)>) = serde_json::from_slice(&raw).ok()?;
     Some(SeriesKey::from_owned(ns, name, dims))
 }
 
@@ -532,9 +441,10 @@ fn list_metrics(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError> {
     };
     let after = match input.next_token.as_deref() {
         None | Some("") => None,
-        Some(t) => Some(decode_list_token(t).ok_or_else(|| {
-            invalid_value("The value for parameter NextToken is invalid.".into())
-        })?),
+        Some(t) => Some(
+            decode_list_token(t)
+                .ok_or_else(|| invalid_value("The value for parameter NextToken is invalid.".into()))?,
+        ),
     };
     let filter = ListFilter {
         namespace: input.namespace,
@@ -543,10 +453,7 @@ fn list_metrics(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError> {
         active_since,
     };
     let (keys, more) = sb.metrics.list(&filter, after.as_ref(), LIST_PAGE);
-    let mut out = vec![(
-        Out::str("Metrics"),
-        Out::List(keys.iter().map(metric_out).collect()),
-    )];
+    let mut out = vec![(Out::str("Metrics"), Out::List(keys.iter().map(metric_out).collect()))];
     if more && let Some(last) = keys.last() {
         out.push((Out::str("NextToken"), Out::Str(encode_list_token(last))));
     }
@@ -558,12 +465,7 @@ pub(crate) fn metric_out(key: &SeriesKey) -> Out {
     let dims = key
         .dimensions
         .iter()
-        .map(|(n, v)| {
-            Out::map([
-                ("Name", Out::Str(n.clone())),
-                ("Value", Out::Str(v.clone())),
-            ])
-        })
+        .map(|(n, v)| Out::map([("Name", Out::Str(n.clone())), ("Value", Out::Str(v.clone()))]))
         .collect();
     Out::map([
         ("Namespace", Out::Str(key.namespace.clone())),

@@ -16,8 +16,7 @@ use serde::Deserialize;
 
 use super::Sandbox;
 use super::cloudwatch::{
-    Dimension, de_time, dimension_pairs, invalid_combination, invalid_value, missing, parse,
-    validation_error,
+    Dimension, de_time, dimension_pairs, invalid_combination, invalid_value, missing, parse, validation_error,
 };
 use super::metrics::{Datapoint, SeriesKey, Stat};
 use super::wire::{ApiError, Out};
@@ -90,8 +89,7 @@ fn valid_id(id: &str) -> bool {
 fn valid_period(period: f64) -> bool {
     period.fract() == 0.0
         && period <= f64::from(u32::MAX)
-        && ([1.0, 5.0, 10.0, 20.0, 30.0].contains(&period)
-            || (period >= 60.0 && period % 60.0 == 0.0))
+        && ([1.0, 5.0, 10.0, 20.0, 30.0].contains(&period) || (period >= 60.0 && period % 60.0 == 0.0))
 }
 
 /// FNV-1a of the request without its NextToken: binds a token to the request that produced it.
@@ -100,16 +98,13 @@ fn fingerprint(doc: &serde_json::Value) -> u64 {
     if let Some(map) = doc.as_object_mut() {
         map.remove("NextToken");
     }
-    doc.to_string()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
+    doc.to_string().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn encode_token(offset: usize, fp: u64) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(format!("{TOKEN_PREFIX}{offset}:{fp:016x}"))
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{TOKEN_PREFIX}{offset}:{fp:016x}"))
 }
 
 fn decode_token(token: &str, fp: u64) -> Result<usize, ApiError> {
@@ -163,7 +158,7 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
         }
     };
     let max_points = input.max_datapoints.unwrap_or(DEFAULT_MAX_DATAPOINTS);
-    if !(max_points >= 1.0) || max_points.fract() != 0.0 {
+    if max_points.is_nan() || max_points < 1.0 || max_points.fract() != 0.0 {
         return Err(invalid_value(format!(
             "The value {max_points} for parameter MaxDatapoints is invalid."
         )));
@@ -178,9 +173,7 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
     let mut ids: Vec<&str> = Vec::with_capacity(n);
     for (i, q) in input.metric_data_queries.iter().enumerate() {
         let path = format!("MetricDataQueries.member.{}", i + 1);
-        let id =
-            q.id.as_deref()
-                .ok_or_else(|| missing(&format!("{path}.Id")))?;
+        let id = q.id.as_deref().ok_or_else(|| missing(&format!("{path}.Id")))?;
         if !valid_id(id) {
             return Err(validation_error(format!(
                 "The value {id} for parameter {path}.Id is not matching the expected pattern ^[a-z][a-zA-Z0-9_]*$."
@@ -211,10 +204,7 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
         }
     }
 
-    let total: usize = answers
-        .iter()
-        .map(|a| a.points.as_ref().map_or(0, Vec::len))
-        .sum();
+    let total: usize = answers.iter().map(|a| a.points.as_ref().map_or(0, Vec::len)).sum();
     let page_end = offset.saturating_add(max_points);
     let mut results = Vec::with_capacity(answers.len());
     let mut seen = 0usize;
@@ -230,11 +220,7 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
                 let from = offset.clamp(lo, hi) - lo;
                 let to = page_end.clamp(lo, hi) - lo;
                 let page = &points[from..to.max(from)];
-                let status = if hi <= page_end {
-                    "Complete"
-                } else {
-                    "PartialData"
-                };
+                let status = if hi <= page_end { "Complete" } else { "PartialData" };
                 (
                     page.iter().map(|d| Out::Timestamp(d.timestamp)).collect(),
                     page.iter().map(|d| Out::Float(d.value)).collect(),
@@ -301,9 +287,7 @@ fn evaluate(
         .as_deref()
         .ok_or_else(|| missing(&format!("{path}.MetricStat.Metric.MetricName")))?;
     let dims = dimension_pairs(&metric.dimensions, &format!("{path}.MetricStat.Metric"))?;
-    let period = ms
-        .period
-        .ok_or_else(|| missing(&format!("{path}.MetricStat.Period")))?;
+    let period = ms.period.ok_or_else(|| missing(&format!("{path}.MetricStat.Period")))?;
     if !valid_period(period) {
         return Err(invalid_value(format!(
             "The parameter {path}.MetricStat.Period must be a multiple of 60 or one of 1, 5, 10, 20, 30 (got {period})."

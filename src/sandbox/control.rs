@@ -24,10 +24,10 @@ pub async fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
 fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
     let doc = decode_json(body)?;
     let endpoint_hint = doc.get("EndpointName").and_then(Value::as_str).map(str::to_string);
-    if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None) {
-        if let Some(e) = super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or("")) {
-            return Err(e);
-        }
+    if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None)
+        && let Some(e) = super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or(""))
+    {
+        return Err(e);
     }
     sb.world.write().advance(now_epoch());
     match op {

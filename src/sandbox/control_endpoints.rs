@@ -123,13 +123,13 @@ pub fn describe(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
 
 /// ListEndpoints with AWS's defaults (10 per page, CreationTime descending).
 pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
-    if let Some(s) = params.status_equals.as_deref() {
-        if EndpointStatus::parse(s).is_none() && !["SystemUpdating", "RollingBack", "UpdateRollbackFailed"].contains(&s)
-        {
-            return Err(ApiError::validation(format!(
-                "1 validation error detected: Value '{s}' at 'statusEquals' failed to satisfy enum value set: [OutOfService, Creating, Updating, SystemUpdating, RollingBack, InService, Deleting, Failed, UpdateRollbackFailed]"
-            )));
-        }
+    if let Some(s) = params.status_equals.as_deref()
+        && EndpointStatus::parse(s).is_none()
+        && !["SystemUpdating", "RollingBack", "UpdateRollbackFailed"].contains(&s)
+    {
+        return Err(ApiError::validation(format!(
+            "1 validation error detected: Value '{s}' at 'statusEquals' failed to satisfy enum value set: [OutOfService, Creating, Updating, SystemUpdating, RollingBack, InService, Deleting, Failed, UpdateRollbackFailed]"
+        )));
     }
     let world = sb.world.read();
     let items: Vec<&Endpoint> = world
@@ -272,21 +272,21 @@ pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, 
         if ep.variant(&d.variant_name).is_none() {
             unknown.push(d.variant_name.clone());
         }
-        if let Some(w) = d.desired_weight {
-            if !w.is_finite() || w < 0.0 {
-                return Err(ApiError::validation(format!(
-                    "DesiredWeight of variant \"{}\" must be a number >= 0 (got {w}).",
-                    d.variant_name
-                )));
-            }
+        if let Some(w) = d.desired_weight
+            && (!w.is_finite() || w < 0.0)
+        {
+            return Err(ApiError::validation(format!(
+                "DesiredWeight of variant \"{}\" must be a number >= 0 (got {w}).",
+                d.variant_name
+            )));
         }
-        if let Some(c) = d.desired_instance_count {
-            if c < 0 {
-                return Err(ApiError::validation(format!(
-                    "DesiredInstanceCount of variant \"{}\" must be >= 0 (got {c}).",
-                    d.variant_name
-                )));
-            }
+        if let Some(c) = d.desired_instance_count
+            && c < 0
+        {
+            return Err(ApiError::validation(format!(
+                "DesiredInstanceCount of variant \"{}\" must be >= 0 (got {c}).",
+                d.variant_name
+            )));
         }
     }
     if !unknown.is_empty() {

@@ -402,11 +402,11 @@ fn seed_generated(sb: &Sandbox, n: usize) {
                 age,
             );
         }
-        if i % 97 == 13 {
-            if let Some(ep) = w.endpoints.get_mut(&name) {
-                ep.status = EndpointStatus::Failed;
-                ep.failure_reason = Some("Image size exceeds the limit for the instance type.".into());
-            }
+        if i % 97 == 13
+            && let Some(ep) = w.endpoints.get_mut(&name)
+        {
+            ep.status = EndpointStatus::Failed;
+            ep.failure_reason = Some("Image size exceeds the limit for the instance type.".into());
         }
     }
 }

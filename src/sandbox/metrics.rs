@@ -43,18 +43,12 @@ impl SeriesKey {
         Self::from_owned(
             namespace.to_string(),
             name.to_string(),
-            dims.iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect(),
+            dims.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
         )
     }
 
     /// A key from owned parts; dimensions are sorted.
-    pub fn from_owned(
-        namespace: String,
-        name: String,
-        mut dimensions: Vec<(String, String)>,
-    ) -> Self {
+    pub fn from_owned(namespace: String, name: String, mut dimensions: Vec<(String, String)>) -> Self {
         dimensions.sort();
         SeriesKey {
             namespace,
@@ -188,14 +182,14 @@ impl Slot {
         for _ in 0..fill {
             self.samples.push(v);
         }
-        self.seen += fill;
+        self.seen = self.seen.saturating_add(fill);
         n -= fill;
         if n == 0 {
             return;
         }
         if n <= RESERVOIR as u64 {
             for _ in 0..n {
-                self.seen += 1;
+                self.seen = self.seen.saturating_add(1);
                 let j = rng.below(self.seen) as usize;
                 if let Some(s) = self.samples.get_mut(j) {
                     *s = v;
@@ -247,8 +241,12 @@ impl SplitMix {
 
 /// Start (epoch seconds) of the slot holding `ts`.
 pub(crate) fn slot_start(ts: f64) -> i64 {
-    (ts.floor() as i64).div_euclid(SLOT_SECONDS) * SLOT_SECONDS
+    (ts.clamp(-TIME_LIMIT, TIME_LIMIT).floor() as i64).div_euclid(SLOT_SECONDS) * SLOT_SECONDS
 }
+
+/// Timestamps are clamped to ±this many epoch seconds (±3 million years) so that slot
+/// arithmetic can never overflow, whatever a request says.
+pub(crate) const TIME_LIMIT: f64 = 1e14;
 
 /// One metric's data: closed slots in a map plus the newest ("open") slot kept aside.
 #[derive(Debug, Clone)]
@@ -360,11 +358,7 @@ impl Series {
 
     /// Slots whose start lies in `[lo, hi)`, ascending.
     pub(crate) fn slots_in(&self, lo: i64, hi: i64) -> impl Iterator<Item = (i64, &Slot)> {
-        let closed = if lo < hi {
-            Some(self.slots.range(lo..hi))
-        } else {
-            None
-        };
+        let closed = if lo < hi { Some(self.slots.range(lo..hi)) } else { None };
         closed.into_iter().flatten().map(|(k, s)| (*k, s)).chain(
             self.open
                 .iter()

@@ -3,7 +3,7 @@
 
 use std::ops::Bound;
 
-use super::metrics::{MetricStore, SLOT_SECONDS, Series, SeriesKey, Slot};
+use super::metrics::{MetricStore, SLOT_SECONDS, Series, SeriesKey, Slot, TIME_LIMIT};
 
 /// A CloudWatch statistic.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,12 +36,7 @@ impl Stat {
                 let num = s.strip_prefix('p')?;
                 let (int, frac) = num.split_once('.').unwrap_or((num, ""));
                 let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-                if int.is_empty()
-                    || int.len() > 3
-                    || !digits(int)
-                    || !digits(frac)
-                    || frac.len() > 2
-                {
+                if int.is_empty() || int.len() > 3 || !digits(int) || !digits(frac) || frac.len() > 2 {
                     return None;
                 }
                 if num.ends_with('.') {
@@ -104,9 +99,7 @@ impl Acc {
             Stat::Maximum => self.max,
             Stat::Percentile(p) if p >= 100.0 && !samples.is_empty() => self.max,
             // Samples are f32: keep the answer inside the exact range (max/min, not clamp: no panic).
-            Stat::Percentile(p) => weighted_nearest_rank(samples, p)?
-                .max(self.min)
-                .min(self.max),
+            Stat::Percentile(p) => weighted_nearest_rank(samples, p)?.max(self.min).min(self.max),
         })
     }
 }
@@ -147,8 +140,8 @@ impl Series {
             return out;
         }
         let p = i64::from(period).max(SLOT_SECONDS);
-        let lo = (start.floor() as i64).div_euclid(p) * p;
-        let hi = end.ceil() as i64;
+        let lo = (start.clamp(-TIME_LIMIT, TIME_LIMIT).floor() as i64).div_euclid(p) * p;
+        let hi = end.clamp(-TIME_LIMIT, TIME_LIMIT).ceil() as i64;
         let mut samples: Vec<(f64, f64)> = Vec::new();
         let mut current: Option<(i64, Acc)> = None;
         for (k, slot) in self.slots_in(lo, hi) {
@@ -190,6 +183,7 @@ impl Series {
             return None;
         }
         let half = SLOT_SECONDS as f64 / 2.0;
+        let (start, end) = (start.clamp(-TIME_LIMIT, TIME_LIMIT), end.clamp(-TIME_LIMIT, TIME_LIMIT));
         let lo = ((start - half) / SLOT_SECONDS as f64).ceil() as i64 * SLOT_SECONDS;
         let hi = (end - half).ceil() as i64;
         let mut acc = Acc::new();
@@ -218,9 +212,7 @@ pub struct ListFilter {
 impl ListFilter {
     /// Whether `key` passes the name filters (activity is checked separately).
     pub fn matches(&self, key: &SeriesKey) -> bool {
-        self.namespace
-            .as_ref()
-            .is_none_or(|ns| *ns == key.namespace)
+        self.namespace.as_ref().is_none_or(|ns| *ns == key.namespace)
             && self.metric_name.as_ref().is_none_or(|n| *n == key.name)
             && self.dimensions.iter().all(|(name, value)| {
                 key.dimensions
@@ -234,12 +226,7 @@ impl MetricStore {
     /// Up to `limit` keys of series that ever had data and match `filter`, in key order,
     /// strictly after `after` (the last key of the previous page). The flag says whether more
     /// matching keys follow.
-    pub fn list(
-        &self,
-        filter: &ListFilter,
-        after: Option<&SeriesKey>,
-        limit: usize,
-    ) -> (Vec<SeriesKey>, bool) {
+    pub fn list(&self, filter: &ListFilter, after: Option<&SeriesKey>, limit: usize) -> (Vec<SeriesKey>, bool) {
         let map = self.series.read();
         let lower = after.map_or(Bound::Unbounded, Bound::Excluded);
         let mut out = Vec::new();

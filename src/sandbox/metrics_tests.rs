@@ -41,9 +41,7 @@ fn stat_parsing() {
     assert_eq!(Stat::parse("p99"), Some(Stat::Percentile(99.0)));
     assert_eq!(Stat::parse("p99.99"), Some(Stat::Percentile(99.99)));
     assert_eq!(Stat::parse("p100"), Some(Stat::Percentile(100.0)));
-    for bad in [
-        "p", "p101", "p99.999", "p9.", "px", "TM99", "sum", "p-1", "p.5",
-    ] {
+    for bad in ["p", "p101", "p99.999", "p9.", "px", "TM99", "sum", "p-1", "p.5"] {
         assert_eq!(Stat::parse(bad), None, "{bad}");
     }
 }
@@ -176,14 +174,7 @@ fn period_alignment_and_bounds() {
     assert!(one(&store, T0 + 60.0, T0, 60, Stat::Sum).is_empty());
     assert!(
         store
-            .query(
-                &SeriesKey::new("a", "b", &[]),
-                None,
-                T0,
-                T0 + 600.0,
-                60,
-                Stat::Sum
-            )
+            .query(&SeriesKey::new("a", "b", &[]), None, T0, T0 + 600.0, 60, Stat::Sum)
             .is_empty()
     );
     assert!(
@@ -192,9 +183,7 @@ fn period_alignment_and_bounds() {
             .is_empty()
     );
     assert_eq!(
-        store
-            .query(&key(), Some("None"), T0, T0 + 600.0, 600, Stat::Sum)
-            .len(),
+        store.query(&key(), Some("None"), T0, T0 + 600.0, 600, Stat::Sum).len(),
         2
     );
 }
@@ -246,23 +235,14 @@ fn listing_filters_and_pages() {
     for ep in ["a", "b", "c"] {
         for name in ["Invocations", "ModelLatency"] {
             store.record(
-                &SeriesKey::new(
-                    "AWS/SageMaker",
-                    name,
-                    &[("EndpointName", ep), ("VariantName", "v")],
-                ),
+                &SeriesKey::new("AWS/SageMaker", name, &[("EndpointName", ep), ("VariantName", "v")]),
                 "None",
                 T0,
                 1.0,
             );
         }
     }
-    store.record(
-        &SeriesKey::new("Custom", "Invocations", &[]),
-        "None",
-        T0,
-        1.0,
-    );
+    store.record(&SeriesKey::new("Custom", "Invocations", &[]), "None", T0, 1.0);
     store.series(&SeriesKey::new("AWS/SageMaker", "NoData", &[]), "None");
     let all = ListFilter::default();
     assert_eq!(store.list(&all, None, 100).0.len(), 7);
@@ -315,29 +295,30 @@ fn window_statistics() {
         store.record(&key(), "None", T0 + f64::from(s), 1.0);
     }
     // The last minute: slots whose midpoint lies in [T0 + 60, T0 + 120): 6 slots of 10.
-    assert_eq!(
-        store.window_stat(&key(), T0 + 60.0, T0 + 120.0, "Sum"),
-        Some(60.0)
-    );
+    assert_eq!(store.window_stat(&key(), T0 + 60.0, T0 + 120.0, "Sum"), Some(60.0));
     assert_eq!(
         store.window_stat(&key(), T0 + 63.0, T0 + 123.0, "SampleCount"),
         Some(60.0)
     );
-    assert_eq!(
-        store.window_stat(&key(), T0 + 60.0, T0 + 120.0, "Average"),
-        Some(1.0)
-    );
-    assert_eq!(
-        store.window_stat(&key(), T0 + 60.0, T0 + 120.0, "p99"),
-        Some(1.0)
-    );
-    assert_eq!(
-        store.window_stat(&key(), T0 + 600.0, T0 + 660.0, "Sum"),
-        None
-    );
+    assert_eq!(store.window_stat(&key(), T0 + 60.0, T0 + 120.0, "Average"), Some(1.0));
+    assert_eq!(store.window_stat(&key(), T0 + 60.0, T0 + 120.0, "p99"), Some(1.0));
+    assert_eq!(store.window_stat(&key(), T0 + 600.0, T0 + 660.0, "Sum"), None);
     assert_eq!(store.window_stat(&key(), T0, T0 + 60.0, "TM99"), None);
     assert_eq!(
         store.window_stat(&SeriesKey::new("a", "b", &[]), T0, T0 + 60.0, "Sum"),
         None
     );
+}
+
+#[test]
+fn absurd_times_do_not_panic() {
+    let store = MetricStore::new();
+    for ts in [f64::MAX, f64::MIN, -1e300, 1e300, 0.0] {
+        store.record(&key(), "None", ts, 1.0);
+    }
+    assert!(!one(&store, f64::MIN, f64::MAX, 60, Stat::Sum).is_empty());
+    assert!(one(&store, -1e300, 1e300, u32::MAX, Stat::Percentile(50.0)).len() <= 3);
+    let _ = store.window_stat(&key(), f64::MIN, f64::MAX, "Sum");
+    store.prune(f64::MAX);
+    store.prune(f64::MIN);
 }

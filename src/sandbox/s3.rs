@@ -150,12 +150,13 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;
@@ -234,15 +235,15 @@ fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<Strin
             truncated = true;
             break;
         }
-        if let Some(d) = &delimiter {
-            if let Some(pos) = key[prefix.len()..].find(d.as_str()) {
-                let cp = key[..prefix.len() + pos + d.len()].to_string();
-                if prefixes.last() != Some(&cp) {
-                    prefixes.push(cp);
-                }
-                last_key = Some(key.clone());
-                continue;
+        if let Some(d) = &delimiter
+            && let Some(pos) = key[prefix.len()..].find(d.as_str())
+        {
+            let cp = key[..prefix.len() + pos + d.len()].to_string();
+            if prefixes.last() != Some(&cp) {
+                prefixes.push(cp);
             }
+            last_key = Some(key.clone());
+            continue;
         }
         contents.push(ObjectEntry {
             key: enc(key),

@@ -21,7 +21,7 @@ pub fn rate_factor(t: f64, seed: u64) -> f64 {
     let day = (t.rem_euclid(86_400.0)) / 86_400.0;
     let diurnal = 1.0 + 0.5 * (std::f64::consts::TAU * (day - 0.375)).sin();
     let window = (t / 300.0).floor() as u64;
-    let burst = if fxhash(&format!("{seed}:{window}")) % 4 == 0 && t.rem_euclid(300.0) < 45.0 {
+    let burst = if fxhash(&format!("{seed}:{window}")).is_multiple_of(4) && t.rem_euclid(300.0) < 45.0 {
         3.0
     } else {
         1.0

@@ -226,7 +226,6 @@ impl VariantSim {
     /// Models currently in memory, per instance.
     pub fn loaded_models(&self) -> Vec<Vec<String>> {
         let now = super::now_epoch();
-        let tick = self.clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut instances = self.instances.lock();
         for inst in instances.iter_mut() {
             promote_ready(inst, now, self.capacity);
@@ -308,8 +307,12 @@ impl VariantSim {
 
 /// Moves finished loads into memory, evicting least recently used models past `capacity`.
 fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize) -> usize {
-    let ready: Vec<(String, u64)> =
-        inst.loading.iter().filter(|(_, (t, _))| *t <= now).map(|(k, (_, used))| (k.clone(), *used)).collect();
+    let ready: Vec<(String, u64)> = inst
+        .loading
+        .iter()
+        .filter(|(_, (t, _))| *t <= now)
+        .map(|(k, (_, used))| (k.clone(), *used))
+        .collect();
     let mut evicted = 0;
     for (key, used) in ready {
         inst.loading.remove(&key);

@@ -1,0 +1,126 @@
+//! Clients built from aws-config with the AWS CLI's conventions: the default credential chain
+//! (environment, profiles, SSO, IMDS), `--profile`, `--region`, `--endpoint-url` (for every
+//! service, as the CLI's), the usual `AWS_*` variables, explicit timeouts and adaptive retries.
+
+use std::time::Duration;
+
+use aws_config::BehaviorVersion;
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_credential_types::provider::ProvideCredentials;
+
+use super::error::{AwsError, NO_REGION, no_credentials_text};
+
+/// How to reach AWS (or anything that speaks its protocols).
+#[derive(Debug, Clone, Default)]
+pub struct AwsOptions {
+    /// Named profile (`--profile`; else `AWS_PROFILE`; else `default`).
+    pub profile: Option<String>,
+    /// Region (`--region`; else `AWS_REGION` / the profile's).
+    pub region: Option<String>,
+    /// Endpoint URL for every service (`--endpoint-url`; else `AWS_ENDPOINT_URL`).
+    pub endpoint_url: Option<String>,
+    /// TCP/TLS connect timeout (default 3 s).
+    pub connect_timeout: Option<Duration>,
+    /// Read timeout of one attempt (default 60 s, long enough for slow models).
+    pub read_timeout: Option<Duration>,
+    /// SDK attempts for control-plane calls, adaptive mode (default 3).
+    pub max_attempts: Option<u32>,
+}
+
+/// The service clients, and where they point.
+#[derive(Clone)]
+pub struct Fleet {
+    /// SageMaker control plane.
+    pub sagemaker: aws_sdk_sagemaker::Client,
+    /// SageMaker Runtime. The SDK's own retries are off here: the fleet layer's retry policy
+    /// makes every attempt, so each one is counted and classified.
+    pub runtime: aws_sdk_sagemakerruntime::Client,
+    /// CloudWatch.
+    pub cloudwatch: aws_sdk_cloudwatch::Client,
+    /// Application Auto Scaling.
+    pub autoscaling: aws_sdk_applicationautoscaling::Client,
+    /// S3 (path-style when an endpoint URL is forced).
+    pub s3: aws_sdk_s3::Client,
+    /// Profile in use (for the header and the audit log).
+    pub profile: String,
+    /// Region in use.
+    pub region: String,
+    /// Endpoint URL override, if any.
+    pub endpoint_url: Option<String>,
+}
+
+impl std::fmt::Debug for Fleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fleet")
+            .field("profile", &self.profile)
+            .field("region", &self.region)
+            .field("endpoint_url", &self.endpoint_url)
+            .finish()
+    }
+}
+
+impl Fleet {
+    /// Loads configuration and credentials; fails with one line saying what to set.
+    pub async fn connect(opts: &AwsOptions) -> Result<Fleet, AwsError> {
+        let mut loader = aws_config::defaults(BehaviorVersion::latest());
+        if let Some(p) = &opts.profile {
+            loader = loader.profile_name(p);
+        }
+        if let Some(r) = &opts.region {
+            loader = loader.region(aws_config::Region::new(r.clone()));
+        }
+        if let Some(u) = &opts.endpoint_url {
+            loader = loader.endpoint_url(u);
+        }
+        let timeouts = TimeoutConfig::builder()
+            .connect_timeout(opts.connect_timeout.unwrap_or(Duration::from_secs(3)))
+            .read_timeout(opts.read_timeout.unwrap_or(Duration::from_secs(60)))
+            .build();
+        let conf = loader
+            .timeout_config(timeouts)
+            .retry_config(RetryConfig::adaptive().with_max_attempts(opts.max_attempts.unwrap_or(3)))
+            .load()
+            .await;
+        let region = conf
+            .region()
+            .map(|r| r.to_string())
+            .ok_or_else(|| AwsError::Config(NO_REGION.into()))?;
+        let provider = conf
+            .credentials_provider()
+            .ok_or_else(|| AwsError::Config(no_credentials_text("no credential provider")))?;
+        match tokio::time::timeout(Duration::from_secs(10), provider.provide_credentials()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(AwsError::Config(no_credentials_text(&super::error::chain_text(&e)))),
+            Err(_) => {
+                return Err(AwsError::Config(no_credentials_text(
+                    "timed out looking for credentials",
+                )));
+            }
+        }
+        let endpoint_url = opts
+            .endpoint_url
+            .clone()
+            .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
+        let runtime_conf = aws_sdk_sagemakerruntime::config::Builder::from(&conf)
+            .retry_config(aws_sdk_sagemakerruntime::config::retry::RetryConfig::disabled())
+            .build();
+        let s3_conf = aws_sdk_s3::config::Builder::from(&conf)
+            .force_path_style(endpoint_url.is_some())
+            .build();
+        Ok(Fleet {
+            sagemaker: aws_sdk_sagemaker::Client::new(&conf),
+            runtime: aws_sdk_sagemakerruntime::Client::from_conf(runtime_conf),
+            cloudwatch: aws_sdk_cloudwatch::Client::new(&conf),
+            autoscaling: aws_sdk_applicationautoscaling::Client::new(&conf),
+            s3: aws_sdk_s3::Client::from_conf(s3_conf),
+            profile: opts
+                .profile
+                .clone()
+                .or_else(|| std::env::var("AWS_PROFILE").ok())
+                .unwrap_or_else(|| "default".into()),
+            region,
+            endpoint_url,
+        })
+    }
+}

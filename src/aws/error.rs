@@ -1,0 +1,267 @@
+//! One classification of every AWS failure the console and CLI can meet, with what to do next.
+
+use aws_sdk_sagemaker::error::SdkError;
+use aws_smithy_types::error::metadata::ProvideErrorMetadata;
+use serde::Serialize;
+
+/// A classified AWS failure. `Display` is one line: what happened, then what to do.
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum AwsError {
+    /// The model container answered non-2xx (ModelError, HTTP 424).
+    #[error("model error: the container answered {} ({}){}", status_text(*.original_status), .original_message.as_deref().unwrap_or(.message), log_hint(.log_stream_arn))]
+    ModelError {
+        /// The container's HTTP status.
+        original_status: Option<i32>,
+        /// The container's response body.
+        original_message: Option<String>,
+        /// SageMaker's full message.
+        message: String,
+        /// CloudWatch log group of the endpoint.
+        log_stream_arn: Option<String>,
+    },
+    /// An MME model is still loading (ModelNotReadyException, 429).
+    #[error("model not ready: {0} (it is still loading; retry in a few seconds)")]
+    ModelNotReady(String),
+    /// The API throttled the call.
+    #[error("throttled: {0} (slow down or raise the refresh interval)")]
+    Throttling(String),
+    /// SageMaker infrastructure failure (500).
+    #[error("internal failure: {0} (SageMaker-side; retrying is safe)")]
+    InternalFailure(String),
+    /// The endpoint or service is unavailable (503).
+    #[error("service unavailable: {0} (the endpoint may be starting or scaling; retry with backoff)")]
+    ServiceUnavailable(String),
+    /// The request was refused as invalid.
+    #[error("invalid request: {0}")]
+    Validation(String),
+    /// The resource does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The credentials may not do this, are invalid, or expired.
+    #[error("access denied: {0} (check the profile's permissions; for SSO run `aws sso login`)")]
+    AccessDenied(String),
+    /// The call did not finish in time.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The endpoint URL could not be reached or the connection broke.
+    #[error("network error: {0} (check --endpoint-url / --region and your connection)")]
+    Network(String),
+    /// Configuration is missing (credentials, region).
+    #[error("{0}")]
+    Config(String),
+    /// Anything else, with its code.
+    #[error("{code}: {message}")]
+    Other {
+        /// Error code.
+        code: String,
+        /// Message.
+        message: String,
+    },
+}
+
+fn status_text(s: Option<i32>) -> String {
+    s.map(|s| format!("HTTP {s}")).unwrap_or_else(|| "an error".into())
+}
+
+fn log_hint(arn: &Option<String>) -> String {
+    match arn {
+        Some(a) => format!("; logs: {}", a.rsplit(':').next().unwrap_or(a)),
+        None => String::new(),
+    }
+}
+
+impl AwsError {
+    /// Whether retrying the same call may succeed: InternalFailure, ServiceUnavailable,
+    /// ModelNotReady and Throttling only — never ModelError or Validation.
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            AwsError::InternalFailure(_)
+                | AwsError::ServiceUnavailable(_)
+                | AwsError::ModelNotReady(_)
+                | AwsError::Throttling(_)
+        )
+    }
+
+    /// Short class name (`model_error`, `throttling`, ...), as in `--json` output.
+    pub fn class(&self) -> &'static str {
+        match self {
+            AwsError::ModelError { .. } => "model_error",
+            AwsError::ModelNotReady(_) => "model_not_ready",
+            AwsError::Throttling(_) => "throttling",
+            AwsError::InternalFailure(_) => "internal_failure",
+            AwsError::ServiceUnavailable(_) => "service_unavailable",
+            AwsError::Validation(_) => "validation",
+            AwsError::NotFound(_) => "not_found",
+            AwsError::AccessDenied(_) => "access_denied",
+            AwsError::Timeout(_) => "timeout",
+            AwsError::Network(_) => "network",
+            AwsError::Config(_) => "config",
+            AwsError::Other { .. } => "other",
+        }
+    }
+
+    /// Classifies a service error by its code and message.
+    pub fn from_code(code: Option<&str>, message: Option<&str>) -> AwsError {
+        let message = message.unwrap_or("").to_string();
+        let code = code.unwrap_or("Unknown");
+        match code {
+            "ModelError" => AwsError::ModelError {
+                original_status: None,
+                original_message: None,
+                message,
+                log_stream_arn: None,
+            },
+            "ModelNotReadyException" => AwsError::ModelNotReady(message),
+            "ThrottlingException"
+            | "Throttling"
+            | "ThrottledException"
+            | "TooManyRequestsException"
+            | "RequestLimitExceeded"
+            | "SlowDown"
+            | "LimitExceededException" => AwsError::Throttling(message),
+            "InternalFailure"
+            | "InternalServerError"
+            | "InternalServerException"
+            | "InternalError"
+            | "InternalServiceError"
+            | "InternalServiceException"
+            | "InternalDependencyException"
+            | "InternalStreamFailure" => AwsError::InternalFailure(message),
+            "ServiceUnavailable" | "ServiceUnavailableException" => AwsError::ServiceUnavailable(message),
+            "ValidationError"
+            | "ValidationException"
+            | "InvalidParameterValue"
+            | "InvalidParameterValueException"
+            | "InvalidArgument"
+            | "SerializationException" => {
+                if message.starts_with("Could not find") || message.contains(" not found.") {
+                    AwsError::NotFound(message)
+                } else {
+                    AwsError::Validation(message)
+                }
+            }
+            "ResourceNotFound"
+            | "ResourceNotFoundException"
+            | "ObjectNotFoundException"
+            | "NoSuchBucket"
+            | "NoSuchKey"
+            | "NotFound" => AwsError::NotFound(message),
+            "AccessDenied"
+            | "AccessDeniedException"
+            | "UnrecognizedClientException"
+            | "InvalidSignatureException"
+            | "ExpiredToken"
+            | "ExpiredTokenException"
+            | "InvalidClientTokenId"
+            | "SignatureDoesNotMatch" => {
+                AwsError::AccessDenied(if message.is_empty() { code.to_string() } else { message })
+            }
+            other => AwsError::Other {
+                code: other.to_string(),
+                message,
+            },
+        }
+    }
+
+    /// Classifies any SDK error.
+    pub fn from_sdk<E, R>(err: SdkError<E, R>) -> AwsError
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+        R: std::fmt::Debug,
+    {
+        match &err {
+            SdkError::ServiceError(se) => AwsError::from_code(se.err().code(), se.err().message()),
+            SdkError::TimeoutError(_) => AwsError::Timeout("the call exceeded its deadline".into()),
+            SdkError::DispatchFailure(df) => {
+                let text = chain_text(&err);
+                if df.is_timeout() {
+                    AwsError::Timeout(text)
+                } else if text.contains("credential") || text.contains("identity") {
+                    AwsError::Config(no_credentials_text(&text))
+                } else {
+                    AwsError::Network(text)
+                }
+            }
+            SdkError::ConstructionFailure(_) => {
+                let text = chain_text(&err);
+                if text.contains("region") {
+                    AwsError::Config(NO_REGION.into())
+                } else {
+                    AwsError::Other {
+                        code: "RequestConstruction".into(),
+                        message: text,
+                    }
+                }
+            }
+            SdkError::ResponseError(_) => {
+                AwsError::Network(format!("the answer could not be read: {}", chain_text(&err)))
+            }
+            _ => AwsError::Other {
+                code: "Unknown".into(),
+                message: chain_text(&err),
+            },
+        }
+    }
+}
+
+/// The line printed when no region is configured.
+pub const NO_REGION: &str = "no AWS region: pass --region, set AWS_REGION, or set `region` in your AWS profile";
+
+/// The line printed when no credentials can be found.
+pub fn no_credentials_text(detail: &str) -> String {
+    format!(
+        "no usable AWS credentials ({detail}): set AWS_PROFILE or pass --profile (run `aws sso login` for SSO profiles), or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"
+    )
+}
+
+/// The error and its sources on one line, without debug dumps.
+pub fn chain_text(err: &dyn std::error::Error) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut src = err.source();
+    while let Some(s) = src {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        src = s.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification_and_retryability() {
+        assert!(AwsError::from_code(Some("ThrottlingException"), None).retryable());
+        assert!(AwsError::from_code(Some("ServiceUnavailable"), None).retryable());
+        assert!(AwsError::from_code(Some("InternalFailure"), None).retryable());
+        assert!(AwsError::from_code(Some("ModelNotReadyException"), None).retryable());
+        assert!(!AwsError::from_code(Some("ModelError"), None).retryable());
+        assert!(!AwsError::from_code(Some("ValidationError"), Some("bad")).retryable());
+        assert_eq!(
+            AwsError::from_code(Some("ValidationException"), Some("Could not find endpoint \"x\".")).class(),
+            "not_found"
+        );
+        assert_eq!(
+            AwsError::from_code(Some("ExpiredTokenException"), None).class(),
+            "access_denied"
+        );
+    }
+
+    #[test]
+    fn display_is_one_line() {
+        let e = AwsError::ModelError {
+            original_status: Some(415),
+            original_message: Some("unsupported".into()),
+            message: "m".into(),
+            log_stream_arn: Some("arn:aws:logs:r:a:log-group:/aws/sagemaker/Endpoints/x".into()),
+        };
+        let s = e.to_string();
+        assert!(!s.contains('\n'));
+        assert!(s.contains("HTTP 415") && s.contains("/aws/sagemaker/Endpoints/x"));
+    }
+}

@@ -1,0 +1,12 @@
+//! The fleet layer: the only code that knows aws-config and the aws-sdk-* crates. The console,
+//! the CLI and the MCP server call it; nothing here knows the sandbox exists.
+
+pub mod config;
+pub mod error;
+pub mod invoke;
+pub mod latency;
+pub mod retry;
+
+pub use config::{AwsOptions, Fleet};
+pub use error::AwsError;
+pub use retry::RetryPolicy;
