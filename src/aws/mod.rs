@@ -3,9 +3,11 @@
 
 pub mod config;
 pub mod error;
+pub mod inventory;
 pub mod invoke;
 pub mod latency;
 pub mod retry;
+pub mod scaling;
 
 pub use config::{AwsOptions, Fleet};
 pub use error::AwsError;

@@ -1,8 +1,17 @@
-//! The command line: the console (default), `demo`, `sandbox`, and the headless commands.
+//! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
+//! with human output by default and `--json` everywhere.
 
+pub mod endpoints_cmd;
+pub mod invoke_cmd;
+pub mod metrics_cmd;
+pub mod models_cmd;
+pub mod output;
 pub mod sandbox_cmd;
+pub mod weights_cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+
+use crate::aws::{AwsError, AwsOptions, Fleet};
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
@@ -13,13 +22,53 @@ pub const EXIT_AWS: i32 = 3;
 /// Exit code: the model container answered non-2xx.
 pub const EXIT_MODEL: i32 = 4;
 
+const EXIT_CODES: &str =
+    "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx).";
+
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
 #[derive(Debug, Parser)]
-#[command(name = "sagedeck", version, about, long_about = None)]
+#[command(name = "sagedeck", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
+    /// Where to reach AWS, and how to print.
+    #[command(flatten)]
+    pub global: GlobalArgs,
     /// What to run.
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Options every command takes, with the AWS CLI's names.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Named AWS profile (default: AWS_PROFILE, then `default`).
+    #[arg(long, global = true)]
+    pub profile: Option<String>,
+    /// AWS region (default: AWS_REGION, then the profile's).
+    #[arg(long, global = true)]
+    pub region: Option<String>,
+    /// Endpoint URL for every service (default: AWS_ENDPOINT_URL).
+    #[arg(long, global = true)]
+    pub endpoint_url: Option<String>,
+    /// Print JSON instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+impl GlobalArgs {
+    /// The fleet-layer options these arguments describe.
+    pub fn aws_options(&self) -> AwsOptions {
+        AwsOptions {
+            profile: self.profile.clone(),
+            region: self.region.clone(),
+            endpoint_url: self.endpoint_url.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// Connects the fleet layer, or prints why not.
+    pub async fn connect(&self) -> Result<Fleet, i32> {
+        Fleet::connect(&self.aws_options()).await.map_err(|e| report(&e))
+    }
 }
 
 /// Subcommands.
@@ -32,6 +81,43 @@ pub enum Command {
     Sandbox(sandbox_cmd::SandboxArgs),
     /// Inject, list or clear faults in a running sandbox.
     Fault(sandbox_cmd::FaultArgs),
+    /// List every endpoint with its variants, instances, autoscaling and status.
+    Endpoints(endpoints_cmd::EndpointsArgs),
+    /// Describe one endpoint: endpoint, config, models, autoscaling policies and activities.
+    Describe(endpoints_cmd::DescribeArgs),
+    /// Show an endpoint's variant weights, or change them (`--set VARIANT=WEIGHT`).
+    Weights(weights_cmd::WeightsArgs),
+    /// Invoke an endpoint once, or `--repeat N` times with percentiles.
+    Invoke(invoke_cmd::InvokeArgs),
+    /// List a multi-model endpoint's model catalog (its S3 prefix).
+    Models(models_cmd::ModelsArgs),
+    /// Prewarm multi-model endpoint models with one warm-up invocation each.
+    Prewarm(models_cmd::PrewarmArgs),
+    /// Latency, invocations and errors of an endpoint's variants from CloudWatch.
+    Metrics(metrics_cmd::MetricsArgs),
+    /// Scalable targets, policies and recent scaling activities of an endpoint.
+    Autoscaling(endpoints_cmd::AutoscalingArgs),
+}
+
+/// Prints a classified error on one line and returns its exit code.
+pub fn report(e: &AwsError) -> i32 {
+    eprintln!("sagedeck: {e}");
+    exit_code(e)
+}
+
+/// The exit code of a classified error.
+pub fn exit_code(e: &AwsError) -> i32 {
+    match e {
+        AwsError::ModelError { .. } => EXIT_MODEL,
+        AwsError::Config(_) => EXIT_USAGE,
+        _ => EXIT_AWS,
+    }
+}
+
+/// Prints a usage problem and returns exit code 2.
+pub fn usage(message: impl std::fmt::Display) -> i32 {
+    eprintln!("sagedeck: {message}");
+    EXIT_USAGE
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -43,15 +129,21 @@ pub fn run(cli: Cli) -> i32 {
             return EXIT_AWS;
         }
     };
+    let g = cli.global;
     runtime.block_on(async move {
         match cli.command {
             Some(Command::Demo(args)) => sandbox_cmd::run_sandbox(args, true).await,
             Some(Command::Sandbox(args)) => sandbox_cmd::run_sandbox(args, false).await,
             Some(Command::Fault(args)) => sandbox_cmd::run_fault(args).await,
-            None => {
-                eprintln!("sagedeck: the console is not built yet; try `sagedeck demo` or `sagedeck --help`");
-                EXIT_USAGE
-            }
+            Some(Command::Endpoints(args)) => endpoints_cmd::run_endpoints(&g, args).await,
+            Some(Command::Describe(args)) => endpoints_cmd::run_describe(&g, args).await,
+            Some(Command::Autoscaling(args)) => endpoints_cmd::run_autoscaling(&g, args).await,
+            Some(Command::Weights(args)) => weights_cmd::run(&g, args).await,
+            Some(Command::Invoke(args)) => invoke_cmd::run(&g, args).await,
+            Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
+            Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
+            Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
+            None => usage("the console is not built yet; try `sagedeck demo` or `sagedeck --help`"),
         }
     })
 }

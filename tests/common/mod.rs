@@ -49,3 +49,61 @@ where
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// What a run of the real binary printed.
+#[derive(Debug)]
+pub struct CliRun {
+    /// Exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl CliRun {
+    /// Standard output parsed as JSON (panics with the output when it is not).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+}
+
+/// Runs `sagedeck ARGS` against the sandbox with test credentials in an isolated HOME (so no
+/// profile of the machine leaks in), the endpoint URL passed as `--endpoint-url`.
+pub async fn run_cli(handle: &SandboxHandle, args: &[&str]) -> CliRun {
+    run_cli_env(handle, args, &[]).await
+}
+
+/// `run_cli` with extra environment variables (an empty value removes the variable).
+pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &str)]) -> CliRun {
+    let home = tempfile::tempdir().expect("temp home");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"));
+    cmd.args(args)
+        .arg("--endpoint-url")
+        .arg(handle.endpoint_url())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("AWS_ACCESS_KEY_ID", "AKIDSANDBOX")
+        .env("AWS_SECRET_ACCESS_KEY", "sandbox-secret")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        if v.is_empty() {
+            cmd.env_remove(k);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+        .await
+        .expect("sagedeck finished within 120 s")
+        .expect("sagedeck runs");
+    CliRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

@@ -1,0 +1,1 @@
+//! MME catalog and prewarm.
