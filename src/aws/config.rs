@@ -61,6 +61,25 @@ impl std::fmt::Debug for Fleet {
 }
 
 impl Fleet {
+    /// Builds the clients from a loaded SDK configuration (tests and embedders use this with a
+    /// configuration of their own; `connect` is the CLI's way in).
+    pub fn from_sdk_config(conf: &aws_config::SdkConfig, profile: String, endpoint_url: Option<String>) -> Fleet {
+        let runtime_conf = aws_sdk_sagemakerruntime::config::Builder::from(conf)
+            .retry_config(aws_sdk_sagemakerruntime::config::retry::RetryConfig::disabled())
+            .build();
+        let s3_conf = aws_sdk_s3::config::Builder::from(conf).force_path_style(endpoint_url.is_some()).build();
+        Fleet {
+            sagemaker: aws_sdk_sagemaker::Client::new(conf),
+            runtime: aws_sdk_sagemakerruntime::Client::from_conf(runtime_conf),
+            cloudwatch: aws_sdk_cloudwatch::Client::new(conf),
+            autoscaling: aws_sdk_applicationautoscaling::Client::new(conf),
+            s3: aws_sdk_s3::Client::from_conf(s3_conf),
+            profile,
+            region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
+            endpoint_url,
+        }
+    }
+
     /// Loads configuration and credentials; fails with one line saying what to set.
     pub async fn connect(opts: &AwsOptions) -> Result<Fleet, AwsError> {
         let mut loader = aws_config::defaults(BehaviorVersion::latest());
@@ -82,10 +101,9 @@ impl Fleet {
             .retry_config(RetryConfig::adaptive().with_max_attempts(opts.max_attempts.unwrap_or(3)))
             .load()
             .await;
-        let region = conf
-            .region()
-            .map(|r| r.to_string())
-            .ok_or_else(|| AwsError::Config(NO_REGION.into()))?;
+        if conf.region().is_none() {
+            return Err(AwsError::Config(NO_REGION.into()));
+        }
         let provider = conf
             .credentials_provider()
             .ok_or_else(|| AwsError::Config(no_credentials_text("no credential provider")))?;
@@ -98,29 +116,9 @@ impl Fleet {
                 )));
             }
         }
-        let endpoint_url = opts
-            .endpoint_url
-            .clone()
-            .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
-        let runtime_conf = aws_sdk_sagemakerruntime::config::Builder::from(&conf)
-            .retry_config(aws_sdk_sagemakerruntime::config::retry::RetryConfig::disabled())
-            .build();
-        let s3_conf = aws_sdk_s3::config::Builder::from(&conf)
-            .force_path_style(endpoint_url.is_some())
-            .build();
-        Ok(Fleet {
-            sagemaker: aws_sdk_sagemaker::Client::new(&conf),
-            runtime: aws_sdk_sagemakerruntime::Client::from_conf(runtime_conf),
-            cloudwatch: aws_sdk_cloudwatch::Client::new(&conf),
-            autoscaling: aws_sdk_applicationautoscaling::Client::new(&conf),
-            s3: aws_sdk_s3::Client::from_conf(s3_conf),
-            profile: opts
-                .profile
-                .clone()
-                .or_else(|| std::env::var("AWS_PROFILE").ok())
-                .unwrap_or_else(|| "default".into()),
-            region,
-            endpoint_url,
-        })
+        let endpoint_url = opts.endpoint_url.clone().or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
+        let profile =
+            opts.profile.clone().or_else(|| std::env::var("AWS_PROFILE").ok()).unwrap_or_else(|| "default".into());
+        Ok(Fleet::from_sdk_config(&conf, profile, endpoint_url))
     }
 }

@@ -107,3 +107,8 @@ pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &s
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// The fleet layer pointed at the sandbox (static test credentials).
+pub async fn fleet(handle: &SandboxHandle) -> sagedeck::aws::Fleet {
+    sagedeck::aws::Fleet::from_sdk_config(&sdk_config(handle).await, "sandbox".into(), Some(handle.endpoint_url()))
+}
