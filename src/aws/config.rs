@@ -67,7 +67,9 @@ impl Fleet {
         let runtime_conf = aws_sdk_sagemakerruntime::config::Builder::from(conf)
             .retry_config(aws_sdk_sagemakerruntime::config::retry::RetryConfig::disabled())
             .build();
-        let s3_conf = aws_sdk_s3::config::Builder::from(conf).force_path_style(endpoint_url.is_some()).build();
+        let s3_conf = aws_sdk_s3::config::Builder::from(conf)
+            .force_path_style(endpoint_url.is_some())
+            .build();
         Fleet {
             sagemaker: aws_sdk_sagemaker::Client::new(conf),
             runtime: aws_sdk_sagemakerruntime::Client::from_conf(runtime_conf),
@@ -116,9 +118,15 @@ impl Fleet {
                 )));
             }
         }
-        let endpoint_url = opts.endpoint_url.clone().or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
-        let profile =
-            opts.profile.clone().or_else(|| std::env::var("AWS_PROFILE").ok()).unwrap_or_else(|| "default".into());
+        let endpoint_url = opts
+            .endpoint_url
+            .clone()
+            .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
+        let profile = opts
+            .profile
+            .clone()
+            .or_else(|| std::env::var("AWS_PROFILE").ok())
+            .unwrap_or_else(|| "default".into());
         Ok(Fleet::from_sdk_config(&conf, profile, endpoint_url))
     }
 }

@@ -8,6 +8,7 @@ pub mod invoke;
 pub mod latency;
 pub mod retry;
 pub mod scaling;
+pub mod weights;
 
 pub use config::{AwsOptions, Fleet};
 pub use error::AwsError;

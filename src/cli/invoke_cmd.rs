@@ -1,13 +1,272 @@
-//! `sagedeck invoke`.
-use super::GlobalArgs;
+//! `sagedeck invoke ENDPOINT [--body JSON | --body-file FILE] ... [--repeat N] [--stream]`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use base64::Engine;
 use clap::Args;
+use serde_json::json;
+
+use super::output::print_json;
+use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, exit_code, report, usage};
+use crate::aws::RetryPolicy;
+use crate::aws::invoke::{InvokeSpec, is_json, validate_body};
+use crate::aws::latency::LatencyStats;
+
 /// `sagedeck invoke`.
 #[derive(Debug, Args)]
 pub struct InvokeArgs {
-    /// Endpoint.
+    /// Endpoint name.
     pub endpoint: String,
+    /// Request body (inline).
+    #[arg(long, conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Request body from a file (`-` for standard input).
+    #[arg(long)]
+    pub body_file: Option<String>,
+    /// Content-Type of the body.
+    #[arg(long, default_value = "application/json")]
+    pub content_type: String,
+    /// Accept.
+    #[arg(long)]
+    pub accept: Option<String>,
+    /// Send to this variant, bypassing the weights.
+    #[arg(long)]
+    pub target_variant: Option<String>,
+    /// Multi-model endpoint model key.
+    #[arg(long)]
+    pub target_model: Option<String>,
+    /// Custom attributes for the container.
+    #[arg(long)]
+    pub custom_attributes: Option<String>,
+    /// Inference id.
+    #[arg(long)]
+    pub inference_id: Option<String>,
+    /// Invoke N times and report p50/p95/p99 and the variant split.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Use InvokeEndpointWithResponseStream and print parts as they arrive.
+    #[arg(long)]
+    pub stream: bool,
+    /// Attempts per invocation (retrying throttling, 500, 503 and ModelNotReady).
+    #[arg(long, default_value_t = 4)]
+    pub max_attempts: u32,
 }
+
+fn read_body(args: &InvokeArgs) -> Result<Vec<u8>, String> {
+    match (&args.body, &args.body_file) {
+        (Some(b), _) => Ok(b.clone().into_bytes()),
+        (None, Some(f)) if f == "-" => {
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            Ok(buf)
+        }
+        (None, Some(f)) => std::fs::read(f).map_err(|e| format!("cannot read body file {f}: {e}")),
+        (None, None) => Err("give a body with --body JSON or --body-file FILE".into()),
+    }
+}
+
+/// The body as JSON when it parses, else text when UTF-8, else base64 (for `--json`).
+fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
+    if content_type.is_none_or(is_json) {
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+            return v;
+        }
+    }
+    match std::str::from_utf8(body) {
+        Ok(s) => json!(s),
+        Err(_) => json!({ "base64": base64::engine::general_purpose::STANDARD.encode(body) }),
+    }
+}
+
+/// Human rendering of a body: pretty JSON, text, or size and a hex preview.
+pub fn body_text(content_type: Option<&str>, body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+        if content_type.is_none_or(is_json) || body.first().is_some_and(|b| *b == b'[' || *b == b'{') {
+            return serde_json::to_string_pretty(&v).unwrap_or_default();
+        }
+    }
+    match std::str::from_utf8(body) {
+        Ok(s) => s.to_string(),
+        Err(_) => {
+            let hex: Vec<String> = body.iter().take(32).map(|b| format!("{b:02x}")).collect();
+            format!(
+                "{} bytes of binary: {}{}",
+                body.len(),
+                hex.join(" "),
+                if body.len() > 32 { " …" } else { "" }
+            )
+        }
+    }
+}
+
 /// Runs `invoke`.
-pub async fn run(_g: &GlobalArgs, _a: InvokeArgs) -> i32 {
-    2
+pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> i32 {
+    let body = match read_body(&args) {
+        Ok(b) => b,
+        Err(e) => return usage(e),
+    };
+    if let Err(e) = validate_body(&args.content_type, &body) {
+        return usage(format!("{e}; nothing was sent"));
+    }
+    if args.repeat == 0 {
+        return usage("--repeat must be at least 1");
+    }
+    if args.stream && (args.repeat > 1 || args.target_model.is_some()) {
+        return usage("--stream takes neither --repeat nor --target-model");
+    }
+    let spec = InvokeSpec {
+        endpoint: args.endpoint.clone(),
+        body,
+        content_type: args.content_type.clone(),
+        accept: args.accept.clone(),
+        target_variant: args.target_variant.clone(),
+        target_model: args.target_model.clone(),
+        custom_attributes: args.custom_attributes.clone(),
+        inference_id: args.inference_id.clone(),
+    };
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    if args.stream {
+        let json_out = g.json;
+        let mut parts = Vec::new();
+        let r = fleet
+            .invoke_stream(&spec, |p| {
+                if json_out {
+                    parts.push(String::from_utf8_lossy(p).into_owned());
+                } else {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(p);
+                    let _ = out.flush();
+                }
+            })
+            .await;
+        return match r {
+            Ok(s) if json_out => {
+                print_json(&json!({ "stream": s, "parts": parts }));
+                EXIT_OK
+            }
+            Ok(s) => {
+                eprintln!(
+                    "\nsagedeck: {} parts, {} bytes from variant {} in {:.1} ms",
+                    s.parts,
+                    s.bytes,
+                    s.invoked_variant.as_deref().unwrap_or("?"),
+                    s.total.as_secs_f64() * 1000.0
+                );
+                EXIT_OK
+            }
+            Err(e) => report(&e),
+        };
+    }
+    let policy = RetryPolicy {
+        max_attempts: args.max_attempts.max(1),
+        ..Default::default()
+    };
+    if args.repeat == 1 {
+        return match fleet.invoke(&spec, &policy).await {
+            Ok(r) => {
+                if g.json {
+                    print_json(&json!({
+                        "endpoint": spec.endpoint, "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
+                    }));
+                } else {
+                    println!("{}", body_text(r.content_type.as_deref(), &r.body));
+                    eprintln!(
+                        "sagedeck: variant {} · {:.1} ms · {} attempt{}{}",
+                        r.invoked_variant.as_deref().unwrap_or("?"),
+                        r.latency.as_secs_f64() * 1000.0,
+                        r.attempts,
+                        if r.attempts == 1 { "" } else { "s" },
+                        if r.retried.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (retried: {})", r.retried.join(", "))
+                        }
+                    );
+                }
+                EXIT_OK
+            }
+            Err(f) => {
+                if g.json {
+                    print_json(&json!({ "endpoint": spec.endpoint, "error": f }));
+                    eprintln!("sagedeck: {}", f.error);
+                    exit_code(&f.error)
+                } else {
+                    let code = report(&f.error);
+                    eprintln!(
+                        "sagedeck: after {} attempt(s) in {:.1} ms",
+                        f.attempts,
+                        f.total.as_secs_f64() * 1000.0
+                    );
+                    code
+                }
+            }
+        };
+    }
+    repeat(g, &fleet, &spec, &policy, args.repeat).await
+}
+
+async fn repeat(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy, n: u32) -> i32 {
+    let mut stats = LatencyStats::new();
+    let mut variants: BTreeMap<String, u32> = BTreeMap::new();
+    let mut errors: BTreeMap<String, u32> = BTreeMap::new();
+    let mut attempts = 0;
+    let mut model_errors = 0;
+    for _ in 0..n {
+        match fleet.invoke(spec, policy).await {
+            Ok(r) => {
+                stats.record(r.latency);
+                attempts += r.attempts;
+                *variants
+                    .entry(r.invoked_variant.unwrap_or_else(|| "?".into()))
+                    .or_default() += 1;
+            }
+            Err(f) => {
+                attempts += f.attempts;
+                if exit_code(&f.error) == EXIT_MODEL {
+                    model_errors += 1;
+                }
+                *errors.entry(f.error.class().to_string()).or_default() += 1;
+            }
+        }
+    }
+    let p = stats.percentiles();
+    if g.json {
+        print_json(&json!({
+            "endpoint": spec.endpoint, "invocations": n, "succeeded": stats.count(), "attempts": attempts,
+            "latency": p, "variants": variants, "errors": errors,
+        }));
+    } else {
+        println!(
+            "{} invocations of {}: {} succeeded, {} attempts",
+            n,
+            spec.endpoint,
+            stats.count(),
+            attempts
+        );
+        if let Some(p) = p {
+            println!(
+                "latency ms  p50 {:.1}  p95 {:.1}  p99 {:.1}  min {:.1}  max {:.1}",
+                p.p50_ms, p.p95_ms, p.p99_ms, p.min_ms, p.max_ms
+            );
+        }
+        let ok = stats.count().max(1) as f64;
+        for (v, c) in &variants {
+            println!("variant {v}: {c} ({:.1}%)", *c as f64 * 100.0 / ok);
+        }
+        for (e, c) in &errors {
+            println!("error {e}: {c}");
+        }
+    }
+    if errors.is_empty() {
+        EXIT_OK
+    } else if model_errors > 0 {
+        EXIT_MODEL
+    } else {
+        EXIT_AWS
+    }
 }

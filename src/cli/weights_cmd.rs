@@ -1,13 +1,161 @@
-//! `sagedeck weights`.
-use super::GlobalArgs;
+//! `sagedeck weights ENDPOINT [--set VARIANT=WEIGHT ...] [--instances VARIANT=N ...] [--yes] [--wait]`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
 use clap::Args;
+use serde_json::json;
+
+use super::endpoints_cmd::print_variants;
+use super::output::{pct, print_json, print_table, weight};
+use super::{EXIT_OK, GlobalArgs, report, usage};
+use crate::aws::weights::{WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+
 /// `sagedeck weights`.
 #[derive(Debug, Args)]
 pub struct WeightsArgs {
-    /// Endpoint.
+    /// Endpoint name.
     pub endpoint: String,
+    /// New weight of a variant: `VARIANT=WEIGHT` or `VARIANT=NN%` (repeatable).
+    #[arg(long = "set", value_name = "VARIANT=WEIGHT")]
+    pub set: Vec<String>,
+    /// New instance count of a variant: `VARIANT=COUNT` (repeatable).
+    #[arg(long = "instances", value_name = "VARIANT=COUNT")]
+    pub instances: Vec<String>,
+    /// Apply without asking.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Follow the endpoint through Updating until InService.
+    #[arg(long)]
+    pub wait: bool,
+    /// Give up waiting after this many seconds.
+    #[arg(long, default_value_t = 900)]
+    pub wait_timeout: u64,
 }
+
+fn bar(share: f64, width: usize) -> String {
+    let n = (share * width as f64).round() as usize;
+    format!("{}{}", "█".repeat(n.min(width)), "░".repeat(width - n.min(width)))
+}
+
+/// Prints a plan's before → after split.
+pub fn print_plan(plan: &WeightPlan) {
+    let rows = plan
+        .before
+        .iter()
+        .zip(&plan.after)
+        .map(|(b, a)| {
+            vec![
+                b.variant.clone(),
+                format!("{} → {}", weight(b.weight), weight(a.weight)),
+                format!("{} → {}", pct(b.share), pct(a.share)),
+                format!("{} → {}", b.instances, a.instances),
+                format!("{} → {}", bar(b.share, 10), bar(a.share, 10)),
+            ]
+        })
+        .collect();
+    print_table(&["VARIANT", "WEIGHT", "TRAFFIC", "INSTANCES", "SPLIT"], rows);
+}
+
+fn confirm(plan: &WeightPlan) -> bool {
+    eprint!("Apply this change to {}? [y/N] ", plan.endpoint);
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    matches!(line.trim(), "y" | "Y" | "yes" | "YES")
+}
+
 /// Runs `weights`.
-pub async fn run(_g: &GlobalArgs, _a: WeightsArgs) -> i32 {
-    2
+pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
+    // Parse before any request: invalid input sends nothing.
+    let mut changes = match parse_weight_args(&args.set) {
+        Ok(c) => c,
+        Err(e) => return usage(e),
+    };
+    if let Err(e) = merge_instance_args(&mut changes, &args.instances) {
+        return usage(e);
+    }
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let info = match fleet.endpoint(&args.endpoint).await {
+        Ok(i) => i,
+        Err(e) => return report(&e),
+    };
+    if changes.is_empty() {
+        if g.json {
+            print_json(&json!({ "endpoint": info.name, "status": info.status, "variants": info.variants }));
+        } else {
+            println!("{}  {}", info.name, info.status);
+            print_variants(&info);
+        }
+        return EXIT_OK;
+    }
+    let plan = match plan_weights(&info, &changes) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    if info.status != "InService" {
+        return usage(format!(
+            "{} is {}; weights can change only when it is InService",
+            info.name, info.status
+        ));
+    }
+    if !g.json {
+        print_plan(&plan);
+    }
+    if !args.yes {
+        if !std::io::stdin().is_terminal() {
+            return usage("not applied: pass --yes to apply without a terminal to confirm on");
+        }
+        if !confirm(&plan) {
+            eprintln!("sagedeck: not applied");
+            return EXIT_OK;
+        }
+    }
+    if let Err(e) = fleet.apply_weights(&plan).await {
+        return report(&e);
+    }
+    if !g.json {
+        eprintln!("sagedeck: {} is Updating", plan.endpoint);
+    }
+    let mut finished = None;
+    if args.wait {
+        let quiet = g.json;
+        let mut last = String::new();
+        let waited = fleet
+            .wait_in_service(
+                &plan.endpoint,
+                Duration::from_secs(args.wait_timeout),
+                Duration::from_secs(2),
+                |i| {
+                    let line = format!(
+                        "{} {}",
+                        i.status,
+                        i.variants
+                            .iter()
+                            .map(|v| format!("{}:{}→{}", v.name, weight(v.current_weight), weight(v.desired_weight)))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    );
+                    if !quiet && line != last {
+                        eprintln!("  {line}");
+                        last = line;
+                    }
+                },
+            )
+            .await;
+        match waited {
+            Ok(i) => finished = Some(i),
+            Err(e) => return report(&e),
+        }
+    }
+    if g.json {
+        print_json(&json!({ "plan": plan, "applied": true, "final": finished }));
+    } else if let Some(i) = finished {
+        println!("{} is InService", i.name);
+        print_variants(&i);
+    }
+    EXIT_OK
 }
