@@ -211,6 +211,11 @@ pub const NO_REGION: &str = "no AWS region: pass --region, set AWS_REGION, or se
 
 /// The line printed when no credentials can be found.
 pub fn no_credentials_text(detail: &str) -> String {
+    let detail = if detail.contains("no credentials found in chain") {
+        "none found in the environment, profiles, SSO cache, web identity, container or instance metadata"
+    } else {
+        detail.lines().next().unwrap_or(detail)
+    };
     format!(
         "no usable AWS credentials ({detail}): set AWS_PROFILE or pass --profile (run `aws sso login` for SSO profiles), or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"
     )

@@ -1,11 +1,14 @@
 //! The fleet layer: the only code that knows aws-config and the aws-sdk-* crates. The console,
 //! the CLI and the MCP server call it; nothing here knows the sandbox exists.
 
+pub mod catalog;
 pub mod config;
 pub mod error;
 pub mod inventory;
 pub mod invoke;
 pub mod latency;
+pub mod metrics;
+pub mod prewarm;
 pub mod retry;
 pub mod scaling;
 pub mod weights;

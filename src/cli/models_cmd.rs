@@ -1,31 +1,312 @@
-//! `sagedeck models` and `sagedeck prewarm`.
+//! `sagedeck models` (a multi-model endpoint's S3 catalog) and `sagedeck prewarm` (one warm-up
+//! invocation per model, cold or warm per model).
+
+use std::io::IsTerminal;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
 
 use clap::Args;
+use serde::Serialize;
 
-use super::GlobalArgs;
+use super::output::{print_json, print_table};
+use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, report, usage};
+use crate::aws::catalog::{Catalog, CatalogEntry, human_size};
+use crate::aws::invoke::validate_body;
+use crate::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
+use crate::aws::{AwsError, Fleet};
 
-/// `sagedeck models ENDPOINT`.
+/// `sagedeck models ENDPOINT [--filter SUBSTR]`.
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
-    /// Endpoint name.
+    /// Endpoint name (a multi-model endpoint).
     pub endpoint: String,
+    /// Only models whose key contains this text (case-insensitive).
+    #[arg(long)]
+    pub filter: Option<String>,
 }
 
-/// `sagedeck prewarm ENDPOINT [MODEL ...]`.
+/// `sagedeck prewarm ENDPOINT [MODEL ...] [--all]`.
 #[derive(Debug, Args)]
+#[command(after_help = "Exit codes: 0 every model answered, 2 usage or unknown model, \
+3 a model failed on an AWS error (throttling, not ready by the deadline ...), \
+4 the container refused the warm-up payload (model error) and nothing worse failed.")]
 pub struct PrewarmArgs {
-    /// Endpoint name.
+    /// Endpoint name (a multi-model endpoint).
     pub endpoint: String,
-    /// Model keys to prewarm.
+    /// Model keys to prewarm, relative to the endpoint's S3 prefix (see `sagedeck models`).
     pub models: Vec<String>,
+    /// Prewarm every model of the catalog.
+    #[arg(long, conflicts_with = "models")]
+    pub all: bool,
+    /// Warm-up invocations in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub concurrency: u16,
+    /// Per model, give up after this many seconds (ModelNotReady is retried until then).
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub deadline: u64,
+    /// Warm-up body (default: `{"inputs": "warmup"}` for JSON, a row of zeros for CSV).
+    #[arg(long, conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Read the warm-up body from a file.
+    #[arg(long, value_name = "PATH")]
+    pub body_file: Option<std::path::PathBuf>,
+    /// Content-Type of the warm-up body.
+    #[arg(long, default_value = "application/json")]
+    pub content_type: String,
+    /// Accept header.
+    #[arg(long)]
+    pub accept: Option<String>,
+    /// A first answer at least this slow (ms) counts as a cold load.
+    #[arg(long, default_value_t = 1000)]
+    pub cold_threshold_ms: u64,
+}
+
+/// Describes `endpoint`, refuses anything but a multi-model endpoint (exit 2) and lists its
+/// catalog; the error is already printed and its exit code returned.
+async fn mme_catalog(fleet: &Fleet, endpoint: &str) -> Result<(String, Catalog), i32> {
+    let calls = AtomicUsize::new(0);
+    let info = fleet
+        .describe_endpoint_info(endpoint, &calls)
+        .await
+        .map_err(|e| report(&e))?;
+    let Some(url) = info.mme_prefix().map(str::to_string) else {
+        return Err(usage(format!(
+            "{endpoint} is not a multi-model endpoint (no variant serves a MultiModel container); models and prewarm apply to MMEs only"
+        )));
+    };
+    let catalog = fleet.list_catalog(&url, None).await.map_err(|e| report(&e))?;
+    Ok((url, catalog))
+}
+
+#[derive(Serialize)]
+struct ModelsDoc<'a> {
+    endpoint: &'a str,
+    model_data_url: &'a str,
+    bucket: &'a str,
+    prefix: &'a str,
+    filter: Option<&'a str>,
+    count: usize,
+    total_bytes: u64,
+    models: Vec<&'a CatalogEntry>,
+}
+
+fn date(epoch: Option<f64>) -> String {
+    epoch
+        .and_then(|t| {
+            aws_smithy_types::DateTime::from_secs(t as i64)
+                .fmt(aws_smithy_types::date_time::Format::DateTime)
+                .ok()
+        })
+        .unwrap_or_else(|| "-".into())
 }
 
 /// Runs `models`.
-pub async fn run_models(_g: &GlobalArgs, _args: ModelsArgs) -> i32 {
-    super::usage("not implemented yet")
+pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> i32 {
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let (url, catalog) = match mme_catalog(&fleet, &args.endpoint).await {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let needle = args.filter.as_deref().map(str::to_lowercase);
+    let models: Vec<&CatalogEntry> = catalog
+        .models
+        .iter()
+        .filter(|m| needle.as_deref().is_none_or(|n| m.key.to_lowercase().contains(n)))
+        .collect();
+    if g.json {
+        print_json(&ModelsDoc {
+            endpoint: &args.endpoint,
+            model_data_url: &url,
+            bucket: &catalog.bucket,
+            prefix: &catalog.prefix,
+            filter: args.filter.as_deref(),
+            count: models.len(),
+            total_bytes: models.iter().map(|m| m.size).sum(),
+            models,
+        });
+        return EXIT_OK;
+    }
+    if models.is_empty() {
+        eprintln!(
+            "sagedeck: no models under {url}{}",
+            args.filter
+                .as_deref()
+                .map(|f| format!(" matching {f:?}"))
+                .unwrap_or_default()
+        );
+        return EXIT_OK;
+    }
+    let rows = models
+        .iter()
+        .map(|m| vec![m.key.clone(), human_size(m.size), date(m.last_modified)])
+        .collect();
+    print_table(&["MODEL", "SIZE", "LAST MODIFIED"], rows);
+    EXIT_OK
+}
+
+#[derive(Serialize)]
+struct PrewarmDoc<'a> {
+    #[serde(flatten)]
+    report: &'a crate::aws::prewarm::PrewarmReport,
+    content_type: &'a str,
+    concurrency: usize,
+    deadline_secs: u64,
+    cold_threshold_ms: u64,
+}
+
+fn warmup_body(args: &PrewarmArgs) -> Result<Option<Vec<u8>>, String> {
+    let body = match (&args.body, &args.body_file) {
+        (Some(b), _) => Some(b.clone().into_bytes()),
+        (None, Some(path)) => {
+            Some(std::fs::read(path).map_err(|e| format!("cannot read the body file {}: {e}", path.display()))?)
+        }
+        (None, None) => None,
+    };
+    if let Some(b) = &body {
+        validate_body(&args.content_type, b)?;
+    }
+    Ok(body)
+}
+
+/// The exit code of a prewarm: 3 when a model failed on an AWS error, else 4 when one failed on
+/// a model error, else 0.
+fn prewarm_exit(errors: &[&AwsError]) -> i32 {
+    if errors.iter().any(|e| !matches!(e, AwsError::ModelError { .. })) {
+        EXIT_AWS
+    } else if errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_MODEL
+    }
 }
 
 /// Runs `prewarm`.
-pub async fn run_prewarm(_g: &GlobalArgs, _args: PrewarmArgs) -> i32 {
-    super::usage("not implemented yet")
+pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
+    if args.models.is_empty() && !args.all {
+        return usage("name the models to prewarm, or pass --all (see `sagedeck models ENDPOINT`)");
+    }
+    let body = match warmup_body(&args) {
+        Ok(b) => b,
+        Err(e) => return usage(e),
+    };
+    let opts = PrewarmOptions {
+        concurrency: args.concurrency as usize,
+        deadline: Duration::from_secs(args.deadline),
+        cold_threshold: Duration::from_millis(args.cold_threshold_ms),
+        body,
+        content_type: args.content_type.clone(),
+        accept: args.accept.clone(),
+        ..Default::default()
+    };
+    if let Err(e) = opts.warmup_body() {
+        return usage(format!("{}; pass --body or --body-file", e.to_string().trim_start_matches("invalid request: ")));
+    }
+    // A cold load answers after up to 60 s (then ModelNotReady): read longer than that.
+    let mut aws = g.aws_options();
+    aws.read_timeout = Some(Duration::from_secs(90));
+    let fleet = match Fleet::connect(&aws).await {
+        Ok(f) => f,
+        Err(e) => return report(&e),
+    };
+    let (_, catalog) = match mme_catalog(&fleet, &args.endpoint).await {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let models: Vec<String> = if args.all {
+        catalog.models.iter().map(|m| m.key.clone()).collect()
+    } else {
+        let unknown = catalog.unknown(&args.models);
+        if !unknown.is_empty() {
+            return usage(format!(
+                "unknown model{} for {}: {} (see `sagedeck models {}`)",
+                if unknown.len() == 1 { "" } else { "s" },
+                args.endpoint,
+                unknown.join(", "),
+                args.endpoint
+            ));
+        }
+        args.models.clone()
+    };
+    if models.is_empty() {
+        eprintln!("sagedeck: the catalog of {} is empty; nothing to prewarm", args.endpoint);
+        return EXIT_OK;
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PrewarmEvent>();
+    let total = models.len();
+    let show_progress = std::io::stderr().is_terminal();
+    let progress = tokio::spawn(async move {
+        let mut done = 0;
+        while let Some(ev) = rx.recv().await {
+            if let (true, PrewarmEvent::Finished(r)) = (show_progress, &ev) {
+                done += 1;
+                eprintln!("[{done}/{total}] {} {}", r.model, r.status.as_str());
+            }
+        }
+    });
+    let result = fleet.prewarm(&args.endpoint, &models, &opts, Some(&tx)).await;
+    drop(tx);
+    let _ = progress.await;
+    let report_ = match result {
+        Ok(r) => r,
+        Err(e) => return report(&e),
+    };
+    let errors: Vec<&AwsError> = report_.results.iter().filter_map(|r| r.error.as_ref()).collect();
+    let code = prewarm_exit(&errors);
+    if g.json {
+        print_json(&PrewarmDoc {
+            report: &report_,
+            content_type: &opts.content_type,
+            concurrency: opts.concurrency,
+            deadline_secs: args.deadline,
+            cold_threshold_ms: args.cold_threshold_ms,
+        });
+        return code;
+    }
+    let rows = report_
+        .results
+        .iter()
+        .map(|r| {
+            vec![
+                r.model.clone(),
+                r.status.as_str().to_string(),
+                r.latency
+                    .map(|l| format!("{:.0}", l.as_secs_f64() * 1e3))
+                    .unwrap_or_else(|| "-".into()),
+                r.attempts.to_string(),
+                r.error.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    print_table(&["MODEL", "STATUS", "LATENCY_MS", "ATTEMPTS", "ERROR"], rows);
+    if report_.failed > 0 {
+        let failed = report_
+            .results
+            .iter()
+            .filter(|r| r.status == PrewarmStatus::Failed)
+            .count();
+        eprintln!("sagedeck: {failed} of {} models failed to prewarm", report_.results.len());
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_rank_aws_errors_over_model_errors() {
+        let me = AwsError::ModelError {
+            original_status: Some(400),
+            original_message: None,
+            message: "m".into(),
+            log_stream_arn: None,
+        };
+        let nr = AwsError::ModelNotReady("x".into());
+        assert_eq!(prewarm_exit(&[]), EXIT_OK);
+        assert_eq!(prewarm_exit(&[&me]), EXIT_MODEL);
+        assert_eq!(prewarm_exit(&[&me, &nr]), EXIT_AWS);
+    }
 }

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::control::{ListParams, check_name, page, passes};
-use super::state::{Endpoint, EndpointStatus, Transition};
+use super::state::{Endpoint, EndpointStatus, Transition, World};
 use super::wire::ApiError;
 use super::{Sandbox, now_epoch};
 
@@ -69,8 +69,12 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
     Ok(json!({ "EndpointArn": arn }))
 }
 
+fn image_of(world: &World, model: &str) -> String {
+    world.models.get(model).map(|m| m.container.image.clone()).unwrap_or_default()
+}
+
 /// The DescribeEndpoint document of an endpoint.
-pub fn endpoint_json(ep: &Endpoint) -> Value {
+pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
     let variants: Vec<Value> = ep
         .variants
         .iter()
@@ -82,7 +86,11 @@ pub fn endpoint_json(ep: &Endpoint) -> Value {
                 .collect();
             let mut j = json!({
                 "VariantName": v.name,
-                "DeployedImages": [{"SpecifiedImage": format!("sandbox/{}", v.model_name), "ResolutionTime": ep.creation_time}],
+                "DeployedImages": [{
+                    "SpecifiedImage": image_of(world, &v.model_name),
+                    "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), super::variant::fxhash(&v.model_name)),
+                    "ResolutionTime": ep.creation_time,
+                }],
                 "CurrentWeight": v.current_weight,
                 "DesiredWeight": v.desired_weight,
                 "CurrentInstanceCount": v.current_instances,
@@ -117,7 +125,7 @@ pub fn describe(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     world
         .endpoints
         .get(name)
-        .map(endpoint_json)
+        .map(|e| endpoint_json(e, &world))
         .ok_or_else(|| not_found(sb, name))
 }
 

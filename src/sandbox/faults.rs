@@ -40,6 +40,8 @@ pub enum FaultKind {
     Hang,
     /// The connection is cut before the response completes.
     Drop,
+    /// ExpiredTokenException: the caller's session credentials have expired.
+    ExpiredToken,
 }
 
 /// One fault rule.
@@ -118,9 +120,10 @@ impl FaultSpec {
             Some("slow") => FaultKind::Slow { ms: ms.unwrap_or(2000) },
             Some("hang") => FaultKind::Hang,
             Some("drop") => FaultKind::Drop,
+            Some("expired_token") | Some("expired") => FaultKind::ExpiredToken,
             Some(other) => {
                 return Err(format!(
-                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop)"
+                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token)"
                 ));
             }
             None => return Err("fault spec needs kind=...".into()),
@@ -251,6 +254,11 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
                 .unwrap_or_else(|| format!("injected container failure ({status})"));
             super::runtime::model_error(sb, endpoint, *status, &original)
         }
+        FaultKind::ExpiredToken => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "ExpiredTokenException",
+            "The security token included in the request is expired",
+        ),
         FaultKind::Slow { .. } | FaultKind::Hang | FaultKind::Drop => return None,
     })
 }

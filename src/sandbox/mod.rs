@@ -156,6 +156,8 @@ pub struct Sandbox {
     pub autoscaling: Mutex<autoscaling::AutoScaling>,
     /// Injected faults.
     pub faults: faults::Faults,
+    /// Requests served, by operation (benchmarks and tests count API calls with it).
+    pub requests: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 impl Sandbox {
@@ -166,10 +168,27 @@ impl Sandbox {
             metrics: metrics::MetricStore::new(),
             autoscaling: Mutex::new(autoscaling::AutoScaling::default()),
             faults: faults::Faults::default(),
+            requests: Mutex::new(std::collections::HashMap::new()),
             config,
         });
         fleet::seed(&sandbox);
         sandbox
+    }
+
+    /// Counts one request of an operation.
+    pub fn count_request(&self, op: &str) {
+        let mut r = self.requests.lock();
+        match r.get_mut(op) {
+            Some(n) => *n += 1,
+            None => {
+                r.insert(op.to_string(), 1);
+            }
+        }
+    }
+
+    /// Requests served so far for an operation.
+    pub fn request_count(&self, op: &str) -> u64 {
+        self.requests.lock().get(op).copied().unwrap_or(0)
     }
 
     /// `arn:aws:sagemaker:REGION:ACCOUNT:KIND/NAME` (names are lower-cased in ARNs, as AWS does).

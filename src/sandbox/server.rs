@@ -34,6 +34,7 @@ async fn dispatch(
     let path = uri.path().to_string();
     if let Some(target) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
         let (service, op) = target.split_once('.').unwrap_or((target, ""));
+        sb.count_request(op);
         return match service {
             "SageMaker" => control::handle(&sb, op, &body).await,
             "AnyScaleFrontendService" => autoscaling::handle(&sb, op, &body),
@@ -54,6 +55,7 @@ async fn dispatch(
             (Some("operation"), Some(op)) => op,
             _ => "",
         };
+        sb.count_request(op);
         if service == "GraniteServiceVersion20100801" {
             return cloudwatch::handle(&sb, Protocol::RpcV2Cbor, op, &headers, &body);
         }
@@ -66,12 +68,18 @@ async fn dispatch(
         .into_response(Protocol::RpcV2Cbor);
     }
     if let Some(rest) = path.strip_prefix("/endpoints/") {
+        sb.count_request(match rest.rsplit('/').next() {
+            Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
+            Some("async-invocations") => "InvokeEndpointAsync",
+            _ => "InvokeEndpoint",
+        });
         return runtime::handle(sb.clone(), &method, rest, &headers, body).await;
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
         return faults::admin(&sb, &method, rest, uri.query(), &body);
     }
     if method == Method::GET || method == Method::HEAD {
+        sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) { "ListObjectsV2" } else { "S3" });
         return s3::handle(&sb, &method, &path, uri.query());
     }
     let mut resp = ApiError::new(

@@ -79,10 +79,11 @@ pub async fn run_cli(handle: &SandboxHandle, args: &[&str]) -> CliRun {
 pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &str)]) -> CliRun {
     let home = tempfile::tempdir().expect("temp home");
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"));
-    cmd.args(args)
-        .arg("--endpoint-url")
-        .arg(handle.endpoint_url())
-        .env_clear()
+    cmd.args(args);
+    if !args.contains(&"--endpoint-url") {
+        cmd.arg("--endpoint-url").arg(handle.endpoint_url());
+    }
+    cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", home.path())
         .env("AWS_ACCESS_KEY_ID", "AKIDSANDBOX")

@@ -4,4 +4,6 @@
 mod common;
 
 mod catalog;
+mod cli;
+mod inventory;
 mod metrics;
