@@ -4,3 +4,4 @@
 pub mod aws;
 pub mod cli;
 pub mod sandbox;
+pub mod tui;

@@ -219,8 +219,7 @@ impl MetricsPlan {
 
     /// The query with this id.
     pub fn query(&self, id: &str) -> Option<&PlannedQuery> {
-        let i: usize = id.strip_prefix('q')?.parse().ok()?;
-        self.queries.get(i).filter(|q| q.id == id)
+        self.index_of(id).map(|i| &self.queries[i])
     }
 
     fn index_of(&self, id: &str) -> Option<usize> {
@@ -363,9 +362,14 @@ impl Fleet {
     pub async fn fetch_metrics(&self, plan: &MetricsPlan, end: SystemTime) -> Result<MetricsSnapshot, AwsError> {
         let end_dt = DateTime::from(end);
         let start_dt = DateTime::from(end.checked_sub(plan.window).unwrap_or(SystemTime::UNIX_EPOCH));
-        let batches: Vec<&[PlannedQuery]> = plan.queries.chunks(MAX_QUERIES_PER_CALL).collect();
+        // Owned index ranges rather than slices: the futures stay `Send` for any caller that spawns.
+        let n = plan.queries.len();
+        let batches: Vec<(usize, usize)> = (0..n)
+            .step_by(MAX_QUERIES_PER_CALL)
+            .map(|a| (a, (a + MAX_QUERIES_PER_CALL).min(n)))
+            .collect();
         let outcomes: Vec<Result<BatchOut, (AwsError, usize)>> = futures_util::stream::iter(batches)
-            .map(|batch| self.fetch_batch(plan, batch, start_dt, end_dt))
+            .map(|(a, b)| self.fetch_batch(plan, &plan.queries[a..b], start_dt, end_dt))
             .buffer_unordered(CALL_CONCURRENCY)
             .collect()
             .await;
@@ -406,7 +410,8 @@ impl Fleet {
             .collect();
         let mut slot = 0;
         for (q, mut p) in plan.queries.iter().zip(points) {
-            while slot < variants.len() && (variants[slot].endpoint != q.endpoint || variants[slot].variant != q.variant)
+            while slot < variants.len()
+                && (variants[slot].endpoint != q.endpoint || variants[slot].variant != q.variant)
             {
                 slot += 1;
             }
@@ -537,108 +542,5 @@ pub fn summarize(vm: &VariantMetrics, window: Duration) -> VariantSummary {
         cache_hit_ratio,
         loaded_models_per_instance: latest(Metric::LoadedModelCount, "Average"),
         model_loading_wait_p99_ms: latest(Metric::ModelLoadingWaitTime, "p99"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::aws::inventory::VariantInfo;
-
-    fn endpoint(name: &str, variants: &[&str], mme: bool) -> EndpointInfo {
-        EndpointInfo {
-            name: name.into(),
-            arn: String::new(),
-            status: "InService".into(),
-            failure_reason: None,
-            created: 0.0,
-            modified: 0.0,
-            config_name: None,
-            variants: variants
-                .iter()
-                .map(|v| VariantInfo {
-                    name: v.to_string(),
-                    model_name: None,
-                    instance_type: None,
-                    current_weight: 1.0,
-                    desired_weight: 1.0,
-                    traffic_share: 1.0,
-                    current_instances: 1,
-                    desired_instances: 1,
-                    statuses: vec![],
-                    image: None,
-                    multi_model: mme,
-                    model_data_url: None,
-                })
-                .collect(),
-            multi_model: mme,
-            autoscaling: vec![],
-        }
-    }
-
-    fn valid_id(id: &str) -> bool {
-        let mut c = id.chars();
-        c.next().is_some_and(|c| c.is_ascii_lowercase()) && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    }
-
-    #[test]
-    fn plan_counts_ids_and_splits() {
-        let mut eps: Vec<EndpointInfo> = (0..40)
-            .map(|i| endpoint(&format!("ep.{i}-with:odd/chars"), &["Stable", "Canary"], false))
-            .collect();
-        eps.push(endpoint("mme", &["AllTraffic"], true));
-        let plan = MetricsPlan::for_endpoints(&eps, Duration::from_secs(3600), 60);
-        assert_eq!(plan.queries.len(), 80 * 9 + 15);
-        assert_eq!(plan.calls_needed(), 2);
-        let mut ids: Vec<&str> = plan.queries.iter().map(|q| q.id.as_str()).collect();
-        assert!(ids.iter().all(|id| valid_id(id)));
-        ids.sort();
-        ids.dedup();
-        assert_eq!(ids.len(), plan.queries.len());
-        let q = plan.query("q9").unwrap();
-        assert_eq!((q.endpoint.as_str(), q.variant.as_str()), ("ep.0-with:odd/chars", "Canary"));
-        assert_eq!((q.metric, q.stat), (Metric::ModelLatency, "p50"));
-        assert!(plan.query("q99999").is_none() && plan.query("x1").is_none());
-        let last = plan.queries.last().unwrap();
-        assert_eq!((last.metric, last.metric.namespace()), (Metric::LoadedModelCount, NS_ENDPOINTS));
-        assert_eq!(MetricsPlan::for_endpoints(&eps, Duration::from_secs(60), 90).period, 120);
-        assert_eq!(MetricsPlan::for_endpoints(&[], Duration::from_secs(60), 60).calls_needed(), 0);
-    }
-
-    #[test]
-    fn periods_keep_datapoints_bounded() {
-        for (secs, period) in [(90, 60), (3 * 3600, 60), (24 * 3600, 300), (14 * 86_400, 3600)] {
-            let p = MetricsPlan::period_for(Duration::from_secs(secs));
-            assert_eq!(p, period);
-            assert!(secs / p as u64 <= 400);
-        }
-    }
-
-    #[test]
-    fn summary_rates_and_ratios() {
-        let ser = |t: &[f64], v: &[f64]| Series {
-            timestamps: t.to_vec(),
-            values: v.to_vec(),
-        };
-        let mut vm = VariantMetrics {
-            endpoint: "e".into(),
-            variant: "v".into(),
-            multi_model: true,
-            summary: VariantSummary::default(),
-            series: BTreeMap::new(),
-        };
-        vm.series.insert("invocations_sum".into(), ser(&[0.0, 60.0], &[30.0, 10.0]));
-        vm.series.insert("invocation_5xx_errors_sum".into(), ser(&[60.0], &[4.0]));
-        vm.series.insert("model_latency_p99".into(), ser(&[0.0, 60.0], &[80.0, 20.5]));
-        vm.series.insert("model_cache_hit_average".into(), ser(&[0.0, 60.0], &[1.0, 0.0]));
-        let s = summarize(&vm, Duration::from_secs(600));
-        assert_eq!(s.invocations, 40.0);
-        assert_eq!(s.invocations_per_min, 4.0);
-        assert_eq!(s.error_rate_5xx, Some(0.1));
-        assert_eq!(s.error_rate_4xx, Some(0.0));
-        assert_eq!(s.model_latency_p99_ms, Some(20.5));
-        assert_eq!(s.model_latency_p99_max_ms, Some(80.0));
-        assert_eq!(s.cache_hit_ratio, Some(0.75));
-        assert_eq!(s.model_latency_p50_ms, None);
     }
 }

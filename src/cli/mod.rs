@@ -1,6 +1,7 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
 
+pub mod console_cmd;
 pub mod endpoints_cmd;
 pub mod invoke_cmd;
 pub mod metrics_cmd;
@@ -32,7 +33,10 @@ pub struct Cli {
     /// Where to reach AWS, and how to print.
     #[command(flatten)]
     pub global: GlobalArgs,
-    /// What to run.
+    /// Console options.
+    #[command(flatten)]
+    pub console: console_cmd::ConsoleArgs,
+    /// What to run (nothing: the console against AWS).
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -74,7 +78,7 @@ impl GlobalArgs {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Start the embedded sandbox with its demo fleet and traffic, and show how to reach it.
+    /// The console on the embedded sandbox: demo fleet, live traffic, faults — all offline.
     Demo(sandbox_cmd::SandboxArgs),
     /// Run the local SageMaker-compatible emulator (SageMaker, Runtime, CloudWatch,
     /// Application Auto Scaling, S3 listing) on loopback.
@@ -130,9 +134,10 @@ pub fn run(cli: Cli) -> i32 {
         }
     };
     let g = cli.global;
+    let console = cli.console;
     runtime.block_on(async move {
         match cli.command {
-            Some(Command::Demo(args)) => sandbox_cmd::run_sandbox(args, true).await,
+            Some(Command::Demo(args)) => console_cmd::run_demo(&g, &console, args).await,
             Some(Command::Sandbox(args)) => sandbox_cmd::run_sandbox(args, false).await,
             Some(Command::Fault(args)) => sandbox_cmd::run_fault(args).await,
             Some(Command::Endpoints(args)) => endpoints_cmd::run_endpoints(&g, args).await,
@@ -143,7 +148,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
             Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
-            None => usage("the console is not built yet; try `sagedeck demo` or `sagedeck --help`"),
+            None => console_cmd::run_console(&g, &console).await,
         }
     })
 }

@@ -201,8 +201,11 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         accept: args.accept.clone(),
         ..Default::default()
     };
-    if let Err(e) = opts.warmup_body() {
-        return usage(format!("{}; pass --body or --body-file", e.to_string().trim_start_matches("invalid request: ")));
+    if opts.warmup_body().is_err() {
+        return usage(format!(
+            "no default warm-up payload for content type {}; pass --body or --body-file",
+            opts.content_type
+        ));
     }
     // A cold load answers after up to 60 s (then ModelNotReady): read longer than that.
     let mut aws = g.aws_options();
@@ -231,7 +234,10 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         args.models.clone()
     };
     if models.is_empty() {
-        eprintln!("sagedeck: the catalog of {} is empty; nothing to prewarm", args.endpoint);
+        eprintln!(
+            "sagedeck: the catalog of {} is empty; nothing to prewarm",
+            args.endpoint
+        );
         return EXIT_OK;
     }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PrewarmEvent>();
@@ -287,7 +293,10 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
             .iter()
             .filter(|r| r.status == PrewarmStatus::Failed)
             .count();
-        eprintln!("sagedeck: {failed} of {} models failed to prewarm", report_.results.len());
+        eprintln!(
+            "sagedeck: {failed} of {} models failed to prewarm",
+            report_.results.len()
+        );
     }
     code
 }

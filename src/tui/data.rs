@@ -1,0 +1,133 @@
+//! The shared model every pane reads: the fleet as last loaded, metrics, what the console itself
+//! saw (its invocations, prewarms), and the context shown in the header.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::aws::catalog::Catalog;
+use crate::aws::inventory::{EndpointInfo, InventoryFailure};
+use crate::aws::latency::LatencyStats;
+use crate::aws::metrics::{MetricsSnapshot, VariantSummary};
+
+/// Where the console points.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContextInfo {
+    /// Profile.
+    pub profile: String,
+    /// Region.
+    pub region: String,
+    /// Endpoint URL, or "sandbox", or "aws".
+    pub endpoint: String,
+}
+
+/// What the console knows of one MME model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelKnowledge {
+    /// When it was last prewarmed (epoch seconds).
+    pub prewarmed_at: Option<f64>,
+    /// Latency of the last call that reached it (ms).
+    pub last_latency_ms: Option<f64>,
+    /// Whether the last call found it cold.
+    pub cold: Option<bool>,
+    /// The last error.
+    pub last_error: Option<String>,
+}
+
+/// The shared model.
+#[derive(Debug, Default)]
+pub struct Data {
+    /// Header context.
+    pub context: ContextInfo,
+    /// The fleet.
+    pub inventory: Vec<EndpointInfo>,
+    /// Endpoints the last inventory could not describe.
+    pub failures: Vec<InventoryFailure>,
+    /// Whether an inventory has arrived yet.
+    pub loaded: bool,
+    /// When the last inventory succeeded.
+    pub last_ok: Option<Instant>,
+    /// Whether the last inventory refresh failed.
+    pub refresh_failed: bool,
+    /// Inventory refresh interval (STALE after three).
+    pub refresh_interval: Duration,
+    /// Fleet-wide metrics (short window) for the tables.
+    pub fleet_metrics: Option<MetricsSnapshot>,
+    /// Metrics of the selected endpoint for the Latency pane.
+    pub detail_metrics: Option<MetricsSnapshot>,
+    /// The selected endpoint.
+    pub selected: Option<String>,
+    /// Mutations refused.
+    pub read_only: bool,
+    /// Latencies of the console's own invocations.
+    pub own_latency: LatencyStats,
+    /// MME catalogs by endpoint.
+    pub catalogs: HashMap<String, Catalog>,
+    /// What the console saw of MME models, by (endpoint, model).
+    pub models: HashMap<(String, String), ModelKnowledge>,
+    /// The endpoint a weight change is following, as last described.
+    pub weights_progress: Option<EndpointInfo>,
+}
+
+impl Data {
+    /// The endpoint with this name.
+    pub fn endpoint(&self, name: &str) -> Option<&EndpointInfo> {
+        self.inventory.iter().find(|e| e.name == name)
+    }
+
+    /// The selected endpoint.
+    pub fn selected_endpoint(&self) -> Option<&EndpointInfo> {
+        self.selected.as_deref().and_then(|s| self.endpoint(s))
+    }
+
+    /// Fleet-table metric summary of a variant.
+    pub fn summary(&self, endpoint: &str, variant: &str) -> Option<&VariantSummary> {
+        self.fleet_metrics
+            .as_ref()?
+            .variant(endpoint, variant)
+            .map(|v| &v.summary)
+    }
+
+    /// Whether the data is stale: the last refresh failed, or is older than three intervals.
+    pub fn stale(&self) -> bool {
+        if self.refresh_failed {
+            return true;
+        }
+        match self.last_ok {
+            Some(t) => t.elapsed() > self.refresh_interval * 3,
+            None => false,
+        }
+    }
+
+    /// Invocations per minute of an endpoint (all variants), from the fleet metrics.
+    pub fn invocations_per_min(&self, e: &EndpointInfo) -> Option<f64> {
+        let s: Vec<f64> = e
+            .variants
+            .iter()
+            .filter_map(|v| self.summary(&e.name, &v.name))
+            .map(|s| s.invocations_per_min)
+            .collect();
+        if s.is_empty() { None } else { Some(s.iter().sum()) }
+    }
+
+    /// Worst p99 model latency across an endpoint's variants (ms).
+    pub fn p99(&self, e: &EndpointInfo) -> Option<f64> {
+        e.variants
+            .iter()
+            .filter_map(|v| self.summary(&e.name, &v.name)?.model_latency_p99_ms)
+            .reduce(f64::max)
+    }
+
+    /// 5XX rate of an endpoint over the metrics window.
+    pub fn error_rate_5xx(&self, e: &EndpointInfo) -> Option<f64> {
+        let (mut inv, mut err) = (0.0, 0.0);
+        let mut any = false;
+        for v in &e.variants {
+            if let Some(s) = self.summary(&e.name, &v.name) {
+                any = true;
+                inv += s.invocations;
+                err += s.errors_5xx;
+            }
+        }
+        if !any || inv == 0.0 { None } else { Some(err / inv) }
+    }
+}

@@ -1,0 +1,228 @@
+//! The full-screen console: ratatui + crossterm + tokio. Background tasks call the fleet layer and
+//! send typed events; the UI task only applies events to state and draws when something changed
+//! (or once a second for the header's ages). The terminal is restored on every exit path: normal
+//! quit, error, panic (ratatui's hook), Ctrl-C and SIGTERM.
+
+pub mod app;
+pub mod data;
+pub mod event;
+pub mod filter;
+pub mod panes;
+pub mod render;
+pub mod theme;
+pub mod widgets;
+pub mod worker;
+
+use std::io::Write;
+use std::time::Duration;
+
+use base64::Engine;
+use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
+use futures_util::StreamExt;
+use tokio::sync::mpsc::unbounded_channel;
+
+use crate::aws::{AwsOptions, Fleet};
+use app::{App, Effect, Intervals};
+use data::{ContextInfo, Data};
+use theme::Theme;
+
+/// How the console starts.
+#[derive(Debug, Clone, Default)]
+pub struct ConsoleOptions {
+    /// Where AWS is.
+    pub aws: AwsOptions,
+    /// Header label of the endpoint (`aws`, `sandbox`, or the URL).
+    pub endpoint_label: String,
+    /// Refuse mutations.
+    pub read_only: bool,
+    /// Theme name.
+    pub theme: Option<String>,
+    /// User themes directory.
+    pub theme_dir: Option<std::path::PathBuf>,
+    /// Refresh intervals.
+    pub inventory_interval: Option<Duration>,
+    /// Metrics refresh interval.
+    pub metrics_interval: Option<Duration>,
+    /// Capture the mouse (click tabs and rows, scroll).
+    pub mouse: bool,
+}
+
+/// Builds the initial state (themes resolved, context filled).
+pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option<String>) {
+    let mut warning = None;
+    let theme = match opts.theme.as_deref() {
+        Some(name) => match Theme::load(name, opts.theme_dir.as_deref()) {
+            Ok(t) => t,
+            Err(e) => {
+                warning = Some(format!("{e}; using the default theme"));
+                Theme::default_theme()
+            }
+        },
+        None => Theme::default_theme(),
+    };
+    let intervals = Intervals {
+        inventory: opts
+            .inventory_interval
+            .unwrap_or(Duration::from_secs(10))
+            .max(Duration::from_secs(2)),
+        metrics: opts
+            .metrics_interval
+            .unwrap_or(Duration::from_secs(15))
+            .max(Duration::from_secs(2)),
+    };
+    let data = Data {
+        context: ContextInfo {
+            profile: fleet
+                .map(|f| f.profile.clone())
+                .or(opts.aws.profile.clone())
+                .unwrap_or_else(|| std::env::var("AWS_PROFILE").unwrap_or_else(|_| "default".into())),
+            region: fleet
+                .map(|f| f.region.clone())
+                .or(opts.aws.region.clone())
+                .or_else(|| std::env::var("AWS_REGION").ok())
+                .unwrap_or_else(|| "-".into()),
+            endpoint: opts.endpoint_label.clone(),
+        },
+        read_only: opts.read_only,
+        refresh_interval: intervals.inventory,
+        ..Default::default()
+    };
+    let mut app = App::new(data, theme);
+    app.intervals = intervals;
+    app.theme_dir = opts.theme_dir.clone();
+    app.theme_names = Theme::available(opts.theme_dir.as_deref());
+    (app, warning)
+}
+
+/// Restores the terminal when dropped (scope guard for every exit path).
+struct TerminalGuard {
+    mouse: bool,
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        if self.mouse {
+            let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
+        }
+        ratatui::restore();
+    }
+}
+
+/// Copies text to the clipboard through the terminal (OSC 52; works over ssh).
+fn osc52(text: &str) {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+    let mut out = std::io::stdout();
+    let _ = write!(out, "\x1b]52;c;{b64}\x07");
+    let _ = out.flush();
+}
+
+/// Runs the console until the user quits. `fleet` is given when the caller already built one
+/// (the demo's sandbox); otherwise the worker connects in the background.
+pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), String> {
+    let (mut app, warning) = initial_app(&opts, fleet.as_ref());
+    if let Some(w) = warning {
+        app.toasts.push(widgets::toasts::Level::Error, w);
+    }
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot start the terminal UI: {e}"))?;
+    let _guard = TerminalGuard { mouse: opts.mouse };
+    if opts.mouse {
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
+    }
+    let (tx, mut rx) = unbounded_channel();
+    let mut aws = opts.aws.clone();
+    let mut jobs = worker::spawn(aws.clone(), fleet.clone(), worker::JobLimits::default(), tx.clone());
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    #[cfg(unix)]
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
+    app.schedule_refreshes();
+    loop {
+        for (id, job) in app.take_jobs() {
+            jobs.submit(id, job);
+        }
+        for effect in app.take_effects() {
+            match effect {
+                Effect::Copy(text) => osc52(&text),
+                Effect::Reconnect { profile, region } => {
+                    if profile.is_some() {
+                        aws.profile = profile;
+                    }
+                    if region.is_some() {
+                        aws.region = region;
+                    }
+                    // The demo's prebuilt fleet only knows the sandbox; elsewhere reconnect.
+                    let keep = if fleet.is_some() { fleet.clone() } else { None };
+                    jobs = worker::spawn(aws.clone(), keep, worker::JobLimits::default(), tx.clone());
+                    app.data.inventory.clear();
+                    app.data.loaded = false;
+                    app.data.fleet_metrics = None;
+                    app.data.detail_metrics = None;
+                    app.data.selected = None;
+                    app.submit(event::Job::Inventory);
+                    continue;
+                }
+            }
+        }
+        for (id, job) in app.take_jobs() {
+            jobs.submit(id, job);
+        }
+        if app.quit {
+            break;
+        }
+        if app.dirty {
+            terminal
+                .draw(|f| render::draw(f, &mut app))
+                .map_err(|e| format!("drawing failed: {e}"))?;
+            app.dirty = false;
+        }
+        #[cfg(unix)]
+        let term = sigterm.recv();
+        #[cfg(not(unix))]
+        let term = std::future::pending::<Option<()>>();
+        tokio::select! {
+            ev = input.next() => match ev {
+                Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press || k.kind == KeyEventKind::Repeat => app.on_key(k),
+                Some(Ok(Event::Resize(_, _))) => app.dirty = true,
+                Some(Ok(Event::Mouse(m))) => on_mouse(&mut app, m),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(format!("reading the terminal failed: {e}")),
+                None => break,
+            },
+            Some(ev) = rx.recv() => {
+                app.on_event(ev);
+                // Apply everything already queued before drawing once.
+                while let Ok(ev) = rx.try_recv() {
+                    app.on_event(ev);
+                }
+            }
+            _ = tick.tick() => app.on_tick(),
+            _ = term => break,
+        }
+    }
+    Ok(())
+}
+
+/// Mouse: click a tab, scroll the list.
+fn on_mouse(app: &mut App, m: crossterm::event::MouseEvent) {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    match m.kind {
+        MouseEventKind::Down(_) if m.row == 1 => {
+            // Tab titles are "N Title" separated by a divider.
+            let mut x = 0u16;
+            for (i, t) in panes::Tab::ALL.iter().enumerate() {
+                let w = format!(" {} {} ", i + 1, t.title()).len() as u16 + 1;
+                if m.column >= x && m.column < x + w {
+                    app.switch(*t);
+                    app.dirty = true;
+                    return;
+                }
+                x += w;
+            }
+        }
+        MouseEventKind::ScrollDown => app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)),
+        MouseEventKind::ScrollUp => app.on_key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)),
+        _ => {}
+    }
+}

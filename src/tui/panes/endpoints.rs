@@ -1,0 +1,397 @@
+//! Endpoints: every endpoint with status, variants, instances, MME marker, autoscaling,
+//! invocations/min, p99 model latency, 5XX rate and last modification. Sort by any column, `/`
+//! filter (substring, or regex; `!` inverts), Enter drills in, `d` describes. Only the visible
+//! rows are built on each frame.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+
+use super::{KeyHint, Outbox, Pane, Tab};
+use crate::aws::inventory::EndpointInfo;
+use crate::tui::data::Data;
+use crate::tui::event::Job;
+use crate::tui::filter::Filter;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Overlay;
+use crate::tui::widgets::describe::DescribeView;
+
+/// Sortable columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// Name.
+    Name,
+    /// Status.
+    Status,
+    /// Variant count.
+    Variants,
+    /// Instances.
+    Instances,
+    /// Multi-model.
+    Mme,
+    /// Autoscaling.
+    Autoscaling,
+    /// Invocations per minute.
+    Invocations,
+    /// p99 model latency.
+    P99,
+    /// 5XX rate.
+    Errors,
+    /// Last modified.
+    Modified,
+}
+
+const COLUMNS: [(Column, &str); 10] = [
+    (Column::Name, "NAME"),
+    (Column::Status, "STATUS"),
+    (Column::Variants, "VARIANTS"),
+    (Column::Instances, "INSTANCES"),
+    (Column::Mme, "MME"),
+    (Column::Autoscaling, "SCALING"),
+    (Column::Invocations, "INV/MIN"),
+    (Column::P99, "P99 MS"),
+    (Column::Errors, "5XX"),
+    (Column::Modified, "MODIFIED"),
+];
+
+/// The pane's state.
+#[derive(Debug)]
+pub struct EndpointsPane {
+    /// Sort column.
+    pub sort: Column,
+    /// Descending.
+    pub descending: bool,
+    /// The filter.
+    pub filter: Filter,
+    /// Whether the filter is being typed.
+    pub typing: bool,
+    /// Indices into the inventory, filtered and sorted.
+    pub view: Vec<usize>,
+    /// Selected row in `view`.
+    pub cursor: usize,
+    /// First visible row.
+    pub offset: usize,
+    /// Rows visible at the last draw.
+    page: usize,
+}
+
+impl Default for EndpointsPane {
+    fn default() -> Self {
+        EndpointsPane {
+            sort: Column::Modified,
+            descending: true,
+            filter: Filter::default(),
+            typing: false,
+            view: Vec::new(),
+            cursor: 0,
+            offset: 0,
+            page: 20,
+        }
+    }
+}
+
+fn instances(e: &EndpointInfo) -> i32 {
+    e.variants.iter().map(|v| v.current_instances).sum()
+}
+
+fn instances_text(e: &EndpointInfo) -> String {
+    let mut types: Vec<String> = Vec::new();
+    for v in &e.variants {
+        let t = v.instance_type.clone().unwrap_or_else(|| "serverless".into());
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    format!("{} × {}", types.join("+"), instances(e))
+}
+
+fn scaling_text(e: &EndpointInfo) -> String {
+    e.autoscaling
+        .iter()
+        .map(|s| format!("{}-{}", s.min, s.max))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+impl EndpointsPane {
+    /// Rebuilds the filtered, sorted view (after new data, a new filter or sort).
+    pub fn rebuild(&mut self, data: &Data) {
+        let selected_name = self
+            .view
+            .get(self.cursor)
+            .and_then(|i| data.inventory.get(*i))
+            .map(|e| e.name.clone());
+        let mut view: Vec<usize> = (0..data.inventory.len())
+            .filter(|i| self.filter.matches(&data.inventory[*i].name))
+            .collect();
+        let key_f = |e: &EndpointInfo| -> f64 {
+            match self.sort {
+                Column::Variants => e.variants.len() as f64,
+                Column::Instances => instances(e) as f64,
+                Column::Mme => f64::from(u8::from(e.multi_model)),
+                Column::Autoscaling => e.autoscaling.iter().map(|s| s.max).sum::<i32>() as f64,
+                Column::Invocations => data.invocations_per_min(e).unwrap_or(-1.0),
+                Column::P99 => data.p99(e).unwrap_or(-1.0),
+                Column::Errors => data.error_rate_5xx(e).unwrap_or(-1.0),
+                Column::Modified => e.modified,
+                Column::Name | Column::Status => 0.0,
+            }
+        };
+        view.sort_by(|a, b| {
+            let (ea, eb) = (&data.inventory[*a], &data.inventory[*b]);
+            let ord = match self.sort {
+                Column::Name => ea.name.cmp(&eb.name),
+                Column::Status => ea.status.cmp(&eb.status).then(ea.name.cmp(&eb.name)),
+                _ => key_f(ea).total_cmp(&key_f(eb)).then(ea.name.cmp(&eb.name)),
+            };
+            if self.descending { ord.reverse() } else { ord }
+        });
+        self.view = view;
+        self.cursor = selected_name
+            .and_then(|n| self.view.iter().position(|i| data.inventory[*i].name == n))
+            .unwrap_or(0)
+            .min(self.view.len().saturating_sub(1));
+    }
+
+    /// Called when a new inventory arrives.
+    pub fn on_inventory(&mut self, data: &Data) {
+        self.rebuild(data);
+    }
+
+    fn selected_name(&self, data: &Data) -> Option<String> {
+        self.view
+            .get(self.cursor)
+            .and_then(|i| data.inventory.get(*i))
+            .map(|e| e.name.clone())
+    }
+
+    fn move_to(&mut self, cursor: usize, data: &mut Data) {
+        self.cursor = cursor.min(self.view.len().saturating_sub(1));
+        data.selected = self.selected_name(data).or(data.selected.take());
+    }
+
+    /// The sort column's title with its direction arrow.
+    fn header(&self, theme: &Theme) -> Row<'static> {
+        Row::new(COLUMNS.iter().map(|(c, t)| {
+            let text = if *c == self.sort {
+                format!("{t}{}", if self.descending { "▼" } else { "▲" })
+            } else {
+                t.to_string()
+            };
+            Cell::from(text)
+        }))
+        .style(theme.fg("title").add_modifier(Modifier::BOLD))
+    }
+}
+
+impl Pane for EndpointsPane {
+    fn capturing_text(&self) -> bool {
+        self.typing
+    }
+
+    fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        if self.typing {
+            match key.code {
+                KeyCode::Enter => self.typing = false,
+                KeyCode::Esc => {
+                    self.typing = false;
+                    self.filter.clear();
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                }
+                KeyCode::Char(c) => self.filter.push(c),
+                _ => return true,
+            }
+            self.rebuild(data);
+            self.move_to(self.cursor, data);
+            return true;
+        }
+        let last = self.view.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => self.move_to(self.cursor.saturating_add(1).min(last), data),
+            KeyCode::Up | KeyCode::Char('k') => self.move_to(self.cursor.saturating_sub(1), data),
+            KeyCode::PageDown => self.move_to(self.cursor.saturating_add(self.page), data),
+            KeyCode::PageUp => self.move_to(self.cursor.saturating_sub(self.page), data),
+            KeyCode::Home | KeyCode::Char('g') => self.move_to(0, data),
+            KeyCode::End | KeyCode::Char('G') => self.move_to(last, data),
+            KeyCode::Char('/') => {
+                self.typing = true;
+                self.filter.clear();
+            }
+            KeyCode::Esc if !self.filter.is_empty() => {
+                self.filter.clear();
+                self.rebuild(data);
+            }
+            KeyCode::Char('s') => {
+                let i = COLUMNS.iter().position(|c| c.0 == self.sort).unwrap_or(0);
+                self.sort = COLUMNS[(i + 1) % COLUMNS.len()].0;
+                self.rebuild(data);
+            }
+            KeyCode::Char('S') => {
+                self.descending = !self.descending;
+                self.rebuild(data);
+            }
+            KeyCode::Enter => {
+                if let Some(n) = self.selected_name(data) {
+                    data.selected = Some(n);
+                    out.switch_to = Some(Tab::Variants);
+                }
+            }
+            KeyCode::Char('d') => {
+                if let Some(n) = self.selected_name(data) {
+                    data.selected = Some(n.clone());
+                    out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {n}"))));
+                    out.job(Job::Describe { endpoint: n });
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        if self.view.len() != data.inventory.len() && self.filter.is_empty() {
+            self.rebuild(data);
+        }
+        let title = format!(
+            " Endpoints ({}{}) ",
+            self.view.len(),
+            if self.filter.is_empty() {
+                String::new()
+            } else {
+                format!(" of {}, filter {}", data.inventory.len(), self.filter.text())
+            }
+        );
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let (table_area, filter_area) = if self.typing || !self.filter.is_empty() {
+            (
+                Rect {
+                    height: inner.height.saturating_sub(1),
+                    ..inner
+                },
+                Some(Rect {
+                    y: inner.bottom().saturating_sub(1),
+                    height: 1,
+                    ..inner
+                }),
+            )
+        } else {
+            (inner, None)
+        };
+        if !data.loaded {
+            let msg = if data.refresh_failed {
+                "could not load endpoints — see the error log (e)"
+            } else {
+                "loading endpoints…"
+            };
+            f.render_widget(Paragraph::new(Span::styled(msg, theme.fg("muted"))), table_area);
+            return;
+        }
+        self.page = table_area.height.saturating_sub(1).max(1) as usize;
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + self.page {
+            self.offset = self.cursor + 1 - self.page;
+        }
+        self.offset = self.offset.min(self.view.len().saturating_sub(1));
+        let rows: Vec<Row> = self
+            .view
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|(pos, i)| {
+                let e = &data.inventory[*i];
+                let row = Row::new(vec![
+                    Cell::from(e.name.clone()),
+                    Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
+                    Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
+                    Cell::from(instances_text(e)),
+                    Cell::from(if e.multi_model { "MME" } else { "" }),
+                    Cell::from(scaling_text(e)),
+                    Cell::from(opt(data.invocations_per_min(e), |v| format!("{v:.0}"))),
+                    Cell::from(opt(data.p99(e), |v| format!("{v:.1}"))),
+                    Cell::from(Span::styled(
+                        opt(data.error_rate_5xx(e), |v| format!("{:.2}%", v * 100.0)),
+                        if data.error_rate_5xx(e).unwrap_or(0.0) > 0.01 {
+                            theme.fg("status_error")
+                        } else {
+                            theme.fg("fg")
+                        },
+                    )),
+                    Cell::from(crate::cli::endpoints_cmd::time_text(e.modified)),
+                ]);
+                if pos == self.cursor {
+                    row.style(theme.selection())
+                } else {
+                    row.style(theme.fg("fg"))
+                }
+            })
+            .collect();
+        let widths = [
+            Constraint::Min(24),
+            Constraint::Length(10),
+            Constraint::Length(16),
+            Constraint::Length(20),
+            Constraint::Length(4),
+            Constraint::Length(8),
+            Constraint::Length(9),
+            Constraint::Length(8),
+            Constraint::Length(7),
+            Constraint::Length(16),
+        ];
+        f.render_widget(
+            Table::new(rows, widths).header(self.header(theme)).style(theme.base()),
+            table_area,
+        );
+        if let Some(fa) = filter_area {
+            let cursor = if self.typing { "█" } else { "" };
+            let line = Line::from(vec![
+                Span::styled("/", theme.fg("accent")),
+                Span::styled(format!("{}{cursor}", self.filter.text()), theme.fg("fg")),
+                Span::styled(
+                    if self.filter.is_regex() {
+                        "  (regex)"
+                    } else {
+                        "  (substring; !inverts)"
+                    },
+                    theme.fg("muted"),
+                ),
+            ]);
+            f.render_widget(Paragraph::new(line), fa);
+        }
+    }
+
+    fn keys(&self, data: &Data) -> Vec<KeyHint> {
+        if self.typing {
+            return vec![
+                KeyHint::new("Enter", "keep filter"),
+                KeyHint::new("Esc", "clear filter"),
+            ];
+        }
+        let none = data.selected.is_none();
+        vec![
+            KeyHint::new("↑↓", "move"),
+            KeyHint::when("Enter", "variants", none),
+            KeyHint::when("d", "describe", none),
+            KeyHint::new("/", "filter"),
+            KeyHint::new("s/S", "sort/reverse"),
+            KeyHint::new("r", "refresh"),
+            KeyHint::new("?", "help"),
+            KeyHint::new("q", "quit"),
+        ]
+    }
+}

@@ -1,0 +1,116 @@
+//! Draws the whole screen: context bar, tabs, the visible pane, footer, command line, overlays
+//! and toasts.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::app::App;
+use super::panes::{Pane, Tab};
+use super::widgets::{Overlay, centered, footer, header, help};
+
+/// Draws one frame.
+pub fn draw(f: &mut Frame, app: &mut App) {
+    let area = f.area();
+    f.render_widget(Block::default().style(app.theme.base()), area);
+    let [ctx, tabs, body, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let busy = app.inflight.values().next_back().cloned();
+    header::render_context(f, ctx, &app.data, &app.theme, busy.as_deref());
+    header::render_tabs(f, tabs, app.tab, &app.theme);
+    let theme = app.theme.clone();
+    match app.tab {
+        Tab::Endpoints => app.endpoints.render(f, body, &app.data, &theme),
+        Tab::Variants => app.variants.render(f, body, &app.data, &theme),
+        Tab::Models => app.models.render(f, body, &app.data, &theme),
+        Tab::Latency => app.latency.render(f, body, &app.data, &theme),
+        Tab::Invoke => app.invoke.render(f, body, &app.data, &theme),
+        Tab::Tools => render_tools_placeholder(f, body, &theme),
+    }
+    if app.command_line.open {
+        app.command_line.render(f, foot, &theme);
+    } else {
+        footer::render(f, foot, &app.hints(), &theme);
+    }
+    let hints = app.hints();
+    match app.overlay.as_mut() {
+        Some(Overlay::Help) => help::render(f, body, app.tab.title(), &hints, &theme),
+        Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), *scroll, &theme),
+        Some(Overlay::Describe(view)) => view.render(f, body, &theme),
+        Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
+        Some(Overlay::WeightEditor(editor)) => editor.render(f, body, &app.data, &theme),
+        None => {}
+    }
+    app.toasts.render(f, body, &theme);
+}
+
+fn app_log(t: &super::widgets::toasts::Toasts) -> &[super::widgets::toasts::LogEntry] {
+    &t.log
+}
+
+fn render_tools_placeholder(f: &mut Frame, area: Rect, theme: &super::theme::Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(" Tools ");
+    let text = Paragraph::new(Line::from(Span::styled(
+        "MCP tools: connect MCP servers and call their tools here (coming with MCP support).",
+        theme.fg("muted"),
+    )))
+    .block(block);
+    f.render_widget(text, area);
+}
+
+fn render_error_log(
+    f: &mut Frame,
+    area: Rect,
+    log: &[super::widgets::toasts::LogEntry],
+    scroll: u16,
+    theme: &super::theme::Theme,
+) {
+    let rect = centered(area, 90, 80, 40, 8);
+    let lines: Vec<Line> = if log.is_empty() {
+        vec![Line::from(Span::styled("no messages yet", theme.fg("muted")))]
+    } else {
+        log.iter()
+            .rev()
+            .map(|e| {
+                let role = match e.level {
+                    super::widgets::toasts::Level::Info => "toast_info",
+                    super::widgets::toasts::Level::Warn => "toast_warn",
+                    super::widgets::toasts::Level::Error => "toast_error",
+                };
+                Line::from(vec![
+                    Span::styled(
+                        format!("{} ", crate::cli::endpoints_cmd::time_text(e.at)),
+                        theme.fg("muted"),
+                    ),
+                    Span::styled(
+                        format!("{:<5} ", e.level.label()),
+                        theme.fg(role).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(e.text.clone(), theme.fg("fg")),
+                ])
+            })
+            .collect()
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(Span::styled(" Messages, newest first — Esc closes ", theme.fg("title")));
+    f.render_widget(Clear, rect);
+    f.render_widget(
+        Paragraph::new(lines)
+            .style(theme.base())
+            .block(block)
+            .scroll((scroll, 0)),
+        rect,
+    );
+}

@@ -1,0 +1,274 @@
+//! The `:` command line: completion of commands and their arguments (Tab), history (↑/↓).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::tui::theme::Theme;
+
+/// Every command the line knows, with whether it takes an argument.
+pub const COMMANDS: &[(&str, bool)] = &[
+    ("endpoints", false),
+    ("variants", false),
+    ("models", false),
+    ("latency", false),
+    ("invoke", false),
+    ("tools", false),
+    ("region", true),
+    ("profile", true),
+    ("theme", true),
+    ("refresh", true),
+    ("readonly", false),
+    ("errors", false),
+    ("help", false),
+    ("quit", false),
+];
+
+/// Common AWS regions, for completion.
+pub const REGIONS: &[&str] = &[
+    "us-east-1",
+    "us-east-2",
+    "us-west-1",
+    "us-west-2",
+    "eu-west-1",
+    "eu-west-2",
+    "eu-central-1",
+    "eu-north-1",
+    "ap-northeast-1",
+    "ap-southeast-1",
+    "ap-southeast-2",
+    "ap-south-1",
+    "ca-central-1",
+    "sa-east-1",
+];
+
+/// A parsed command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Open a tab by its command name.
+    Tab(String),
+    /// `:region R`.
+    Region(String),
+    /// `:profile P`.
+    Profile(String),
+    /// `:theme T`.
+    Theme(String),
+    /// `:refresh SECONDS`.
+    Refresh(u64),
+    /// `:readonly`.
+    ReadOnly,
+    /// `:errors`.
+    Errors,
+    /// `:help`.
+    Help,
+    /// `:quit`.
+    Quit,
+}
+
+/// Parses a command line (without the `:`).
+pub fn parse(input: &str) -> Result<Command, String> {
+    let mut parts = input.split_whitespace();
+    let Some(cmd) = parts.next() else {
+        return Err("empty command".into());
+    };
+    let arg = parts.next();
+    let need = |what: &str| arg.map(str::to_string).ok_or_else(|| format!(":{cmd} needs {what}"));
+    match cmd {
+        "endpoints" | "variants" | "models" | "latency" | "invoke" | "tools" => Ok(Command::Tab(cmd.into())),
+        "region" => need("a region, e.g. :region us-west-2").map(Command::Region),
+        "profile" => need("a profile name").map(Command::Profile),
+        "theme" => need("a theme name").map(Command::Theme),
+        "refresh" => {
+            let s = need("seconds, e.g. :refresh 10")?;
+            let n: u64 = s
+                .parse()
+                .map_err(|_| format!(":refresh takes whole seconds, not `{s}`"))?;
+            if n < 2 {
+                return Err(":refresh is at least 2 seconds (to stay under API throttling)".into());
+            }
+            Ok(Command::Refresh(n))
+        }
+        "readonly" | "ro" => Ok(Command::ReadOnly),
+        "errors" | "log" => Ok(Command::Errors),
+        "help" | "?" => Ok(Command::Help),
+        "quit" | "q" | "q!" => Ok(Command::Quit),
+        other => Err(format!("unknown command :{other} (Tab completes; :help lists them)")),
+    }
+}
+
+/// The `:` line's state.
+#[derive(Debug, Default, Clone)]
+pub struct CommandLine {
+    /// Text typed so far.
+    pub input: String,
+    /// Earlier commands, oldest first.
+    pub history: Vec<String>,
+    /// Position while browsing history.
+    pub history_pos: Option<usize>,
+    /// Candidates shown after Tab.
+    pub candidates: Vec<String>,
+    /// Whether the line is open.
+    pub open: bool,
+}
+
+impl CommandLine {
+    /// Opens an empty line.
+    pub fn open(&mut self) {
+        self.open = true;
+        self.input.clear();
+        self.history_pos = None;
+        self.candidates.clear();
+    }
+
+    /// Completes the command or its argument from `themes` and the known lists.
+    pub fn complete(&mut self, themes: &[String], profiles: &[String]) {
+        let (head, tail) = match self.input.split_once(' ') {
+            Some((h, t)) => (h.to_string(), Some(t.to_string())),
+            None => (self.input.clone(), None),
+        };
+        let options: Vec<String> = match tail {
+            None => COMMANDS
+                .iter()
+                .map(|c| c.0.to_string())
+                .filter(|c| c.starts_with(&head))
+                .collect(),
+            Some(t) => {
+                let list: Vec<String> = match head.as_str() {
+                    "region" => REGIONS.iter().map(|s| s.to_string()).collect(),
+                    "theme" => themes.to_vec(),
+                    "profile" => profiles.to_vec(),
+                    _ => Vec::new(),
+                };
+                list.into_iter()
+                    .filter(|o| o.starts_with(t.trim()))
+                    .map(|o| format!("{head} {o}"))
+                    .collect()
+            }
+        };
+        match options.len() {
+            0 => self.candidates.clear(),
+            1 => {
+                self.input = options[0].clone();
+                let takes_arg = COMMANDS.iter().any(|c| c.0 == self.input && c.1);
+                if takes_arg {
+                    self.input.push(' ');
+                }
+                self.candidates.clear();
+            }
+            _ => {
+                // Extend to the longest common prefix.
+                let first = &options[0];
+                let mut n = first.len();
+                for o in &options[1..] {
+                    n = n.min(first.chars().zip(o.chars()).take_while(|(a, b)| a == b).count());
+                }
+                self.input = first[..n].to_string();
+                self.candidates = options;
+            }
+        }
+    }
+
+    /// Steps through history (`up` = older).
+    pub fn browse(&mut self, up: bool) {
+        if self.history.is_empty() {
+            return;
+        }
+        let pos = match (self.history_pos, up) {
+            (None, true) => self.history.len() - 1,
+            (None, false) => return,
+            (Some(p), true) => p.saturating_sub(1),
+            (Some(p), false) if p + 1 >= self.history.len() => {
+                self.history_pos = None;
+                self.input.clear();
+                return;
+            }
+            (Some(p), false) => p + 1,
+        };
+        self.history_pos = Some(pos);
+        self.input = self.history[pos].clone();
+    }
+
+    /// Closes the line and returns the parsed command (recorded in history when valid).
+    pub fn submit(&mut self) -> Result<Command, String> {
+        self.open = false;
+        let text = self.input.trim().to_string();
+        let parsed = parse(&text);
+        if parsed.is_ok() && self.history.last() != Some(&text) {
+            self.history.push(text);
+        }
+        parsed
+    }
+
+    /// Draws the line (and candidates, when any).
+    pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let mut spans = vec![
+            Span::styled(":", theme.fg("accent")),
+            Span::styled(self.input.clone(), theme.fg("fg")),
+            Span::styled("█", theme.fg("accent")),
+        ];
+        if !self.candidates.is_empty() {
+            spans.push(Span::styled(
+                format!("   {}", self.candidates.join("  ")),
+                theme.fg("muted"),
+            ));
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_commands() {
+        assert_eq!(parse("region us-west-2"), Ok(Command::Region("us-west-2".into())));
+        assert_eq!(parse("refresh 15"), Ok(Command::Refresh(15)));
+        assert!(parse("refresh 1").is_err());
+        assert!(parse("refresh x").is_err());
+        assert!(parse("region").unwrap_err().contains("needs"));
+        assert!(parse("bogus").unwrap_err().contains("unknown command"));
+        assert_eq!(parse("q"), Ok(Command::Quit));
+    }
+
+    #[test]
+    fn completion_and_history() {
+        let mut c = CommandLine::default();
+        c.open();
+        c.input = "reg".into();
+        c.complete(&[], &[]);
+        assert_eq!(c.input, "region ");
+        c.input = "region us-w".into();
+        c.complete(&[], &[]);
+        assert_eq!(c.input, "region us-west-");
+        assert_eq!(c.candidates.len(), 2);
+        c.input = "theme li".into();
+        c.complete(&["dark".into(), "light".into()], &[]);
+        assert_eq!(c.input, "theme light");
+        c.input = "re".into();
+        c.complete(&[], &[]);
+        assert_eq!(
+            c.candidates,
+            vec!["region", "refresh", "readonly"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .into_iter()
+                .filter(|s| s.starts_with("re"))
+                .collect::<Vec<_>>()
+        );
+        c.input = "latency".into();
+        assert_eq!(c.submit(), Ok(Command::Tab("latency".into())));
+        c.open();
+        c.input = "quit".into();
+        let _ = c.submit();
+        c.open();
+        c.browse(true);
+        assert_eq!(c.input, "quit");
+        c.browse(true);
+        assert_eq!(c.input, "latency");
+        c.browse(false);
+        assert_eq!(c.input, "quit");
+    }
+}

@@ -1,0 +1,60 @@
+//! A confirmation dialog: states exactly what will be sent, then starts its jobs on `y`/Enter.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::centered;
+use crate::tui::event::Job;
+use crate::tui::theme::Theme;
+
+/// A pending confirmation.
+#[derive(Debug, Clone)]
+pub struct Confirm {
+    /// Title.
+    pub title: String,
+    /// What will happen, line by line.
+    pub lines: Vec<String>,
+    /// Jobs to start on yes.
+    pub jobs: Vec<Job>,
+    /// Whether the action is dangerous (red border).
+    pub danger: bool,
+}
+
+impl Confirm {
+    /// Draws the dialog.
+    pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let h = (self.lines.len() as u16 + 5).min(area.height);
+        let rect = centered(area, 60, 10, 50, h);
+        let border = if self.danger {
+            theme.fg("danger")
+        } else {
+            theme.border(true)
+        };
+        let mut lines: Vec<Line> = self.lines.iter().map(|l| Line::from(l.clone())).collect();
+        lines.push(Line::from(""));
+        lines.push(Line::from(vec![
+            Span::styled(" y / Enter ", theme.fg("accent").add_modifier(Modifier::BOLD)),
+            Span::styled("apply   ", theme.fg("muted")),
+            Span::styled(" n / Esc ", theme.fg("accent").add_modifier(Modifier::BOLD)),
+            Span::styled("cancel", theme.fg("muted")),
+        ]));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(border)
+            .title(Span::styled(
+                format!(" {} ", self.title),
+                theme.fg("title").add_modifier(Modifier::BOLD),
+            ));
+        f.render_widget(Clear, rect);
+        f.render_widget(
+            Paragraph::new(lines)
+                .style(theme.base())
+                .block(block)
+                .wrap(Wrap { trim: false }),
+            rect,
+        );
+    }
+}

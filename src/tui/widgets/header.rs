@@ -1,0 +1,81 @@
+//! The context bar: profile, region, endpoint URL, refresh age, STALE and READ-ONLY badges, the
+//! job in flight; and the tab bar under it.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Tabs};
+
+use crate::tui::data::Data;
+use crate::tui::panes::Tab;
+use crate::tui::theme::Theme;
+
+/// Formats an age: `4s`, `3m12s`, `2h05m`.
+pub fn age(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// Draws the context line.
+pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, busy: Option<&str>) {
+    let muted = theme.fg("muted");
+    let head = theme.fg("header").add_modifier(Modifier::BOLD);
+    let mut spans = vec![
+        Span::styled(" sagedeck ", head),
+        Span::styled("profile ", muted),
+        Span::styled(data.context.profile.clone(), theme.fg("fg")),
+        Span::styled("  region ", muted),
+        Span::styled(data.context.region.clone(), theme.fg("fg")),
+        Span::styled("  endpoint ", muted),
+        Span::styled(data.context.endpoint.clone(), theme.fg("fg")),
+        Span::styled("  refreshed ", muted),
+        Span::styled(
+            match data.last_ok {
+                Some(t) => format!("{} ago", age(t.elapsed())),
+                None if data.refresh_failed => "never".into(),
+                None => "loading…".into(),
+            },
+            theme.fg("fg"),
+        ),
+    ];
+    if data.stale() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            " STALE ",
+            theme.fg("stale").add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+    }
+    if data.read_only {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            " READ-ONLY ",
+            theme.fg("readonly").add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+    }
+    if let Some(b) = busy {
+        spans.push(Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg("accent")));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
+}
+
+/// Draws the tab bar.
+pub fn render_tabs(f: &mut Frame, area: Rect, current: Tab, theme: &Theme) {
+    let titles: Vec<Line> = Tab::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Line::from(format!("{} {}", i + 1, t.title())))
+        .collect();
+    let tabs = Tabs::new(titles)
+        .select(current.index())
+        .style(theme.fg("muted"))
+        .highlight_style(theme.fg("accent").add_modifier(Modifier::BOLD | Modifier::UNDERLINED))
+        .divider(Span::styled("│", theme.fg("border")));
+    f.render_widget(tabs, area);
+}

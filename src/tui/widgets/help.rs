@@ -1,0 +1,84 @@
+//! The `?` overlay: every key of the current context, then the global keys and `:` commands.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::centered;
+use crate::tui::panes::KeyHint;
+use crate::tui::theme::Theme;
+
+/// Keys that work everywhere.
+pub const GLOBAL_KEYS: &[(&str, &str)] = &[
+    ("1-6 / Tab / Shift-Tab", "switch tabs"),
+    (":", "command line (Tab completes, ↑↓ history)"),
+    ("?", "this help"),
+    ("r", "refresh now"),
+    ("e", "error log"),
+    ("y", "copy the selected name/ARN (OSC 52)"),
+    ("Esc", "close / cancel the call in flight"),
+    ("q / Ctrl-C", "quit"),
+];
+
+/// The `:` commands.
+pub const COMMANDS: &[(&str, &str)] = &[
+    (":endpoints :variants :models :latency :invoke :tools", "open a tab"),
+    (":region R", "switch region"),
+    (":profile P", "switch profile"),
+    (":theme T", "switch theme"),
+    (":refresh SECONDS", "inventory refresh interval"),
+    (":readonly", "toggle read-only"),
+    (":errors", "error log"),
+    (":quit", "quit"),
+];
+
+/// Draws the help overlay.
+pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], theme: &Theme) {
+    let rect = centered(area, 70, 80, 50, 20);
+    let key = theme.fg("accent").add_modifier(Modifier::BOLD);
+    let mut lines = vec![Line::from(Span::styled(
+        format!("{pane} pane"),
+        theme.fg("title").add_modifier(Modifier::BOLD),
+    ))];
+    for h in hints {
+        let style = if h.disabled {
+            theme.fg("muted").add_modifier(Modifier::CROSSED_OUT)
+        } else {
+            theme.fg("fg")
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<22}", h.key), key),
+            Span::styled(h.action, style),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "Everywhere",
+        theme.fg("title").add_modifier(Modifier::BOLD),
+    )));
+    for (k, a) in GLOBAL_KEYS {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {k:<22}"), key),
+            Span::styled(*a, theme.fg("fg")),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "Commands",
+        theme.fg("title").add_modifier(Modifier::BOLD),
+    )));
+    for (k, a) in COMMANDS {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {k:<22} "), key),
+            Span::styled(*a, theme.fg("fg")),
+        ]));
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(Span::styled(" Help — Esc closes ", theme.fg("title")));
+    f.render_widget(Clear, rect);
+    f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+}
