@@ -158,8 +158,14 @@ mod tests {
         assert_eq!(split_s3_url("s3://b").unwrap(), ("b".to_string(), String::new()));
         assert!(split_s3_url("https://b/x").is_err());
         assert!(split_s3_url("s3:///x").is_err());
-        assert_eq!(relative_key("tenants/", "tenants/a.tar.gz").as_deref(), Some("a.tar.gz"));
-        assert_eq!(relative_key("tenants/", "tenants/sub/a.tar.gz").as_deref(), Some("sub/a.tar.gz"));
+        assert_eq!(
+            relative_key("tenants/", "tenants/a.tar.gz").as_deref(),
+            Some("a.tar.gz")
+        );
+        assert_eq!(
+            relative_key("tenants/", "tenants/sub/a.tar.gz").as_deref(),
+            Some("sub/a.tar.gz")
+        );
         assert_eq!(relative_key("tenants/", "tenants/"), None);
         assert_eq!(relative_key("tenants/", "tenants/sub/"), None);
         assert_eq!(relative_key("tenants/", "models/a.tar.gz"), None);

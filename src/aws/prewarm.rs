@@ -207,7 +207,7 @@ impl Fleet {
                         body: body.clone(),
                         content_type: opts.content_type.clone(),
                         accept: opts.accept.clone(),
-                        target_model: Some(model.clone()),
+                        target_model: Some(model),
                         ..Default::default()
                     };
                     (i, self.prewarm_one(&spec, opts, progress).await)

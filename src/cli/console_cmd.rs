@@ -9,6 +9,7 @@ use super::sandbox_cmd::SandboxArgs;
 use super::{EXIT_AWS, EXIT_OK, EXIT_USAGE, GlobalArgs};
 use crate::aws::Fleet;
 use crate::sandbox::start;
+use crate::tui::config::ConfigFile;
 use crate::tui::{ConsoleOptions, run};
 
 /// Options of the console.
@@ -67,16 +68,27 @@ fn init_logging(path: Option<PathBuf>) {
         .try_init();
 }
 
-fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String) -> ConsoleOptions {
+fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> ConsoleOptions {
+    let mut problems = Vec::new();
+    let file = match config_dir().map(|d| d.join("config.toml")) {
+        Some(path) => ConfigFile::load(&path).unwrap_or_else(|e| {
+            problems.push(e);
+            ConfigFile::default()
+        }),
+        None => ConfigFile::default(),
+    };
+    let s = file.for_profile(profile);
     ConsoleOptions {
         aws: g.aws_options(),
         endpoint_label: label,
-        read_only: c.read_only,
-        theme: c.theme.clone(),
+        read_only: c.read_only || s.read_only.unwrap_or(false),
+        theme: c.theme.clone().or(s.theme),
         theme_dir: config_dir().map(|d| d.join("themes")),
-        inventory_interval: c.refresh.map(Duration::from_secs),
-        metrics_interval: c.metrics_refresh.map(Duration::from_secs),
-        mouse: c.mouse,
+        inventory_interval: c.refresh.or(s.refresh_seconds).map(Duration::from_secs),
+        metrics_interval: c.metrics_refresh.or(s.metrics_refresh_seconds).map(Duration::from_secs),
+        mouse: c.mouse || s.mouse.unwrap_or(false),
+        keys: file.keys,
+        config_problems: problems,
     }
 }
 
@@ -98,7 +110,12 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
         .clone()
         .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
         .unwrap_or_else(|| "aws".into());
-    finish(run(options(g, c, label), None).await)
+    let profile = g
+        .profile
+        .clone()
+        .or_else(|| std::env::var("AWS_PROFILE").ok())
+        .unwrap_or_else(|| "default".into());
+    finish(run(options(g, c, label, &profile), None).await)
 }
 
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
@@ -134,7 +151,7 @@ pub async fn run_demo(g: &GlobalArgs, c: &ConsoleArgs, s: SandboxArgs) -> i32 {
         .load()
         .await;
     let fleet = Fleet::from_sdk_config(&conf, "sandbox".into(), Some(url.clone()));
-    let r = run(options(g, c, format!("sandbox {url}")), Some(fleet)).await;
+    let r = run(options(g, c, format!("sandbox {url}"), "sandbox"), Some(fleet)).await;
     handle.shutdown().await;
     finish(r)
 }

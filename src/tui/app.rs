@@ -88,6 +88,8 @@ pub struct App {
     pub quit: bool,
     /// Whether the screen needs drawing.
     pub dirty: bool,
+    /// Remapped keys.
+    pub keymap: super::config::Keymap,
     jobs: Vec<(u64, Job)>,
     effects: Vec<Effect>,
     next_id: u64,
@@ -116,6 +118,7 @@ impl App {
             inflight: BTreeMap::new(),
             quit: false,
             dirty: true,
+            keymap: super::config::Keymap::default(),
             jobs: Vec::new(),
             effects: Vec::new(),
             next_id: 1,
@@ -261,6 +264,7 @@ impl App {
             Tab::Invoke => self.invoke.capturing_text(),
             Tab::Tools => false,
         };
+        let key = if capturing { key } else { self.keymap.translate(key) };
         if capturing || !self.global_key(key) {
             let mut out = Outbox::default();
             let mut data = std::mem::take(&mut self.data);

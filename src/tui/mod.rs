@@ -4,6 +4,7 @@
 //! quit, error, panic (ratatui's hook), Ctrl-C and SIGTERM.
 
 pub mod app;
+pub mod config;
 pub mod data;
 pub mod event;
 pub mod filter;
@@ -45,6 +46,10 @@ pub struct ConsoleOptions {
     pub metrics_interval: Option<Duration>,
     /// Capture the mouse (click tabs and rows, scroll).
     pub mouse: bool,
+    /// Key remapping from the config file.
+    pub keys: std::collections::BTreeMap<String, String>,
+    /// Problems found in the config file, shown at start.
+    pub config_problems: Vec<String>,
 }
 
 /// Builds the initial state (themes resolved, context filled).
@@ -88,6 +93,11 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         ..Default::default()
     };
     let mut app = App::new(data, theme);
+    let (keymap, key_problems) = config::Keymap::from_config(&opts.keys);
+    app.keymap = keymap;
+    for p in opts.config_problems.iter().chain(&key_problems) {
+        app.toasts.push(widgets::toasts::Level::Error, p.clone());
+    }
     app.intervals = intervals;
     app.theme_dir = opts.theme_dir.clone();
     app.theme_names = Theme::available(opts.theme_dir.as_deref());

@@ -7,13 +7,20 @@ use sagedeck::sandbox::faults::FaultSpec;
 use crate::common::{CliRun, run_cli, run_cli_env, sandbox_with};
 
 fn demo() -> SandboxConfig {
-    SandboxConfig { demo_fleet: true, ..SandboxConfig::for_tests() }
+    SandboxConfig {
+        demo_fleet: true,
+        ..SandboxConfig::for_tests()
+    }
 }
 
 /// One or two lines, no panic, no backtrace, no debug dump of an SDK error.
 fn clean_failure(r: &CliRun) {
     let lines = r.stderr.lines().count();
-    assert!((1..=2).contains(&lines), "stderr should be one or two lines:\n{}", r.stderr);
+    assert!(
+        (1..=2).contains(&lines),
+        "stderr should be one or two lines:\n{}",
+        r.stderr
+    );
     for bad in ["panicked", "backtrace", "SdkError", "ServiceError {", "DispatchFailure"] {
         assert!(!r.stderr.contains(bad), "stderr shows `{bad}`:\n{}", r.stderr);
     }
@@ -33,9 +40,13 @@ async fn endpoints_describe_and_autoscaling() {
     let d = run_cli(&sb, &["describe", "mcp-intent-classifier-prod"]).await;
     assert_eq!(d.code, 0);
     assert!(d.stdout.contains("Canary") && d.stdout.contains("mcp-endpoint-invocations-policy"));
-    let dj = run_cli(&sb, &["describe", "mcp-intent-classifier-prod", "--json"]).await.json();
+    let dj = run_cli(&sb, &["describe", "mcp-intent-classifier-prod", "--json"])
+        .await
+        .json();
     assert_eq!(dj["endpoint"]["variants"][1]["name"], "Canary");
-    let a = run_cli(&sb, &["autoscaling", "mcp-intent-classifier-prod", "--json"]).await.json();
+    let a = run_cli(&sb, &["autoscaling", "mcp-intent-classifier-prod", "--json"])
+        .await
+        .json();
     assert_eq!(a["autoscaling"][0]["max"], 6);
     let missing = run_cli(&sb, &["describe", "nope"]).await;
     assert_eq!(missing.code, 3);
@@ -46,7 +57,9 @@ async fn endpoints_describe_and_autoscaling() {
 #[tokio::test]
 async fn weights_show_plan_apply_and_refuse_bad_input() {
     let sb = sandbox_with(demo()).await;
-    let r = run_cli(&sb, &["weights", "mcp-intent-classifier-prod", "--json"]).await.json();
+    let r = run_cli(&sb, &["weights", "mcp-intent-classifier-prod", "--json"])
+        .await
+        .json();
     assert_eq!(r["variants"][0]["current_weight"], 9.0);
     for (args, needle) in [
         (vec!["--set", "Stable=-1"], ">= 0"),
@@ -63,12 +76,34 @@ async fn weights_show_plan_apply_and_refuse_bad_input() {
         assert!(r.stderr.contains(needle), "{a:?}: {}", r.stderr);
         clean_failure(&r);
     }
-    assert_eq!(sb.sandbox.request_count("UpdateEndpointWeightsAndCapacities"), 0, "invalid input sends nothing");
+    assert_eq!(
+        sb.sandbox.request_count("UpdateEndpointWeightsAndCapacities"),
+        0,
+        "invalid input sends nothing"
+    );
     let no_tty = run_cli(&sb, &["weights", "mcp-intent-classifier-prod", "--set", "Canary=3"]).await;
     assert_eq!(no_tty.code, 2);
     assert!(no_tty.stderr.contains("--yes"));
-    assert!(no_tty.stdout.contains("10.0% → 25.0%"), "the plan shows before → after:\n{}", no_tty.stdout);
-    let r = run_cli(&sb, &["weights", "mcp-intent-classifier-prod", "--set", "Stable=50%", "--set", "Canary=50%", "--yes", "--wait", "--json"]).await;
+    assert!(
+        no_tty.stdout.contains("10.0% → 25.0%"),
+        "the plan shows before → after:\n{}",
+        no_tty.stdout
+    );
+    let r = run_cli(
+        &sb,
+        &[
+            "weights",
+            "mcp-intent-classifier-prod",
+            "--set",
+            "Stable=50%",
+            "--set",
+            "Canary=50%",
+            "--yes",
+            "--wait",
+            "--json",
+        ],
+    )
+    .await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let j = r.json();
     assert_eq!(j["plan"]["after"][1]["share"], 0.5);
@@ -107,9 +142,15 @@ async fn invoke_outputs_exit_codes_and_retries() {
     assert_eq!(model_err.code, 4, "{}", model_err.stderr);
     assert!(model_err.stderr.contains("HTTP 415"));
     clean_failure(&model_err);
-    assert_eq!(sb.sandbox.request_count("InvokeEndpoint"), invocations_before + 1, "invalid bodies were not sent; the model error was not retried");
+    assert_eq!(
+        sb.sandbox.request_count("InvokeEndpoint"),
+        invocations_before + 1,
+        "invalid bodies were not sent; the model error was not retried"
+    );
 
-    sb.sandbox.faults.add(FaultSpec::parse_short(&format!("kind=throttle,endpoint={ep},count=2")).unwrap());
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short(&format!("kind=throttle,endpoint={ep},count=2")).unwrap());
     let j = run_cli(&sb, &["invoke", ep, "--body", body, "--json"]).await.json();
     assert_eq!(j["result"]["attempts"], 3);
     assert_eq!(j["result"]["retried"], serde_json::json!(["throttling", "throttling"]));
@@ -118,13 +159,25 @@ async fn invoke_outputs_exit_codes_and_retries() {
     assert_eq!(missing.code, 3);
     clean_failure(&missing);
 
-    let rep = run_cli(&sb, &["invoke", ep, "--body", body, "--repeat", "60", "--json"]).await.json();
+    let rep = run_cli(&sb, &["invoke", ep, "--body", body, "--repeat", "60", "--json"])
+        .await
+        .json();
     assert_eq!(rep["succeeded"], 60);
     assert!(rep["latency"]["p99_ms"].as_f64().unwrap() >= rep["latency"]["p50_ms"].as_f64().unwrap());
     let split = rep["variants"].as_object().unwrap();
     assert_eq!(split.values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 60);
 
-    let stream = run_cli(&sb, &["invoke", "llm-tgi-chat", "--stream", "--body", r#"{"inputs": "hi", "parameters": {"max_new_tokens": 4}}"#]).await;
+    let stream = run_cli(
+        &sb,
+        &[
+            "invoke",
+            "llm-tgi-chat",
+            "--stream",
+            "--body",
+            r#"{"inputs": "hi", "parameters": {"max_new_tokens": 4}}"#,
+        ],
+    )
+    .await;
     assert_eq!(stream.code, 0, "{}", stream.stderr);
     assert_eq!(stream.stdout.matches("data:").count(), 4);
 }
@@ -132,19 +185,34 @@ async fn invoke_outputs_exit_codes_and_retries() {
 #[tokio::test]
 async fn configuration_and_network_failures_are_one_line() {
     let sb = sandbox_with(demo()).await;
-    let no_creds = run_cli_env(&sb, &["endpoints"], &[("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", "")]).await;
+    let no_creds = run_cli_env(
+        &sb,
+        &["endpoints"],
+        &[("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", "")],
+    )
+    .await;
     assert_eq!(no_creds.code, 2, "{}", no_creds.stderr);
-    assert!(no_creds.stderr.contains("no usable AWS credentials"), "{}", no_creds.stderr);
+    assert!(
+        no_creds.stderr.contains("no usable AWS credentials"),
+        "{}",
+        no_creds.stderr
+    );
     clean_failure(&no_creds);
     let no_region = run_cli_env(&sb, &["endpoints"], &[("AWS_REGION", "")]).await;
     assert_eq!(no_region.code, 2);
     assert!(no_region.stderr.contains("no AWS region"));
     clean_failure(&no_region);
 
-    sb.sandbox.faults.add(FaultSpec::parse_short("kind=expired_token,operation=*").unwrap());
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short("kind=expired_token,operation=*").unwrap());
     let expired = run_cli(&sb, &["describe", "llm-tgi-chat"]).await;
     assert_eq!(expired.code, 3);
-    assert!(expired.stderr.contains("access denied") && expired.stderr.contains("sso login"), "{}", expired.stderr);
+    assert!(
+        expired.stderr.contains("access denied") && expired.stderr.contains("sso login"),
+        "{}",
+        expired.stderr
+    );
     clean_failure(&expired);
     sb.sandbox.faults.clear();
 

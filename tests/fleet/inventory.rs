@@ -12,11 +12,18 @@ use sagedeck::sandbox::faults::FaultSpec;
 use crate::common::{fleet, sandbox_with};
 
 fn demo() -> SandboxConfig {
-    SandboxConfig { demo_fleet: true, ..SandboxConfig::for_tests() }
+    SandboxConfig {
+        demo_fleet: true,
+        ..SandboxConfig::for_tests()
+    }
 }
 
 fn quick() -> RetryPolicy {
-    RetryPolicy { base: Duration::from_millis(5), cap: Duration::from_millis(20), ..Default::default() }
+    RetryPolicy {
+        base: Duration::from_millis(5),
+        cap: Duration::from_millis(20),
+        ..Default::default()
+    }
 }
 
 #[tokio::test]
@@ -33,7 +40,10 @@ async fn inventory_of_the_demo_fleet() {
     assert_eq!(clf.variants[0].instance_type.as_deref(), Some("ml.m5.large"));
     assert_eq!(clf.autoscaling.len(), 1);
     assert_eq!((clf.autoscaling[0].min, clf.autoscaling[0].max), (2, 6));
-    assert_eq!(clf.autoscaling[0].policies[0].metric.as_deref(), Some("SageMakerVariantInvocationsPerInstance"));
+    assert_eq!(
+        clf.autoscaling[0].policies[0].metric.as_deref(),
+        Some("SageMakerVariantInvocationsPerInstance")
+    );
     let mme = by("mcp-multi-model-endpoint");
     assert!(mme.multi_model);
     assert_eq!(mme.mme_prefix(), Some("s3://sagedeck-demo-models/tenants/"));
@@ -47,9 +57,9 @@ async fn inventory_of_the_demo_fleet() {
 #[tokio::test]
 async fn partial_failures_keep_the_rest() {
     let sb = sandbox_with(demo()).await;
-    sb.sandbox.faults.add(
-        FaultSpec::parse_short("kind=internal,operation=DescribeEndpoint,endpoint=llm-tgi-chat").unwrap(),
-    );
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short("kind=internal,operation=DescribeEndpoint,endpoint=llm-tgi-chat").unwrap());
     let f = fleet(&sb).await;
     let inv = f.inventory(InventoryOptions::default()).await.unwrap();
     assert_eq!(inv.endpoints.len(), 7);
@@ -60,9 +70,19 @@ async fn partial_failures_keep_the_rest() {
 
 #[tokio::test]
 async fn a_thousand_endpoints_with_bounded_concurrency() {
-    let sb = sandbox_with(SandboxConfig { extra_endpoints: 1000, ..SandboxConfig::for_tests() }).await;
+    let sb = sandbox_with(SandboxConfig {
+        extra_endpoints: 1000,
+        ..SandboxConfig::for_tests()
+    })
+    .await;
     let f = fleet(&sb).await;
-    let inv = f.inventory(InventoryOptions { concurrency: 8, ..Default::default() }).await.unwrap();
+    let inv = f
+        .inventory(InventoryOptions {
+            concurrency: 8,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(inv.endpoints.len(), 1000);
     assert!(inv.failures.is_empty());
     assert_eq!(sb.sandbox.request_count("ListEndpoints"), 10);
@@ -75,20 +95,31 @@ async fn weights_plan_apply_and_wait() {
     let sb = sandbox_with(demo()).await;
     let f = fleet(&sb).await;
     let info = f.endpoint("mcp-intent-classifier-prod").await.unwrap();
-    let plan = plan_weights(&info, &parse_weight_args(&["Stable=1".into(), "Canary=1".into()]).unwrap()).unwrap();
+    let plan = plan_weights(
+        &info,
+        &parse_weight_args(&["Stable=1".into(), "Canary=1".into()]).unwrap(),
+    )
+    .unwrap();
     f.apply_weights(&plan).await.unwrap();
     let mut seen_updating = false;
     let done = f
-        .wait_in_service("mcp-intent-classifier-prod", Duration::from_secs(10), Duration::from_millis(50), |i| {
-            seen_updating |= i.status == "Updating";
-        })
+        .wait_in_service(
+            "mcp-intent-classifier-prod",
+            Duration::from_secs(10),
+            Duration::from_millis(50),
+            |i| {
+                seen_updating |= i.status == "Updating";
+            },
+        )
         .await
         .unwrap();
     assert!(seen_updating);
     assert_eq!(done.variants[0].current_weight, 1.0);
     assert_eq!(done.variants[0].traffic_share, 0.5);
     // The sandbox refuses what the local validation would have caught, too.
-    let err = f.apply_weights(&plan_weights(&done, &parse_weight_args(&["Stable=0".into()]).unwrap()).unwrap()).await;
+    let err = f
+        .apply_weights(&plan_weights(&done, &parse_weight_args(&["Stable=0".into()]).unwrap()).unwrap())
+        .await;
     assert!(err.is_ok(), "Canary keeps weight 1");
 }
 
@@ -105,24 +136,51 @@ async fn invoke_retries_only_the_retryable() {
     let ok = f.invoke(&spec, &quick()).await.unwrap();
     assert_eq!((ok.attempts, ok.invoked_variant.as_deref()), (1, Some("AllTraffic")));
     assert!(ok.latency > Duration::ZERO && ok.total >= ok.latency);
-    for (fault, class) in [("throttle", "throttling"), ("internal", "internal_failure"), ("unavailable", "service_unavailable"), ("not_ready", "model_not_ready")] {
+    for (fault, class) in [
+        ("throttle", "throttling"),
+        ("internal", "internal_failure"),
+        ("unavailable", "service_unavailable"),
+        ("not_ready", "model_not_ready"),
+    ] {
         sb.sandbox.faults.clear();
-        sb.sandbox.faults.add(FaultSpec::parse_short(&format!("kind={fault},count=2")).unwrap());
+        sb.sandbox
+            .faults
+            .add(FaultSpec::parse_short(&format!("kind={fault},count=2")).unwrap());
         let r = f.invoke(&spec, &quick()).await.unwrap();
         assert_eq!(r.attempts, 3, "{fault}");
         assert_eq!(r.retried, vec![class, class]);
     }
     sb.sandbox.faults.clear();
-    sb.sandbox.faults.add(FaultSpec::parse_short("kind=model_error,status=400,count=3").unwrap());
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short("kind=model_error,status=400,count=3").unwrap());
     let e = f.invoke(&spec, &quick()).await.unwrap_err();
     assert_eq!(e.attempts, 1, "a ModelError is never retried");
-    assert!(matches!(e.error, AwsError::ModelError { original_status: Some(400), .. }));
+    assert!(matches!(
+        e.error,
+        AwsError::ModelError {
+            original_status: Some(400),
+            ..
+        }
+    ));
     sb.sandbox.faults.clear();
     sb.sandbox.faults.add(FaultSpec::parse_short("kind=throttle").unwrap());
-    let e = f.invoke(&spec, &RetryPolicy { max_attempts: 3, ..quick() }).await.unwrap_err();
+    let e = f
+        .invoke(
+            &spec,
+            &RetryPolicy {
+                max_attempts: 3,
+                ..quick()
+            },
+        )
+        .await
+        .unwrap_err();
     assert_eq!(e.attempts, 3, "bounded attempts");
     sb.sandbox.faults.clear();
-    let bad = InvokeSpec { target_model: Some("x.tar.gz".into()), ..spec.clone() };
+    let bad = InvokeSpec {
+        target_model: Some("x.tar.gz".into()),
+        ..spec.clone()
+    };
     let e = f.invoke(&bad, &quick()).await.unwrap_err();
     assert_eq!((e.attempts, e.error.class()), (1, "validation"));
 }

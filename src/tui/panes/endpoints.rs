@@ -178,8 +178,8 @@ impl EndpointsPane {
     }
 
     /// The sort column's title with its direction arrow.
-    fn header(&self, theme: &Theme) -> Row<'static> {
-        Row::new(COLUMNS.iter().map(|(c, t)| {
+    fn header(&self, theme: &Theme, shown: &[usize]) -> Row<'static> {
+        Row::new(shown.iter().map(|i| &COLUMNS[*i]).map(|(c, t)| {
             let text = if *c == self.sort {
                 format!("{t}{}", if self.descending { "▼" } else { "▲" })
             } else {
@@ -307,6 +307,38 @@ impl Pane for EndpointsPane {
             self.offset = self.cursor + 1 - self.page;
         }
         self.offset = self.offset.min(self.view.len().saturating_sub(1));
+        let name_width = self
+            .view
+            .iter()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|i| data.inventory[*i].name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(8, 48) as u16;
+        // Columns by priority: on a narrow terminal the least important ones go first.
+        let all_widths = [name_width, 10, 16, 20, 4, 8, 9, 8, 7, 16];
+        let priority = [0, 1, 7, 8, 6, 3, 2, 5, 4, 9];
+        let mut shown: Vec<usize> = Vec::new();
+        let mut used = 0u16;
+        for c in priority {
+            let w = all_widths[c] + 1;
+            if used + w <= table_area.width || c == 0 {
+                shown.push(c);
+                used += w;
+            }
+        }
+        shown.sort_unstable();
+        let widths: Vec<Constraint> = shown
+            .iter()
+            .map(|c| {
+                if *c == 9 {
+                    Constraint::Min(all_widths[*c])
+                } else {
+                    Constraint::Length(all_widths[*c])
+                }
+            })
+            .collect();
         let rows: Vec<Row> = self
             .view
             .iter()
@@ -315,7 +347,7 @@ impl Pane for EndpointsPane {
             .take(self.page)
             .map(|(pos, i)| {
                 let e = &data.inventory[*i];
-                let row = Row::new(vec![
+                let cells = vec![
                     Cell::from(e.name.clone()),
                     Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
                     Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
@@ -333,7 +365,14 @@ impl Pane for EndpointsPane {
                         },
                     )),
                     Cell::from(crate::cli::endpoints_cmd::time_text(e.modified)),
-                ]);
+                ];
+                let row = Row::new(
+                    cells
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(n, _)| shown.contains(n))
+                        .map(|(_, c)| c),
+                );
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
@@ -341,20 +380,10 @@ impl Pane for EndpointsPane {
                 }
             })
             .collect();
-        let widths = [
-            Constraint::Min(24),
-            Constraint::Length(10),
-            Constraint::Length(16),
-            Constraint::Length(20),
-            Constraint::Length(4),
-            Constraint::Length(8),
-            Constraint::Length(9),
-            Constraint::Length(8),
-            Constraint::Length(7),
-            Constraint::Length(16),
-        ];
         f.render_widget(
-            Table::new(rows, widths).header(self.header(theme)).style(theme.base()),
+            Table::new(rows, widths)
+                .header(self.header(theme, &shown))
+                .style(theme.base()),
             table_area,
         );
         if let Some(fa) = filter_area {

@@ -36,7 +36,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
 
 /// Draws the help overlay.
 pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], theme: &Theme) {
-    let rect = centered(area, 70, 80, 50, 20);
+    let rect = centered(area, 80, 100, 60, 20);
     let key = theme.fg("accent").add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::from(Span::styled(
         format!("{pane} pane"),
