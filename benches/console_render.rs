@@ -33,7 +33,11 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
     EndpointInfo {
         name: format!("endpoint-{i:05}"),
         arn: format!("arn:aws:sagemaker:us-east-1:1:endpoint/endpoint-{i:05}"),
-        status: if i % 17 == 0 { "Updating".into() } else { "InService".into() },
+        status: if i % 17 == 0 {
+            "Updating".into()
+        } else {
+            "InService".into()
+        },
         failure_reason: None,
         created: 1.7e9 + i as f64,
         modified: 1.7e9 + i as f64,
@@ -48,13 +52,23 @@ fn app(endpoints: usize, models: usize) -> App {
     let mut app = App::new(Data::default(), Theme::default_theme());
     let mut list: Vec<EndpointInfo> = (0..endpoints.max(1)).map(|i| endpoint(i, false)).collect();
     list[0] = endpoint(0, true);
-    app.on_event(AppEvent::Inventory(Ok(Inventory { endpoints: list, failures: vec![], api_calls: 0, elapsed_ms: 0 })));
+    app.on_event(AppEvent::Inventory(Ok(Inventory {
+        endpoints: list,
+        failures: vec![],
+        api_calls: 0,
+        elapsed_ms: 0,
+    })));
     app.data.selected = Some("endpoint-00000".into());
     let catalog = Catalog {
         bucket: "b".into(),
         prefix: "p/".into(),
         models: (0..models)
-            .map(|i| CatalogEntry { key: format!("tenant-{i:05}.tar.gz"), size: 1 << 28, last_modified: Some(1.7e9), etag: None })
+            .map(|i| CatalogEntry {
+                key: format!("tenant-{i:05}.tar.gz"),
+                size: 1 << 28,
+                last_modified: Some(1.7e9),
+                etag: None,
+            })
             .collect(),
         pages: 1,
     };
@@ -88,10 +102,17 @@ fn main() {
     for (label, tab) in [("Endpoints", Tab::Endpoints), ("Models", Tab::Models)] {
         let base = median_frame(&mut small, tab, rounds);
         let large = median_frame(&mut big, tab, rounds);
-        let n = if tab == Tab::Endpoints { "5,000 endpoints" } else { "10,000 models" };
+        let n = if tab == Tab::Endpoints {
+            "5,000 endpoints"
+        } else {
+            "10,000 models"
+        };
         rows.push((label, n, base, large));
     }
-    println!("{:<10} {:>16} {:>14} {:>16} {:>7}", "pane", "large", "50 rows (µs)", "large (µs)", "ratio");
+    println!(
+        "{:<10} {:>16} {:>14} {:>16} {:>7}",
+        "pane", "large", "50 rows (µs)", "large (µs)", "ratio"
+    );
     for (label, n, base, large) in rows {
         println!(
             "{:<10} {:>16} {:>14.1} {:>16.1} {:>7.2}",

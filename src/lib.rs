@@ -3,5 +3,6 @@
 
 pub mod aws;
 pub mod cli;
+pub mod mcp;
 pub mod sandbox;
 pub mod tui;

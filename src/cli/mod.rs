@@ -4,6 +4,7 @@
 pub mod console_cmd;
 pub mod endpoints_cmd;
 pub mod invoke_cmd;
+pub mod mcp_cmd;
 pub mod metrics_cmd;
 pub mod models_cmd;
 pub mod output;
@@ -101,6 +102,10 @@ pub enum Command {
     Metrics(metrics_cmd::MetricsArgs),
     /// Scalable targets, policies and recent scaling activities of an endpoint.
     Autoscaling(endpoints_cmd::AutoscalingArgs),
+    /// List and call the tools of MCP servers (mcpServers registry).
+    Tools(mcp_cmd::ToolsArgs),
+    /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
+    Mcp(mcp_cmd::McpArgs),
 }
 
 /// Prints a classified error on one line and returns its exit code.
@@ -148,6 +153,11 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
             Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
+            Some(Command::Tools(args)) => match args.command {
+                mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
+                mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
+            },
+            Some(Command::Mcp(args)) => mcp_cmd::run_mcp(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })

@@ -14,7 +14,9 @@ pub fn now_epoch() -> f64 {
 pub fn iso8601(epoch: f64) -> String {
     let millis = (epoch * 1000.0).round() as i64;
     let whole = aws_smithy_types::DateTime::from_secs(millis.div_euclid(1000));
-    let text = whole.fmt(aws_smithy_types::date_time::Format::DateTime).unwrap_or_default();
+    let text = whole
+        .fmt(aws_smithy_types::date_time::Format::DateTime)
+        .unwrap_or_default();
     format!("{}.{:03}Z", text.trim_end_matches('Z'), millis.rem_euclid(1000))
 }
 

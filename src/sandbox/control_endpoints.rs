@@ -70,7 +70,11 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
 }
 
 fn image_of(world: &World, model: &str) -> String {
-    world.models.get(model).map(|m| m.container.image.clone()).unwrap_or_default()
+    world
+        .models
+        .get(model)
+        .map(|m| m.container.image.clone())
+        .unwrap_or_default()
 }
 
 /// The DescribeEndpoint document of an endpoint.

@@ -79,7 +79,11 @@ async fn dispatch(
         return faults::admin(&sb, &method, rest, uri.query(), &body);
     }
     if method == Method::GET || method == Method::HEAD {
-        sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) { "ListObjectsV2" } else { "S3" });
+        sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) {
+            "ListObjectsV2"
+        } else {
+            "S3"
+        });
         return s3::handle(&sb, &method, &path, uri.query());
     }
     let mut resp = ApiError::new(

@@ -179,6 +179,9 @@ impl App {
 
     /// The visible pane's key hints.
     pub fn hints(&self) -> Vec<super::panes::KeyHint> {
+        if let Some(Overlay::WeightEditor(editor)) = &self.overlay {
+            return editor.keys();
+        }
         match self.tab {
             Tab::Endpoints => self.endpoints.keys(&self.data),
             Tab::Variants => self.variants.keys(&self.data),
@@ -213,7 +216,8 @@ impl App {
         }
     }
 
-    /// Requests fleet metrics (short window) and, on the Latency pane, the detail window.
+    /// Requests fleet metrics (short window); the Latency pane asks for its own detail window on its
+    /// own cadence (see [`App::on_tick`]) and when `r` is pressed there.
     pub fn request_metrics(&mut self) {
         let serving: Vec<_> = self
             .data
@@ -230,13 +234,9 @@ impl App {
             });
         }
         if self.tab == Tab::Latency {
-            if let Some(e) = self.data.selected_endpoint().cloned() {
-                self.submit(Job::Metrics {
-                    endpoints: vec![e],
-                    window: self.latency.window(),
-                    detail: true,
-                });
-            }
+            let mut out = Outbox::default();
+            self.latency.request(&self.data, &mut out);
+            self.apply_outbox(out);
         }
     }
 
@@ -475,10 +475,13 @@ impl App {
                 self.inflight.insert(id, label);
             }
             AppEvent::Finished { id, cancelled } => {
-                self.inflight.remove(&id);
+                let label = self.inflight.remove(&id).unwrap_or_default();
                 if cancelled {
-                    self.invoke.on_cancelled(id);
-                    self.models.on_cancelled();
+                    if label.starts_with("invoking") {
+                        self.invoke.on_cancelled(id);
+                    } else if label.starts_with("prewarming") {
+                        self.models.on_cancelled();
+                    }
                 }
             }
             AppEvent::Inventory(Ok(inv)) => {
@@ -550,9 +553,13 @@ impl App {
             }
             AppEvent::Catalog { endpoint, result } => match result {
                 Ok(c) => {
+                    self.data.catalog_errors.remove(&endpoint);
                     self.data.catalogs.insert(endpoint, c);
                 }
-                Err(e) => self.toasts.push(Level::Error, format!("models of {endpoint}: {e}")),
+                Err(e) => {
+                    self.data.catalog_errors.insert(endpoint.clone(), e.to_string());
+                    self.toasts.push(Level::Error, format!("models of {endpoint}: {e}"));
+                }
             },
             AppEvent::Prewarm { endpoint, event } => self.models.on_prewarm_event(&endpoint, event, &mut self.data),
             AppEvent::PrewarmDone { endpoint, result } => {
@@ -568,6 +575,11 @@ impl App {
             self.dirty = true;
         }
         self.schedule_refreshes();
+        if self.tab == Tab::Latency && self.data.loaded {
+            let mut out = Outbox::default();
+            self.latency.tick(&self.data, &mut out);
+            self.apply_outbox(out);
+        }
         // The refresh age in the header changes every second.
         self.dirty = true;
     }

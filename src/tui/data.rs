@@ -62,6 +62,8 @@ pub struct Data {
     pub own_latency: LatencyStats,
     /// MME catalogs by endpoint.
     pub catalogs: HashMap<String, Catalog>,
+    /// Why the last catalog listing failed, by endpoint (cleared by a successful listing).
+    pub catalog_errors: HashMap<String, String>,
     /// What the console saw of MME models, by (endpoint, model).
     pub models: HashMap<(String, String), ModelKnowledge>,
     /// The endpoint a weight change is following, as last described.

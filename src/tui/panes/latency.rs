@@ -1,29 +1,200 @@
-//! Latency pane (being built).
-use crossterm::event::KeyEvent;
+//! Latency: live charts of the selected endpoint, one row per variant (canary and baseline told
+//! apart by colour): ModelLatency and OverheadLatency p50/p90/p99 and calls with 4XX/5XX, over a
+//! window of 15m, 1h, 3h or 24h (`w`/`W`); its own refresh interval (`+`/`-`); and a panel with
+//! the latencies this console measured itself (percentiles and a histogram). The pane only asks
+//! for metrics through the outbox; the data arrives in `data.detail_metrics`.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane};
+use crate::aws::inventory::EndpointInfo;
+use crate::aws::latency::LatencyStats;
 use crate::tui::data::Data;
+use crate::tui::event::Job;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::toasts::Level;
 
-/// State.
-#[derive(Debug, Default)]
-pub struct LatencyPane {}
+#[path = "../widgets/chart.rs"]
+pub mod chart;
+#[path = "latency_view.rs"]
+mod view;
 
-impl Pane for LatencyPane {
-    fn handle_key(&mut self, _key: KeyEvent, _data: &mut Data, _out: &mut Outbox) -> bool {
-        false
+/// The chart windows, in key order.
+pub const WINDOWS: [Duration; 4] = [
+    Duration::from_secs(15 * 60),
+    Duration::from_secs(3600),
+    Duration::from_secs(3 * 3600),
+    Duration::from_secs(24 * 3600),
+];
+
+/// The refresh intervals `+`/`-` step through.
+pub const REFRESH: [Duration; 6] = [
+    Duration::from_secs(5),
+    Duration::from_secs(10),
+    Duration::from_secs(15),
+    Duration::from_secs(30),
+    Duration::from_secs(60),
+    Duration::from_secs(300),
+];
+
+/// Whether a variant is the endpoint's `canary` or `baseline` (a theme role), or neither when the
+/// endpoint has one variant. A name containing "canary" makes a canary; otherwise the variant
+/// with the largest current weight is the baseline and the others are canaries.
+pub fn variant_role(e: &EndpointInfo, variant: &str) -> Option<&'static str> {
+    if e.variants.len() < 2 {
+        return None;
     }
-    fn render(&mut self, _f: &mut Frame, _area: Rect, _data: &Data, _theme: &Theme) {}
-    fn keys(&self, _data: &Data) -> Vec<KeyHint> {
-        Vec::new()
+    let named = |n: &str| n.to_ascii_lowercase().contains("canary");
+    if e.variants.iter().any(|v| named(&v.name)) {
+        return Some(if named(variant) { "canary" } else { "baseline" });
+    }
+    let baseline = e
+        .variants
+        .iter()
+        .reduce(|a, b| if b.current_weight > a.current_weight { b } else { a })?;
+    Some(if baseline.name == variant { "baseline" } else { "canary" })
+}
+
+/// The pane's state.
+#[derive(Debug)]
+pub struct LatencyPane {
+    /// Index into [`WINDOWS`].
+    pub window_index: usize,
+    /// Index into [`REFRESH`].
+    pub refresh_index: usize,
+    /// The one variant shown (`None` = every variant).
+    pub focus: Option<String>,
+    /// When the pane last asked for metrics.
+    last_request: Option<Instant>,
+}
+
+impl Default for LatencyPane {
+    fn default() -> Self {
+        LatencyPane {
+            window_index: 0,
+            refresh_index: 2,
+            focus: None,
+            last_request: None,
+        }
     }
 }
 
 impl LatencyPane {
     /// The chart window.
-    pub fn window(&self) -> std::time::Duration {
-        std::time::Duration::from_secs(900)
+    pub fn window(&self) -> Duration {
+        WINDOWS[self.window_index.min(WINDOWS.len() - 1)]
+    }
+
+    /// How often the pane's metrics refresh while it shows.
+    pub fn refresh_interval(&self) -> Duration {
+        REFRESH[self.refresh_index.min(REFRESH.len() - 1)]
+    }
+
+    /// Whether a refresh is due (never asked, or asked longer than the interval ago).
+    pub fn refresh_due(&self) -> bool {
+        self.last_request.is_none_or(|t| t.elapsed() >= self.refresh_interval())
+    }
+
+    /// Called on the app's tick while the pane shows: asks for metrics when a refresh is due.
+    pub fn tick(&mut self, data: &Data, out: &mut Outbox) {
+        if self.refresh_due() {
+            self.request(data, out);
+        }
+    }
+
+    /// Asks for the selected endpoint's metrics over the window.
+    pub fn request(&mut self, data: &Data, out: &mut Outbox) {
+        if let Some(e) = data.selected_endpoint() {
+            out.job(Job::Metrics {
+                endpoints: vec![e.clone()],
+                window: self.window(),
+                detail: true,
+            });
+            self.last_request = Some(Instant::now());
+        }
+    }
+
+    /// Switches the window (an index into [`WINDOWS`]) and asks for its metrics.
+    pub fn set_window(&mut self, index: usize, data: &Data, out: &mut Outbox) {
+        let index = index.min(WINDOWS.len() - 1);
+        if index != self.window_index {
+            self.window_index = index;
+            self.request(data, out);
+        }
+    }
+
+    /// The variant shown alone, when it belongs to the selected endpoint.
+    fn focused<'a>(&self, e: &'a EndpointInfo) -> Option<&'a str> {
+        let f = self.focus.as_deref()?;
+        e.variant(f).map(|v| v.name.as_str())
+    }
+
+    fn cycle_focus(&mut self, data: &Data) {
+        let Some(e) = data.selected_endpoint() else { return };
+        let names: Vec<&str> = e.variants.iter().map(|v| v.name.as_str()).collect();
+        self.focus = match self.focused(e).and_then(|f| names.iter().position(|n| *n == f)) {
+            None => names.first().map(|n| n.to_string()),
+            Some(i) => names.get(i + 1).map(|n| n.to_string()),
+        };
+    }
+}
+
+impl Pane for LatencyPane {
+    fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
+        self.request(data, out);
+    }
+
+    fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        let n = WINDOWS.len();
+        match key.code {
+            KeyCode::Char('w') | KeyCode::Char(']') | KeyCode::Right => {
+                self.set_window((self.window_index + 1) % n, data, out)
+            }
+            KeyCode::Char('W') | KeyCode::Char('[') | KeyCode::Left => {
+                self.set_window((self.window_index + n - 1) % n, data, out)
+            }
+            KeyCode::Char('v') => self.cycle_focus(data),
+            KeyCode::Char('+') | KeyCode::Char('=') => {
+                self.refresh_index = (self.refresh_index + 1).min(REFRESH.len() - 1);
+                out.toast(
+                    Level::Info,
+                    format!("latency charts refresh every {}s", self.refresh_interval().as_secs()),
+                );
+            }
+            KeyCode::Char('-') => {
+                self.refresh_index = self.refresh_index.saturating_sub(1);
+                out.toast(
+                    Level::Info,
+                    format!("latency charts refresh every {}s", self.refresh_interval().as_secs()),
+                );
+            }
+            KeyCode::Char('x') => {
+                data.own_latency = LatencyStats::new();
+                out.toast(Level::Info, "cleared the console's own latency samples");
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        self.draw(f, area, data, theme);
+    }
+
+    fn keys(&self, data: &Data) -> Vec<KeyHint> {
+        let none = data.selected_endpoint().is_none();
+        vec![
+            KeyHint::when("w/W", "window", none),
+            KeyHint::when("v", "variant", none),
+            KeyHint::new("+/-", "refresh interval"),
+            KeyHint::when("x", "clear own samples", data.own_latency.count() == 0),
+            KeyHint::new("r", "refresh"),
+            KeyHint::new("?", "help"),
+            KeyHint::new("q", "quit"),
+        ]
     }
 }

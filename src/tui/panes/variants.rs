@@ -1,22 +1,265 @@
-//! Variants pane (being built).
-use crossterm::event::KeyEvent;
+//! Variants: the selected endpoint's production variants — current and desired weight, traffic
+//! share, instances, variant status — beside their live p50/p99 model latency, 5XX rate and the
+//! share of traffic actually observed (the variant's invocations / the endpoint's). The baseline
+//! (largest current weight) and the canaries are labelled and coloured with the theme's
+//! `baseline` and `canary` roles. `w` opens the weight editor; while a weight change is followed
+//! the pane shows the endpoint going Updating → InService with desired and current converging.
+
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::{KeyHint, Outbox, Pane};
+use super::{KeyHint, Outbox, Pane, Tab};
+use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
+use crate::tui::event::Job;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::Overlay;
+use crate::tui::widgets::describe::DescribeView;
+use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::weight_editor::WeightEditor;
 
-/// State.
+#[path = "variants_view.rs"]
+mod view;
+
+/// Bar glyphs: the baseline, then the canaries in turn (told apart without colour too).
+const GLYPHS: [&str; 4] = ["█", "▓", "▒", "▚"];
+
+/// The index of the baseline variant: the largest current weight (the first one on ties).
+pub fn baseline_index(e: &EndpointInfo) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, v) in e.variants.iter().enumerate() {
+        if best.is_none_or(|b| v.current_weight > e.variants[b].current_weight) {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// The theme role of a variant: `baseline` or `canary`.
+pub fn role(is_baseline: bool) -> &'static str {
+    if is_baseline { "baseline" } else { "canary" }
+}
+
+/// The bar glyph of the `n`-th variant, given which one is the baseline.
+pub fn glyph(n: usize, baseline: Option<usize>) -> &'static str {
+    match baseline {
+        Some(b) if n == b => GLYPHS[0],
+        Some(b) if n > b => GLYPHS[1 + (n - 1) % 3],
+        _ => GLYPHS[1 + n % 3],
+    }
+}
+
+/// A stacked bar of `width` cells: one segment per share, in order (largest remainder, and every
+/// positive share gets at least one cell). All-zero shares draw a dotted, muted bar.
+pub fn split_bar(parts: &[(f64, Style, &'static str)], width: usize, empty: Style) -> Vec<Span<'static>> {
+    let total: f64 = parts.iter().map(|p| p.0.max(0.0)).sum();
+    if total <= 0.0 || width == 0 {
+        return vec![Span::styled("·".repeat(width), empty)];
+    }
+    let exact: Vec<f64> = parts.iter().map(|p| p.0.max(0.0) / total * width as f64).collect();
+    let mut cells: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+    let mut left = width - cells.iter().sum::<usize>();
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by(|a, b| (exact[*b] - exact[*b].floor()).total_cmp(&(exact[*a] - exact[*a].floor())));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        cells[i] += 1;
+        left -= 1;
+    }
+    for i in 0..parts.len() {
+        if parts[i].0 > 0.0 && cells[i] == 0 {
+            let donor = (0..cells.len()).max_by_key(|j| cells[*j]).unwrap_or(i);
+            if cells[donor] > 1 {
+                cells[donor] -= 1;
+                cells[i] = 1;
+            }
+        }
+    }
+    parts
+        .iter()
+        .zip(cells)
+        .filter(|(_, n)| *n > 0)
+        .map(|(p, n)| Span::styled(p.2.repeat(n), p.1))
+        .collect()
+}
+
+/// A number without trailing zeros (at most four decimals): `9`, `0.5`, `66.67`.
+pub fn num(v: f64) -> String {
+    let s = format!("{:.4}", (v * 10_000.0).round() / 10_000.0);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_string() }
+}
+
+/// A share as a percentage with one decimal.
+pub fn pct(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+/// The endpoint the pane shows: the selected one, as last described while a weight change is
+/// followed, else as in the inventory.
+pub fn shown_endpoint(data: &Data) -> Option<&EndpointInfo> {
+    let sel = data.selected_endpoint()?;
+    match &data.weights_progress {
+        Some(p) if p.name == sel.name => Some(p),
+        _ => Some(sel),
+    }
+}
+
+/// Whether a weight change of `e` is being followed.
+fn following(data: &Data, e: &EndpointInfo) -> bool {
+    data.weights_progress.as_ref().is_some_and(|p| p.name == e.name)
+}
+
+/// Why the weight editor cannot open for the selected endpoint, if it cannot.
+pub fn editor_refusal(data: &Data) -> Option<String> {
+    let Some(e) = shown_endpoint(data) else {
+        return Some("no endpoint selected: pick one on the Endpoints tab (1)".into());
+    };
+    if following(data, e) {
+        return Some(format!("{}: a weight change is still being applied", e.name));
+    }
+    if e.status != "InService" {
+        return Some(format!(
+            "{} is {}; weights can change only when it is InService",
+            e.name, e.status
+        ));
+    }
+    if e.variants.is_empty() {
+        return Some(format!("{} has no production variants", e.name));
+    }
+    None
+}
+
+/// Observed traffic shares: each variant's invocations / the endpoint's, from the fleet metrics.
+pub fn observed_shares(data: &Data, e: &EndpointInfo) -> Option<Vec<f64>> {
+    let inv: Vec<f64> = e
+        .variants
+        .iter()
+        .map(|v| data.summary(&e.name, &v.name).map(|s| s.invocations).unwrap_or(0.0))
+        .collect();
+    let total: f64 = inv.iter().sum();
+    (total > 0.0).then(|| inv.iter().map(|i| i / total).collect())
+}
+
+/// The pane's state.
 #[derive(Debug, Default)]
-pub struct VariantsPane {}
+pub struct VariantsPane {
+    /// Selected variant.
+    pub cursor: usize,
+    /// First visible variant row.
+    pub offset: usize,
+}
+
+impl VariantsPane {
+    fn open_editor(&self, data: &Data, out: &mut Outbox) {
+        if data.read_only {
+            out.refuse_read_only("changing weights");
+            return;
+        }
+        if let Some(why) = editor_refusal(data) {
+            out.toast(Level::Warn, why);
+            return;
+        }
+        if let Some(e) = shown_endpoint(data) {
+            out.overlay = Some(Overlay::WeightEditor(WeightEditor::new(e, self.cursor)));
+        }
+    }
+}
 
 impl Pane for VariantsPane {
-    fn handle_key(&mut self, _key: KeyEvent, _data: &mut Data, _out: &mut Outbox) -> bool {
-        false
+    fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        let n = data.selected_endpoint().map(|e| e.variants.len()).unwrap_or(0);
+        let last = n.saturating_sub(1);
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(last),
+            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
+            KeyCode::Home | KeyCode::Char('g') => self.cursor = 0,
+            KeyCode::End | KeyCode::Char('G') => self.cursor = last,
+            KeyCode::Char('w') => self.open_editor(data, out),
+            KeyCode::Char('d') => match data.selected.clone() {
+                Some(name) => {
+                    out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {name}"))));
+                    out.job(Job::Describe { endpoint: name });
+                }
+                None => out.toast(Level::Warn, "no endpoint selected"),
+            },
+            KeyCode::Esc => out.switch_to = Some(Tab::Endpoints),
+            _ => return false,
+        }
+        true
     }
-    fn render(&mut self, _f: &mut Frame, _area: Rect, _data: &Data, _theme: &Theme) {}
-    fn keys(&self, _data: &Data) -> Vec<KeyHint> {
-        Vec::new()
+
+    fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        let title = match data.selected.as_deref() {
+            Some(n) => format!(" Variants of {n} "),
+            None => " Variants ".to_string(),
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let muted = theme.fg("muted");
+        let message = |f: &mut Frame, text: String| {
+            f.render_widget(Paragraph::new(Span::styled(text, muted)), inner);
+        };
+        let Some(e) = shown_endpoint(data) else {
+            return match (&data.selected, data.loaded) {
+                (_, false) => message(f, "loading endpoints…".into()),
+                (None, true) => message(f, "no endpoint selected: pick one on the Endpoints tab (1)".into()),
+                (Some(n), true) => message(f, format!("endpoint {n} is no longer in the inventory")),
+            };
+        };
+        if e.variants.is_empty() {
+            return message(f, format!("{} has no production variants yet", e.name));
+        }
+        self.cursor = self.cursor.min(e.variants.len() - 1);
+        let width = inner.width as usize;
+        let traffic = Self::traffic_lines(data, e, width, theme);
+        let update = Self::update_lines(data, e, width, theme);
+        let details = self.detail_lines(data, e, theme);
+        let below = traffic.len() + 1 + if update.is_empty() { 0 } else { update.len() + 1 } + details.len() + 1;
+        let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(2 + below as u16).max(2));
+        let mut y = inner.y;
+        let row = |y: u16, h: u16| Rect {
+            x: inner.x,
+            y,
+            width: inner.width,
+            height: h.min(inner.bottom().saturating_sub(y)),
+        };
+        f.render_widget(Paragraph::new(Self::header_line(e, theme)), row(y, 1));
+        y += 2;
+        self.table(f, row(y, table_h), data, e, theme);
+        y += table_h + 1;
+        let mut lines = traffic;
+        if !update.is_empty() {
+            lines.push(Line::from(""));
+            lines.extend(update);
+        }
+        lines.push(Line::from(""));
+        lines.extend(details);
+        if y < inner.bottom() {
+            f.render_widget(Paragraph::new(lines), row(y, inner.bottom() - y));
+        }
+    }
+
+    fn keys(&self, data: &Data) -> Vec<KeyHint> {
+        let none = data.selected_endpoint().is_none();
+        vec![
+            KeyHint::new("↑↓", "variant"),
+            KeyHint::when("w", "edit weights", data.read_only || editor_refusal(data).is_some()),
+            KeyHint::when("d", "describe", none),
+            KeyHint::new("Esc", "endpoints"),
+            KeyHint::new("r", "refresh"),
+            KeyHint::new("?", "help"),
+            KeyHint::new("q", "quit"),
+        ]
     }
 }

@@ -1,0 +1,497 @@
+//! `sagedeck tools list|call` (test-invoke the tools of any MCP server in the registry) and
+//! `sagedeck mcp serve` (SageMaker endpoints as MCP tools, on stdio or streamable HTTP).
+//!
+//! Exit codes of `tools`: 0 ok; 2 usage (unknown server, bad arguments); 3 the server could not
+//! be reached, answered a JSON-RPC error or timed out; 4 the tool answered `isError`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+use super::output::{print_json, print_table};
+use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, usage};
+use crate::mcp::server::{ToolServer, serve_http, serve_stdio};
+use crate::mcp::tools_config::ToolsConfig;
+use crate::mcp::{CallError, CallOptions, ConnectOptions, McpConnection, Registry, ServerEntry};
+
+/// `sagedeck tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: ToolsCommand,
+}
+
+/// `sagedeck tools` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// Connect to the configured MCP servers and list their status and tools.
+    List(ListArgs),
+    /// Call one tool of one server and print what came back.
+    Call(CallArgs),
+}
+
+/// Where the registry is and how long to wait for a server.
+#[derive(Debug, Args, Clone)]
+pub struct RegistryArgs {
+    /// mcpServers JSON file (default: ~/.config/sagedeck/mcp.json).
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
+    /// Seconds to wait for a server's handshake.
+    #[arg(long, default_value_t = 30.0, value_name = "S")]
+    pub connect_timeout: f64,
+}
+
+/// `sagedeck tools list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this server.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// `sagedeck tools call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Server name in the registry.
+    pub server: String,
+    /// Tool name.
+    pub tool: String,
+    /// Arguments as one JSON object.
+    #[arg(long, value_name = "JSON", conflicts_with = "arg")]
+    pub args: Option<String>,
+    /// One argument (repeatable); VALUE is JSON when it parses and the schema does not say string.
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    pub arg: Vec<String>,
+    /// Seconds without an answer or progress before the call is cancelled.
+    #[arg(long, default_value_t = 60.0, value_name = "S")]
+    pub timeout: f64,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// `sagedeck mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// `sagedeck mcp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Serve SageMaker endpoints as MCP tools (stdio by default).
+    Serve(ServeArgs),
+}
+
+/// `sagedeck mcp serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Tools file (TOML): each tool names an endpoint, payload and answer.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "demo_tools")]
+    pub tools: Option<PathBuf>,
+    /// Serve the built-in demo tools over the demo fleet.
+    #[arg(long)]
+    pub demo_tools: bool,
+    /// Serve streamable HTTP at /mcp on ADDR (`PORT` alone = 127.0.0.1:PORT) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Require `Authorization: Bearer TOKEN` on HTTP (default: SAGEDECK_MCP_TOKEN).
+    #[arg(long, env = "SAGEDECK_MCP_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 })
+}
+
+fn load_registry(r: &RegistryArgs) -> Result<Registry, i32> {
+    match Registry::load_default(r.mcp_config.as_deref()) {
+        Ok(reg) if reg.servers.is_empty() => Err(usage(
+            "no MCP servers configured: pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (mcpServers format)",
+        )),
+        Ok(reg) => Ok(reg),
+        Err(e) => Err(usage(e)),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e4).round() / 10.0
+}
+
+fn annotations_text(t: &rmcp::model::Tool) -> String {
+    let Some(a) = &t.annotations else {
+        return "-".into();
+    };
+    let mut out = Vec::new();
+    if a.read_only_hint == Some(true) {
+        out.push("read-only");
+    }
+    if a.destructive_hint == Some(true) && a.read_only_hint != Some(true) {
+        out.push("destructive");
+    }
+    if a.idempotent_hint == Some(true) {
+        out.push("idempotent");
+    }
+    if a.open_world_hint == Some(true) {
+        out.push("open-world");
+    }
+    if out.is_empty() { "-".into() } else { out.join(",") }
+}
+
+/// Runs `tools list`.
+pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
+    let reg = match load_registry(&args.registry) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let entries: Vec<ServerEntry> = match &args.server {
+        Some(name) => match reg.get(name) {
+            Some(e) => vec![e.clone()],
+            None => {
+                return usage(format!(
+                    "no server `{name}` in the registry (have: {})",
+                    reg.names().join(", ")
+                ));
+            }
+        },
+        None => reg.servers.clone(),
+    };
+    let opts = ConnectOptions {
+        timeout: secs(args.registry.connect_timeout),
+    };
+    let results = futures_util::future::join_all(entries.iter().map(|e| McpConnection::connect(e, &opts))).await;
+    let mut failed = 0;
+    let mut report = Vec::new();
+    for (entry, r) in entries.iter().zip(results) {
+        match r {
+            Ok(conn) => {
+                let tools = conn.tools();
+                if !g.json {
+                    let i = conn.info();
+                    println!(
+                        "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
+                        entry.name,
+                        entry.transport,
+                        i.name,
+                        i.version,
+                        i.protocol_version,
+                        tools.len(),
+                        ms(conn.connect_time())
+                    );
+                    let rows = tools
+                        .iter()
+                        .map(|t| {
+                            let desc = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("");
+                            vec![
+                                t.name.to_string(),
+                                t.title.clone().unwrap_or_else(|| "-".into()),
+                                annotations_text(t),
+                                desc.chars().take(90).collect(),
+                            ]
+                        })
+                        .collect();
+                    print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows);
+                }
+                report.push(json!({
+                    "name": entry.name, "transport": entry.transport, "target": entry.target(),
+                    "status": "connected", "server": conn.info(), "connect_ms": ms(conn.connect_time()),
+                    "tools": tools,
+                }));
+                conn.disconnect().await;
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("sagedeck: {}: {e}", entry.name);
+                if !g.json {
+                    println!("== {} ({}): FAILED: {e}", entry.name, entry.transport);
+                }
+                report.push(json!({
+                    "name": entry.name, "transport": entry.transport, "target": entry.target(),
+                    "status": "failed", "error": {"class": e.class(), "message": e.to_string()},
+                }));
+            }
+        }
+    }
+    if g.json {
+        print_json(&report);
+    }
+    if failed > 0 { EXIT_AWS } else { EXIT_OK }
+}
+
+/// Builds the arguments object from `--args JSON` or `--arg k=v` (typed by the tool's schema).
+pub fn build_arguments(
+    args_json: Option<&str>,
+    pairs: &[String],
+    input_schema: Option<&Map<String, Value>>,
+) -> Result<Map<String, Value>, String> {
+    if let Some(text) = args_json {
+        return match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => Ok(m),
+            Ok(_) => Err("--args must be a JSON object".into()),
+            Err(e) => Err(format!("--args is not valid JSON: {e}")),
+        };
+    }
+    let mut out = Map::new();
+    for p in pairs {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--arg `{p}` is not KEY=VALUE"))?;
+        let declared = input_schema
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(k))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        let value = match declared {
+            Some("string") => Value::String(v.to_string()),
+            _ => serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string())),
+        };
+        out.insert(k.to_string(), value);
+    }
+    Ok(out)
+}
+
+/// Runs `tools call`.
+pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> i32 {
+    let reg = match load_registry(&args.registry) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let Some(entry) = reg.get(&args.server) else {
+        return usage(format!(
+            "no server `{}` in the registry (have: {})",
+            args.server,
+            reg.names().join(", ")
+        ));
+    };
+    if args.args.is_some() {
+        // Fail on bad JSON before starting anything.
+        if let Err(e) = build_arguments(args.args.as_deref(), &[], None) {
+            return usage(e);
+        }
+    }
+    let opts = ConnectOptions {
+        timeout: secs(args.registry.connect_timeout),
+    };
+    let conn = match McpConnection::connect(entry, &opts).await {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("sagedeck: {}: {e}", entry.name);
+            return EXIT_AWS;
+        }
+    };
+    let code = call_on(g, &conn, &args).await;
+    conn.disconnect().await;
+    code
+}
+
+async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs) -> i32 {
+    let tool = conn.tool(&args.tool);
+    let schema = tool.as_ref().map(|t| (*t.input_schema).clone());
+    let arguments = match build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()) {
+        Ok(a) => a,
+        Err(e) => return usage(e),
+    };
+    let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let show_progress = !g.json;
+    let printer = tokio::spawn(async move {
+        while let Some(p) = prx.recv().await {
+            if show_progress {
+                let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
+                let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
+                eprintln!("sagedeck: progress {}{total}{msg}", p.progress);
+            }
+        }
+    });
+    let call_opts = CallOptions {
+        timeout: secs(args.timeout),
+        max_total: None,
+        cancel: cancel.clone(),
+        progress: Some(ptx),
+    };
+    let started = Instant::now();
+    let call = conn.call_tool(&args.tool, Some(arguments), call_opts);
+    tokio::pin!(call);
+    let outcome = tokio::select! {
+        r = &mut call => r,
+        _ = tokio::signal::ctrl_c() => {
+            cancel.cancel();
+            call.await
+        }
+    };
+    printer.abort();
+    let known = conn.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
+    let not_listed = tool.is_none();
+    match outcome {
+        Ok(o) => {
+            if g.json {
+                print_json(&json!({
+                    "server": conn.name(), "tool": o.tool, "is_error": o.result.is_error,
+                    "duration_ms": ms(o.duration), "connect_ms": ms(conn.connect_time()),
+                    "progress": o.progress, "result": o.result, "raw": o.raw,
+                }));
+            } else {
+                println!("{}", o.result.to_text());
+                let mut line = format!(
+                    "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
+                    conn.name(),
+                    o.tool,
+                    ms(o.duration),
+                    ms(conn.connect_time())
+                );
+                if let Some(sm) = o.result.structured.as_ref().and_then(|s| s.get("sagemaker")) {
+                    line.push_str(&format!(
+                        " · endpoint {} · variant {} · {} attempt(s)",
+                        sm["endpoint"].as_str().unwrap_or("?"),
+                        sm["invoked_variant"].as_str().unwrap_or("-"),
+                        sm["attempts"]
+                    ));
+                }
+                eprintln!("{line}");
+            }
+            if o.result.is_error {
+                let why = o.result.first_text().unwrap_or_else(|| "no message".into());
+                let hint = if not_listed {
+                    format!(
+                        " (the server lists no tool `{}`; it has: {})",
+                        args.tool,
+                        known.join(", ")
+                    )
+                } else {
+                    String::new()
+                };
+                eprintln!("sagedeck: {} reported an error: {why}{hint}", o.tool);
+                EXIT_MODEL
+            } else {
+                if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
+                    eprintln!(
+                        "sagedeck: warning: structured content violates the outputSchema: {}",
+                        errs.join("; ")
+                    );
+                }
+                EXIT_OK
+            }
+        }
+        Err(e) => {
+            let hint = match (&e, not_listed) {
+                (CallError::JsonRpc { .. }, true) => {
+                    format!(
+                        " (the server lists no tool `{}`; it has: {})",
+                        args.tool,
+                        known.join(", ")
+                    )
+                }
+                _ => String::new(),
+            };
+            if g.json {
+                print_json(
+                    &json!({"server": conn.name(), "tool": args.tool, "error": e, "elapsed_ms": ms(started.elapsed())}),
+                );
+            }
+            eprintln!("sagedeck: {}/{}: {e}{hint}", conn.name(), args.tool);
+            if e == CallError::Cancelled { 130 } else { EXIT_AWS }
+        }
+    }
+}
+
+/// `PORT` → 127.0.0.1:PORT; `HOST:PORT` as given.
+pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse::<SocketAddr>()
+        .map_err(|_| format!("--http `{s}` is not PORT or HOST:PORT (e.g. 127.0.0.1:8765)"))
+}
+
+/// Runs `mcp serve`.
+pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
+    let McpCommand::Serve(args) = args.command;
+    let config = match (&args.tools, args.demo_tools) {
+        (Some(p), _) => match ToolsConfig::load(p) {
+            Ok(c) => c,
+            Err(e) => return usage(e),
+        },
+        (None, true) => ToolsConfig::demo(),
+        (None, false) => return usage("give --tools FILE.toml or --demo-tools"),
+    };
+    let listen = match args.http.as_deref().map(parse_listen).transpose() {
+        Ok(l) => l,
+        Err(e) => return usage(e),
+    };
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let n = config.tools.len();
+    let server = ToolServer::new(fleet, config);
+    let Some(addr) = listen else {
+        if args.token.is_some() {
+            eprintln!("sagedeck: --token applies to --http only; stdio has no authentication");
+        }
+        eprintln!("sagedeck: serving {n} tools on stdio");
+        return match serve_stdio(server).await {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("sagedeck: {e}");
+                EXIT_AWS
+            }
+        };
+    };
+    if !addr.ip().is_loopback() && args.token.is_none() {
+        eprintln!(
+            "sagedeck: warning: serving on {addr} (not loopback) without --token: anyone who reaches it can invoke your endpoints"
+        );
+    }
+    let token_note = if args.token.is_some() {
+        " (bearer token required)"
+    } else {
+        ""
+    };
+    let handle = match serve_http(server, addr, args.token.clone()).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("sagedeck: cannot listen on {addr}: {e}");
+            return EXIT_AWS;
+        }
+    };
+    eprintln!(
+        "sagedeck: serving {n} tools over streamable HTTP at {}{token_note}",
+        handle.url()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    handle.shutdown().await;
+    EXIT_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_follow_the_schema() {
+        let schema = json!({"properties": {"sign": {"type": "string"}, "n": {"type": "integer"}}});
+        let m = build_arguments(
+            None,
+            &["sign=1234".into(), "n=3".into(), "x=hello".into(), "o={\"a\":1}".into()],
+            schema.as_object(),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(m),
+            json!({"sign": "1234", "n": 3, "x": "hello", "o": {"a": 1}})
+        );
+        assert!(build_arguments(Some("[1]"), &[], None).is_err());
+        assert!(build_arguments(None, &["novalue".into()], None).is_err());
+        assert_eq!(parse_listen("8765").unwrap().to_string(), "127.0.0.1:8765");
+        assert!(parse_listen("0.0.0.0:1").is_ok() && parse_listen("x").is_err());
+    }
+}

@@ -1,0 +1,271 @@
+//! Tool calls on a connection: a timeout that restarts with each progress notification,
+//! cancellation with `notifications/cancelled`, progress forwarded as it arrives (late progress
+//! tolerated), and the result rendered and checked against the tool's outputSchema.
+
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, JsonObject, ProgressToken,
+    ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use serde::Serialize;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::client::{ConnectOptions, McpConnection, Shared};
+use super::connect::STDERR_LINES_SHOWN;
+use super::events::{LogSource, Progress};
+use super::registry::ServerEntry;
+use super::result::{RenderedResult, render};
+
+/// How long a call may go without an answer or progress, unless told otherwise.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a finished call waits for progress notifications still being handled.
+const TRAILING_PROGRESS_WAIT: Duration = Duration::from_millis(50);
+
+/// Options of one tool call.
+#[derive(Debug, Clone)]
+pub struct CallOptions {
+    /// Fails the call after this long without an answer or a progress notification.
+    pub timeout: Duration,
+    /// Fails the call after this long whatever progress arrives.
+    pub max_total: Option<Duration>,
+    /// Cancels the call (`notifications/cancelled` is sent) when cancelled.
+    pub cancel: CancellationToken,
+    /// Receives the call's progress notifications as they arrive.
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        CallOptions {
+            timeout: DEFAULT_CALL_TIMEOUT,
+            max_total: None,
+            cancel: CancellationToken::new(),
+            progress: None,
+        }
+    }
+}
+
+/// Why a call produced no result.
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum CallError {
+    /// No answer (nor progress) within the timeout; the call was cancelled.
+    #[error("no answer within {:.1} s (after {progress} progress notifications); the call was cancelled", .after.as_secs_f64())]
+    Timeout {
+        /// The limit.
+        #[serde(serialize_with = "crate::aws::invoke::ser_ms")]
+        after: Duration,
+        /// Progress notifications seen.
+        progress: usize,
+    },
+    /// Cancelled by the caller; `notifications/cancelled` was sent.
+    #[error("cancelled")]
+    Cancelled,
+    /// The server answered with a JSON-RPC error.
+    #[error("JSON-RPC error {code}: {message}")]
+    JsonRpc {
+        /// Error code (-32602 invalid params, -32601 method not found, ...).
+        code: i32,
+        /// Message.
+        message: String,
+        /// Data.
+        data: Option<serde_json::Value>,
+    },
+    /// The connection is gone.
+    #[error("the connection closed: {0}")]
+    Disconnected(String),
+    /// Anything else.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<ServiceError> for CallError {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::McpError(d) => CallError::JsonRpc {
+                code: d.code.0,
+                message: d.message.to_string(),
+                data: d.data,
+            },
+            ServiceError::Timeout { timeout } => CallError::Timeout {
+                after: timeout,
+                progress: 0,
+            },
+            ServiceError::Cancelled { .. } => CallError::Cancelled,
+            ServiceError::TransportClosed => CallError::Disconnected("transport closed".into()),
+            other => CallError::Other(crate::aws::error::chain_text(&other)),
+        }
+    }
+}
+
+/// A completed call.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallOutcome {
+    /// The tool's name.
+    pub tool: String,
+    /// The rendered result.
+    pub result: RenderedResult,
+    /// The raw result, as the server sent it.
+    pub raw: serde_json::Value,
+    /// Wall time from sending to the answer.
+    #[serde(rename = "duration_ms", serialize_with = "crate::aws::invoke::ser_ms")]
+    pub duration: Duration,
+    /// Progress notifications received during the call.
+    pub progress: usize,
+    /// The last of them.
+    pub last_progress: Option<Progress>,
+}
+
+impl McpConnection {
+    /// Calls a tool. The timeout restarts with every progress notification; on timeout or
+    /// cancellation `notifications/cancelled` is sent. Progress arriving after the answer is
+    /// reported as a late event and otherwise ignored.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        opts: CallOptions,
+    ) -> Result<CallOutcome, CallError> {
+        let mut params = CallToolRequestParams::new(name.to_string());
+        if let Some(a) = arguments {
+            params = params.with_arguments(a);
+        }
+        let mut ropts = PeerRequestOptions::with_timeout(opts.timeout).reset_timeout_on_progress();
+        if let Some(m) = opts.max_total {
+            ropts = ropts.with_max_total_timeout(m);
+        }
+        let started = Instant::now();
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self.peer.send_cancellable_request(request, ropts).await?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        let (ptx, mut prx) = mpsc::unbounded_channel();
+        self.shared.routes.lock().insert(token.clone(), ptx);
+        let _route = RouteGuard(&self.shared, token);
+        let mut seen = Seen {
+            count: 0,
+            last: None,
+            forward: opts.progress.clone(),
+        };
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let answer = loop {
+            tokio::select! {
+                r = &mut response => break r,
+                Some(p) = prx.recv() => seen.record(p),
+                _ = opts.cancel.cancelled() => {
+                    let note = CancelledNotificationParam::new(Some(id), Some("cancelled by the user".into()));
+                    let _ = self.peer.notify_cancelled(note).await;
+                    self.shared.log.push(LogSource::Client, format!("{name}: cancelled after {} progress notifications", seen.count));
+                    return Err(CallError::Cancelled);
+                }
+            }
+        };
+        let duration = started.elapsed();
+        // rmcp handles each notification on a task of its own, so progress sent before the
+        // answer may still be on its way: collect it, waiting briefly only while the last one
+        // is short of its total.
+        tokio::task::yield_now().await;
+        while let Ok(p) = prx.try_recv() {
+            seen.record(p);
+        }
+        let until = tokio::time::Instant::now() + TRAILING_PROGRESS_WAIT;
+        while seen.short_of_total() {
+            match tokio::time::timeout_at(until, prx.recv()).await {
+                Ok(Some(p)) => seen.record(p),
+                _ => break,
+            }
+        }
+        let result = match answer {
+            Ok(ServerResult::CallToolResult(r)) => r,
+            Ok(other) => {
+                return Err(CallError::Other(format!(
+                    "unexpected answer to tools/call: {}",
+                    serde_json::to_string(&other).unwrap_or_default()
+                )));
+            }
+            Err(ServiceError::Timeout { timeout }) => {
+                return Err(CallError::Timeout {
+                    after: timeout,
+                    progress: seen.count,
+                });
+            }
+            Err(e) => return Err(self.with_stderr(e.into())),
+        };
+        let schema = self
+            .tool(name)
+            .and_then(|t| t.output_schema)
+            .map(|s| serde_json::Value::Object((*s).clone()));
+        Ok(CallOutcome {
+            tool: name.to_string(),
+            result: render(&result, schema.as_ref()),
+            raw: serde_json::to_value(&result).unwrap_or_default(),
+            duration,
+            progress: seen.count,
+            last_progress: seen.last,
+        })
+    }
+
+    fn with_stderr(&self, e: CallError) -> CallError {
+        match e {
+            CallError::Disconnected(m) => {
+                let tail = self.shared.log.stderr_tail(STDERR_LINES_SHOWN);
+                CallError::Disconnected(if tail.is_empty() {
+                    m
+                } else {
+                    format!("{m}; stderr: {}", tail.join(" | "))
+                })
+            }
+            other => other,
+        }
+    }
+}
+
+/// The progress of one call so far.
+struct Seen {
+    count: usize,
+    last: Option<Progress>,
+    forward: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+impl Seen {
+    fn record(&mut self, p: Progress) {
+        self.count += 1;
+        if let Some(tx) = &self.forward {
+            let _ = tx.send(p.clone());
+        }
+        self.last = Some(p);
+    }
+
+    fn short_of_total(&self) -> bool {
+        self.last
+            .as_ref()
+            .is_some_and(|p| p.total.is_some_and(|t| p.progress < t))
+    }
+}
+
+struct RouteGuard<'a>(&'a Shared, ProgressToken);
+
+impl Drop for RouteGuard<'_> {
+    fn drop(&mut self) {
+        self.0.routes.lock().remove(&self.1);
+    }
+}
+
+/// Connects, then renders: a convenience for one-shot callers.
+pub async fn connect_and_call(
+    entry: &ServerEntry,
+    tool: &str,
+    arguments: Option<JsonObject>,
+    connect: &ConnectOptions,
+    call: CallOptions,
+) -> Result<CallOutcome, String> {
+    let conn = McpConnection::connect(entry, connect)
+        .await
+        .map_err(|e| e.to_string())?;
+    let r = conn.call_tool(tool, arguments, call).await.map_err(|e| e.to_string());
+    conn.disconnect().await;
+    r
+}

@@ -1,0 +1,349 @@
+//! Opening a transport to a configured server, and explaining in one line why it failed:
+//! command not found, exited with code N and its last stderr lines, HTTP 401 (token?), 404/405
+//! (wrong transport?), nothing listening, timeout.
+
+use std::fmt;
+use std::process::Stdio;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio::io::AsyncBufReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use super::events::{LogSource, ServerLog};
+use super::registry::{ServerEntry, TransportKind};
+
+/// Standard-error lines quoted when a child exits during the handshake.
+pub const STDERR_LINES_SHOWN: usize = 5;
+
+/// Why a server could not be connected.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectError {
+    /// The stdio command is not on PATH (or the path does not exist).
+    CommandNotFound {
+        /// The command.
+        command: String,
+    },
+    /// The command could not be started for another reason.
+    Spawn {
+        /// The command.
+        command: String,
+        /// The OS error.
+        error: String,
+    },
+    /// The child exited before the handshake finished.
+    Exited {
+        /// Exit code (None: killed by a signal).
+        code: Option<i32>,
+        /// Its last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// HTTP 401/403.
+    Unauthorized {
+        /// The status.
+        status: u16,
+    },
+    /// HTTP 404/405 (or a non-event-stream answer): probably the wrong transport.
+    WrongTransport {
+        /// What happened.
+        detail: String,
+        /// The transport that was tried.
+        tried: TransportKind,
+    },
+    /// Nothing answered at the URL.
+    Unreachable {
+        /// The reason.
+        detail: String,
+    },
+    /// The handshake did not finish in time.
+    Timeout {
+        /// The limit.
+        after: Duration,
+        /// Last stderr lines of a stdio child, if any.
+        stderr: Vec<String>,
+    },
+    /// The configuration cannot be used (bad header, bad URL).
+    Config(String),
+    /// The peer answered, but not an MCP handshake.
+    Protocol(String),
+}
+
+impl ConnectError {
+    /// Short class name (`command_not_found`, `exited`, `unauthorized`, ...), as in `--json`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            ConnectError::CommandNotFound { .. } => "command_not_found",
+            ConnectError::Spawn { .. } => "spawn_failed",
+            ConnectError::Exited { .. } => "exited",
+            ConnectError::Unauthorized { .. } => "unauthorized",
+            ConnectError::WrongTransport { .. } => "wrong_transport",
+            ConnectError::Unreachable { .. } => "unreachable",
+            ConnectError::Timeout { .. } => "timeout",
+            ConnectError::Config(_) => "config",
+            ConnectError::Protocol(_) => "protocol",
+        }
+    }
+}
+
+fn stderr_suffix(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {}", lines.join(" | "))
+    }
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::CommandNotFound { command } => {
+                write!(f, "command not found: `{command}` (not on PATH? give the full path)")
+            }
+            ConnectError::Spawn { command, error } => write!(f, "cannot start `{command}`: {error}"),
+            ConnectError::Exited { code: Some(c), stderr } => {
+                write!(
+                    f,
+                    "the server exited with code {c} during the handshake{}",
+                    stderr_suffix(stderr)
+                )
+            }
+            ConnectError::Exited { code: None, stderr } => {
+                write!(
+                    f,
+                    "the server was killed by a signal during the handshake{}",
+                    stderr_suffix(stderr)
+                )
+            }
+            ConnectError::Unauthorized { status } => write!(
+                f,
+                "HTTP {status}: unauthorized (token? set \"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}})"
+            ),
+            ConnectError::WrongTransport { detail, tried } => {
+                let other = match tried {
+                    TransportKind::Sse => "\"transport\": \"http\"",
+                    _ => "\"transport\": \"sse\" (legacy servers serve GET /sse)",
+                };
+                write!(f, "{detail} (wrong transport? try {other})")
+            }
+            ConnectError::Unreachable { detail } => write!(f, "cannot reach the server: {detail}"),
+            ConnectError::Timeout { after, stderr } => write!(
+                f,
+                "no MCP handshake within {:.1} s{}",
+                after.as_secs_f64(),
+                stderr_suffix(stderr)
+            ),
+            ConnectError::Config(m) => write!(f, "configuration: {m}"),
+            ConnectError::Protocol(m) => write!(f, "not an MCP handshake: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// A started stdio child: its pipes, and the process to reap.
+pub struct SpawnedChild {
+    /// The process (killed on drop).
+    pub child: Child,
+    /// Its stdout (JSON-RPC in).
+    pub stdout: ChildStdout,
+    /// Its stdin (JSON-RPC out).
+    pub stdin: ChildStdin,
+    /// The task copying its stderr into the server log (ends at EOF).
+    pub stderr_task: tokio::task::JoinHandle<()>,
+}
+
+/// Starts the stdio child of `entry` with stdin/stdout piped and stderr captured into `log`
+/// (never the terminal). The child inherits the environment plus the entry's `env`.
+pub fn spawn_stdio(entry: &ServerEntry, log: &ServerLog) -> Result<SpawnedChild, ConnectError> {
+    let command = entry.command.clone().unwrap_or_default();
+    let mut cmd = tokio::process::Command::new(&command);
+    cmd.args(&entry.args)
+        .envs(entry.env.iter().map(|(k, v)| (k, v.expose())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(cwd) = &entry.cwd {
+        cmd.current_dir(cwd);
+    }
+    let mut child = cmd.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
+            command: command.clone(),
+        },
+        _ => ConnectError::Spawn {
+            command: command.clone(),
+            error: e.to_string(),
+        },
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(ConnectError::Spawn {
+            command,
+            error: "its standard streams could not be piped".into(),
+        });
+    };
+    let log = log.clone();
+    let stderr_task = tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.push(LogSource::Stderr, line);
+        }
+    });
+    Ok(SpawnedChild {
+        child,
+        stdout,
+        stdin,
+        stderr_task,
+    })
+}
+
+/// After a failed handshake: the child's exit (waiting up to `grace`) and its stderr tail.
+pub async fn explain_child_failure(
+    child: &mut Child,
+    stderr_task: &mut tokio::task::JoinHandle<()>,
+    log: &ServerLog,
+    grace: Duration,
+) -> Option<ConnectError> {
+    let status = tokio::time::timeout(grace, child.wait()).await.ok()?.ok()?;
+    // Give the stderr copier a moment to drain what the child wrote before exiting.
+    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_task).await;
+    Some(ConnectError::Exited {
+        code: status.code(),
+        stderr: log.stderr_tail(STDERR_LINES_SHOWN),
+    })
+}
+
+/// An HTTP client carrying the entry's headers on every request (values marked sensitive).
+pub fn http_client(entry: &ServerEntry, connect_timeout: Duration) -> Result<reqwest::Client, ConnectError> {
+    let mut headers = HeaderMap::new();
+    for (k, v) in &entry.headers {
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| ConnectError::Config(format!("`{k}` is not a valid header name")))?;
+        let mut value = HeaderValue::from_str(v.expose())
+            .map_err(|_| ConnectError::Config(format!("the value of header `{k}` is not valid in HTTP")))?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .connect_timeout(connect_timeout)
+        .build()
+        .map_err(|e| ConnectError::Config(crate::aws::error::chain_text(&e)))
+}
+
+/// The first HTTP status code mentioned in an error text (`HTTP 404`, `(405 Method Not Allowed)`,
+/// `status: 401`).
+pub fn status_in(text: &str) -> Option<u16> {
+    let bytes = text.as_bytes();
+    for (i, w) in bytes.windows(3).enumerate() {
+        if !w.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        let before_ok = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let after_ok = bytes.get(i + 3).is_none_or(|b| !b.is_ascii_alphanumeric());
+        let context = String::from_utf8_lossy(&bytes[i.saturating_sub(8)..i]);
+        let named = context.contains("HTTP") || context.contains('(') || context.contains("status");
+        if before_ok && after_ok && named {
+            let code: u16 = std::str::from_utf8(w).ok()?.parse().ok()?;
+            if (400..600).contains(&code) {
+                return Some(code);
+            }
+        }
+    }
+    None
+}
+
+/// Makes an unreachable-server error precise by trying a TCP connection to the URL's host.
+pub async fn refine_unreachable(e: ConnectError, url: &str) -> ConnectError {
+    let ConnectError::Unreachable { .. } = e else {
+        return e;
+    };
+    let Some((host, port)) = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?)))
+    else {
+        return e;
+    };
+    let why = match tokio::time::timeout(
+        Duration::from_secs(2),
+        tokio::net::TcpStream::connect((host.as_str(), port)),
+    )
+    .await
+    {
+        Err(_) => "connect timed out".to_string(),
+        Ok(Err(err)) if err.kind() == std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+        Ok(Err(err)) => err.to_string(),
+        Ok(Ok(_)) => return e,
+    };
+    ConnectError::Unreachable {
+        detail: format!("nothing answers at {url} ({why})"),
+    }
+}
+
+/// Classifies a failed HTTP (streamable or SSE) handshake with `url` from its error text.
+pub fn explain_http_failure(text: &str, url: &str, tried: TransportKind, auth_required: bool) -> ConnectError {
+    if auth_required {
+        return ConnectError::Unauthorized { status: 401 };
+    }
+    match status_in(text) {
+        Some(s @ (401 | 403)) => ConnectError::Unauthorized { status: s },
+        Some(s @ (404 | 405)) => ConnectError::WrongTransport {
+            detail: format!("HTTP {s}"),
+            tried,
+        },
+        // A streamable HTTP endpoint refuses a bare GET (400 no session, 406 not acceptable).
+        Some(s @ (400 | 406 | 415)) if tried == TransportKind::Sse => ConnectError::WrongTransport {
+            detail: format!("HTTP {s} to the event-stream GET"),
+            tried,
+        },
+        _ if text.contains("Connection refused") || text.contains("error sending request") => {
+            let why = if text.contains("refused") {
+                "connection refused"
+            } else if text.contains("dns error") || text.contains("failed to lookup") {
+                "unknown host"
+            } else if text.contains("timed out") {
+                "connect timed out"
+            } else {
+                "the request could not be sent"
+            };
+            ConnectError::Unreachable {
+                detail: format!("nothing answers at {url} ({why})"),
+            }
+        }
+        _ if text.contains("Unexpected content type") || text.contains("text/html") => ConnectError::WrongTransport {
+            detail: text.to_string(),
+            tried,
+        },
+        _ => ConnectError::Protocol(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_lines() {
+        assert_eq!(status_in("Transport: HTTP 404 Not Found: body"), Some(404));
+        assert_eq!(
+            status_in("HTTP status client error (405 Method Not Allowed) for url (http://x:8000/sse)"),
+            Some(405)
+        );
+        assert_eq!(status_in("port 8000 refused"), None);
+        let e = explain_http_failure("HTTP 405: x", "http://h/mcp", TransportKind::Http, false);
+        assert!(matches!(
+            explain_http_failure("error sending request", "u", TransportKind::Http, false),
+            ConnectError::Unreachable { .. }
+        ));
+        assert!(e.to_string().contains("try \"transport\": \"sse\""), "{e}");
+        let e = ConnectError::Exited {
+            code: Some(3),
+            stderr: vec!["Traceback".into(), "ImportError: no mcp".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "the server exited with code 3 during the handshake; stderr: Traceback | ImportError: no mcp"
+        );
+        assert!(!e.to_string().contains('\n'));
+    }
+}

@@ -1,0 +1,493 @@
+//! Drawing the Invoke pane: the request form and body editor on the left; the response (or a
+//! repeat's statistics) on the right, under the history list when it is open.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Padding, Paragraph, Row, Table, Wrap};
+use ratatui_textarea::WrapMode;
+
+use super::calls::{Call, CallState};
+use super::form::{BodyCheck, Field, Form};
+use super::{InvokePane, model_completions};
+use crate::aws::AwsError;
+use crate::cli::invoke_cmd::body_text;
+use crate::tui::data::Data;
+use crate::tui::theme::Theme;
+
+const LABEL: usize = 14;
+const COMPLETIONS_SHOWN: usize = 6;
+
+fn title(text: String, theme: &Theme) -> Span<'static> {
+    Span::styled(text, theme.fg("title").add_modifier(Modifier::BOLD))
+}
+
+fn ms(d: std::time::Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn plural(n: u32, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Draws the pane.
+pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+    let Some(form) = p.form.as_mut() else {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(title(" Invoke ".into(), theme));
+        let msg = if data.loaded {
+            "no endpoint selected: pick one on the Endpoints tab (1), then come back (5)"
+        } else {
+            "loading endpoints…"
+        };
+        f.render_widget(
+            Paragraph::new(Span::styled(msg, theme.fg("muted")))
+                .style(theme.base())
+                .block(block),
+            area,
+        );
+        return;
+    };
+    let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    let [form_area, body_area] = Layout::vertical([Constraint::Length(8), Constraint::Min(3)]).areas(left);
+    render_form(form, p.focus, p.notice.as_deref(), f, form_area, data, theme);
+    render_body(form, p.focus == Some(Field::Body), f, body_area, theme);
+    if p.focus == Some(Field::Model) {
+        render_completions(form, f, body_area, data, theme);
+    }
+    let response_area = if p.history_open {
+        let [h, r] = Layout::vertical([Constraint::Length(10), Constraint::Min(3)]).areas(right);
+        render_history(p, f, h, theme);
+        r
+    } else {
+        right
+    };
+    let call = p.shown.and_then(|i| p.history.get(i));
+    let lines = response_lines(call, theme);
+    let max = lines.len().saturating_sub(1).min(u16::MAX as usize) as u16;
+    p.scroll = p.scroll.min(max);
+    let heading = match call {
+        Some(c) => format!(" Response · call #{} ", c.number),
+        None => " Response ".to_string(),
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(false))
+        .padding(Padding::horizontal(1))
+        .title(title(heading, theme));
+    f.render_widget(
+        Paragraph::new(lines)
+            .style(theme.base())
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((p.scroll, 0)),
+        response_area,
+    );
+}
+
+fn render_form(
+    form: &Form,
+    focus: Option<Field>,
+    notice: Option<&str>,
+    f: &mut Frame,
+    area: Rect,
+    data: &Data,
+    theme: &Theme,
+) {
+    let focused = focus.is_some_and(|x| x != Field::Body);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(title(format!(" Request · {} ", form.endpoint), theme));
+    let block = match data.endpoint(&form.endpoint).map(|e| e.status.as_str()) {
+        Some(status) if status != "InService" => block.title(Span::styled(format!("{status} "), theme.status(status))),
+        _ => block,
+    };
+    let label = |name: &str, field: Field| {
+        let style = if focus == Some(field) {
+            theme.fg("accent").add_modifier(Modifier::BOLD)
+        } else {
+            theme.fg("muted")
+        };
+        Span::styled(format!(" {name:<LABEL$}"), style)
+    };
+    let value = |text: &str, field: Field, placeholder: &str| -> Vec<Span<'static>> {
+        if focus == Some(field) {
+            vec![
+                Span::styled(text.to_string(), theme.fg("fg")),
+                Span::styled("█", theme.fg("accent")),
+            ]
+        } else if text.is_empty() {
+            vec![Span::styled(placeholder.to_string(), theme.fg("muted"))]
+        } else {
+            vec![Span::styled(text.to_string(), theme.fg("fg"))]
+        }
+    };
+    let mut lines = Vec::new();
+    let mut row = |name: &str, field: Field, spans: Vec<Span<'static>>| {
+        let mut s = vec![label(name, field)];
+        s.extend(spans);
+        lines.push(Line::from(s));
+    };
+    row(
+        "Content-Type",
+        Field::ContentType,
+        value(&form.content_type, Field::ContentType, "(required)"),
+    );
+    row("Accept", Field::Accept, value(&form.accept, Field::Accept, "(none)"));
+    let mut variants = Vec::new();
+    let options = std::iter::once(None).chain(form.variants.iter().map(Some));
+    for (i, o) in options.enumerate() {
+        if i > 0 {
+            variants.push(Span::styled(" · ", theme.fg("muted")));
+        }
+        let name = o.cloned().unwrap_or_else(|| "by weight".into());
+        let chosen = o.cloned() == form.variant;
+        let style = if chosen { theme.selection() } else { theme.fg("muted") };
+        variants.push(Span::styled(name, style));
+    }
+    row("Variant", Field::Variant, variants);
+    let model = if form.multi_model {
+        let count = data.catalogs.get(&form.endpoint).map(|c| c.models.len());
+        let hint = match count {
+            Some(n) => format!("(pick one of {n} models: m)"),
+            None => "(type a model key: m)".to_string(),
+        };
+        value(&form.model, Field::Model, &hint)
+    } else {
+        vec![Span::styled("— (not a multi-model endpoint)", theme.fg("muted"))]
+    };
+    row("Target model", Field::Model, model);
+    row("Repeat", Field::Repeat, value(&form.repeat, Field::Repeat, "(1)"));
+    let status = match notice {
+        Some(n) => Span::styled(format!(" {n}"), theme.fg("status_error").add_modifier(Modifier::BOLD)),
+        None if data.read_only => Span::styled(" read-only: sending is disabled", theme.fg("readonly")),
+        None => Span::styled(" Ctrl-S or F5 sends · i or Enter edits the body", theme.fg("muted")),
+    };
+    lines.push(Line::from(status));
+    f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), area);
+}
+
+fn render_body(form: &mut Form, focused: bool, f: &mut Frame, area: Rect, theme: &Theme) {
+    let (state, style) = match &form.check {
+        BodyCheck::Json => ("JSON ✓".to_string(), theme.fg("status_ok")),
+        BodyCheck::Text(n) => (format!("text, {n} bytes"), theme.fg("muted")),
+        BodyCheck::Hex(n) => (format!("binary, {n} bytes (hex:)"), theme.fg("muted")),
+        BodyCheck::File(p) => (format!("file {p}, read when sent"), theme.fg("muted")),
+        BodyCheck::Empty => ("empty".to_string(), theme.fg("status_warn")),
+        BodyCheck::Invalid { .. } => ("invalid".to_string(), theme.fg("status_error")),
+    };
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(Line::from(vec![
+            title(" Body · ".into(), theme),
+            Span::styled(format!("{state} "), style.add_modifier(Modifier::BOLD)),
+        ]));
+    block = match &form.check {
+        BodyCheck::Invalid { message, line, column } => block.title_bottom(Span::styled(
+            format!(" line {line}, column {column}: {message} "),
+            theme.fg("status_error").add_modifier(Modifier::BOLD),
+        )),
+        _ if form.kind == super::form::PayloadKind::Image => block.title_bottom(Span::styled(
+            " binary body: hex:ffd8… bytes, or @/path/to/file.jpg ",
+            theme.fg("muted"),
+        )),
+        _ => block,
+    };
+    form.body.set_block(block);
+    form.body.set_style(theme.base());
+    form.body.set_cursor_line_style(Style::default());
+    form.body.set_wrap_mode(WrapMode::WordOrGlyph);
+    form.body.set_line_number_style(theme.fg("muted"));
+    form.body.set_cursor_style(if focused {
+        Style::default().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::default()
+    });
+    f.render_widget(&form.body, area);
+}
+
+fn render_completions(form: &Form, f: &mut Frame, body_area: Rect, data: &Data, theme: &Theme) {
+    let found = model_completions(data, form);
+    if found.is_empty() {
+        return;
+    }
+    let height = (found.len().min(COMPLETIONS_SHOWN) as u16 + 2).min(body_area.height);
+    let longest = found.iter().map(|m| m.chars().count()).max().unwrap_or(0) as u16;
+    let room = body_area.width.saturating_sub(LABEL as u16 + 2);
+    let rect = Rect {
+        x: body_area.x + LABEL as u16 + 1,
+        y: body_area.y,
+        width: (longest + 4).max(16).min(room),
+        height,
+    };
+    let skip = form.model_pick.saturating_sub(COMPLETIONS_SHOWN - 1);
+    let lines: Vec<Line> = found
+        .iter()
+        .enumerate()
+        .skip(skip)
+        .take(COMPLETIONS_SHOWN)
+        .map(|(i, m)| {
+            let style = if i == form.model_pick {
+                theme.selection()
+            } else {
+                theme.fg("fg")
+            };
+            Line::from(Span::styled(m.clone(), style))
+        })
+        .collect();
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(title(format!(" {} matches ", found.len()), theme));
+    f.render_widget(Clear, rect);
+    f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+}
+
+fn render_history(p: &InvokePane, f: &mut Frame, area: Rect, theme: &Theme) {
+    let visible = area.height.saturating_sub(3).max(1) as usize;
+    let offset = p.history_cursor.saturating_sub(visible - 1);
+    let rows: Vec<Row> = p
+        .history
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(visible)
+        .map(|(i, c)| {
+            let target = c
+                .spec
+                .target_variant
+                .clone()
+                .or(c.spec.target_model.clone())
+                .unwrap_or_else(|| "-".into());
+            let row = Row::new(vec![
+                format!("#{}", c.number),
+                c.spec.endpoint.clone(),
+                format!("×{}", c.repeat),
+                target,
+                c.summary(),
+            ]);
+            if i == p.history_cursor {
+                row.style(theme.selection())
+            } else {
+                row.style(theme.fg("fg"))
+            }
+        })
+        .collect();
+    let header =
+        Row::new(vec!["#", "ENDPOINT", "N", "TARGET", "RESULT"]).style(theme.fg("title").add_modifier(Modifier::BOLD));
+    let widths = [
+        Constraint::Length(4),
+        Constraint::Min(12),
+        Constraint::Length(5),
+        Constraint::Length(10),
+        Constraint::Length(22),
+    ];
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(title(
+            format!(" History ({}) — Enter re-runs, l loads ", p.history.len()),
+            theme,
+        ));
+    f.render_widget(
+        Table::new(rows, widths).header(header).style(theme.base()).block(block),
+        area,
+    );
+}
+
+/// The response panel's lines for a call.
+fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
+    let muted = theme.fg("muted");
+    let Some(c) = call else {
+        return vec![Line::from(Span::styled(
+            "nothing sent yet: Ctrl-S or F5 sends the request",
+            muted,
+        ))];
+    };
+    let mut lines = Vec::new();
+    let mut target = String::new();
+    if let Some(v) = &c.spec.target_variant {
+        target.push_str(&format!(" → variant {v}"));
+    }
+    if let Some(m) = &c.spec.target_model {
+        target.push_str(&format!(" → model {m}"));
+    }
+    lines.push(Line::from(Span::styled(format!("{}{target}", c.spec.endpoint), muted)));
+    match c.state {
+        CallState::Waiting => lines.push(Line::from(Span::styled(
+            "⟳ invoking… (Esc cancels)",
+            theme.fg("accent"),
+        ))),
+        CallState::Running => lines.push(Line::from(Span::styled(
+            format!("⟳ {} of {} answered… (Esc cancels)", c.received, c.repeat),
+            theme.fg("accent"),
+        ))),
+        CallState::Cancelled => lines.push(Line::from(Span::styled(
+            format!("cancelled after {} of {} answers", c.received, c.repeat),
+            theme.fg("status_warn"),
+        ))),
+        CallState::Done => {}
+    }
+    if c.repeat > 1 {
+        repeat_lines(c, theme, &mut lines);
+        if c.received == 0 {
+            return lines;
+        }
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(
+            "Last answer",
+            theme.fg("title").add_modifier(Modifier::BOLD),
+        )));
+    }
+    if c.last_failed {
+        if let Some(e) = &c.last_err {
+            failure_lines(e, theme, &mut lines);
+        }
+    } else if let Some(r) = &c.last_ok {
+        let mut head = vec![
+            Span::styled("✓ ", theme.fg("status_ok").add_modifier(Modifier::BOLD)),
+            Span::styled("variant ", muted),
+            Span::styled(r.invoked_variant.clone().unwrap_or_else(|| "?".into()), theme.fg("fg")),
+            Span::styled(" · ", muted),
+            Span::styled(ms(r.latency), theme.fg("fg")),
+            Span::styled(" · ", muted),
+            Span::styled(plural(r.attempts, "attempt"), theme.fg("fg")),
+        ];
+        if !r.retried.is_empty() {
+            head.push(Span::styled(
+                format!(" (retried: {})", r.retried.join(", ")),
+                theme.fg("status_warn"),
+            ));
+        }
+        lines.push(Line::from(head));
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{} · {} bytes",
+                r.content_type.as_deref().unwrap_or("no content type"),
+                r.body.len()
+            ),
+            muted,
+        )));
+        lines.push(Line::from(""));
+        for l in body_text(r.content_type.as_deref(), &r.body).lines() {
+            lines.push(Line::from(Span::styled(l.to_string(), theme.fg("fg"))));
+        }
+    }
+    lines
+}
+
+fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &mut Vec<Line<'static>>) {
+    let muted = theme.fg("muted");
+    let err = theme.fg("status_error").add_modifier(Modifier::BOLD);
+    lines.push(Line::from(vec![
+        Span::styled(format!("✗ {}", e.error.class()), err),
+        Span::styled(
+            format!(
+                " · after {} · {}{}",
+                plural(e.attempts, "attempt"),
+                ms(e.total),
+                if e.error.retryable() { " · retryable" } else { "" }
+            ),
+            muted,
+        ),
+    ]));
+    lines.push(Line::from(Span::styled(e.error.to_string(), theme.fg("status_error"))));
+    if let AwsError::ModelError {
+        original_status,
+        original_message,
+        log_stream_arn,
+        ..
+    } = &e.error
+    {
+        lines.push(Line::from(""));
+        let field = |name: &str, value: String| {
+            Line::from(vec![
+                Span::styled(format!("{name:<20}"), muted),
+                Span::styled(value, theme.fg("fg")),
+            ])
+        };
+        lines.push(field(
+            "OriginalStatusCode",
+            original_status.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+        ));
+        lines.push(field("OriginalMessage", String::new()));
+        let body = original_message.as_deref().unwrap_or("-");
+        for l in body_text(None, body.as_bytes()).lines() {
+            lines.push(Line::from(Span::styled(format!("  {l}"), theme.fg("fg"))));
+        }
+        if let Some(arn) = log_stream_arn {
+            lines.push(field("LogStreamArn", arn.clone()));
+        }
+    }
+}
+
+fn repeat_lines(c: &Call, theme: &Theme, lines: &mut Vec<Line<'static>>) {
+    let muted = theme.fg("muted");
+    let head = theme.fg("title").add_modifier(Modifier::BOLD);
+    lines.push(Line::from(vec![
+        Span::styled(format!("{} invocations", c.repeat), head),
+        Span::styled(
+            format!(
+                " · {} ok · {} failed · {}{}",
+                c.ok,
+                c.failed,
+                plural(c.attempts, "attempt"),
+                if c.retried > 0 {
+                    format!(" · {} retried", c.retried)
+                } else {
+                    String::new()
+                }
+            ),
+            muted,
+        ),
+    ]));
+    if let Some(p) = c.stats.percentiles() {
+        let stat = |name: &str, v: f64| {
+            vec![
+                Span::styled(format!("{name} "), muted),
+                Span::styled(format!("{v:<8.1}"), theme.fg("fg").add_modifier(Modifier::BOLD)),
+            ]
+        };
+        let mut a = vec![Span::styled("latency ms  ", muted)];
+        a.extend(stat("p50", p.p50_ms));
+        a.extend(stat("p95", p.p95_ms));
+        a.extend(stat("p99", p.p99_ms));
+        lines.push(Line::from(a));
+        let mut b = vec![Span::styled("            ", muted)];
+        b.extend(stat("min", p.min_ms));
+        b.extend(stat("max", p.max_ms));
+        b.extend(stat("mean", p.mean_ms));
+        lines.push(Line::from(b));
+    }
+    if !c.variants.is_empty() {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled("Variant split", head)));
+        let total = c.ok.max(1) as f64;
+        let width = c.variants.keys().map(|k| k.len()).max().unwrap_or(0).max(8);
+        let series = ["chart_1", "chart_2", "chart_3", "chart_4"];
+        for (i, (v, n)) in c.variants.iter().enumerate() {
+            let share = *n as f64 / total;
+            let bar = "█".repeat((share * 20.0).round() as usize);
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {v:<width$} "), theme.fg("fg")),
+                Span::styled(format!("{n:>4}  {:>5.1}%  ", share * 100.0), muted),
+                Span::styled(bar, theme.fg(series[i % series.len()])),
+            ]));
+        }
+    }
+    if !c.errors.is_empty() {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled("Errors", head)));
+        for (class, n) in &c.errors {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {class:<20}"), theme.fg("status_error")),
+                Span::styled(format!("{n:>4}"), muted),
+            ]));
+        }
+    }
+}

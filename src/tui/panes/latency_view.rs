@@ -1,0 +1,345 @@
+//! Drawing of the Latency pane: the window line, one row of braille charts per variant and the
+//! panel of the console's own invoke latencies.
+
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Wrap};
+
+use super::chart::{LineChart, Plot, fmt_count, fmt_ms, fmt_ms_short, points, thousands, window_label};
+use super::{LatencyPane, WINDOWS, variant_role};
+use crate::aws::inventory::{EndpointInfo, VariantInfo};
+use crate::aws::metrics::{Metric, MetricsSnapshot, VariantMetrics};
+use crate::tui::data::Data;
+use crate::tui::theme::Theme;
+
+/// Rows a variant needs: its title line and a chart of four plot rows with borders.
+const ROW_MIN: u16 = 7;
+/// Height of the own-latency panel.
+const OWN_HEIGHT: u16 = 7;
+
+/// The snapshot of `endpoint`, if `detail_metrics` holds it, and whether its window is the pane's.
+fn snapshot<'a>(data: &'a Data, endpoint: &str, window: Duration) -> Option<(&'a MetricsSnapshot, bool)> {
+    let s = data.detail_metrics.as_ref()?;
+    if !s.variants.iter().any(|v| v.endpoint == endpoint) {
+        return None;
+    }
+    Some((s, ((s.end - s.start) - window.as_secs_f64()).abs() < 1.0))
+}
+
+fn muted_text(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
+    f.render_widget(
+        Paragraph::new(Span::styled(text.into(), theme.fg("muted"))).wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+/// A percentile plot of a latency metric.
+fn latency_plots(vm: &VariantMetrics, metric: Metric, end: f64, theme: &Theme) -> Vec<Plot> {
+    [("p50", "chart_1"), ("p90", "chart_2"), ("p99", "chart_3")]
+        .into_iter()
+        .map(|(stat, role)| {
+            let s = vm.series(metric, stat);
+            Plot {
+                label: stat.into(),
+                value: s
+                    .and_then(|s| s.latest())
+                    .map(fmt_ms_short)
+                    .unwrap_or_else(|| "-".into()),
+                style: theme.fg(role),
+                points: s
+                    .map(|s| points(&s.timestamps, &s.values, end, 1.0))
+                    .unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// Calls, 4XX and 5XX per minute.
+fn call_plots(vm: &VariantMetrics, end: f64, period: i32, theme: &Theme) -> Vec<Plot> {
+    let per_min = 60.0 / f64::from(period.max(60));
+    [
+        (Metric::Invocations, "inv", "chart_4"),
+        (Metric::Invocation4xxErrors, "4XX", "status_warn"),
+        (Metric::Invocation5xxErrors, "5XX", "status_error"),
+    ]
+    .into_iter()
+    .map(|(metric, label, role)| {
+        let s = vm.series(metric, "Sum");
+        Plot {
+            label: label.into(),
+            value: s
+                .and_then(|s| s.latest())
+                .map(|v| fmt_count(v * per_min))
+                .unwrap_or_else(|| "-".into()),
+            style: theme.fg(role),
+            points: s
+                .map(|s| points(&s.timestamps, &s.values, end, per_min))
+                .unwrap_or_default(),
+        }
+    })
+    .collect()
+}
+
+/// The title line of a variant row: role tag, name, instances, traffic share, window totals.
+fn variant_title(e: &EndpointInfo, v: &VariantInfo, vm: Option<&VariantMetrics>, theme: &Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    if let Some(role) = variant_role(e, &v.name) {
+        spans.push(Span::styled(
+            format!(" {role} "),
+            theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(
+        v.name.clone(),
+        theme.fg("title").add_modifier(Modifier::BOLD),
+    ));
+    let kind = v.instance_type.clone().unwrap_or_else(|| "serverless".into());
+    spans.push(Span::styled(
+        format!(
+            "  {kind} ×{} · {:.0}% traffic",
+            v.current_instances,
+            v.traffic_share * 100.0
+        ),
+        theme.fg("muted"),
+    ));
+    if let Some(vm) = vm {
+        let s = &vm.summary;
+        let pct = |r: Option<f64>| r.map(|r| format!(" ({:.2}%)", r * 100.0)).unwrap_or_default();
+        spans.push(Span::styled(
+            format!(" · {} calls", thousands(s.invocations.max(0.0).round() as usize)),
+            theme.fg("fg"),
+        ));
+        spans.push(Span::styled(
+            format!(" · 4XX {}{}", fmt_count(s.errors_4xx), pct(s.error_rate_4xx)),
+            theme.fg("status_warn"),
+        ));
+        spans.push(Span::styled(
+            format!(" · 5XX {}{}", fmt_count(s.errors_5xx), pct(s.error_rate_5xx)),
+            theme.fg("status_error"),
+        ));
+        if let Some(max) = s.model_latency_p99_max_ms {
+            spans.push(Span::styled(format!(" · worst p99 {}", fmt_ms(max)), theme.fg("muted")));
+        }
+    }
+    Line::from(spans)
+}
+
+impl LatencyPane {
+    /// Draws the pane.
+    pub(super) fn draw(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        let e = data.selected_endpoint();
+        let title = match e {
+            Some(e) => format!(" Latency — {} ", e.name),
+            None => " Latency ".into(),
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
+        let inner = block.inner(area);
+        f.render_widget(block.style(theme.base()), area);
+        let own_h = if inner.height > ROW_MIN + OWN_HEIGHT {
+            OWN_HEIGHT
+        } else {
+            0
+        };
+        let [info, rows, own] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(own_h)]).areas(inner);
+        if own_h > 0 {
+            render_own(f, own, data, theme);
+        }
+        let Some(e) = e else {
+            let msg = if data.loaded {
+                "no endpoint selected — pick one on the Endpoints tab (1)"
+            } else {
+                "loading endpoints…"
+            };
+            return muted_text(f, info.union(rows), msg, theme);
+        };
+        let variants: Vec<&VariantInfo> = match self.focused(e) {
+            Some(name) => e.variants.iter().filter(|v| v.name == name).collect(),
+            None => e.variants.iter().collect(),
+        };
+        let fit = ((rows.height / ROW_MIN) as usize).max(1);
+        let hidden = variants.len().saturating_sub(fit);
+        let shown = &variants[..variants.len().min(fit)];
+        let snap = snapshot(data, &e.name, self.window());
+        self.info_line(f, info, e, snap, hidden, theme);
+        let Some((snap, _)) = snap else {
+            return muted_text(f, rows, format!("loading the metrics of {}…", e.name), theme);
+        };
+        if shown.is_empty() {
+            return muted_text(f, rows, "this endpoint has no variants", theme);
+        }
+        let areas = Layout::vertical(shown.iter().map(|_| Constraint::Fill(1))).split(rows);
+        for (v, area) in shown.iter().zip(areas.iter()) {
+            render_variant(f, *area, e, v, snap, theme);
+        }
+    }
+
+    fn info_line(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        e: &EndpointInfo,
+        snap: Option<(&MetricsSnapshot, bool)>,
+        hidden: usize,
+        theme: &Theme,
+    ) {
+        let label = theme.fg("muted");
+        let mut spans = vec![Span::styled("window ", label)];
+        for (i, w) in WINDOWS.iter().enumerate() {
+            if i == self.window_index {
+                spans.push(Span::styled(
+                    format!("[{}]", window_label(*w)),
+                    theme.fg("accent").add_modifier(Modifier::BOLD),
+                ));
+            } else {
+                spans.push(Span::styled(format!(" {} ", window_label(*w)), label));
+            }
+        }
+        spans.push(Span::styled(
+            format!("  ·  refresh {}", window_label(self.refresh_interval())),
+            theme.fg("fg"),
+        ));
+        let focus = self.focused(e).unwrap_or("all");
+        spans.push(Span::styled("  ·  variants ", label));
+        spans.push(Span::styled(focus.to_string(), theme.fg("fg")));
+        if hidden > 0 {
+            spans.push(Span::styled(
+                format!(" (+{hidden} below; v shows one)"),
+                theme.fg("status_warn"),
+            ));
+        }
+        match snap {
+            None => spans.push(Span::styled("  ·  loading…", theme.fg("accent"))),
+            Some((s, false)) => spans.push(Span::styled(
+                format!(
+                    "  ·  loading {}… (showing {})",
+                    window_label(self.window()),
+                    window_label(Duration::from_secs_f64((s.end - s.start).max(0.0)))
+                ),
+                theme.fg("accent"),
+            )),
+            Some((s, true)) => {
+                let period = window_label(Duration::from_secs(s.period.max(0) as u64));
+                let at = crate::cli::endpoints_cmd::time_text(s.end);
+                let at = at.get(11..).unwrap_or(&at);
+                spans.push(Span::styled(format!("  ·  {period} points, to {at} UTC"), label));
+                if !s.warnings.is_empty() {
+                    spans.push(Span::styled(
+                        format!("  ·  {} warnings", s.warnings.len()),
+                        theme.fg("status_warn"),
+                    ));
+                }
+            }
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+}
+
+/// One variant: its title line and three charts side by side.
+fn render_variant(f: &mut Frame, area: Rect, e: &EndpointInfo, v: &VariantInfo, snap: &MetricsSnapshot, theme: &Theme) {
+    let vm = snap.variant(&e.name, &v.name);
+    let [title, charts] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    f.render_widget(Paragraph::new(variant_title(e, v, vm, theme)), title);
+    let Some(vm) = vm else {
+        return muted_text(f, charts, "no metrics for this variant in the snapshot", theme);
+    };
+    let border = match variant_role(e, &v.name) {
+        Some(role) => theme.fg(role),
+        None => theme.border(false),
+    };
+    let window_min = ((snap.end - snap.start) / 60.0).max(1.0);
+    let [model, overhead, calls] = Layout::horizontal([Constraint::Fill(1); 3]).areas(charts);
+    let chart = |title, unit, plots: &[Plot], fmt: fn(f64) -> String, area: Rect, f: &mut Frame| {
+        LineChart {
+            title,
+            unit,
+            plots,
+            window_min,
+            fmt,
+            border,
+        }
+        .render(f, area, theme)
+    };
+    let plots = latency_plots(vm, Metric::ModelLatency, snap.end, theme);
+    chart("Model", "ms", &plots, fmt_ms_short, model, f);
+    let plots = latency_plots(vm, Metric::OverheadLatency, snap.end, theme);
+    chart("Overhead", "ms", &plots, fmt_ms_short, overhead, f);
+    let plots = call_plots(vm, snap.end, snap.period, theme);
+    chart("Calls", "/min", &plots, fmt_count, calls, f);
+}
+
+/// The console's own invoke latencies: percentiles and a histogram.
+fn render_own(f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(false))
+        .title(Span::styled(
+            " Measured by this console (client side, retries included) ",
+            theme.fg("title").add_modifier(Modifier::BOLD),
+        ));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(p) = data.own_latency.percentiles() else {
+        return muted_text(
+            f,
+            inner,
+            "no invocations yet — the calls made from the Invoke tab (5) are measured here",
+            theme,
+        );
+    };
+    let [text, hist] = Layout::horizontal([Constraint::Length(34), Constraint::Min(0)]).areas(inner);
+    let (label, value) = (theme.fg("muted"), theme.fg("fg"));
+    let pair = |a: &str, x: f64, b: &str, y: f64| {
+        Line::from(vec![
+            Span::styled(format!("{a:<5}"), label),
+            Span::styled(format!("{:<12}", fmt_ms(x)), value),
+            Span::styled(format!("{b:<5}"), label),
+            Span::styled(fmt_ms(y), value),
+        ])
+    };
+    let lines = vec![
+        Line::from(vec![
+            Span::styled(
+                thousands(p.count as usize),
+                theme.fg("accent").add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(" calls  (x clears)", label),
+        ]),
+        pair("p50", p.p50_ms, "p95", p.p95_ms),
+        pair("p99", p.p99_ms, "mean", p.mean_ms),
+        pair("min", p.min_ms, "max", p.max_ms),
+        Line::from(Span::styled("calls per latency bucket (≤ ms) →", label)),
+    ];
+    f.render_widget(Paragraph::new(lines), text);
+    let buckets = (hist.width / 6).clamp(1, 16) as usize;
+    let bars: Vec<Bar> = data
+        .own_latency
+        .histogram(buckets)
+        .into_iter()
+        .map(|(upper, count)| {
+            Bar::default()
+                .value(count)
+                .label(Line::from(fmt_ms_short(upper)))
+                .text_value(count.to_string())
+        })
+        .collect();
+    f.render_widget(
+        BarChart::default()
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(5)
+            .bar_gap(1)
+            .bar_style(theme.fg("chart_1"))
+            .value_style(theme.fg("chart_1").add_modifier(Modifier::REVERSED))
+            .label_style(theme.fg("muted"))
+            .style(Style::default()),
+        hist,
+    );
+}

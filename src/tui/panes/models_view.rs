@@ -1,0 +1,404 @@
+//! Drawing of the Models pane: the catalog line, one line of cache metrics per multi-model
+//! variant, the visible rows only, the prewarm gauge and the filter line.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, LineGauge, Paragraph, Row, Table, Wrap};
+
+use super::{ModelsPane, PrewarmRun, RunEnd, RunState};
+use crate::aws::catalog::human_size;
+use crate::aws::inventory::EndpointInfo;
+use crate::aws::metrics::{Metric, VariantMetrics};
+use crate::aws::prewarm::PrewarmStatus;
+use crate::cli::endpoints_cmd::time_text;
+use crate::tui::data::{Data, ModelKnowledge};
+use crate::tui::panes::latency::chart::{fmt_ms, spark, thousands, window_label};
+use crate::tui::theme::Theme;
+
+/// Points of the inline sparklines.
+const SPARK_WIDTH: usize = 10;
+
+/// The metrics of an MME variant: the fleet table's (always refreshed) first, else the Latency
+/// pane's; with the window they cover in seconds.
+fn mme_metrics<'a>(data: &'a Data, endpoint: &str, variant: &str) -> Option<(&'a VariantMetrics, f64)> {
+    [data.fleet_metrics.as_ref(), data.detail_metrics.as_ref()]
+        .into_iter()
+        .flatten()
+        .find_map(|s| s.variant(endpoint, variant).map(|v| (v, s.end - s.start)))
+}
+
+fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// `12-02 18:03` (UTC) from epoch seconds.
+fn short_time(epoch: f64) -> String {
+    time_text(epoch).chars().skip(5).collect()
+}
+
+fn state_span(run: Option<&RunState>, k: Option<&ModelKnowledge>, theme: &Theme) -> Span<'static> {
+    let (text, style): (String, Style) = match run {
+        Some(RunState::Queued) => ("queued".into(), theme.fg("muted")),
+        Some(RunState::Loading) => ("loading…".into(), theme.fg("accent")),
+        Some(RunState::Retrying { attempt, reason }) => (format!("retry {attempt}: {reason}"), theme.fg("status_warn")),
+        Some(RunState::Done(PrewarmStatus::Cold)) => ("✓ loaded (was cold)".into(), theme.fg("status_warn")),
+        Some(RunState::Done(PrewarmStatus::Warm)) => ("✓ already warm".into(), theme.fg("status_ok")),
+        Some(RunState::Done(PrewarmStatus::Failed)) => ("✗ failed".into(), theme.fg("status_error")),
+        None => match k {
+            Some(ModelKnowledge {
+                prewarmed_at: Some(t), ..
+            }) => (format!("prewarmed {}", short_time(*t)), theme.fg("fg")),
+            Some(ModelKnowledge {
+                last_latency_ms: Some(_),
+                ..
+            }) => ("invoked".into(), theme.fg("fg")),
+            Some(ModelKnowledge {
+                last_error: Some(_), ..
+            }) => ("failed".into(), theme.fg("status_error")),
+            _ => ("never invoked".into(), theme.fg("muted")),
+        },
+    };
+    Span::styled(text, style)
+}
+
+fn latency_span(k: Option<&ModelKnowledge>, theme: &Theme) -> Span<'static> {
+    match k.and_then(|k| k.last_latency_ms.map(|ms| (ms, k.cold))) {
+        Some((ms, Some(true))) => Span::styled(format!("{} cold", fmt_ms(ms)), theme.fg("status_warn")),
+        Some((ms, Some(false))) => Span::styled(format!("{} warm", fmt_ms(ms)), theme.fg("status_ok")),
+        Some((ms, None)) => Span::styled(fmt_ms(ms), theme.fg("fg")),
+        None => Span::styled("-", theme.fg("muted")),
+    }
+}
+
+fn muted(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
+    f.render_widget(
+        Paragraph::new(Span::styled(text.into(), theme.fg("muted"))).wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+/// What a non-MME endpoint shows instead of a catalog.
+fn not_mme(f: &mut Frame, area: Rect, e: &EndpointInfo, data: &Data, theme: &Theme) {
+    let mmes: Vec<&str> = data
+        .inventory
+        .iter()
+        .filter(|x| x.mme_prefix().is_some())
+        .map(|x| x.name.as_str())
+        .collect();
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(e.name.clone(), theme.fg("accent").add_modifier(Modifier::BOLD)),
+            Span::styled(
+                " is not a multi-model endpoint.",
+                theme.fg("fg").add_modifier(Modifier::BOLD),
+            ),
+        ]),
+        Line::from(""),
+        Line::from(Span::styled(
+            "Each of its variants serves one model: there is no catalog to list and nothing to prewarm.",
+            theme.fg("fg"),
+        )),
+        Line::from(Span::styled(
+            "This tab lists the models of a multi-model endpoint (MME): the artifacts under its S3 prefix, what \
+             the console saw of each (prewarmed, cold or warm latency, last error) and the endpoint's cache metrics.",
+            theme.fg("muted"),
+        )),
+        Line::from(""),
+    ];
+    lines.push(if mmes.is_empty() {
+        Line::from(Span::styled(
+            "No endpoint of this fleet is multi-model.",
+            theme.fg("muted"),
+        ))
+    } else {
+        Line::from(vec![
+            Span::styled("Pick one marked MME on the Endpoints tab (1): ", theme.fg("fg")),
+            Span::styled(mmes.join(", "), theme.fg("accent")),
+        ])
+    });
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+}
+
+/// One line of cache metrics of an MME variant.
+fn metrics_line(data: &Data, e: &EndpointInfo, variant: &str, theme: &Theme) -> Line<'static> {
+    let name = Span::styled(format!("{variant:<12} "), theme.fg("title"));
+    let Some((vm, _)) = mme_metrics(data, &e.name, variant) else {
+        return Line::from(vec![name, Span::styled("no metrics yet", theme.fg("muted"))]);
+    };
+    let values = |m: Metric, stat: &str| vm.series(m, stat).map(|s| s.values.as_slice()).unwrap_or(&[]);
+    let (label, value) = (theme.fg("muted"), theme.fg("fg"));
+    let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map(f).unwrap_or_else(|| "-".into());
+    let s = &vm.summary;
+    let loaded = values(Metric::LoadedModelCount, "Average");
+    let hits: Vec<f64> = values(Metric::ModelCacheHit, "Average").to_vec();
+    Line::from(vec![
+        name,
+        Span::styled("loaded ", label),
+        Span::styled(
+            opt(s.loaded_models_per_instance, &|v| format!("{v:.0}/instance ")),
+            value,
+        ),
+        Span::styled(spark(loaded, SPARK_WIDTH), theme.fg("chart_1")),
+        Span::styled("  cache hit ", label),
+        Span::styled(opt(s.cache_hit_ratio, &|v| format!("{:.1}% ", v * 100.0)), value),
+        Span::styled(spark(&hits, SPARK_WIDTH), theme.fg("chart_2")),
+        Span::styled("  wait p99 ", label),
+        Span::styled(opt(s.model_loading_wait_p99_ms, &fmt_ms), value),
+        Span::styled("  download ", label),
+        Span::styled(
+            opt(mean(values(Metric::ModelDownloadingTime, "Average")), &fmt_ms),
+            value,
+        ),
+        Span::styled("  load ", label),
+        Span::styled(opt(mean(values(Metric::ModelLoadingTime, "Average")), &fmt_ms), value),
+    ])
+}
+
+fn progress(f: &mut Frame, area: Rect, run: &PrewarmRun, theme: &Theme) {
+    let [gauge, text] = Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
+    let ratio = if run.total() == 0 {
+        0.0
+    } else {
+        run.done() as f64 / run.total() as f64
+    };
+    let verb = if run.active() { "prewarming" } else { "prewarmed" };
+    let cancel = if run.active() { " (Esc cancels)" } else { "" };
+    f.render_widget(
+        LineGauge::default()
+            .ratio(ratio.clamp(0.0, 1.0))
+            .label(Span::styled(
+                format!("{verb} {}/{}{cancel} ", run.done(), run.total()),
+                theme.fg("title").add_modifier(Modifier::BOLD),
+            ))
+            .filled_symbol(symbols::line::THICK_HORIZONTAL)
+            .unfilled_symbol(symbols::line::HORIZONTAL)
+            .filled_style(theme.fg("chart_1"))
+            .unfilled_style(theme.fg("border")),
+        gauge,
+    );
+    let mut spans = vec![
+        Span::styled(format!("cold {}", run.cold), theme.fg("status_warn")),
+        Span::styled("  ·  ", theme.fg("muted")),
+        Span::styled(format!("warm {}", run.warm), theme.fg("status_ok")),
+        Span::styled("  ·  ", theme.fg("muted")),
+        Span::styled(format!("failed {}", run.failed), theme.fg("status_error")),
+        Span::styled("  ·  ", theme.fg("muted")),
+    ];
+    match &run.ended {
+        None => {
+            let loading = run
+                .states
+                .values()
+                .filter(|s| !matches!(s, RunState::Done(_) | RunState::Queued));
+            spans.push(Span::styled(
+                format!("{} in flight", loading.count()),
+                theme.fg("accent"),
+            ));
+            if let Some(r) = &run.last_retry {
+                spans.push(Span::styled(format!("  ·  retrying {r}"), theme.fg("status_warn")));
+            }
+        }
+        Some(RunEnd::Finished) => spans.push(Span::styled("done", theme.fg("status_ok"))),
+        Some(RunEnd::Cancelled) => spans.push(Span::styled(
+            format!("cancelled after {} of {}", run.done(), run.total()),
+            theme.fg("status_warn"),
+        )),
+        Some(RunEnd::Failed(e)) => spans.push(Span::styled(format!("failed: {e}"), theme.fg("status_error"))),
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), text);
+}
+
+impl ModelsPane {
+    /// Draws the pane (only the visible rows of the catalog are built).
+    pub(super) fn draw(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        self.sync(data);
+        let e = data.selected_endpoint();
+        let title = match e {
+            Some(e) => format!(" Models — {} ", e.name),
+            None => " Models ".into(),
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
+        let inner = block.inner(area);
+        f.render_widget(block.style(theme.base()), area);
+        let Some(e) = e else {
+            let msg = if data.loaded {
+                "no endpoint selected — pick one on the Endpoints tab (1)"
+            } else {
+                "loading endpoints…"
+            };
+            return muted(f, inner, msg, theme);
+        };
+        let Some(prefix) = e.mme_prefix() else {
+            return not_mme(f, inner, e, data, theme);
+        };
+        let variants: Vec<&str> = e
+            .variants
+            .iter()
+            .filter(|v| v.multi_model)
+            .map(|v| v.name.as_str())
+            .collect();
+        let has_run = self.run.as_ref().is_some_and(|r| r.endpoint == e.name);
+        let filtering = self.typing || !self.filter.is_empty();
+        let [info, metrics, table, gauge, filter] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(variants.len() as u16),
+            Constraint::Min(2),
+            Constraint::Length(if has_run { 2 } else { 0 }),
+            Constraint::Length(u16::from(filtering)),
+        ])
+        .areas(inner);
+        self.info_line(f, info, data, e, prefix, theme);
+        let lines: Vec<Line> = variants.iter().map(|v| metrics_line(data, e, v, theme)).collect();
+        f.render_widget(Paragraph::new(lines), metrics);
+        self.table(f, table, data, e, prefix, theme);
+        if let Some(run) = self.run.as_ref().filter(|_| has_run) {
+            progress(f, gauge, run, theme);
+        }
+        if filtering {
+            let cursor = if self.typing { "█" } else { "" };
+            let line = Line::from(vec![
+                Span::styled("/", theme.fg("accent")),
+                Span::styled(format!("{}{cursor}", self.filter.text()), theme.fg("fg")),
+                Span::styled(
+                    if self.filter.is_regex() {
+                        "  (regex)"
+                    } else {
+                        "  (substring; !inverts)"
+                    },
+                    theme.fg("muted"),
+                ),
+            ]);
+            f.render_widget(Paragraph::new(line), filter);
+        }
+    }
+
+    fn info_line(&self, f: &mut Frame, area: Rect, data: &Data, e: &EndpointInfo, prefix: &str, theme: &Theme) {
+        let (label, value) = (theme.fg("muted"), theme.fg("fg"));
+        let mut spans = vec![Span::styled(prefix.to_string(), theme.fg("accent"))];
+        match data.catalogs.get(&e.name) {
+            Some(cat) => {
+                spans.push(Span::styled("  ·  ", label));
+                if self.filter.is_empty() {
+                    spans.push(Span::styled(format!("{} models", thousands(cat.models.len())), value));
+                } else {
+                    spans.push(Span::styled(
+                        format!(
+                            "{} of {} models",
+                            thousands(self.view.len()),
+                            thousands(cat.models.len())
+                        ),
+                        value,
+                    ));
+                }
+                spans.push(Span::styled("  ·  ", label));
+                spans.push(Span::styled(human_size(cat.total_bytes()), value));
+            }
+            None => match data.catalog_errors.get(&e.name) {
+                Some(err) => spans.push(Span::styled(
+                    format!("  ·  listing failed: {err} (c retries)"),
+                    theme.fg("status_error"),
+                )),
+                None => spans.push(Span::styled("  ·  listing…", label)),
+            },
+        }
+        if !self.marked.is_empty() {
+            spans.push(Span::styled("  ·  ", label));
+            spans.push(Span::styled(
+                format!("{} marked", thousands(self.marked.len())),
+                theme.fg("accent").add_modifier(Modifier::BOLD),
+            ));
+        }
+        let window = e
+            .variants
+            .iter()
+            .find_map(|v| mme_metrics(data, &e.name, &v.name).map(|m| m.1));
+        if let Some(w) = window {
+            spans.push(Span::styled(
+                format!(
+                    "  ·  metrics over {}",
+                    window_label(std::time::Duration::from_secs_f64(w.max(0.0)))
+                ),
+                label,
+            ));
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    fn table(&mut self, f: &mut Frame, area: Rect, data: &Data, e: &EndpointInfo, prefix: &str, theme: &Theme) {
+        let Some(cat) = data.catalogs.get(&e.name) else {
+            return muted(
+                f,
+                area,
+                format!("listing the models under {prefix}… (c lists again; failures go to the error log, e)"),
+                theme,
+            );
+        };
+        if self.view.is_empty() {
+            let msg = if cat.models.is_empty() {
+                format!("no model under {prefix}")
+            } else {
+                format!("no model matches /{}", self.filter.text())
+            };
+            return muted(f, area, msg, theme);
+        }
+        self.page = area.height.saturating_sub(1).max(1) as usize;
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + self.page {
+            self.offset = self.cursor + 1 - self.page;
+        }
+        self.offset = self.offset.min(self.view.len().saturating_sub(1));
+        let run = self.run.as_ref().filter(|r| r.endpoint == e.name && r.active());
+        let rows: Vec<Row> = self
+            .view
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|(pos, i)| {
+                let m = &cat.models[*i];
+                let k = data.models.get(&(e.name.clone(), m.key.clone()));
+                let mark = if self.marked.contains(&m.key) { "●" } else { " " };
+                let row = Row::new(vec![
+                    Cell::from(Span::styled(mark, theme.fg("accent"))),
+                    Cell::from(m.key.clone()),
+                    Cell::from(human_size(m.size)),
+                    Cell::from(
+                        m.last_modified
+                            .map(|t| time_text(t).chars().take(10).collect::<String>())
+                            .unwrap_or_default(),
+                    ),
+                    Cell::from(state_span(run.and_then(|r| r.states.get(&m.key)), k, theme)),
+                    Cell::from(latency_span(k, theme)),
+                    Cell::from(Span::styled(
+                        k.and_then(|k| k.last_error.clone()).unwrap_or_default(),
+                        theme.fg("status_error"),
+                    )),
+                ]);
+                if pos == self.cursor {
+                    row.style(theme.selection())
+                } else {
+                    row.style(theme.fg("fg"))
+                }
+            })
+            .collect();
+        let header = Row::new(["", "MODEL", "SIZE", "MODIFIED", "STATE", "LAST LATENCY", "LAST ERROR"])
+            .style(theme.fg("title").add_modifier(Modifier::BOLD));
+        let widths = [
+            Constraint::Length(1),
+            Constraint::Fill(5),
+            Constraint::Length(9),
+            Constraint::Length(10),
+            Constraint::Length(21),
+            Constraint::Length(13),
+            Constraint::Fill(2),
+        ];
+        f.render_widget(Table::new(rows, widths).header(header).style(theme.base()), area);
+    }
+}

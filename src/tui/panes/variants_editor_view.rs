@@ -1,0 +1,223 @@
+//! Drawing of the weight editor (rows, live before → after bar, inline problems, keys) and the
+//! confirmation it opens. A child module of `widgets::weight_editor`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::{Field, WeightEditor};
+use crate::aws::weights::WeightPlan;
+use crate::tui::data::Data;
+use crate::tui::event::Job;
+use crate::tui::panes::variants::{num, pct, role, split_bar};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::centered;
+use crate::tui::widgets::confirm::Confirm;
+
+impl WeightEditor {
+    /// The confirmation for a plan: the exact request, then the split before → after.
+    pub fn confirm(plan: &WeightPlan, percent: bool) -> Confirm {
+        let mut lines = vec![
+            "UpdateEndpointWeightsAndCapacities".to_string(),
+            format!("  EndpointName: {}", plan.endpoint),
+            "  DesiredWeightsAndCapacities:".to_string(),
+        ];
+        for c in &plan.changes {
+            let mut l = format!("    - VariantName: {}", c.variant);
+            if let Some(w) = c.weight {
+                l.push_str(&format!(", DesiredWeight: {}", num(f64::from(w as f32))));
+            }
+            if let Some(n) = c.instances {
+                l.push_str(&format!(", DesiredInstanceCount: {n}"));
+            }
+            lines.push(l);
+        }
+        if percent {
+            lines.push("  (percentages are sent as weights)".into());
+        }
+        lines.push(String::new());
+        let name_w = plan.before.iter().map(|b| b.variant.chars().count()).max().unwrap_or(0);
+        for (b, a) in plan.before.iter().zip(&plan.after) {
+            lines.push(format!(
+                "  {:<name_w$}  traffic {} → {}   weight {} → {}   instances {} → {}",
+                b.variant,
+                pct(b.share),
+                pct(a.share),
+                num(b.weight),
+                num(a.weight),
+                b.instances,
+                a.instances
+            ));
+        }
+        lines.push(String::new());
+        lines.push("The endpoint goes Updating and keeps serving; the console".into());
+        lines.push("follows it until InService (progress on the Variants tab).".into());
+        let danger = plan
+            .before
+            .iter()
+            .zip(&plan.after)
+            .any(|(b, a)| (b.share > 0.0 && a.share == 0.0) || a.instances < b.instances);
+        Confirm {
+            title: format!("Change the weights of {}?", plan.endpoint),
+            lines,
+            jobs: vec![Job::ApplyWeights { plan: plan.clone() }],
+            danger,
+        }
+    }
+
+    pub(super) fn value_span(&self, i: usize, field: Field, theme: &Theme) -> Span<'static> {
+        let r = &self.rows[i];
+        let (text, bad) = match field {
+            Field::Weight => (
+                format!("{}{}", r.weight, if self.percent { "%" } else { "" }),
+                self.weight_of(i).is_err(),
+            ),
+            Field::Instances if r.serverless => ("-".into(), false),
+            Field::Instances => (r.instances.clone(), self.instances_of(i).is_err()),
+        };
+        let editing = i == self.cursor && field == self.field;
+        let style = if bad {
+            theme.fg("status_error").add_modifier(Modifier::BOLD)
+        } else if editing {
+            theme.fg("accent").add_modifier(Modifier::BOLD)
+        } else {
+            theme.fg("fg")
+        };
+        let shown = if editing {
+            format!("[{text}▏]")
+        } else {
+            format!(" {text} ")
+        };
+        Span::styled(
+            shown,
+            if editing && self.fresh {
+                style.add_modifier(Modifier::UNDERLINED)
+            } else {
+                style
+            },
+        )
+    }
+
+    /// Draws the editor.
+    pub fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        let muted = theme.fg("muted");
+        let title = theme.fg("title").add_modifier(Modifier::BOLD);
+        let name_w = self
+            .rows
+            .iter()
+            .map(|r| r.variant.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(8, 24);
+        let pad = |text: String, w: usize| format!("{text:<w$}");
+        let new_head = if self.percent { "NEW %" } else { "NEW WEIGHT" };
+        let mut lines = vec![Line::from(Span::styled(
+            format!(
+                "   {}{}{}{}{}TRAFFIC NOW → AFTER",
+                pad("VARIANT".into(), name_w + 2),
+                pad("ROLE".into(), 12),
+                pad("NOW".into(), 8),
+                pad(format!(" {new_head}"), 15),
+                pad(" INSTANCES".into(), 15),
+            ),
+            title,
+        ))];
+        let shares = self.after_shares();
+        for (i, r) in self.rows.iter().enumerate() {
+            let rs = theme.fg(role(r.baseline));
+            let now = if self.percent {
+                pct(r.share_before)
+            } else {
+                num(r.weight_before)
+            };
+            let name: String = r.variant.chars().take(name_w).collect();
+            let mut spans = vec![
+                Span::styled(if i == self.cursor { " ▸ " } else { "   " }, theme.fg("accent")),
+                Span::styled(pad(name, name_w + 2), rs.add_modifier(Modifier::BOLD)),
+                Span::styled(pad(format!("{} {}", r.glyph, role(r.baseline)), 12), rs),
+                Span::styled(pad(now, 8), muted),
+            ];
+            for field in [Field::Weight, Field::Instances] {
+                let v = self.value_span(i, field, theme);
+                let n = v.content.chars().count();
+                spans.push(v);
+                spans.push(Span::raw(" ".repeat(15usize.saturating_sub(n))));
+            }
+            let after = shares[i];
+            let moved = (after - r.share_before).abs() > 1e-9;
+            spans.push(Span::styled(
+                format!("{} → {}", pct(r.share_before), pct(after)),
+                if moved { theme.fg("status_warn") } else { theme.fg("fg") },
+            ));
+            lines.push(Line::from(spans));
+        }
+        lines.push(Line::from(""));
+        let width = (area.width * 9 / 10).max(70).min(area.width);
+        let bar_w = (width as usize).saturating_sub(14).clamp(10, 80);
+        let bar = |label: &str, shares: &[f64]| {
+            let parts: Vec<(f64, Style, &'static str)> = self
+                .rows
+                .iter()
+                .zip(shares)
+                .map(|(r, s)| (*s, theme.fg(role(r.baseline)), r.glyph))
+                .collect();
+            let mut spans = vec![Span::styled(format!(" {label:<8}"), title)];
+            spans.extend(split_bar(&parts, bar_w, muted));
+            Line::from(spans)
+        };
+        let before: Vec<f64> = self.rows.iter().map(|r| r.share_before).collect();
+        lines.push(bar("before", &before));
+        lines.push(bar("after", &shares));
+        let mut legend = vec![Span::raw("         ")];
+        for (r, s) in self.rows.iter().zip(&shares) {
+            legend.push(Span::styled(format!("{} ", r.glyph), theme.fg(role(r.baseline))));
+            legend.push(Span::styled(format!("{} {}   ", r.variant, pct(*s)), theme.fg("fg")));
+        }
+        lines.push(Line::from(legend));
+        lines.push(Line::from(""));
+        let bad = theme.fg("status_error").add_modifier(Modifier::BOLD);
+        let problems = self.problems();
+        if let Some(e) = data.endpoint(&self.endpoint).filter(|e| e.status != "InService") {
+            lines.push(Line::from(Span::styled(
+                format!(" ✗ {} is now {}: Enter will refuse", e.name, e.status),
+                bad,
+            )));
+        }
+        for p in problems.iter().take(3) {
+            lines.push(Line::from(Span::styled(format!(" ✗ {p}"), bad)));
+        }
+        if problems.is_empty() {
+            lines.push(match &self.message {
+                Some(m) => Line::from(Span::styled(format!(" ✗ {m}"), theme.fg("status_warn"))),
+                None => Line::from(Span::styled(
+                    " ✓ Enter reviews the exact request before anything is sent",
+                    theme.fg("status_ok"),
+                )),
+            });
+        }
+        let mut keys = vec![Span::raw(" ")];
+        for k in self.keys() {
+            let ks = if k.disabled {
+                muted.add_modifier(Modifier::CROSSED_OUT)
+            } else {
+                theme.fg("accent").add_modifier(Modifier::BOLD)
+            };
+            keys.push(Span::styled(k.key, ks));
+            keys.push(Span::styled(format!(" {}  ", k.action), muted));
+        }
+        // Keep the key line when the screen is short: drop body lines first.
+        let h = (lines.len() as u16 + 3).min(area.height);
+        lines.truncate(h.saturating_sub(3) as usize);
+        lines.push(Line::from(keys));
+        let rect = centered(area, 90, 0, 70, h);
+        let mode = if self.percent { "percent" } else { "weights" };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(format!(" Weights of {} — {mode} ", self.endpoint), title));
+        f.render_widget(Clear, rect);
+        f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+    }
+}

@@ -1,0 +1,335 @@
+//! Drawing of the Variants pane: the endpoint line, the variants table (only the visible rows),
+//! configured vs observed traffic, the update in progress, and the selected variant's details.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Row, Table};
+
+use super::{VariantsPane, baseline_index, following, glyph, num, observed_shares, pct, role, split_bar};
+use crate::aws::inventory::{EndpointInfo, VariantInfo};
+use crate::tui::data::Data;
+use crate::tui::theme::Theme;
+
+impl VariantsPane {
+    pub(super) fn header_line(e: &EndpointInfo, theme: &Theme) -> Line<'static> {
+        let base = baseline_index(e);
+        let muted = theme.fg("muted");
+        let mut spans = vec![
+            Span::styled(e.name.clone(), theme.fg("fg").add_modifier(Modifier::BOLD)),
+            Span::raw("  "),
+            Span::styled(e.status.clone(), theme.status(&e.status)),
+        ];
+        if let Some(c) = &e.config_name {
+            spans.push(Span::styled("  config ", muted));
+            spans.push(Span::styled(c.clone(), theme.fg("fg")));
+        }
+        spans.push(Span::styled(format!("  {} variants", e.variants.len()), muted));
+        for (i, v) in e.variants.iter().enumerate() {
+            let is_base = Some(i) == base;
+            spans.push(Span::styled(format!("  {} ", role(is_base)), muted));
+            spans.push(Span::styled(
+                v.name.clone(),
+                theme.fg(role(is_base)).add_modifier(Modifier::BOLD),
+            ));
+        }
+        Line::from(spans)
+    }
+
+    pub(super) fn table(&mut self, f: &mut Frame, area: Rect, data: &Data, e: &EndpointInfo, theme: &Theme) {
+        let base = baseline_index(e);
+        let observed = observed_shares(data, e);
+        let page = area.height.saturating_sub(1).max(1) as usize;
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + page {
+            self.offset = self.cursor + 1 - page;
+        }
+        let dash = || "-".to_string();
+        let rows: Vec<Row> = e
+            .variants
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(page)
+            .map(|(i, v)| {
+                let is_base = Some(i) == base;
+                let r = theme.fg(role(is_base));
+                let s = data.summary(&e.name, &v.name);
+                let moving = theme.fg("status_warn").add_modifier(Modifier::BOLD);
+                let desired_style = if v.desired_weight != v.current_weight {
+                    moving
+                } else {
+                    theme.fg("fg")
+                };
+                let inst = if v.desired_instances != v.current_instances {
+                    format!("{} → {}", v.current_instances, v.desired_instances)
+                } else {
+                    v.current_instances.to_string()
+                };
+                let status = if v.statuses.is_empty() {
+                    dash()
+                } else {
+                    v.statuses.join(",")
+                };
+                let status_style = v.statuses.last().map(|s| theme.status(s)).unwrap_or(theme.fg("muted"));
+                let err = s.and_then(|s| s.error_rate_5xx);
+                let err_style = if err.unwrap_or(0.0) > 0.01 {
+                    theme.fg("status_error")
+                } else {
+                    theme.fg("fg")
+                };
+                let row = Row::new(vec![
+                    Cell::from(Span::styled(
+                        format!("{} {}", glyph(i, base), role(is_base).to_uppercase()),
+                        r.add_modifier(Modifier::BOLD),
+                    )),
+                    Cell::from(Span::styled(v.name.clone(), r)),
+                    Cell::from(num(v.current_weight)),
+                    Cell::from(Span::styled(num(v.desired_weight), desired_style)),
+                    Cell::from(pct(v.traffic_share)),
+                    Cell::from(Span::styled(
+                        inst,
+                        if v.desired_instances != v.current_instances {
+                            moving
+                        } else {
+                            theme.fg("fg")
+                        },
+                    )),
+                    Cell::from(Span::styled(status, status_style)),
+                    Cell::from(
+                        s.and_then(|s| s.model_latency_p50_ms)
+                            .map(|x| format!("{x:.1}"))
+                            .unwrap_or_else(dash),
+                    ),
+                    Cell::from(
+                        s.and_then(|s| s.model_latency_p99_ms)
+                            .map(|x| format!("{x:.1}"))
+                            .unwrap_or_else(dash),
+                    ),
+                    Cell::from(Span::styled(
+                        err.map(|x| format!("{:.2}%", x * 100.0)).unwrap_or_else(dash),
+                        err_style,
+                    )),
+                    Cell::from(observed.as_ref().map(|o| pct(o[i])).unwrap_or_else(dash)),
+                    Cell::from(s.map(|s| format!("{:.0}", s.invocations_per_min)).unwrap_or_else(dash)),
+                ]);
+                if i == self.cursor {
+                    row.style(theme.selection())
+                } else {
+                    row.style(theme.fg("fg"))
+                }
+            })
+            .collect();
+        let header = Row::new(
+            [
+                "ROLE",
+                "VARIANT",
+                "WEIGHT",
+                "DESIRED",
+                "SHARE",
+                "INSTANCES",
+                "VARIANT STATUS",
+                "P50 MS",
+                "P99 MS",
+                "5XX",
+                "OBSERVED",
+                "INV/MIN",
+            ]
+            .map(Cell::from),
+        )
+        .style(theme.fg("title").add_modifier(Modifier::BOLD));
+        let widths = [
+            Constraint::Length(10),
+            Constraint::Min(12),
+            Constraint::Length(6),
+            Constraint::Length(7),
+            Constraint::Length(6),
+            Constraint::Length(9),
+            Constraint::Length(16),
+            Constraint::Length(7),
+            Constraint::Length(7),
+            Constraint::Length(6),
+            Constraint::Length(8),
+            Constraint::Length(7),
+        ];
+        f.render_widget(Table::new(rows, widths).header(header).style(theme.base()), area);
+    }
+
+    pub(super) fn traffic_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+        let base = baseline_index(e);
+        let legend_w: usize = e.variants.iter().map(|v| v.name.chars().count() + 10).sum::<usize>() + 15;
+        let bar_w = width.saturating_sub(22 + legend_w).clamp(10, 60);
+        let muted = theme.fg("muted");
+        let parts = |shares: &[f64]| -> Vec<(f64, Style, &'static str)> {
+            shares
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (*s, theme.fg(role(Some(i) == base)), glyph(i, base)))
+                .collect()
+        };
+        let legend = |shares: &[f64]| -> Vec<Span<'static>> {
+            let mut out = Vec::new();
+            for (i, (v, s)) in e.variants.iter().zip(shares).enumerate() {
+                let st = theme.fg(role(Some(i) == base));
+                out.push(Span::styled(format!("  {} ", glyph(i, base)), st));
+                out.push(Span::styled(format!("{} {}", v.name, pct(*s)), theme.fg("fg")));
+            }
+            out
+        };
+        let configured: Vec<f64> = e.variants.iter().map(|v| v.traffic_share).collect();
+        let mut first = vec![Span::styled(" Traffic   configured ", theme.fg("title"))];
+        first.extend(split_bar(&parts(&configured), bar_w, muted));
+        first.extend(legend(&configured));
+        let mut second = vec![Span::styled("           observed   ", theme.fg("title"))];
+        match observed_shares(data, e) {
+            Some(obs) => {
+                second.extend(split_bar(&parts(&obs), bar_w, muted));
+                second.extend(legend(&obs));
+                if let Some(m) = &data.fleet_metrics {
+                    let mins = ((m.end - m.start) / 60.0).round();
+                    second.push(Span::styled(format!("  (last {mins:.0} min)"), muted));
+                }
+            }
+            None => second.push(Span::styled("no invocations in the metrics window yet", muted)),
+        }
+        vec![Line::from(first), Line::from(second)]
+    }
+
+    /// The update section: Updating → InService with desired and current converging.
+    pub(super) fn update_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+        let follow = following(data, e);
+        let settled = |v: &VariantInfo| {
+            v.current_weight == v.desired_weight && v.current_instances == v.desired_instances && v.statuses.is_empty()
+        };
+        let moving = e.status != "InService" || e.variants.iter().any(|v| !settled(v));
+        if !follow && !moving {
+            return Vec::new();
+        }
+        let muted = theme.fg("muted");
+        if matches!(e.status.as_str(), "Failed" | "UpdateRollbackFailed" | "OutOfService") {
+            let why = e.failure_reason.clone().unwrap_or_else(|| "no reason given".into());
+            return vec![Line::from(vec![
+                Span::styled(" Update    ", theme.fg("title")),
+                Span::styled(format!("{}: {why}", e.status), theme.status(&e.status)),
+            ])];
+        }
+        let done = e.status == "InService";
+        let step = |label: &str, on: bool, current: bool| {
+            let style = if current {
+                theme.fg("accent").add_modifier(Modifier::BOLD)
+            } else if on {
+                theme.fg("status_ok")
+            } else {
+                muted
+            };
+            Span::styled(format!("{} {label}", if on { "●" } else { "○" }), style)
+        };
+        let mut steps = vec![Span::styled(" Update    ", theme.fg("title"))];
+        if follow {
+            steps.push(step("sent", true, false));
+            steps.push(Span::styled(" ── ", muted));
+        }
+        steps.push(step(&e.status.replace("InService", "Updating"), true, !done));
+        steps.push(Span::styled(" ── ", muted));
+        steps.push(step("InService", done, done));
+        if !follow {
+            steps.push(Span::styled("   (not started from this console)", muted));
+        }
+        let n = e.variants.len().max(1);
+        let converged = e.variants.iter().filter(|v| settled(v)).count();
+        let ratio = if done && converged == e.variants.len() {
+            1.0
+        } else {
+            converged as f64 / n as f64
+        };
+        let bar_w = width.saturating_sub(60).clamp(10, 40);
+        let filled = (ratio * bar_w as f64).round() as usize;
+        let gauge = vec![
+            Span::raw("           "),
+            Span::styled("━".repeat(filled), theme.fg("accent")),
+            Span::styled("─".repeat(bar_w - filled), muted),
+            Span::styled(
+                format!(
+                    "  {converged}/{} variants at their desired weight and count",
+                    e.variants.len()
+                ),
+                theme.fg("fg"),
+            ),
+        ];
+        let mut each = vec![Span::raw("           ")];
+        for v in &e.variants {
+            let ok = settled(v);
+            each.push(Span::styled(format!("{} ", v.name), theme.fg("fg")));
+            each.push(Span::styled(
+                format!("weight {} → {}", num(v.current_weight), num(v.desired_weight)),
+                if ok { theme.fg("fg") } else { theme.fg("status_warn") },
+            ));
+            if v.current_instances != v.desired_instances {
+                each.push(Span::styled(
+                    format!(", instances {} → {}", v.current_instances, v.desired_instances),
+                    theme.fg("status_warn"),
+                ));
+            }
+            each.push(Span::styled(
+                if ok { " ✓   " } else { " …   " },
+                if ok { theme.fg("status_ok") } else { muted },
+            ));
+        }
+        vec![Line::from(steps), Line::from(gauge), Line::from(each)]
+    }
+
+    pub(super) fn detail_lines(&self, data: &Data, e: &EndpointInfo, theme: &Theme) -> Vec<Line<'static>> {
+        let Some(v) = e.variants.get(self.cursor) else {
+            return Vec::new();
+        };
+        let is_base = baseline_index(e) == Some(self.cursor);
+        let muted = theme.fg("muted");
+        let fg = theme.fg("fg");
+        let mut first = vec![
+            Span::styled(
+                format!(" {} ", v.name),
+                theme.fg(role(is_base)).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("({}) ", role(is_base)), theme.fg(role(is_base))),
+            Span::styled(" model ", muted),
+            Span::styled(v.model_name.clone().unwrap_or_else(|| "-".into()), fg),
+            Span::styled("  instances ", muted),
+            Span::styled(
+                format!(
+                    "{} × {}",
+                    v.instance_type.clone().unwrap_or_else(|| "serverless".into()),
+                    v.current_instances
+                ),
+                fg,
+            ),
+        ];
+        if let Some(img) = &v.image {
+            // The repository and tag; the registry host is the same for every variant.
+            let short = img.rsplit('/').next().unwrap_or(img);
+            first.push(Span::styled("  image ", muted));
+            first.push(Span::styled(short.to_string(), fg));
+        }
+        let mut second = vec![Span::raw(" ")];
+        match data.summary(&e.name, &v.name) {
+            Some(s) => {
+                let ms = |x: Option<f64>| x.map(|x| format!("{x:.1} ms")).unwrap_or_else(|| "-".into());
+                let rate = |x: Option<f64>| x.map(|x| format!("{:.2}%", x * 100.0)).unwrap_or_else(|| "-".into());
+                for (label, value) in [
+                    ("p90 ", ms(s.model_latency_p90_ms)),
+                    ("  worst p99 ", ms(s.model_latency_p99_max_ms)),
+                    ("  overhead p99 ", ms(s.overhead_latency_p99_ms)),
+                    ("  4XX ", rate(s.error_rate_4xx)),
+                    ("  5XX ", rate(s.error_rate_5xx)),
+                    ("  invocations ", format!("{:.0}", s.invocations)),
+                ] {
+                    second.push(Span::styled(label, muted));
+                    second.push(Span::styled(value, fg));
+                }
+            }
+            None => second.push(Span::styled("no metrics for this variant yet", muted)),
+        }
+        vec![Line::from(first), Line::from(second)]
+    }
+}

@@ -1,0 +1,164 @@
+//! End to end: the real binary in a pseudo-terminal (tmux) on the embedded sandbox. Tabs switch,
+//! the fleet appears, a weight change goes through and shows InService, a prewarm completes, and
+//! quitting restores the terminal.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    session: String,
+    _home: tempfile::TempDir,
+}
+
+impl Tmux {
+    fn start(args: &str) -> Tmux {
+        let session = format!("sagedeck-e2e-{}", std::process::id());
+        let home = tempfile::tempdir().unwrap();
+        let bin = env!("CARGO_BIN_EXE_sagedeck");
+        let cmd = format!("env HOME={} TERM=xterm-256color {bin} {args}", home.path().display());
+        let ok = Command::new("tmux")
+            .args(["new-session", "-d", "-s", &session, "-x", "160", "-y", "45", &cmd])
+            .status()
+            .expect("tmux is installed (.ci/run installs it)");
+        assert!(ok.success(), "tmux could not start the console");
+        let _ = Command::new("tmux")
+            .args(["set-option", "-t", &session, "remain-on-exit", "on"])
+            .status();
+        Tmux { session, _home: home }
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn display(&self, format: &str) -> String {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &self.session, format])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let ok = Command::new("tmux")
+                .args(["send-keys", "-t", &self.session, k])
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+    }
+
+    /// Polls the screen until `pred` holds, or fails with the last screen.
+    fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .status();
+    }
+}
+
+#[test]
+fn console_on_the_sandbox_end_to_end() {
+    let t = Tmux::start("demo --fast --no-traffic --backfill-hours 1 --update-secs 1");
+    t.wait_for("the fleet", Duration::from_secs(60), |s| {
+        s.contains("mcp-intent-classifier-prod") && s.contains("InService")
+    });
+    assert_eq!(
+        t.display("#{alternate_on}"),
+        "1",
+        "the console runs on the alternate screen"
+    );
+
+    // Tabs switch.
+    t.keys(&["4"]);
+    t.wait_for("the Latency tab", Duration::from_secs(10), |s| s.contains("Latency"));
+    t.keys(&["1"]);
+
+    // Select the classifier and open its variants.
+    t.keys(&["/", "classifier", "Enter", "Enter"]);
+    t.wait_for("the Variants pane", Duration::from_secs(10), |s| {
+        s.contains("Stable") && s.contains("Canary")
+    });
+
+    // Weight change: Stable 1, Canary 1, confirm, follow to InService.
+    weight_change(&t);
+
+    // Prewarm one MME model.
+    prewarm(&t);
+
+    // Quit restores the terminal.
+    t.keys(&["q"]);
+    let start = Instant::now();
+    while t.display("#{pane_dead}") != "1" {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the console did not exit; screen:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(t.display("#{pane_dead_status}"), "0");
+    assert_eq!(t.display("#{alternate_on}"), "0", "the alternate screen was left");
+    let after = t.screen();
+    assert!(
+        !after.contains("Endpoints │"),
+        "no UI left on the normal screen:\n{after}"
+    );
+}
+
+/// Stable 1, Canary 1 in the weight editor; the confirm dialog states the call; `y` applies; the
+/// endpoint is followed to InService with the new 50/50 split.
+fn weight_change(t: &Tmux) {
+    t.keys(&["w"]);
+    t.wait_for("the weight editor", Duration::from_secs(10), |s| {
+        s.contains("Tab") && s.contains("weight/instances")
+    });
+    t.keys(&["1", "Down", "1", "Enter"]);
+    t.wait_for("the confirm dialog", Duration::from_secs(10), |s| {
+        s.contains("UpdateEndpointWeightsAndCapacities")
+    });
+    t.keys(&["y"]);
+    t.wait_for("the update to be followed", Duration::from_secs(30), |s| {
+        s.contains("Updating")
+    });
+    t.wait_for("InService with 50/50", Duration::from_secs(60), |s| {
+        s.contains("InService with the new weights") || (s.contains("50.0%") && !s.contains("Updating"))
+    });
+}
+
+/// On the multi-model endpoint, the Models tab lists the catalog; `p` prewarms the selected model
+/// and its result appears.
+fn prewarm(t: &Tmux) {
+    t.keys(&["1", "Escape", "/", "multi-model", "Enter"]);
+    t.wait_for("the MME in the list", Duration::from_secs(10), |s| {
+        s.contains("mcp-multi-model-endpoint")
+    });
+    t.keys(&["Enter", "3"]);
+    t.wait_for("the catalog", Duration::from_secs(30), |s| {
+        s.contains(" models") && !s.contains("listing…")
+    });
+    t.keys(&["p"]);
+    t.wait_for("the prewarm result", Duration::from_secs(60), |s| {
+        s.contains("prewarmed 1 model of")
+    });
+}

@@ -1,0 +1,72 @@
+//! MCP client and server tests: sagedeck's own `mcp serve` (stdio through the real binary,
+//! streamable HTTP with and without a token, every fault class through the sandbox), a Python
+//! `mcp` server (the seed's Radio Station) over stdio, streamable HTTP and legacy SSE, and the
+//! npm `@modelcontextprotocol/server-everything` (progress, ignored cancel, list_changed, image
+//! and structured content). Peers are installed by the setup under the target directory; the
+//! tests fail, never skip, when they cannot be.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli;
+mod everything;
+mod faults;
+mod hub;
+mod own_server;
+mod peers;
+mod python;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use sagedeck::mcp::registry::Secret;
+use sagedeck::mcp::{ServerEntry, TransportKind};
+
+/// A stdio registry entry.
+pub fn stdio_entry(name: &str, command: &str, args: &[&str], env: &[(&str, &str)]) -> ServerEntry {
+    ServerEntry {
+        name: name.into(),
+        transport: TransportKind::Stdio,
+        command: Some(command.into()),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), Secret::new(*v)))
+            .collect::<BTreeMap<_, _>>(),
+        cwd: None,
+        url: None,
+        headers: BTreeMap::new(),
+    }
+}
+
+/// An HTTP or SSE registry entry.
+pub fn url_entry(name: &str, transport: TransportKind, url: &str, headers: &[(&str, &str)]) -> ServerEntry {
+    ServerEntry {
+        name: name.into(),
+        transport,
+        command: None,
+        args: vec![],
+        env: BTreeMap::new(),
+        cwd: None,
+        url: Some(url.into()),
+        headers: headers.iter().map(|(k, v)| (k.to_string(), Secret::new(*v))).collect(),
+    }
+}
+
+/// Whether a process id still exists (not yet reaped).
+pub fn process_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Polls until `pid` is gone (reaped), or fails after `deadline`.
+pub async fn wait_gone(pid: u32, deadline: Duration) {
+    common::poll_until(&format!("process {pid} to be reaped"), deadline, || async move {
+        (!process_exists(pid)).then_some(())
+    })
+    .await;
+}
+
+/// Prints a measured time so that runs with `--nocapture` show them.
+pub fn timing(what: &str, d: Duration) {
+    eprintln!("timing: {what}: {:.1} ms", d.as_secs_f64() * 1e3);
+}

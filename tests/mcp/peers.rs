@@ -1,0 +1,250 @@
+//! The MCP peers: a Python virtualenv with the pinned `mcp` (`target/mcp-venv`, from
+//! `tests/mcp_peers/requirements.txt`) and the pinned npm server-everything (`target/mcp-node`,
+//! from `tests/mcp_peers/node/package-lock.json` with `npm ci`). Each is built once in a private
+//! directory and renamed into place, so concurrent test processes never see a half-built one,
+//! and is reused while it has the pinned versions. If one cannot be installed the tests fail.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncBufReadExt;
+use tokio::process::{Child, Command};
+
+/// The pinned Python `mcp`.
+pub const PY_MCP_VERSION: &str = "1.30.0";
+/// The pinned npm server-everything.
+pub const EVERYTHING_VERSION: &str = "2026.8.31";
+
+fn target_dir() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => manifest.join(dir),
+        None => manifest.join("target"),
+    }
+}
+
+/// `tests/mcp_peers/`.
+pub fn peers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers")
+}
+
+fn show(out: &std::process::Output) -> String {
+    format!(
+        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn run_step(what: &str, cmd: &mut std::process::Command) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("MCP peer setup: cannot run {what}: {e}"));
+    assert!(out.status.success(), "MCP peer setup: {what} failed\n{}", show(&out));
+}
+
+/// Removes a half-built directory when setup panics.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp_beside(dir: &Path) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("peer");
+    dir.with_file_name(format!("{name}.tmp-{}-{nanos}", std::process::id()))
+}
+
+/// Builds `dir` with `build(tmp)`, checks it with `ready`, and renames it into place.
+fn build_atomically(dir: &Path, build: impl FnOnce(&Path), ready: impl Fn(&Path) -> bool) {
+    let started = Instant::now();
+    let tmp = tmp_beside(dir);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _cleanup = RemoveOnDrop(tmp.clone());
+    build(&tmp);
+    assert!(ready(&tmp), "MCP peer setup: {} built but not usable", tmp.display());
+    if ready(dir) {
+        return; // another test process finished first
+    }
+    if dir.exists() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    if let Err(e) = std::fs::rename(&tmp, dir) {
+        assert!(
+            ready(dir),
+            "MCP peer setup: cannot move {} into place: {e}",
+            dir.display()
+        );
+    }
+    eprintln!("MCP peer installed at {} in {:?}", dir.display(), started.elapsed());
+}
+
+fn venv_ready(dir: &Path) -> bool {
+    let probe = "import importlib.metadata as m, uvicorn, mcp.server.fastmcp; print(m.version('mcp'))";
+    std::process::Command::new(dir.join("bin/python"))
+        .args(["-c", probe])
+        .env("PYTHONNOUSERSITE", "1")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == PY_MCP_VERSION)
+}
+
+/// The Python virtualenv's interpreter (built on first use).
+pub fn python() -> PathBuf {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| {
+        let dir = target_dir().join("mcp-venv");
+        if !venv_ready(&dir) {
+            std::fs::create_dir_all(target_dir()).expect("target dir");
+            build_atomically(
+                &dir,
+                |tmp| {
+                    run_step(
+                        "python3 -m venv",
+                        std::process::Command::new("python3").args(["-m", "venv"]).arg(tmp),
+                    );
+                    run_step(
+                        "pip install -r tests/mcp_peers/requirements.txt",
+                        std::process::Command::new(tmp.join("bin/python"))
+                            .args([
+                                "-m",
+                                "pip",
+                                "install",
+                                "--disable-pip-version-check",
+                                "--no-input",
+                                "-r",
+                            ])
+                            .arg(peers_dir().join("requirements.txt"))
+                            .env("PYTHONNOUSERSITE", "1"),
+                    );
+                },
+                venv_ready,
+            );
+        }
+        dir.join("bin/python")
+    })
+    .clone()
+}
+
+fn everything_entry(dir: &Path) -> PathBuf {
+    dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+fn node_ready(dir: &Path) -> bool {
+    let pkg = dir.join("node_modules/@modelcontextprotocol/server-everything/package.json");
+    everything_entry(dir).exists()
+        && std::fs::read_to_string(pkg).is_ok_and(|t| t.contains(&format!("\"version\": \"{EVERYTHING_VERSION}\"")))
+}
+
+/// `node_modules/.../server-everything/dist/index.js` (installed on first use).
+pub fn everything() -> PathBuf {
+    static NODE: OnceLock<PathBuf> = OnceLock::new();
+    NODE.get_or_init(|| {
+        let dir = target_dir().join("mcp-node");
+        if !node_ready(&dir) {
+            std::fs::create_dir_all(target_dir()).expect("target dir");
+            build_atomically(
+                &dir,
+                |tmp| {
+                    std::fs::create_dir_all(tmp).expect("npm dir");
+                    for f in ["package.json", "package-lock.json"] {
+                        std::fs::copy(peers_dir().join("node").join(f), tmp.join(f)).expect("copy npm manifest");
+                    }
+                    run_step(
+                        "npm ci",
+                        std::process::Command::new("npm")
+                            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+                            .current_dir(tmp),
+                    );
+                },
+                node_ready,
+            );
+        }
+        everything_entry(&dir)
+    })
+    .clone()
+}
+
+/// Runs a blocking setup step off the async runtime.
+pub async fn setup<T: Send + 'static>(f: fn() -> T) -> T {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(v) => v,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// `radio_station.py`.
+pub fn radio_script() -> String {
+    peers_dir().join("radio_station.py").to_string_lossy().into_owned()
+}
+
+/// A peer process serving HTTP on loopback, killed when dropped.
+pub struct HttpPeer {
+    /// The process (killed when this is dropped).
+    _child: Child,
+    /// Its port.
+    pub port: u16,
+}
+
+/// Starts the Radio Station over `transport` (`sse` or `streamable-http`) and reads its port.
+pub async fn radio_http(transport: &str) -> HttpPeer {
+    let mut child = Command::new(setup(python).await)
+        .args([radio_script().as_str(), transport])
+        .env("PYTHONNOUSERSITE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("the radio station prints its port within 60 s")
+        .expect("stdout readable")
+        .expect("a PORT line");
+    let port = line
+        .strip_prefix("PORT ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    HttpPeer { _child: child, port }
+}
+
+/// Starts server-everything over `transport` (`sse` or `streamableHttp`) on a free loopback
+/// port, and waits until it accepts connections.
+pub async fn everything_http(transport: &str) -> HttpPeer {
+    let entry = setup(everything).await;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("free port");
+        l.local_addr().expect("addr").port()
+    };
+    let child = Command::new("node")
+        .arg("--require")
+        .arg(peers_dir().join("node/loopback.cjs"))
+        .arg(entry)
+        .arg(transport)
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    crate::common::poll_until("server-everything to listen", Duration::from_secs(30), || async move {
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .ok()
+            .map(|_| ())
+    })
+    .await;
+    HttpPeer { _child: child, port }
+}

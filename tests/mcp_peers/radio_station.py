@@ -1,0 +1,67 @@
+"""The seed's "Radio Station" FastMCP server, for sagedeck's MCP client tests.
+
+    python radio_station.py stdio
+    python radio_station.py sse|streamable-http   (binds 127.0.0.1 on a free port, prints "PORT <n>")
+
+`top_song(sign)` is the seed's tool. `count_slowly` reports progress, `fail` raises (an in-band
+isError result), `ignore_cancel` keeps reporting progress after a cancellation.
+"""
+
+import asyncio
+import socket
+import sys
+
+from mcp.server.fastmcp import Context, FastMCP
+
+# instantiate an MCP server client
+mcp = FastMCP("Radio Station Server", host="127.0.0.1")
+
+
+# DEFINE TOOLS
+@mcp.tool()
+def top_song(sign: str) -> dict:
+    """Get the most popular song played on a radio station"""
+    # In this example, we simulate the return
+    # but you should replace this with your business logic
+    return {"song": "In the end", "author": "Linkin Park", "sign": sign}
+
+
+@mcp.tool()
+async def count_slowly(steps: int, delay_ms: int, ctx: Context) -> str:
+    """Count to `steps`, reporting progress after each step."""
+    for i in range(1, steps + 1):
+        await asyncio.sleep(delay_ms / 1000)
+        await ctx.report_progress(i, steps, f"step {i}")
+    return f"counted to {steps}"
+
+
+@mcp.tool()
+def fail(message: str) -> str:
+    """Always fails with `message`."""
+    raise ValueError(message)
+
+
+def serve_on_free_port(app) -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, log_level="warning")
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+
+if __name__ == "__main__":
+    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    print("radio station: starting (this line goes to stderr)", file=sys.stderr, flush=True)
+    if transport == "stdio":
+        # Start the MCP server using stdio/SSE transport
+        mcp.run(transport="stdio")
+    elif transport == "sse":
+        serve_on_free_port(mcp.sse_app())
+    elif transport == "streamable-http":
+        serve_on_free_port(mcp.streamable_http_app())
+    else:
+        sys.exit(f"unknown transport {transport}")
