@@ -33,7 +33,7 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
     EndpointInfo {
         name: format!("endpoint-{i:05}"),
         arn: format!("arn:aws:sagemaker:us-east-1:1:endpoint/endpoint-{i:05}"),
-        status: if i % 17 == 0 {
+        status: if i.is_multiple_of(17) {
             "Updating".into()
         } else {
             "InService".into()

@@ -278,7 +278,7 @@ async fn run(rounds: usize, round_time: Duration, only: Option<String>) {
     let bare_conf = sdk_config(&bare_url).await;
     let sandbox_conf = sdk_config(&sandbox_url).await;
 
-    let mut scenarios = vec![
+    let mut scenarios = [
         Scenario {
             name: "baseline  / hyper  (bare axum, 200)",
             same_client_baseline: 0,

@@ -134,18 +134,18 @@ pub fn plan_weights(info: &EndpointInfo, changes: &[WeightChange]) -> Result<Wei
                 known.join(", ")
             ));
         }
-        if let Some(w) = c.weight {
-            if !w.is_finite() || w < 0.0 {
-                return Err(format!(
-                    "weight of {} must be a finite number >= 0 (got {w})",
-                    c.variant
-                ));
-            }
+        if let Some(w) = c.weight
+            && (!w.is_finite() || w < 0.0)
+        {
+            return Err(format!(
+                "weight of {} must be a finite number >= 0 (got {w})",
+                c.variant
+            ));
         }
-        if let Some(n) = c.instances {
-            if n < 0 {
-                return Err(format!("instance count of {} must be >= 0 (got {n})", c.variant));
-            }
+        if let Some(n) = c.instances
+            && n < 0
+        {
+            return Err(format!("instance count of {} must be >= 0 (got {n})", c.variant));
         }
     }
     let before = splits(

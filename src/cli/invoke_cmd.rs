@@ -69,10 +69,10 @@ fn read_body(args: &InvokeArgs) -> Result<Vec<u8>, String> {
 
 /// The body as JSON when it parses, else text when UTF-8, else base64 (for `--json`).
 fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
-    if content_type.is_none_or(is_json) {
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
-            return v;
-        }
+    if content_type.is_none_or(is_json)
+        && let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
+    {
+        return v;
     }
     match std::str::from_utf8(body) {
         Ok(s) => json!(s),
@@ -82,10 +82,10 @@ fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
 
 /// Human rendering of a body: pretty JSON, text, or size and a hex preview.
 pub fn body_text(content_type: Option<&str>, body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
-        if content_type.is_none_or(is_json) || body.first().is_some_and(|b| *b == b'[' || *b == b'{') {
-            return serde_json::to_string_pretty(&v).unwrap_or_default();
-        }
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
+        && (content_type.is_none_or(is_json) || body.first().is_some_and(|b| *b == b'[' || *b == b'{'))
+    {
+        return serde_json::to_string_pretty(&v).unwrap_or_default();
     }
     match std::str::from_utf8(body) {
         Ok(s) => s.to_string(),

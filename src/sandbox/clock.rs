@@ -20,18 +20,18 @@ pub fn iso8601(epoch: f64) -> String {
     format!("{}.{:03}Z", text.trim_end_matches('Z'), millis.rem_euclid(1000))
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn iso8601_has_exactly_three_fraction_digits() {
-        assert_eq!(super::iso8601(1_700_000_000.5874), "2023-11-14T22:13:20.587Z");
-        assert_eq!(super::iso8601(1_700_000_000.0), "2023-11-14T22:13:20.000Z");
-    }
-}
-
 /// Formats epoch seconds as an HTTP date (`Wed, 02 Dec 2026 18:00:00 GMT`).
 pub fn http_date(epoch: f64) -> String {
     let dt = aws_smithy_types::DateTime::from_secs_f64(epoch);
     dt.fmt(aws_smithy_types::date_time::Format::HttpDate)
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn iso8601_has_exactly_three_fraction_digits() {
+        assert_eq!(super::iso8601(1_700_000_000.587_4), "2023-11-14T22:13:20.587Z");
+        assert_eq!(super::iso8601(1_700_000_000.0), "2023-11-14T22:13:20.000Z");
+    }
 }

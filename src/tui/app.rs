@@ -348,10 +348,8 @@ impl App {
             }
             KeyCode::Up => self.command_line.browse(true),
             KeyCode::Down => self.command_line.browse(false),
-            KeyCode::Backspace => {
-                if self.command_line.input.pop().is_none() {
-                    self.command_line.open = false;
-                }
+            KeyCode::Backspace if self.command_line.input.pop().is_none() => {
+                self.command_line.open = false;
             }
             KeyCode::Char(c) => {
                 self.command_line.input.push(c);

@@ -231,14 +231,15 @@ impl Theme {
     /// Names of the available themes (built-in and user).
     pub fn available(user_dir: Option<&Path>) -> Vec<String> {
         let mut names: Vec<String> = BUILTIN.iter().map(|b| b.0.to_string()).collect();
-        if let Some(dir) = user_dir {
-            if let Ok(rd) = std::fs::read_dir(dir) {
-                for e in rd.flatten() {
-                    if let Some(n) = e.path().file_stem().and_then(|s| s.to_str()) {
-                        if e.path().extension().is_some_and(|x| x == "toml") && !names.iter().any(|x| x == n) {
-                            names.push(n.to_string());
-                        }
-                    }
+        if let Some(dir) = user_dir
+            && let Ok(rd) = std::fs::read_dir(dir)
+        {
+            for e in rd.flatten() {
+                if let Some(n) = e.path().file_stem().and_then(|s| s.to_str())
+                    && e.path().extension().is_some_and(|x| x == "toml")
+                    && !names.iter().any(|x| x == n)
+                {
+                    names.push(n.to_string());
                 }
             }
         }

@@ -51,7 +51,7 @@ async fn inventory_of_the_demo_fleet() {
     assert_eq!(by("mcp-summarizer-staging").status, "Updating");
     assert_eq!(by("mcp-reranker-dev").status, "Creating");
     // One ListEndpoints page, then endpoint + config + models per endpoint, then autoscaling.
-    assert!(inv.api_calls >= 1 + 8 * 3, "{}", inv.api_calls);
+    assert!(inv.api_calls > 8 * 3, "{}", inv.api_calls);
 }
 
 #[tokio::test]

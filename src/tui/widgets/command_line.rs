@@ -250,7 +250,7 @@ mod tests {
         c.complete(&[], &[]);
         assert_eq!(
             c.candidates,
-            vec!["region", "refresh", "readonly"]
+            ["region", "refresh", "readonly"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect::<Vec<_>>()

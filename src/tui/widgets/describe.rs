@@ -101,15 +101,15 @@ pub fn highlight<'a>(line: &'a str, theme: &Theme) -> Line<'a> {
             theme.fg("fg")
         }
     };
-    if rest.starts_with('"') {
-        if let Some(pos) = rest.find("\": ") {
-            let (k, v) = rest.split_at(pos + 1);
-            spans.push(Span::styled(k, theme.fg("accent")));
-            spans.push(Span::raw(": "));
-            let v = &v[2..];
-            spans.push(Span::styled(v, value_style(v)));
-            return Line::from(spans);
-        }
+    if rest.starts_with('"')
+        && let Some(pos) = rest.find("\": ")
+    {
+        let (k, v) = rest.split_at(pos + 1);
+        spans.push(Span::styled(k, theme.fg("accent")));
+        spans.push(Span::raw(": "));
+        let v = &v[2..];
+        spans.push(Span::styled(v, value_style(v)));
+        return Line::from(spans);
     }
     spans.push(Span::styled(rest, value_style(rest)));
     Line::from(spans)
