@@ -140,9 +140,10 @@ impl VariantsPane {
             .map(Cell::from),
         )
         .style(theme.fg("title").add_modifier(Modifier::BOLD));
+        let name_width = e.variants.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
         let widths = [
             Constraint::Length(10),
-            Constraint::Min(12),
+            Constraint::Length((name_width as u16 + 2).clamp(12, 40)),
             Constraint::Length(6),
             Constraint::Length(7),
             Constraint::Length(6),
