@@ -42,6 +42,8 @@ pub struct Fleet {
     pub autoscaling: aws_sdk_applicationautoscaling::Client,
     /// S3 (path-style when an endpoint URL is forced).
     pub s3: aws_sdk_s3::Client,
+    /// STS (GetCallerIdentity: the principal named in the audit log).
+    pub sts: aws_sdk_sts::Client,
     /// Profile in use (for the header and the audit log).
     pub profile: String,
     /// Region in use.
@@ -76,6 +78,7 @@ impl Fleet {
             cloudwatch: aws_sdk_cloudwatch::Client::new(conf),
             autoscaling: aws_sdk_applicationautoscaling::Client::new(conf),
             s3: aws_sdk_s3::Client::from_conf(s3_conf),
+            sts: aws_sdk_sts::Client::new(conf),
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
             endpoint_url,

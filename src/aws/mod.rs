@@ -1,16 +1,23 @@
 //! The fleet layer: the only code that knows aws-config and the aws-sdk-* crates. The console,
 //! the CLI and the MCP server call it; nothing here knows the sandbox exists.
 
+pub mod audit;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod guard;
 pub mod inventory;
 pub mod invoke;
 pub mod latency;
 pub mod metrics;
 pub mod prewarm;
+pub mod promote;
+pub mod promote_events;
+pub mod promote_gate;
+pub mod promote_run;
 pub mod retry;
 pub mod scaling;
+pub mod warmset;
 pub mod weights;
 
 pub use config::{AwsOptions, Fleet};

@@ -178,24 +178,27 @@ pub fn plan_weights(info: &EndpointInfo, changes: &[WeightChange]) -> Result<Wei
     })
 }
 
+/// The plan's changes as UpdateEndpointWeightsAndCapacities wants them.
+pub(crate) fn desired_weights(plan: &WeightPlan) -> Vec<DesiredWeightAndCapacity> {
+    plan.changes
+        .iter()
+        .map(|c| {
+            DesiredWeightAndCapacity::builder()
+                .variant_name(&c.variant)
+                .set_desired_weight(c.weight.map(|w| w as f32))
+                .set_desired_instance_count(c.instances)
+                .build()
+        })
+        .collect()
+}
+
 impl Fleet {
     /// Sends a validated plan (UpdateEndpointWeightsAndCapacities).
     pub async fn apply_weights(&self, plan: &WeightPlan) -> Result<(), AwsError> {
-        let desired = plan
-            .changes
-            .iter()
-            .map(|c| {
-                DesiredWeightAndCapacity::builder()
-                    .variant_name(&c.variant)
-                    .set_desired_weight(c.weight.map(|w| w as f32))
-                    .set_desired_instance_count(c.instances)
-                    .build()
-            })
-            .collect();
         self.sagemaker
             .update_endpoint_weights_and_capacities()
             .endpoint_name(&plan.endpoint)
-            .set_desired_weights_and_capacities(Some(desired))
+            .set_desired_weights_and_capacities(Some(desired_weights(plan)))
             .send()
             .await
             .map_err(AwsError::from_sdk)?;

@@ -34,6 +34,10 @@ pub struct ConsoleArgs {
     /// Write logs here (default: the XDG state directory's sagedeck.log).
     #[arg(long, global = true)]
     pub log_file: Option<PathBuf>,
+    /// MCP servers of the Tools tab, in the mcpServers JSON format (default:
+    /// ~/.config/sagedeck/mcp.json when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
 }
 
 /// The config directory (`~/.config/sagedeck` on Linux, XDG).
@@ -88,7 +92,17 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         metrics_interval: c.metrics_refresh.or(s.metrics_refresh_seconds).map(Duration::from_secs),
         mouse: c.mouse || s.mouse.unwrap_or(false),
         keys: file.keys,
+        mcp: match crate::mcp::Registry::load_default(c.mcp_config.as_deref()) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(format!("MCP servers: {e}"));
+                crate::mcp::Registry::default()
+            }
+        },
         config_problems: problems,
+        tool_args_path: None,
+        audit_file: g.audit_path(),
+        warmset_file: None,
     }
 }
 
@@ -151,7 +165,15 @@ pub async fn run_demo(g: &GlobalArgs, c: &ConsoleArgs, s: SandboxArgs) -> i32 {
         .load()
         .await;
     let fleet = Fleet::from_sdk_config(&conf, "sandbox".into(), Some(url.clone()));
-    let r = run(options(g, c, format!("sandbox {url}"), "sandbox"), Some(fleet)).await;
+    let mut opts = options(g, c, format!("sandbox {url}"), "sandbox");
+    // The demo's own MCP server: `sagedeck mcp serve --demo-tools` over this sandbox.
+    match std::env::current_exe() {
+        Ok(exe) => opts.mcp.servers.insert(0, crate::mcp::registry::demo_entry(&exe, &url)),
+        Err(e) => opts
+            .config_problems
+            .push(format!("the demo MCP server is not registered: {e}")),
+    }
+    let r = run(opts, Some(fleet)).await;
     handle.shutdown().await;
     finish(r)
 }

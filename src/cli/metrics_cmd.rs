@@ -29,15 +29,10 @@ pub struct MetricsArgs {
 }
 
 /// Parses `90s`, `15m`, `1h`, `24h`, `2d` and sums like `1h30m`.
-pub fn parse_since(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let bad = || format!("invalid duration {text:?}: use a number and a unit, like 90s, 15m, 1h, 24h or 2d");
-    if t.is_empty() {
-        return Err(bad());
-    }
-    let mut total: u64 = 0;
-    let mut digits = String::new();
-    for c in t.chars() {
+    let (mut total, mut digits) = (0u64, String::new());
+    for c in text.trim().chars() {
         if c.is_ascii_digit() {
             digits.push(c);
             continue;
@@ -53,10 +48,15 @@ pub fn parse_since(text: &str) -> Result<Duration, String> {
         total = n.checked_mul(unit).and_then(|x| total.checked_add(x)).ok_or_else(bad)?;
         digits.clear();
     }
-    if !digits.is_empty() {
+    if !digits.is_empty() || text.trim().is_empty() {
         return Err(bad());
     }
-    let d = Duration::from_secs(total);
+    Ok(Duration::from_secs(total))
+}
+
+/// A `--since` window: a duration between 1 minute and 15 days.
+pub fn parse_since(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
     if d < Duration::from_secs(60) || d > MAX_SINCE {
         return Err(format!("--since must be between 1m and 15d (got {text})"));
     }

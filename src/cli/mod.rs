@@ -1,6 +1,7 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
 
+pub mod audit_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
 pub mod invoke_cmd;
@@ -8,11 +9,17 @@ pub mod mcp_cmd;
 pub mod metrics_cmd;
 pub mod models_cmd;
 pub mod output;
+pub mod promote_cmd;
+pub mod promote_view;
 pub mod sandbox_cmd;
 pub mod weights_cmd;
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 
+use crate::aws::audit::default_audit_path;
+use crate::aws::guard::Audited;
 use crate::aws::{AwsError, AwsOptions, Fleet};
 
 /// Exit code: success.
@@ -23,9 +30,15 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_AWS: i32 = 3;
 /// Exit code: the model container answered non-2xx.
 pub const EXIT_MODEL: i32 = 4;
+/// Exit code: refused because read-only is on (`--read-only` or the profile's `read_only`).
+pub const EXIT_READ_ONLY: i32 = 5;
+/// Exit code: a guardrail refused the mutation (the endpoint changed since it was read, or the
+/// audit log cannot be written); nothing was sent.
+pub const EXIT_REFUSED: i32 = 6;
+/// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held).
+pub const EXIT_PROMOTION: i32 = 7;
 
-const EXIT_CODES: &str =
-    "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx).";
+const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint changed since read, audit log unwritable; nothing sent), 7 promotion not completed (rolled back, no verdict or held).";
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
 #[derive(Debug, Parser)]
@@ -57,6 +70,16 @@ pub struct GlobalArgs {
     /// Print JSON instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
+    /// ~/.local/state/sagedeck/audit.jsonl).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub audit_file: Option<PathBuf>,
+    /// Why: written to the audit log with the mutation.
+    #[arg(long, global = true)]
+    pub reason: Option<String>,
+    /// Read-only is on (`--read-only`, or `read_only` for the profile in config.toml); set by `run`.
+    #[arg(skip)]
+    pub read_only: bool,
 }
 
 impl GlobalArgs {
@@ -74,6 +97,86 @@ impl GlobalArgs {
     pub async fn connect(&self) -> Result<Fleet, i32> {
         Fleet::connect(&self.aws_options()).await.map_err(|e| report(&e))
     }
+
+    /// The audit file: `--audit-file`, else the XDG default.
+    pub fn audit_path(&self) -> Option<PathBuf> {
+        self.audit_file.clone().or_else(default_audit_path)
+    }
+
+    /// Opens the audit log and names the principal (STS); prints why not and returns exit 6.
+    pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, i32> {
+        let Some(path) = self.audit_path() else {
+            eprintln!("sagedeck: no audit log location (HOME is not set); pass --audit-file PATH; nothing was sent");
+            return Err(EXIT_REFUSED);
+        };
+        Audited::open(&path, fleet).await.map_err(|e| {
+            eprintln!("sagedeck: {e}");
+            EXIT_REFUSED
+        })
+    }
+}
+
+/// SIGINT (Ctrl-C) as a channel, registered now: a signal arriving at any later moment is
+/// delivered (listening with `tokio::signal::ctrl_c()` in a loop loses the ones that arrive
+/// between two listeners, and after the first one the process no longer dies of it).
+pub fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut s) = signal(SignalKind::interrupt()) {
+            tokio::spawn(async move {
+                while s.recv().await.is_some() {
+                    if tx.send(()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if tx.send(()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Prints why read-only refuses `what` and returns exit 5.
+pub fn refuse_read_only(what: &str) -> i32 {
+    eprintln!(
+        "sagedeck: refused: {what} changes things and read-only is on (--read-only, or read_only = true for this profile in config.toml); nothing was sent"
+    );
+    EXIT_READ_ONLY
+}
+
+/// The mutation a command would make, when it makes one (read-only refuses those).
+fn mutation_of(cmd: &Command) -> Option<&'static str> {
+    match cmd {
+        Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
+        Command::Promote(a) if !a.status => Some("promote"),
+        Command::Prewarm(_) => Some("prewarm"),
+        Command::Invoke(_) => Some("invoke"),
+        Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
+        _ => None,
+    }
+}
+
+/// Whether the config file makes `profile` read-only.
+fn profile_read_only(g: &GlobalArgs) -> bool {
+    let profile = g
+        .profile
+        .clone()
+        .or_else(|| std::env::var("AWS_PROFILE").ok())
+        .unwrap_or_else(|| "default".into());
+    console_cmd::config_dir()
+        .map(|d| d.join("config.toml"))
+        .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
+        .and_then(|f| f.for_profile(&profile).read_only)
+        .unwrap_or(false)
 }
 
 /// Subcommands.
@@ -100,6 +203,11 @@ pub enum Command {
     Prewarm(models_cmd::PrewarmArgs),
     /// Latency, invocations and errors of an endpoint's variants from CloudWatch.
     Metrics(metrics_cmd::MetricsArgs),
+    /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
+    /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
+    Promote(promote_cmd::PromoteArgs),
+    /// The audit log of mutations (`--since 1h`, `--json`).
+    Audit(audit_cmd::AuditArgs),
     /// Scalable targets, policies and recent scaling activities of an endpoint.
     Autoscaling(endpoints_cmd::AutoscalingArgs),
     /// List and call the tools of MCP servers (mcpServers registry).
@@ -138,8 +246,14 @@ pub fn run(cli: Cli) -> i32 {
             return EXIT_AWS;
         }
     };
-    let g = cli.global;
+    let mut g = cli.global;
     let console = cli.console;
+    g.read_only = console.read_only || profile_read_only(&g);
+    if g.read_only
+        && let Some(what) = cli.command.as_ref().and_then(mutation_of)
+    {
+        return refuse_read_only(what);
+    }
     runtime.block_on(async move {
         match cli.command {
             Some(Command::Demo(args)) => console_cmd::run_demo(&g, &console, args).await,
@@ -153,6 +267,8 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
             Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
+            Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
+            Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
             Some(Command::Tools(args)) => match args.command {
                 mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,

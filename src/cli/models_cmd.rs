@@ -1,5 +1,6 @@
 //! `sagedeck models` (a multi-model endpoint's S3 catalog) and `sagedeck prewarm` (one warm-up
-//! invocation per model, cold or warm per model).
+//! invocation per model, cold or warm per model; `--from` a warm-set file, `--watch` to keep the
+//! set warm). Every prewarm round is audited (intent before, result after).
 
 use std::io::IsTerminal;
 use std::sync::atomic::AtomicUsize;
@@ -9,10 +10,14 @@ use clap::Args;
 use serde::Serialize;
 
 use super::output::{print_json, print_table};
-use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, report, usage};
+use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
+use crate::aws::audit::Mutation;
 use crate::aws::catalog::{Catalog, CatalogEntry, human_size};
+use crate::aws::guard::Audited;
 use crate::aws::invoke::validate_body;
+use crate::aws::prewarm::PrewarmReport;
 use crate::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
+use crate::aws::warmset::WarmSet;
 use crate::aws::{AwsError, Fleet};
 
 /// `sagedeck models ENDPOINT [--filter SUBSTR]`.
@@ -38,6 +43,19 @@ pub struct PrewarmArgs {
     /// Prewarm every model of the catalog.
     #[arg(long, conflicts_with = "models")]
     pub all: bool,
+    /// Prewarm the endpoint's models of a warm-set file (TOML or JSON; see `aws::warmset`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["models", "all"])]
+    pub from: Option<std::path::PathBuf>,
+    /// Keep going: every --interval, probe the models again and re-prewarm the evicted ones
+    /// (a cold answer). Ctrl-C stops.
+    #[arg(long)]
+    pub watch: bool,
+    /// Seconds between watch rounds.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub interval: u64,
+    /// Stop watching after this many rounds (default: until Ctrl-C).
+    #[arg(long)]
+    pub rounds: Option<u32>,
     /// Warm-up invocations in flight at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub concurrency: u16,
@@ -185,8 +203,21 @@ fn prewarm_exit(errors: &[&AwsError]) -> i32 {
 
 /// Runs `prewarm`.
 pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
-    if args.models.is_empty() && !args.all {
-        return usage("name the models to prewarm, or pass --all (see `sagedeck models ENDPOINT`)");
+    if args.models.is_empty() && !args.all && args.from.is_none() {
+        return usage("name the models to prewarm, or pass --all or --from FILE (see `sagedeck models ENDPOINT`)");
+    }
+    let from = match args.from.as_deref().map(WarmSet::load).transpose() {
+        Ok(w) => w,
+        Err(e) => return usage(e),
+    };
+    if let Some(w) = &from
+        && w.models(&args.endpoint).is_empty()
+    {
+        return usage(format!(
+            "the warm set has no models for {} (it lists: {})",
+            args.endpoint,
+            w.endpoints.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
     }
     let body = match warmup_body(&args) {
         Ok(b) => b,
@@ -218,10 +249,14 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let asked: Vec<String> = match &from {
+        Some(w) => w.models(&args.endpoint).to_vec(),
+        None => args.models.clone(),
+    };
     let models: Vec<String> = if args.all {
         catalog.models.iter().map(|m| m.key.clone()).collect()
     } else {
-        let unknown = catalog.unknown(&args.models);
+        let unknown = catalog.unknown(&asked);
         if !unknown.is_empty() {
             return usage(format!(
                 "unknown model{} for {}: {} (see `sagedeck models {}`)",
@@ -231,7 +266,7 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
                 args.endpoint
             ));
         }
-        args.models.clone()
+        asked
     };
     if models.is_empty() {
         eprintln!(
@@ -240,6 +275,49 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         );
         return EXIT_OK;
     }
+    let audited = match g.audited(&fleet).await {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let mut sigint = super::interrupts();
+    let mut round = 0u32;
+    loop {
+        round += 1;
+        let code = match prewarm_round(g, &fleet, &audited, &args, &models, &opts).await {
+            Ok((code, _)) => code,
+            Err(code) => return code,
+        };
+        if !args.watch || args.rounds.is_some_and(|n| round >= n) {
+            return code;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(args.interval)) => {}
+            _ = sigint.recv() => return code,
+        }
+    }
+}
+
+/// One audited prewarm of `models`, printed; `Err(exit code)` when it could not be sent.
+async fn prewarm_round(
+    g: &GlobalArgs,
+    fleet: &Fleet,
+    audited: &Audited,
+    args: &PrewarmArgs,
+    models: &[String],
+    opts: &PrewarmOptions,
+) -> Result<(i32, PrewarmReport), i32> {
+    let pending = audited
+        .intent(Mutation {
+            action: "prewarm".into(),
+            target: args.endpoint.clone(),
+            before: serde_json::Value::Null,
+            after: serde_json::json!({ "models": models, "watch": args.watch }),
+            reason: g.reason.clone(),
+        })
+        .map_err(|e| {
+            eprintln!("sagedeck: {e}");
+            EXIT_REFUSED
+        })?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PrewarmEvent>();
     let total = models.len();
     let show_progress = std::io::stderr().is_terminal();
@@ -252,24 +330,56 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
             }
         }
     });
-    let result = fleet.prewarm(&args.endpoint, &models, &opts, Some(&tx)).await;
+    let result = fleet.prewarm(&args.endpoint, models, opts, Some(&tx)).await;
     drop(tx);
     let _ = progress.await;
     let report_ = match result {
         Ok(r) => r,
-        Err(e) => return report(&e),
+        Err(e) => {
+            let _ = audited.audit.finish(&pending, Err(e.to_string()));
+            return Err(report(&e));
+        }
     };
+    let summary = format!(
+        "{} cold, {} warm, {} failed{}",
+        report_.cold,
+        report_.warm,
+        report_.failed,
+        report_
+            .results
+            .iter()
+            .filter(|r| r.status == PrewarmStatus::Cold)
+            .map(|r| format!("; re-warmed {}", r.model))
+            .collect::<String>()
+    );
+    let logged = if report_.failed == 0 {
+        Ok(None)
+    } else {
+        Err(summary.clone())
+    };
+    if let Err(e) = audited.audit.finish(&pending, logged) {
+        eprintln!("sagedeck: warning: the prewarm ran but its result could not be logged: {e}");
+    }
     let errors: Vec<&AwsError> = report_.results.iter().filter_map(|r| r.error.as_ref()).collect();
     let code = prewarm_exit(&errors);
     if g.json {
-        print_json(&PrewarmDoc {
+        let doc = PrewarmDoc {
             report: &report_,
             content_type: &opts.content_type,
             concurrency: opts.concurrency,
             deadline_secs: args.deadline,
             cold_threshold_ms: args.cold_threshold_ms,
-        });
-        return code;
+        };
+        // One document per round: a JSON line in watch mode, pretty otherwise.
+        if args.watch {
+            println!("{}", serde_json::to_string(&doc).unwrap_or_default());
+        } else {
+            print_json(&doc);
+        }
+        return Ok((code, report_));
+    }
+    if args.watch {
+        println!("round: {summary}");
     }
     let rows = report_
         .results
@@ -288,17 +398,13 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         .collect();
     print_table(&["MODEL", "STATUS", "LATENCY_MS", "ATTEMPTS", "ERROR"], rows);
     if report_.failed > 0 {
-        let failed = report_
-            .results
-            .iter()
-            .filter(|r| r.status == PrewarmStatus::Failed)
-            .count();
         eprintln!(
-            "sagedeck: {failed} of {} models failed to prewarm",
+            "sagedeck: {} of {} models failed to prewarm",
+            report_.failed,
             report_.results.len()
         );
     }
-    code
+    Ok((code, report_))
 }
 
 #[cfg(test)]

@@ -147,7 +147,9 @@ pub async fn run_sandbox(args: SandboxArgs, demo: bool) -> i32 {
         println!("  aws sagemaker list-endpoints");
         println!("  aws sagemaker-runtime invoke-endpoint --endpoint-name mcp-intent-classifier-prod \\");
         println!("      --content-type application/json --body '{{\"inputs\": \"book a flight\"}}' \\");
-        println!("      --cli-binary-format raw-in-base64-out /dev/stdout   # AWS CLI v2; v1: drop --cli-binary-format");
+        println!(
+            "      --cli-binary-format raw-in-base64-out /dev/stdout   # AWS CLI v2; v1: drop --cli-binary-format"
+        );
         println!(
             "Inject faults: sagedeck fault --url {url} add kind=throttle,endpoint=mcp-intent-classifier-prod,count=5"
         );

@@ -1,4 +1,6 @@
-//! `sagedeck weights ENDPOINT [--set VARIANT=WEIGHT ...] [--instances VARIANT=N ...] [--yes] [--wait]`.
+//! `sagedeck weights ENDPOINT [--set VARIANT=WEIGHT ...] [--instances VARIANT=N ...] [--expect V=W,...]
+//! [--yes] [--wait]`: every change is compare-and-swap (against `--expect`, else against what was
+//! read at the start) and audited (intent before sending, result after).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
@@ -8,7 +10,8 @@ use serde_json::json;
 
 use super::endpoints_cmd::print_variants;
 use super::output::{pct, print_json, print_table, weight};
-use super::{EXIT_OK, GlobalArgs, report, usage};
+use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
+use crate::aws::guard::{Expectation, GuardError};
 use crate::aws::weights::{WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
 
 /// `sagedeck weights`.
@@ -22,6 +25,10 @@ pub struct WeightsArgs {
     /// New instance count of a variant: `VARIANT=COUNT` (repeatable).
     #[arg(long = "instances", value_name = "VARIANT=COUNT")]
     pub instances: Vec<String>,
+    /// The weights you saw (`Stable=9,Canary=1`): refuse, sending nothing, unless the endpoint is
+    /// still so (current and desired) right before sending. Default: as read at the start.
+    #[arg(long = "expect", value_name = "VARIANT=WEIGHT,...")]
+    pub expect: Vec<String>,
     /// Apply without asking.
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -75,6 +82,14 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
     if let Err(e) = merge_instance_args(&mut changes, &args.instances) {
         return usage(e);
     }
+    let expected = if args.expect.is_empty() {
+        None
+    } else {
+        match Expectation::parse(&args.endpoint, &args.expect) {
+            Ok(e) => Some(e),
+            Err(e) => return usage(e),
+        }
+    };
     let fleet = match g.connect().await {
         Ok(f) => f,
         Err(code) => return code,
@@ -102,6 +117,11 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
             info.name, info.status
         ));
     }
+    let expect = expected.unwrap_or_else(|| Expectation::from_info(&info));
+    let audited = match g.audited(&fleet).await {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     if !g.json {
         print_plan(&plan);
     }
@@ -114,8 +134,24 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
             return EXIT_OK;
         }
     }
-    if let Err(e) = fleet.apply_weights(&plan).await {
-        return report(&e);
+    let applied = match fleet
+        .apply_weights_guarded(&plan, &expect, &audited, "weights.set", g.reason.clone())
+        .await
+    {
+        Ok(a) => a,
+        Err(GuardError::Aws(e)) => return report(&e),
+        Err(e) => {
+            if g.json
+                && let GuardError::Changed { differences, .. } = &e
+            {
+                print_json(&json!({ "plan": plan, "applied": false, "differences": differences }));
+            }
+            eprintln!("sagedeck: {e}");
+            return EXIT_REFUSED;
+        }
+    };
+    if let Some(w) = &applied.audit_warning {
+        eprintln!("sagedeck: warning: the change was sent but its result could not be logged: {w}");
     }
     if !g.json {
         eprintln!("sagedeck: {} is Updating", plan.endpoint);
@@ -152,7 +188,12 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         }
     }
     if g.json {
-        print_json(&json!({ "plan": plan, "applied": true, "final": finished }));
+        print_json(&json!({
+            "plan": plan,
+            "applied": true,
+            "request_id": applied.request_id,
+            "final": finished,
+        }));
     } else if let Some(i) = finished {
         println!("{} is InService", i.name);
         print_variants(&i);

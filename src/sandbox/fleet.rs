@@ -476,11 +476,13 @@ fn backfill(sb: &Sandbox, hours: u32) {
                     }
                 }
                 if (t as i64) % 600 == 0 {
-                    v.sim.record_gauges(t, lambda);
                     if v.sim.multi_model {
-                        for _ in 0..v.current_instances.max(1) {
-                            s.loaded_count.lock().record(t, rng.random_range(3..=6) as f64);
-                        }
+                        let counts: Vec<usize> = (0..v.current_instances.max(1))
+                            .map(|_| rng.random_range(3..=6))
+                            .collect();
+                        v.sim.record_gauges_of(t, lambda, &counts);
+                    } else {
+                        v.sim.record_gauges(t, lambda);
                     }
                 }
                 t += 60.0;

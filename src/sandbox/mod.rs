@@ -1,6 +1,7 @@
 //! The embedded sandbox: a local emulator of SageMaker, SageMaker Runtime, CloudWatch,
-//! Application Auto Scaling and S3 listing, speaking the real wire protocols on one loopback port,
-//! with simulated traffic, latency, lifecycles, multi-model caches and injected faults.
+//! Application Auto Scaling, S3 listing and STS GetCallerIdentity, speaking the real wire
+//! protocols on one loopback port, with simulated traffic, latency, lifecycles, multi-model
+//! caches and injected faults.
 
 pub mod autoscaling;
 pub mod clock;
@@ -19,6 +20,7 @@ pub mod runtime_stream;
 pub mod s3;
 pub mod server;
 pub mod state;
+pub mod sts;
 pub mod traffic;
 pub mod variant;
 pub mod wire;

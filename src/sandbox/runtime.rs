@@ -161,6 +161,7 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     });
     match &fault {
         Some(kind @ (FaultKind::Hang | FaultKind::Drop)) => out.transport_fault = Some(kind.clone()),
+        // A slow container: the delay is waited and shows in ModelLatency too.
         Some(FaultKind::Slow { ms }) => out.forced_wait += *ms as f64 / 1000.0,
         Some(kind) => {
             if let Some(e) = fault_error(kind, sb, req.endpoint) {
@@ -222,13 +223,17 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     let work = reply.as_ref().map(|r| r.work).unwrap_or(0.3);
     let latency_us = sim.draw_model_latency_us(work);
     out.model_wait = latency_us / 1e6;
+    let slow_us = match &fault {
+        Some(FaultKind::Slow { ms }) => *ms as f64 * 1e3,
+        _ => 0.0,
+    };
     match reply {
         Ok(r) => {
-            record_outcome(&sim, now, latency_us, None);
+            record_outcome(&sim, now, latency_us + slow_us, None);
             out.result = Ok(r);
         }
         Err(ce) => {
-            record_outcome(&sim, now, latency_us, Some(ce.status));
+            record_outcome(&sim, now, latency_us + slow_us, Some(ce.status));
             out.result = Err(model_error(sb, req.endpoint, ce.status, &ce.message));
         }
     }

@@ -1,5 +1,6 @@
 //! One HTTP front door for every emulated service: requests are routed by `x-amz-target`, by the
-//! Smithy RPC v2 path, by the SageMaker Runtime path, by the admin prefix, and otherwise to S3.
+//! Smithy RPC v2 path, by the SageMaker Runtime path, by the admin prefix, awsQuery form posts to
+//! STS, and otherwise to S3.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 
 use super::wire::{ApiError, Protocol};
-use super::{Sandbox, autoscaling, cloudwatch, control, faults, runtime, s3};
+use super::{Sandbox, autoscaling, cloudwatch, control, faults, runtime, s3, sts};
 
 /// Largest request body accepted (above SageMaker's 6 MB payload limit so that limit can be
 /// answered with the real ValidationError rather than a transport failure).
@@ -77,6 +78,11 @@ async fn dispatch(
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
         return faults::admin(&sb, &method, rest, uri.query(), &body);
+    }
+    if method == Method::POST && path == "/" && sts::is_query_request(&headers, &body) {
+        // awsQuery (STS): the operation is the form's Action.
+        sb.count_request(&sts::action(&body).unwrap_or_default());
+        return sts::handle(&sb, &headers, &body);
     }
     if method == Method::GET || method == Method::HEAD {
         sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) {

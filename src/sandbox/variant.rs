@@ -288,8 +288,14 @@ impl VariantSim {
     /// Records the per-instance gauges (LoadedModelCount, memory, CPU) at `now`.
     pub fn record_gauges(&self, now: f64, invocations_per_minute: f64) {
         let counts: Vec<usize> = self.instances.lock().iter().map(|i| i.loaded.len()).collect();
+        self.record_gauges_of(now, invocations_per_minute, &counts);
+    }
+
+    /// Records the per-instance gauges for given loaded-model counts (one per instance): the
+    /// backfill's history, which the live caches of a fresh sandbox know nothing of.
+    pub fn record_gauges_of(&self, now: f64, invocations_per_minute: f64, counts: &[usize]) {
         let n = counts.len().max(1) as f64;
-        for c in &counts {
+        for c in counts {
             if self.multi_model {
                 self.series.loaded_count.lock().record(now, *c as f64);
             }

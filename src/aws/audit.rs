@@ -1,0 +1,356 @@
+//! The audit log: one JSON line per mutation, appended to a file and fsync'd. A mutation writes an
+//! `intent` line BEFORE anything is sent (when that write fails, the caller must not send) and a
+//! `result` line after, with the same `id`. Lines name the principal (STS GetCallerIdentity, when
+//! it answers), profile, region, endpoint URL, action, target, before/after, result, AWS request
+//! id and the operator's reason. Credentials are never written: values under secret-looking keys
+//! and anything shaped like an AWS access key are redacted.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::config::Fleet;
+
+/// The state directory: `$XDG_STATE_HOME/sagedeck`, else `~/.local/state/sagedeck`.
+pub fn state_dir() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from)
+        && x.is_absolute()
+    {
+        return Some(x.join("sagedeck"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state/sagedeck"))
+}
+
+/// The default audit file: `<state dir>/audit.jsonl`.
+pub fn default_audit_path() -> Option<PathBuf> {
+    state_dir().map(|d| d.join("audit.jsonl"))
+}
+
+/// Whether a line records the intent (written before sending) or the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditPhase {
+    /// Written and fsync'd before the mutation is sent.
+    Intent,
+    /// Written once the mutation answered (or failed).
+    Result,
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// RFC 3339 UTC time.
+    pub time: String,
+    /// The same time in epoch seconds (for `--since`).
+    pub epoch: f64,
+    /// Pairs an intent with its result.
+    pub id: String,
+    /// Intent or result.
+    pub phase: AuditPhase,
+    /// Caller ARN from STS GetCallerIdentity (None when STS did not answer).
+    pub principal: Option<String>,
+    /// AWS profile.
+    pub profile: String,
+    /// Region.
+    pub region: String,
+    /// Endpoint URL override.
+    pub endpoint_url: Option<String>,
+    /// What was done: `weights.set`, `promote.step`, `promote.rollback`, `prewarm`, `tool.call`.
+    pub action: String,
+    /// What it was done to (endpoint name, tool name).
+    pub target: String,
+    /// State before (redacted).
+    pub before: Value,
+    /// Requested state (redacted).
+    pub after: Value,
+    /// Result lines: `ok`, `error: ...`; intent lines: None.
+    pub result: Option<String>,
+    /// AWS request id of the mutating call, when one answered.
+    pub request_id: Option<String>,
+    /// Why, as the operator typed it.
+    pub reason: Option<String>,
+}
+
+/// The audit file could not be written: the mutation must not be sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot write the audit log {path}: {message}; nothing was sent (fix it, or pass --audit-file PATH)")]
+pub struct AuditError {
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub message: String,
+}
+
+/// Who is acting, and where: written on every line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AuditContext {
+    /// Caller ARN (None when STS did not answer).
+    pub principal: Option<String>,
+    /// Profile.
+    pub profile: String,
+    /// Region.
+    pub region: String,
+    /// Endpoint URL override.
+    pub endpoint_url: Option<String>,
+}
+
+impl AuditContext {
+    /// The fleet's profile, region and endpoint URL, and the principal from STS
+    /// GetCallerIdentity (5 s at most; None when it does not answer).
+    pub async fn from_fleet(fleet: &Fleet) -> AuditContext {
+        let call = fleet.sts.get_caller_identity().send();
+        let principal = match tokio::time::timeout(Duration::from_secs(5), call).await {
+            Ok(Ok(out)) => out.arn().map(str::to_string),
+            _ => None,
+        };
+        AuditContext {
+            principal,
+            profile: fleet.profile.clone(),
+            region: fleet.region.clone(),
+            endpoint_url: fleet.endpoint_url.clone(),
+        }
+    }
+}
+
+/// What a mutation is about to do (the intent line's contents).
+#[derive(Debug, Clone, Default)]
+pub struct Mutation {
+    /// Action name (`weights.set`, ...).
+    pub action: String,
+    /// Target (endpoint name, tool name).
+    pub target: String,
+    /// State before.
+    pub before: Value,
+    /// Requested state.
+    pub after: Value,
+    /// The operator's reason.
+    pub reason: Option<String>,
+}
+
+/// An intent written to the log, waiting for its result.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    record: AuditRecord,
+}
+
+impl Pending {
+    /// The id pairing intent and result.
+    pub fn id(&self) -> &str {
+        &self.record.id
+    }
+}
+
+/// An open audit log (append-only; shareable between tasks).
+#[derive(Debug)]
+pub struct Audit {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+}
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+fn now() -> (String, f64) {
+    let t = std::time::SystemTime::now();
+    let dt = aws_smithy_types::DateTime::from(t);
+    let text = dt
+        .fmt(aws_smithy_types::date_time::Format::DateTime)
+        .unwrap_or_default();
+    (text, dt.as_secs_f64())
+}
+
+fn new_id(epoch: f64) -> String {
+    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    format!("{:x}-{:x}-{n}", (epoch * 1000.0) as u64, std::process::id())
+}
+
+const SECRET_KEYS: [&str; 8] = [
+    "secret",
+    "password",
+    "token",
+    "authorization",
+    "credential",
+    "api_key",
+    "apikey",
+    "session",
+];
+
+/// A copy of `v` with values under secret-looking keys and AWS access-key-shaped strings replaced
+/// by `"[redacted]"`.
+pub fn redact(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let lk = k.to_ascii_lowercase();
+                    if SECRET_KEYS.iter().any(|s| lk.contains(s)) {
+                        (k.clone(), Value::String("[redacted]".into()))
+                    } else {
+                        (k.clone(), redact(v))
+                    }
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(redact).collect()),
+        Value::String(s) if looks_like_access_key(s) => Value::String("[redacted]".into()),
+        other => other.clone(),
+    }
+}
+
+fn looks_like_access_key(s: &str) -> bool {
+    let s = s.trim();
+    (s.starts_with("AKIA") || s.starts_with("ASIA"))
+        && s.len() == 20
+        && s.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
+impl Audit {
+    /// Opens (creating it and its directory) the audit file for appending.
+    pub fn open(path: impl AsRef<Path>) -> Result<Audit, AuditError> {
+        let path = path.as_ref().to_path_buf();
+        let fail = |e: std::io::Error| AuditError {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(fail)?;
+        Ok(Audit {
+            path,
+            file: Mutex::new(file),
+        })
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as a JSON line and fsyncs it.
+    pub fn record(&self, rec: &AuditRecord) -> Result<(), AuditError> {
+        let fail = |m: String| AuditError {
+            path: self.path.display().to_string(),
+            message: m,
+        };
+        let mut line = serde_json::to_vec(rec).map_err(|e| fail(e.to_string()))?;
+        line.push(b'\n');
+        let mut f = self.file.lock();
+        f.write_all(&line).map_err(|e| fail(e.to_string()))?;
+        f.sync_data().map_err(|e| fail(e.to_string()))
+    }
+
+    /// Writes (and fsyncs) the intent of a mutation. Only send the mutation when this is Ok.
+    pub fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
+        let (time, epoch) = now();
+        let record = AuditRecord {
+            time,
+            epoch,
+            id: new_id(epoch),
+            phase: AuditPhase::Intent,
+            principal: ctx.principal.clone(),
+            profile: ctx.profile.clone(),
+            region: ctx.region.clone(),
+            endpoint_url: ctx.endpoint_url.clone(),
+            action: m.action,
+            target: m.target,
+            before: redact(&m.before),
+            after: redact(&m.after),
+            result: None,
+            request_id: None,
+            reason: m.reason,
+        };
+        self.record(&record)?;
+        Ok(Pending { record })
+    }
+
+    /// Writes the result of a mutation whose intent was written: `Ok(request id)` or the error.
+    pub fn finish(&self, pending: &Pending, outcome: Result<Option<String>, String>) -> Result<(), AuditError> {
+        let (time, epoch) = now();
+        let mut rec = pending.record.clone();
+        rec.time = time;
+        rec.epoch = epoch;
+        rec.phase = AuditPhase::Result;
+        match outcome {
+            Ok(id) => {
+                rec.result = Some("ok".into());
+                rec.request_id = id;
+            }
+            Err(e) => rec.result = Some(format!("error: {e}")),
+        }
+        self.record(&rec)
+    }
+
+    /// Reads a log, keeping records at or after `since` (epoch seconds). Lines that do not parse
+    /// are skipped (a torn last line after a crash).
+    pub fn read(path: impl AsRef<Path>, since: Option<f64>) -> Result<Vec<AuditRecord>, AuditError> {
+        let path = path.as_ref();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(AuditError {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<AuditRecord>(l).ok())
+            .filter(|r| since.is_none_or(|s| r.epoch >= s))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted() {
+        let v = serde_json::json!({
+            "aws_secret_access_key": "x", "Token": "t", "weights": {"Stable": 9},
+            "args": ["AKIAABCDEFGHIJKLMNOP", "fine"]
+        });
+        let r = redact(&v);
+        assert_eq!(r["aws_secret_access_key"], "[redacted]");
+        assert_eq!(r["Token"], "[redacted]");
+        assert_eq!(r["weights"]["Stable"], 9);
+        assert_eq!(r["args"][0], "[redacted]");
+        assert_eq!(r["args"][1], "fine");
+    }
+
+    #[test]
+    fn intent_and_result_pair_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/audit.jsonl");
+        let audit = Audit::open(&path).unwrap();
+        let ctx = AuditContext::default();
+        let p = audit
+            .intent(
+                &ctx,
+                Mutation {
+                    action: "weights.set".into(),
+                    target: "ep".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        audit.finish(&p, Ok(Some("rid".into()))).unwrap();
+        let recs = Audit::read(&path, None).unwrap();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].phase, recs[1].phase), (AuditPhase::Intent, AuditPhase::Result));
+        assert_eq!(recs[0].id, recs[1].id);
+        assert_eq!(recs[1].request_id.as_deref(), Some("rid"));
+        assert!(Audit::read(&path, Some(recs[1].epoch + 1.0)).unwrap().is_empty());
+    }
+}

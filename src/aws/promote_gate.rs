@@ -1,0 +1,285 @@
+//! A promotion step's gate: the canary's and the baseline's figures over the bake window from
+//! CloudWatch (ModelLatency p99 — the worst period of the window —, Invocations, 4XX and 5XX
+//! sums), and the verdict. Too few invocations give "no verdict", never a pass. When the baseline
+//! had no traffic in the window (the last step sends it none), the latest baseline figures with
+//! enough invocations from an earlier step are the reference.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::config::Fleet;
+use super::error::AwsError;
+use super::inventory::EndpointInfo;
+use super::metrics::MetricsPlan;
+use super::promote::{Gates, Verdict};
+
+/// One variant's figures over a window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// Invocations.
+    pub invocations: f64,
+    /// ModelLatency p99 in milliseconds (worst period of the window).
+    pub p99_ms: Option<f64>,
+    /// 5XX answers.
+    pub errors_5xx: f64,
+    /// 4XX answers.
+    pub errors_4xx: f64,
+}
+
+impl Figures {
+    /// 5XX / invocations.
+    pub fn rate_5xx(&self) -> Option<f64> {
+        (self.invocations > 0.0).then(|| self.errors_5xx / self.invocations)
+    }
+
+    /// 4XX / invocations.
+    pub fn rate_4xx(&self) -> Option<f64> {
+        (self.invocations > 0.0).then(|| self.errors_4xx / self.invocations)
+    }
+}
+
+/// One check of a gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateCheck {
+    /// `invocations`, `p99_ratio`, `5xx_rate`, `4xx_rate`.
+    pub name: String,
+    /// Measured value (None: not measurable).
+    pub value: Option<f64>,
+    /// The limit (a minimum for `invocations`, a maximum otherwise).
+    pub limit: f64,
+    /// Whether it held (None: could not be judged).
+    pub ok: Option<bool>,
+}
+
+/// A step's gate: figures, checks and verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateReport {
+    /// Window start (epoch seconds).
+    pub start: f64,
+    /// Window end (epoch seconds).
+    pub end: f64,
+    /// The canary's figures.
+    pub canary: Figures,
+    /// The baseline's figures in this window.
+    pub baseline: Figures,
+    /// The baseline figures compared with (this window's, or an earlier step's).
+    pub reference: Option<Figures>,
+    /// Where the reference comes from: `this step` or `step N`.
+    pub reference_from: Option<String>,
+    /// Every check.
+    pub checks: Vec<GateCheck>,
+    /// Pass, fail or no verdict.
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub reasons: Vec<String>,
+}
+
+/// The verdict of `canary` against `reference` (the baseline; None when none is known).
+pub fn evaluate(
+    window: (f64, f64),
+    canary: Figures,
+    baseline: Figures,
+    earlier: Option<(Figures, String)>,
+    gates: &Gates,
+) -> GateReport {
+    let min = gates.min_invocations as f64;
+    let (reference, reference_from) = if baseline.invocations >= min && baseline.p99_ms.is_some() {
+        (Some(baseline.clone()), Some("this step".to_string()))
+    } else {
+        match earlier {
+            Some((f, from)) => (Some(f), Some(from)),
+            None => (None, None),
+        }
+    };
+    let mut checks = Vec::new();
+    let mut reasons = Vec::new();
+    let enough = canary.invocations >= min;
+    checks.push(GateCheck {
+        name: "invocations".into(),
+        value: Some(canary.invocations),
+        limit: min,
+        ok: Some(enough),
+    });
+    if !enough {
+        reasons.push(format!(
+            "the canary had {} invocations, {} needed for a verdict",
+            canary.invocations, gates.min_invocations
+        ));
+    }
+    let ratio = match (canary.p99_ms, reference.as_ref().and_then(|r| r.p99_ms)) {
+        (Some(c), Some(b)) if b > 0.0 => Some(c / b),
+        _ => None,
+    };
+    if ratio.is_none() && enough {
+        reasons.push("no baseline p99 to compare with (the baseline had too few invocations)".into());
+    }
+    let ratio_ok = if enough {
+        ratio.map(|r| r <= gates.max_p99_ratio)
+    } else {
+        None
+    };
+    if ratio_ok == Some(false) {
+        reasons.push(format!(
+            "p99 ratio {:.2} is above {:.2}",
+            ratio.unwrap_or_default(),
+            gates.max_p99_ratio
+        ));
+    }
+    checks.push(GateCheck {
+        name: "p99_ratio".into(),
+        value: ratio,
+        limit: gates.max_p99_ratio,
+        ok: ratio_ok,
+    });
+    let r5 = canary.rate_5xx();
+    let ok5 = if enough {
+        r5.map(|r| r <= gates.max_5xx_rate)
+    } else {
+        None
+    };
+    if ok5 == Some(false) {
+        reasons.push(format!(
+            "5XX rate {:.2}% is above {:.2}%",
+            r5.unwrap_or_default() * 100.0,
+            gates.max_5xx_rate * 100.0
+        ));
+    }
+    checks.push(GateCheck {
+        name: "5xx_rate".into(),
+        value: r5,
+        limit: gates.max_5xx_rate,
+        ok: ok5,
+    });
+    if let Some(max4) = gates.max_4xx_rate {
+        let r4 = canary.rate_4xx();
+        let ok4 = if enough { r4.map(|r| r <= max4) } else { None };
+        if ok4 == Some(false) {
+            reasons.push(format!(
+                "4XX rate {:.2}% is above {:.2}%",
+                r4.unwrap_or_default() * 100.0,
+                max4 * 100.0
+            ));
+        }
+        checks.push(GateCheck {
+            name: "4xx_rate".into(),
+            value: r4,
+            limit: max4,
+            ok: ok4,
+        });
+    }
+    let verdict = if checks.iter().any(|c| c.ok == Some(false) && c.name != "invocations") {
+        // Only judged checks can fail: with too few invocations none is judged.
+        Verdict::Fail
+    } else if checks.iter().all(|c| c.ok == Some(true)) {
+        Verdict::Pass
+    } else {
+        Verdict::NoVerdict
+    };
+    GateReport {
+        start: window.0,
+        end: window.1,
+        canary,
+        baseline,
+        reference,
+        reference_from,
+        checks,
+        verdict,
+        reasons,
+    }
+}
+
+/// The GetMetricData window and period for a bake `[start, end)`: 60 s periods from a minute on
+/// (10, 20 or 30 s — CloudWatch's high-resolution periods — below), the window shrunk to whole
+/// periods so that no traffic from before the bake counts; a bake shorter than one whole period
+/// keeps its own bounds (the first period then also holds some traffic from before it).
+pub fn gate_window(start: f64, end: f64) -> (f64, f64, i32) {
+    let len = end - start;
+    let period: i32 = match len.ceil() as i64 {
+        i64::MIN..=10 => 10,
+        11..=20 => 20,
+        21..=59 => 30,
+        _ => 60,
+    };
+    let p = f64::from(period);
+    let (a, b) = ((start / p).ceil() * p, (end / p).floor() * p);
+    if b - a >= p {
+        (a, b, period)
+    } else {
+        (start, end, period)
+    }
+}
+
+impl Fleet {
+    /// The figures of `variants` of `info` over the bake `[start, end)` (epoch seconds), and the
+    /// window actually queried ([`gate_window`]).
+    pub async fn window_figures(
+        &self,
+        info: &EndpointInfo,
+        variants: &[&str],
+        start: f64,
+        end: f64,
+    ) -> Result<(Vec<Figures>, (f64, f64)), AwsError> {
+        let (start, end, period) = gate_window(start, end);
+        let window = Duration::from_secs_f64((end - start).max(1.0));
+        let mut plan = MetricsPlan::for_endpoints(std::slice::from_ref(info), window, 60);
+        plan.period = period;
+        let end_t = UNIX_EPOCH + Duration::from_secs_f64(end.max(0.0));
+        let snap = self.fetch_metrics(&plan, end_t).await?;
+        let figures = variants
+            .iter()
+            .map(|v| {
+                snap.variant(&info.name, v)
+                    // `+ 0.0`: an empty sum is -0.0.
+                    .map(|m| Figures {
+                        invocations: m.summary.invocations + 0.0,
+                        p99_ms: m.summary.model_latency_p99_max_ms,
+                        errors_5xx: m.summary.errors_5xx + 0.0,
+                        errors_4xx: m.summary.errors_4xx + 0.0,
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        Ok((figures, (start, end)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(n: f64, p99: f64, e5: f64) -> Figures {
+        Figures {
+            invocations: n,
+            p99_ms: Some(p99),
+            errors_5xx: e5,
+            errors_4xx: 0.0,
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let g = Gates {
+            min_invocations: 50,
+            ..Gates::default()
+        };
+        let pass = evaluate((0.0, 1.0), f(100.0, 10.0, 0.0), f(900.0, 10.0, 0.0), None, &g);
+        assert_eq!(pass.verdict, Verdict::Pass);
+        let slow = evaluate((0.0, 1.0), f(100.0, 20.0, 0.0), f(900.0, 10.0, 0.0), None, &g);
+        assert_eq!(slow.verdict, Verdict::Fail);
+        assert!(slow.reasons[0].contains("p99 ratio 2.00"));
+        let errors = evaluate((0.0, 1.0), f(100.0, 10.0, 5.0), f(900.0, 10.0, 0.0), None, &g);
+        assert_eq!(errors.verdict, Verdict::Fail);
+        let few = evaluate((0.0, 1.0), f(10.0, 10.0, 0.0), f(900.0, 10.0, 0.0), None, &g);
+        assert_eq!(few.verdict, Verdict::NoVerdict);
+        let no_base = evaluate((0.0, 1.0), f(100.0, 10.0, 0.0), f(0.0, 0.0, 0.0), None, &g);
+        assert_eq!(no_base.verdict, Verdict::NoVerdict);
+        let earlier = Some((f(500.0, 10.0, 0.0), "step 2".to_string()));
+        let last = evaluate((0.0, 1.0), f(100.0, 11.0, 0.0), Figures::default(), earlier, &g);
+        assert_eq!(last.verdict, Verdict::Pass);
+        assert_eq!(last.reference_from.as_deref(), Some("step 2"));
+        assert_eq!(gate_window(1005.0, 1009.0), (1005.0, 1009.0, 10));
+        assert_eq!(gate_window(1005.0, 1305.0), (1020.0, 1260.0, 60));
+        assert_eq!(gate_window(1000.0, 1030.0), (1000.0, 1030.0, 30));
+    }
+}

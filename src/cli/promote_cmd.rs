@@ -1,0 +1,332 @@
+//! `sagedeck promote ENDPOINT --canary VARIANT [--baseline VARIANT] --steps 10,25,50,100 --bake 5m
+//! [gates] [--auto | --manual] [--yes]`, and `--status`, `--resume`, `--rollback` of the
+//! endpoint's persisted plan. Ctrl-C during a plan asks hold or roll back on a terminal; headless,
+//! it holds (the state is saved) and says how to resume or roll back.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::output::{print_json, weight};
+use super::promote_view::{event_line, phase_text, print_state};
+use super::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
+use crate::aws::guard::GuardError;
+use crate::aws::promote::{Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_state, parse_steps, plan_path};
+use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question, RunnerOptions};
+
+/// `sagedeck promote`.
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    /// Endpoint name.
+    pub endpoint: String,
+    /// The variant to promote.
+    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon"])]
+    pub canary: Option<String>,
+    /// The variant to compare with (default: the other variant with the most weight).
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Canary shares in percent, increasing.
+    #[arg(long, default_value = "10,25,50,100")]
+    pub steps: String,
+    /// Bake time of each step (`10s`, `5m`).
+    #[arg(long, default_value = "5m", value_parser = parse_bake)]
+    pub bake: Duration,
+    /// Largest canary/baseline ModelLatency p99 ratio.
+    #[arg(long, default_value_t = 1.2)]
+    pub max_p99_ratio: f64,
+    /// Largest canary 5XX rate (0.01 = 1%).
+    #[arg(long = "max-5xx-rate", default_value_t = 0.01)]
+    pub max_5xx_rate: f64,
+    /// Largest canary 4XX rate (not gated unless given).
+    #[arg(long = "max-4xx-rate")]
+    pub max_4xx_rate: Option<f64>,
+    /// Invocations needed in a bake window for any verdict (fewer: "no verdict", not a pass).
+    #[arg(long, default_value_t = 100)]
+    pub min_invocations: u64,
+    /// Go step to step by itself; a failed gate rolls back.
+    #[arg(long, conflicts_with = "manual")]
+    pub auto: bool,
+    /// Ask before each step; a failed gate stops and asks (the default).
+    #[arg(long)]
+    pub manual: bool,
+    /// Answer yes to "next step?" in manual mode.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Show the endpoint's plan and its timeline.
+    #[arg(long, conflicts_with_all = ["resume", "rollback"])]
+    pub status: bool,
+    /// Resume the endpoint's interrupted or held plan.
+    #[arg(long, conflicts_with = "rollback")]
+    pub resume: bool,
+    /// Roll the endpoint's plan back to its starting weights.
+    #[arg(long)]
+    pub rollback: bool,
+    /// Forget the endpoint's unfinished plan, leaving the weights as they are (when it can
+    /// neither resume nor roll back because the weights were changed outside it).
+    #[arg(long, conflicts_with_all = ["status", "resume", "rollback"])]
+    pub abandon: bool,
+    /// Seconds to wait after each bake before reading its metrics (CloudWatch publishes
+    /// SageMaker's metrics a minute or two late: use 120 against AWS; the sandbox needs none).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=900))]
+    pub metrics_delay: u64,
+    /// How often to look at the endpoint while it updates, in milliseconds.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=60_000))]
+    pub poll_ms: u64,
+}
+
+/// Parses a bake time: `10s`, `5m`, `1h30m` (1 s to 24 h).
+pub fn parse_bake(text: &str) -> Result<Duration, String> {
+    let bad = || format!("invalid bake time {text:?}: use a number and a unit, like 10s, 5m or 1h (at most 24h)");
+    match super::metrics_cmd::parse_duration(text) {
+        Ok(d) if !d.is_zero() && d <= Duration::from_secs(86_400) => Ok(d),
+        _ => Err(bad()),
+    }
+}
+
+fn stdin_lines() -> UnboundedReceiver<String> {
+    let (tx, rx) = unbounded_channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(l) = line else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn prompt(text: &str) {
+    eprint!("{text} ");
+    let _ = std::io::stderr().flush();
+}
+
+/// Drives a runner: prints progress, answers questions from stdin (`--yes` answers "next step"),
+/// handles Ctrl-C; returns the exit code.
+async fn drive(
+    g: &GlobalArgs,
+    runner: PromotionRunner,
+    control: UnboundedSender<Control>,
+    yes: bool,
+    rollback: bool,
+) -> i32 {
+    let total = runner.state().spec.steps.len();
+    let mut sigint = interrupts();
+    let mut sigint_open = true;
+    let (etx, mut events) = unbounded_channel();
+    let runner = runner.with_events(etx);
+    let mut task = tokio::spawn(async move {
+        if rollback {
+            runner.rollback().await
+        } else {
+            runner.run().await
+        }
+    });
+    let terminal = std::io::stdin().is_terminal();
+    let mut lines = stdin_lines();
+    let mut pending: Option<Question> = None;
+    let mut interrupted = false;
+    let result = loop {
+        tokio::select! {
+            r = &mut task => break r,
+            Some(e) = events.recv() => {
+                if !g.json && let Some(l) = event_line(&e, total) {
+                    eprintln!("{l}");
+                }
+                if let PromotionEvent::Ask { question } = e {
+                    match (&question, yes) {
+                        (Question::NextStep { .. }, true) => { let _ = control.send(Control::Proceed); }
+                        (Question::NextStep { step, share }, false) => {
+                            prompt(&format!("Apply step {}/{total} (canary {}%)? [y]es / [h]old / [r]oll back", step + 1, weight(*share)));
+                            pending = Some(question);
+                        }
+                        (Question::AfterGate { step, verdict }, _) => {
+                            prompt(&format!("Step {} verdict: {}. [r]oll back / [h]old{}", step + 1, verdict.as_str(), if *verdict == crate::aws::promote::Verdict::NoVerdict { " / [y] bake again" } else { "" }));
+                            pending = Some(question);
+                        }
+                    }
+                }
+            }
+            line = lines.recv(), if pending.is_some() || interrupted => {
+                let answer = line.unwrap_or_default();
+                let c = match answer.trim() {
+                    "y" | "Y" | "yes" if !interrupted => Control::Proceed,
+                    "r" | "R" | "rollback" => Control::Rollback,
+                    _ => Control::Hold,
+                };
+                pending = None;
+                interrupted = false;
+                let _ = control.send(c);
+            }
+            sig = sigint.recv(), if sigint_open => {
+                if sig.is_none() {
+                    sigint_open = false;
+                } else if terminal && !interrupted {
+                    prompt("\nInterrupted: [h]old here (resume later) or [r]oll back?");
+                    interrupted = true;
+                } else {
+                    let _ = control.send(Control::Hold);
+                }
+            }
+        }
+    };
+    let outcome = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("sagedeck: the plan runner stopped: {e}");
+            return EXIT_AWS;
+        }
+    };
+    match outcome {
+        Ok(state) => {
+            if g.json {
+                print_json(&state);
+            } else {
+                print_state(&state);
+            }
+            let done = state.phase == Phase::Completed || (rollback && state.phase == Phase::RolledBack);
+            if done { EXIT_OK } else { EXIT_PROMOTION }
+        }
+        Err(e) => promote_error(&e),
+    }
+}
+
+fn promote_error(e: &PromoteError) -> i32 {
+    match e {
+        PromoteError::Invalid(m) => usage(m),
+        PromoteError::Guard(GuardError::Aws(a)) | PromoteError::Aws(a) => report(a),
+        PromoteError::Guard(g) => {
+            eprintln!("sagedeck: {g}");
+            EXIT_REFUSED
+        }
+        PromoteError::State(m) => {
+            eprintln!("sagedeck: {m}");
+            EXIT_AWS
+        }
+    }
+}
+
+fn state_path(endpoint: &str) -> Result<PathBuf, i32> {
+    default_plan_dir()
+        .map(|d| plan_path(&d, endpoint))
+        .ok_or_else(|| usage("no state directory (set HOME or XDG_STATE_HOME)"))
+}
+
+/// Runs `promote`.
+pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
+    let path = match state_path(&args.endpoint) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let existing = match load_state(&path) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
+    if args.status {
+        match &existing {
+            Some(s) if g.json => print_json(s),
+            Some(s) => print_state(s),
+            None if g.json => print_json(&serde_json::json!({ "endpoint": args.endpoint, "plan": null })),
+            None => eprintln!("sagedeck: no promotion plan for {}", args.endpoint),
+        }
+        return EXIT_OK;
+    }
+    if args.abandon {
+        let Some(state) = existing.filter(|s| !s.phase.is_final()) else {
+            return usage(format!("no unfinished promotion plan for {}", args.endpoint));
+        };
+        if let Err(e) = std::fs::remove_file(&path) {
+            return usage(format!("cannot remove {}: {e}", path.display()));
+        }
+        eprintln!(
+            "sagedeck: abandoned plan {} ({} at step {}); the weights are left as they are",
+            state.id,
+            phase_text(state.phase),
+            state.step + 1
+        );
+        return EXIT_OK;
+    }
+    let opts = RunnerOptions {
+        poll_interval: Duration::from_millis(args.poll_ms),
+        metrics_delay: Duration::from_secs(args.metrics_delay),
+        ..Default::default()
+    };
+    if args.resume || args.rollback {
+        let Some(state) = existing else {
+            return usage(format!(
+                "no promotion plan for {} to resume or roll back",
+                args.endpoint
+            ));
+        };
+        if state.phase.is_final() {
+            return usage(format!(
+                "the plan {} of {} is already {}; nothing to do",
+                state.id,
+                args.endpoint,
+                phase_text(state.phase)
+            ));
+        }
+        let fleet = match g.connect().await {
+            Ok(f) => f,
+            Err(code) => return code,
+        };
+        let audited = match g.audited(&fleet).await {
+            Ok(a) => a,
+            Err(code) => return code,
+        };
+        let (runner, tx) = PromotionRunner::from_state(fleet, audited, state, path, opts);
+        return drive(g, runner, tx, args.yes, args.rollback).await;
+    }
+    if let Some(s) = existing.filter(|s| !s.phase.is_final()) {
+        return usage(format!(
+            "a plan for {} is already under way ({} at step {}/{}): use --status, --resume or --rollback",
+            args.endpoint,
+            phase_text(s.phase),
+            s.step + 1,
+            s.spec.steps.len()
+        ));
+    }
+    let steps = match parse_steps(&args.steps) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
+    if args.bake.is_zero() {
+        return usage("--bake must be at least 1s");
+    }
+    let rates = [Some(args.max_5xx_rate), args.max_4xx_rate];
+    if rates.iter().flatten().any(|r| !(0.0..=1.0).contains(r))
+        || args.max_p99_ratio.is_nan()
+        || args.max_p99_ratio <= 0.0
+    {
+        return usage("rates are fractions between 0 and 1 (0.01 = 1%), and --max-p99-ratio must be above 0");
+    }
+    let spec = PromotionSpec {
+        endpoint: args.endpoint.clone(),
+        canary: args.canary.clone().unwrap_or_default(),
+        baseline: args.baseline.clone(),
+        steps,
+        bake: args.bake,
+        gates: Gates {
+            max_p99_ratio: args.max_p99_ratio,
+            max_5xx_rate: args.max_5xx_rate,
+            max_4xx_rate: args.max_4xx_rate,
+            min_invocations: args.min_invocations,
+        },
+        mode: if args.auto { Mode::Auto } else { Mode::Manual },
+    };
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let audited = match g.audited(&fleet).await {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {
+        Ok((runner, tx)) => drive(g, runner, tx, args.yes, false).await,
+        Err(e) => promote_error(&e),
+    }
+}

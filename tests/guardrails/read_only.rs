@@ -1,0 +1,79 @@
+//! Read-only refuses every mutating CLI entry point — weights, promote (new, --resume,
+//! --rollback), prewarm, invoke, tools call — with exit 5 and a reason, sending nothing; reads
+//! stay allowed. The profile's `read_only = true` in config.toml does the same.
+
+use crate::common::{run_cli_env, sandbox_with};
+use crate::support::{DEMO_EP, State, demo};
+
+const MME: &str = "mcp-multi-model-endpoint";
+
+fn entry_points() -> Vec<Vec<&'static str>> {
+    vec![
+        vec!["weights", DEMO_EP, "--set", "Canary=2", "--yes"],
+        vec!["weights", DEMO_EP, "--instances", "Canary=2", "--yes"],
+        vec!["promote", DEMO_EP, "--canary", "Canary", "--auto"],
+        vec!["promote", DEMO_EP, "--resume"],
+        vec!["promote", DEMO_EP, "--rollback"],
+        vec!["prewarm", MME, "--all"],
+        vec!["invoke", DEMO_EP, "--body", "{\"inputs\": \"hi\"}"],
+        vec!["tools", "call", "some-server", "some-tool"],
+    ]
+}
+
+#[tokio::test]
+async fn read_only_refuses_every_mutation() {
+    let sb = sandbox_with(demo()).await;
+    let st = State::new();
+    for args in entry_points() {
+        let mut a = args.clone();
+        a.push("--read-only");
+        let r = st.cli(&sb, &a).await;
+        assert_eq!(r.code, 5, "{a:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("read-only is on") && r.stderr.contains("nothing was sent"),
+            "{a:?}: {}",
+            r.stderr
+        );
+        assert_eq!(r.stderr.lines().count(), 1, "{a:?}: {}", r.stderr);
+    }
+    // Reads still work.
+    for args in [
+        vec!["weights", DEMO_EP, "--read-only"],
+        vec!["promote", DEMO_EP, "--status", "--read-only"],
+        vec!["audit", "--read-only"],
+    ] {
+        let r = st.cli(&sb, &args).await;
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    }
+    assert_eq!(sb.sandbox.request_count("UpdateEndpointWeightsAndCapacities"), 0);
+    assert_eq!(sb.sandbox.request_count("InvokeEndpoint"), 0);
+    assert!(st.audit().is_empty(), "nothing to audit");
+}
+
+#[tokio::test]
+async fn the_profiles_read_only_setting_refuses_too() {
+    let sb = sandbox_with(demo()).await;
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("sagedeck")).unwrap();
+    std::fs::write(
+        config.path().join("sagedeck/config.toml"),
+        "[profiles.prod]\nread_only = true\n",
+    )
+    .unwrap();
+    let xdg = config.path().to_str().unwrap();
+    let env = [("XDG_CONFIG_HOME", xdg), ("AWS_PROFILE", "prod")];
+    for args in entry_points() {
+        let r = run_cli_env(&sb, &args, &env).await;
+        assert_eq!(r.code, 5, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("read_only = true for this profile"), "{}", r.stderr);
+    }
+    // The default profile is not read-only: the same invocation goes through.
+    let other = run_cli_env(
+        &sb,
+        &["invoke", DEMO_EP, "--body", "{\"inputs\": \"hi\"}"],
+        &[("XDG_CONFIG_HOME", xdg)],
+    )
+    .await;
+    assert_eq!(other.code, 0, "{}", other.stderr);
+    assert_eq!(sb.sandbox.request_count("UpdateEndpointWeightsAndCapacities"), 0);
+}
