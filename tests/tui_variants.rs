@@ -156,7 +156,7 @@ fn toasts(app: &App) -> Vec<(Level, String)> {
 fn confirm_plan(app: &App) -> (sagedeck::aws::weights::WeightPlan, Vec<String>) {
     match &app.overlay {
         Some(Overlay::Confirm(c)) => match c.jobs.as_slice() {
-            [Job::ApplyWeights { plan }] => (plan.clone(), c.lines.clone()),
+            [Job::ApplyWeights { plan, .. }] => (plan.clone(), c.lines.clone()),
             other => panic!("unexpected jobs {other:?}"),
         },
         other => panic!("no confirm dialog: {other:?}"),
@@ -207,7 +207,7 @@ fn typing_weights_reviews_then_applies_exactly_that() {
     let jobs = app.take_jobs();
     assert!(
         jobs.iter()
-            .any(|(_, j)| matches!(j, Job::ApplyWeights { plan: p } if *p == plan)),
+            .any(|(_, j)| matches!(j, Job::ApplyWeights { plan: p, .. } if *p == plan)),
         "{jobs:?}"
     );
 }

@@ -8,17 +8,23 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::data::Data;
 use super::event::{AppEvent, Job};
+use super::panes::activity::ActivityPane;
 use super::panes::endpoints::EndpointsPane;
 use super::panes::invoke::InvokePane;
 use super::panes::latency::LatencyPane;
 use super::panes::models::ModelsPane;
+use super::panes::tools::ToolsPane;
 use super::panes::variants::VariantsPane;
 use super::panes::{Outbox, Pane, Tab};
 use super::theme::Theme;
 use super::widgets::Overlay;
-use super::widgets::command_line::{Command, CommandLine};
+use super::widgets::command_line::CommandLine;
 use super::widgets::describe::DescribeView;
 use super::widgets::toasts::{Level, Toasts};
+
+#[path = "app_commands.rs"]
+mod commands;
+pub use commands::known_profiles;
 
 /// Something the run loop must do outside the state machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +76,10 @@ pub struct App {
     pub latency: LatencyPane,
     /// Invoke pane.
     pub invoke: InvokePane,
+    /// Tools pane (MCP).
+    pub tools: ToolsPane,
+    /// Activity pane (the audit log).
+    pub activity: ActivityPane,
     /// The modal layer, if any.
     pub overlay: Option<Overlay>,
     /// The `:` line.
@@ -109,6 +119,8 @@ impl App {
             models: ModelsPane::default(),
             latency: LatencyPane::default(),
             invoke: InvokePane::default(),
+            tools: ToolsPane::default(),
+            activity: ActivityPane::default(),
             overlay: None,
             command_line: CommandLine::default(),
             toasts: Toasts::default(),
@@ -145,6 +157,7 @@ impl App {
             Job::Inventory => self.last_inventory = Some(Instant::now()),
             Job::Metrics { .. } => self.last_metrics = Some(Instant::now()),
             Job::Invoke { .. } => self.invoke.on_submitted(id),
+            Job::McpConnect { .. } | Job::ToolCall { .. } => self.tools.on_submitted(id, &job),
             _ => {}
         }
         self.jobs.push((id, job));
@@ -173,7 +186,8 @@ impl App {
             Tab::Models => Some(&mut self.models),
             Tab::Latency => Some(&mut self.latency),
             Tab::Invoke => Some(&mut self.invoke),
-            Tab::Tools => None,
+            Tab::Tools => Some(&mut self.tools),
+            Tab::Activity => Some(&mut self.activity),
         }
     }
 
@@ -188,7 +202,8 @@ impl App {
             Tab::Models => self.models.keys(&self.data),
             Tab::Latency => self.latency.keys(&self.data),
             Tab::Invoke => self.invoke.keys(&self.data),
-            Tab::Tools => Vec::new(),
+            Tab::Tools => self.tools.keys(&self.data),
+            Tab::Activity => self.activity.keys(&self.data),
         }
     }
 
@@ -244,7 +259,8 @@ impl App {
     pub fn on_key(&mut self, key: KeyEvent) {
         self.dirty = true;
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-            self.quit = true;
+            // With a plan running, the first Ctrl-C asks: hold here, or roll back.
+            self.quit = !super::panes::promotion::ask_before_quit(self);
             return;
         }
         if self.command_line.open {
@@ -262,7 +278,8 @@ impl App {
             Tab::Models => self.models.capturing_text(),
             Tab::Latency => self.latency.capturing_text(),
             Tab::Invoke => self.invoke.capturing_text(),
-            Tab::Tools => false,
+            Tab::Tools => self.tools.capturing_text(),
+            Tab::Activity => self.activity.capturing_text(),
         };
         let key = if capturing { key } else { self.keymap.translate(key) };
         if capturing || !self.global_key(key) {
@@ -283,7 +300,7 @@ impl App {
     /// Global keys; false when the key is not one.
     fn global_key(&mut self, key: KeyEvent) -> bool {
         match key.code {
-            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('q') => self.quit = !super::panes::promotion::ask_before_quit(self),
             KeyCode::Char(':') => self.command_line.open(),
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
             KeyCode::Char('e') => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
@@ -292,7 +309,7 @@ impl App {
                 self.request_metrics();
                 self.toasts.push(Level::Info, "refreshing");
             }
-            KeyCode::Char(c @ '1'..='6') => self.switch(Tab::ALL[(c as u8 - b'1') as usize]),
+            KeyCode::Char(c @ '1'..='7') => self.switch(Tab::ALL[(c as u8 - b'1') as usize]),
             KeyCode::Tab => self.switch(Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()]),
             KeyCode::BackTab => self.switch(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]),
             KeyCode::Char('y') => {
@@ -332,78 +349,6 @@ impl App {
             _ => return false,
         }
         true
-    }
-
-    fn on_command_key(&mut self, key: KeyEvent) {
-        match key.code {
-            KeyCode::Esc => self.command_line.open = false,
-            KeyCode::Enter => match self.command_line.submit() {
-                Ok(cmd) => self.run_command(cmd),
-                Err(e) => self.toasts.push(Level::Warn, e),
-            },
-            KeyCode::Tab => {
-                let profiles = known_profiles();
-                let themes = self.theme_names.clone();
-                self.command_line.complete(&themes, &profiles);
-            }
-            KeyCode::Up => self.command_line.browse(true),
-            KeyCode::Down => self.command_line.browse(false),
-            KeyCode::Backspace if self.command_line.input.pop().is_none() => {
-                self.command_line.open = false;
-            }
-            KeyCode::Char(c) => {
-                self.command_line.input.push(c);
-                self.command_line.candidates.clear();
-            }
-            _ => {}
-        }
-    }
-
-    /// Runs a `:` command.
-    pub fn run_command(&mut self, cmd: Command) {
-        match cmd {
-            Command::Tab(name) => {
-                if let Some(t) = Tab::ALL.iter().find(|t| t.command() == name) {
-                    self.switch(*t);
-                }
-            }
-            Command::Region(r) => {
-                self.data.context.region = r.clone();
-                self.effects.push(Effect::Reconnect {
-                    profile: None,
-                    region: Some(r.clone()),
-                });
-                self.toasts.push(Level::Info, format!("switching to region {r}"));
-            }
-            Command::Profile(p) => {
-                self.data.context.profile = p.clone();
-                self.effects.push(Effect::Reconnect {
-                    profile: Some(p.clone()),
-                    region: None,
-                });
-                self.toasts.push(Level::Info, format!("switching to profile {p}"));
-            }
-            Command::Theme(t) => match Theme::load(&t, self.theme_dir.as_deref()) {
-                Ok(th) => {
-                    self.theme = th;
-                    self.toasts.push(Level::Info, format!("theme {t}"));
-                }
-                Err(e) => self.toasts.push(Level::Error, e.to_string()),
-            },
-            Command::Refresh(s) => {
-                self.intervals.inventory = Duration::from_secs(s);
-                self.data.refresh_interval = self.intervals.inventory;
-                self.toasts.push(Level::Info, format!("refreshing every {s}s"));
-            }
-            Command::ReadOnly => {
-                self.data.read_only = !self.data.read_only;
-                let state = if self.data.read_only { "on" } else { "off" };
-                self.toasts.push(Level::Info, format!("read-only {state}"));
-            }
-            Command::Errors => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
-            Command::Help => self.overlay = Some(Overlay::Help),
-            Command::Quit => self.quit = true,
-        }
     }
 
     fn on_overlay_key(&mut self, key: KeyEvent) {
@@ -479,6 +424,8 @@ impl App {
                         self.invoke.on_cancelled(id);
                     } else if label.starts_with("prewarming") {
                         self.models.on_cancelled();
+                    } else if label.starts_with("calling tool") {
+                        self.tools.on_cancelled(id);
                     }
                 }
             }
@@ -559,6 +506,13 @@ impl App {
                     self.toasts.push(Level::Error, format!("models of {endpoint}: {e}"));
                 }
             },
+            ev @ (AppEvent::McpServers { .. } | AppEvent::ToolProgress { .. } | AppEvent::ToolResult { .. }) => {
+                self.tools.on_event(ev, &mut self.toasts)
+            }
+            ev @ (AppEvent::Activity(_)
+            | AppEvent::Promotion { .. }
+            | AppEvent::PromotionEnded { .. }
+            | AppEvent::Notice { .. }) => super::panes::promotion::on_event(self, ev),
             AppEvent::Prewarm { endpoint, event } => self.models.on_prewarm_event(&endpoint, event, &mut self.data),
             AppEvent::PrewarmDone { endpoint, result } => {
                 self.models
@@ -573,6 +527,7 @@ impl App {
             self.dirty = true;
         }
         self.schedule_refreshes();
+        super::panes::promotion::tick(self);
         if self.tab == Tab::Latency && self.data.loaded {
             let mut out = Outbox::default();
             self.latency.tick(&self.data, &mut out);
@@ -599,25 +554,4 @@ fn replace_endpoint(data: &mut Data, info: crate::aws::inventory::EndpointInfo) 
             slot.autoscaling = scaling;
         }
     }
-}
-
-/// Profile names from ~/.aws/config and ~/.aws/credentials, for completion.
-pub fn known_profiles() -> Vec<String> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let mut out = Vec::new();
-    for (file, prefix) in [(".aws/config", "profile "), (".aws/credentials", "")] {
-        let Ok(text) = std::fs::read_to_string(std::path::Path::new(&home).join(file)) else {
-            continue;
-        };
-        for line in text.lines() {
-            let l = line.trim();
-            if let Some(name) = l.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-                let name = name.strip_prefix(prefix).unwrap_or(name).trim();
-                if !out.iter().any(|x| x == name) {
-                    out.push(name.to_string());
-                }
-            }
-        }
-    }
-    out
 }

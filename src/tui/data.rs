@@ -68,6 +68,8 @@ pub struct Data {
     pub models: HashMap<(String, String), ModelKnowledge>,
     /// The endpoint a weight change is following, as last described.
     pub weights_progress: Option<EndpointInfo>,
+    /// Models that should stay loaded, per endpoint (marked on the Models pane).
+    pub warm_set: crate::aws::warmset::WarmSet,
 }
 
 impl Data {

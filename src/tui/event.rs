@@ -35,6 +35,31 @@ pub enum Job {
     ApplyWeights {
         /// The plan.
         plan: WeightPlan,
+        /// The endpoint as the operator saw it (compare-and-swap: refused if it changed since).
+        seen: Box<EndpointInfo>,
+    },
+    /// Read the audit log for the Activity tab ([`AppEvent::Activity`]).
+    Activity,
+    /// Start a promotion plan (in its own task; progress as [`AppEvent::Promotion`]).
+    Promote {
+        /// The plan.
+        spec: crate::aws::promote::PromotionSpec,
+        /// The operator's reason (audited).
+        reason: Option<String>,
+    },
+    /// Resume (or roll back) an endpoint's saved, unfinished plan.
+    PromoteResume {
+        /// Endpoint.
+        endpoint: String,
+        /// Roll back instead of resuming.
+        rollback: bool,
+    },
+    /// Answer a running plan (proceed, hold, roll back).
+    PromoteControl {
+        /// Endpoint.
+        endpoint: String,
+        /// The decision.
+        control: crate::aws::promote_run::Control,
     },
     /// Invoke an endpoint `repeat` times.
     Invoke {
@@ -57,6 +82,22 @@ pub enum Job {
         /// Model keys.
         models: Vec<String>,
     },
+    /// Connect MCP servers (all of them when `server` is None), reporting [`AppEvent::McpServers`].
+    McpConnect {
+        /// One server by name.
+        server: Option<String>,
+    },
+    /// Call an MCP tool `repeat` times (Esc sends `notifications/cancelled`).
+    ToolCall {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// Arguments.
+        arguments: Option<rmcp::model::JsonObject>,
+        /// How many times.
+        repeat: u32,
+    },
     /// Abort the job with this id.
     Cancel(u64),
 }
@@ -68,7 +109,15 @@ impl Job {
             Job::Inventory => "refreshing endpoints".into(),
             Job::Metrics { .. } => "loading metrics".into(),
             Job::Describe { endpoint } => format!("describing {endpoint}"),
-            Job::ApplyWeights { plan } => format!("updating weights of {}", plan.endpoint),
+            Job::ApplyWeights { plan, .. } => format!("updating weights of {}", plan.endpoint),
+            Job::Activity => "refreshing activity".into(),
+            Job::Promote { spec, .. } => format!("starting the promotion of {}", spec.endpoint),
+            Job::PromoteResume {
+                endpoint,
+                rollback: false,
+            } => format!("resuming the promotion of {endpoint}"),
+            Job::PromoteResume { endpoint, .. } => format!("rolling back the promotion of {endpoint}"),
+            Job::PromoteControl { endpoint, control } => format!("{control:?} the promotion of {endpoint}"),
             Job::Invoke { spec, repeat } => {
                 if *repeat > 1 {
                     format!("invoking {} ×{repeat}", spec.endpoint)
@@ -78,6 +127,10 @@ impl Job {
             }
             Job::Catalog { endpoint, .. } => format!("listing models of {endpoint}"),
             Job::Prewarm { endpoint, models } => format!("prewarming {} models of {endpoint}", models.len()),
+            Job::McpConnect { server: Some(s) } => format!("refreshing MCP server {s}"),
+            Job::McpConnect { server: None } => "refreshing MCP servers".into(),
+            Job::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
+            Job::ToolCall { tool, .. } => format!("calling tool {tool}"),
             Job::Cancel(_) => "cancelling".into(),
         }
     }
@@ -147,6 +200,52 @@ pub enum AppEvent {
         endpoint: String,
         /// What happened.
         event: PrewarmEvent,
+    },
+    /// MCP servers as they stand now (status, tools), with their logs.
+    McpServers {
+        /// Every server.
+        servers: Vec<crate::mcp::ServerView>,
+        /// Logs of the connected ones, by name.
+        logs: Vec<(String, crate::mcp::events::ServerLog)>,
+    },
+    /// Progress of a tool call.
+    ToolProgress {
+        /// Job id.
+        id: u64,
+        /// The notification.
+        progress: crate::mcp::events::Progress,
+    },
+    /// One tool call answered (of a possibly repeated job).
+    ToolResult {
+        /// Job id.
+        id: u64,
+        /// Index within the repeat (0-based).
+        index: u32,
+        /// Outcome.
+        result: Result<crate::mcp::CallOutcome, crate::mcp::CallError>,
+    },
+    /// The audit log as read (all lines, oldest first), or why it could not be read.
+    Activity(Result<Vec<crate::aws::audit::AuditRecord>, String>),
+    /// Progress of a running promotion plan.
+    Promotion {
+        /// Endpoint.
+        endpoint: String,
+        /// What happened.
+        event: Box<crate::aws::promote_run::PromotionEvent>,
+    },
+    /// A promotion plan stopped running (completed, rolled back, held) or could not start.
+    PromotionEnded {
+        /// Endpoint.
+        endpoint: String,
+        /// The final state, or why it failed.
+        result: Result<Box<crate::aws::promote::PlanState>, String>,
+    },
+    /// A message for a toast (audit warnings, refused controls).
+    Notice {
+        /// Whether it is an error.
+        error: bool,
+        /// The text.
+        text: String,
     },
     /// A prewarm ended.
     PrewarmDone {

@@ -50,6 +50,48 @@ pub struct ConsoleOptions {
     pub keys: std::collections::BTreeMap<String, String>,
     /// Problems found in the config file, shown at start.
     pub config_problems: Vec<String>,
+    /// MCP servers of the Tools tab (connected in the background at start).
+    pub mcp: crate::mcp::Registry,
+    /// Where the Tools tab remembers arguments (None: the XDG state directory's tool_args.json).
+    pub tool_args_path: Option<std::path::PathBuf>,
+    /// The audit log of mutations (None: the XDG state directory's audit.jsonl).
+    pub audit_file: Option<std::path::PathBuf>,
+    /// The warm set the Models pane marks (None: the XDG config directory's warmset.toml).
+    pub warmset_file: Option<std::path::PathBuf>,
+}
+
+impl ConsoleOptions {
+    /// The worker's guardrail files: the audit log and the plan directory.
+    pub fn guard(&self) -> worker::GuardOptions {
+        let mut g = worker::GuardOptions::default();
+        if self.audit_file.is_some() {
+            g.audit_path = self.audit_file.clone();
+        }
+        // Real CloudWatch publishes a minute or two late: read a step's gate after that (the
+        // sandbox publishes at once).
+        if !self.endpoint_label.starts_with("sandbox") {
+            g.runner.metrics_delay = Duration::from_secs(120);
+        }
+        g
+    }
+}
+
+/// Loads the warm set and the unfinished promotion plans into a starting console.
+pub fn load_guardrails(app: &mut App, opts: &ConsoleOptions) {
+    let path = opts
+        .warmset_file
+        .clone()
+        .or_else(crate::aws::warmset::default_warmset_path);
+    if let Some(p) = path.filter(|p| p.exists()) {
+        match crate::aws::warmset::WarmSet::load(&p) {
+            Ok(w) => app.data.warm_set = w,
+            Err(e) => app.toasts.push(widgets::toasts::Level::Error, e),
+        }
+    }
+    app.activity.path = opts.guard().audit_path;
+    if let Some(dir) = opts.guard().plan_dir {
+        panes::promotion::announce_unfinished(app, crate::aws::promote::unfinished_plans(&dir));
+    }
 }
 
 /// Builds the initial state (themes resolved, context filled).
@@ -101,7 +143,22 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
     app.intervals = intervals;
     app.theme_dir = opts.theme_dir.clone();
     app.theme_names = Theme::available(opts.theme_dir.as_deref());
+    app.tools.set_args_path(
+        opts.tool_args_path
+            .clone()
+            .or_else(panes::tools::ArgsStore::default_path),
+    );
     (app, warning)
+}
+
+/// Shows the hub's servers on the Tools tab and queues their connection (in the background;
+/// they show "connecting" meanwhile). The worker must have been given the same hub.
+pub fn attach_mcp(app: &mut App, hub: &crate::mcp::McpHub) {
+    let servers = hub.servers();
+    if !servers.is_empty() {
+        app.tools.set_servers(servers);
+        app.submit(event::Job::McpConnect { server: None });
+    }
 }
 
 /// Restores the terminal when dropped (scope guard for every exit path).
@@ -140,7 +197,17 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), Strin
     }
     let (tx, mut rx) = unbounded_channel();
     let mut aws = opts.aws.clone();
-    let mut jobs = worker::spawn(aws.clone(), fleet.clone(), worker::JobLimits::default(), tx.clone());
+    let hub = crate::mcp::McpHub::new(&opts.mcp, crate::mcp::ConnectOptions::default());
+    load_guardrails(&mut app, &opts);
+    let mut jobs = worker::spawn_guarded(
+        aws.clone(),
+        fleet.clone(),
+        worker::JobLimits::default(),
+        tx.clone(),
+        Some(hub.clone()),
+        opts.guard(),
+    );
+    attach_mcp(&mut app, &hub);
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -164,7 +231,14 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), Strin
                     }
                     // The demo's prebuilt fleet only knows the sandbox; elsewhere reconnect.
                     let keep = if fleet.is_some() { fleet.clone() } else { None };
-                    jobs = worker::spawn(aws.clone(), keep, worker::JobLimits::default(), tx.clone());
+                    jobs = worker::spawn_guarded(
+                        aws.clone(),
+                        keep,
+                        worker::JobLimits::default(),
+                        tx.clone(),
+                        Some(hub.clone()),
+                        opts.guard(),
+                    );
                     app.data.inventory.clear();
                     app.data.loaded = false;
                     app.data.fleet_metrics = None;
@@ -211,6 +285,8 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), Strin
             _ = term => break,
         }
     }
+    // Stdio servers are told to exit, then reaped (killed after a grace period).
+    hub.shutdown().await;
     Ok(())
 }
 

@@ -32,7 +32,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Tab::Models => app.models.render(f, body, &app.data, &theme),
         Tab::Latency => app.latency.render(f, body, &app.data, &theme),
         Tab::Invoke => app.invoke.render(f, body, &app.data, &theme),
-        Tab::Tools => render_tools_placeholder(f, body, &theme),
+        Tab::Tools => app.tools.render(f, body, &app.data, &theme),
+        Tab::Activity => app.activity.render(f, body, &app.data, &theme),
     }
     if app.command_line.open {
         app.command_line.render(f, foot, &theme);
@@ -53,19 +54,6 @@ pub fn draw(f: &mut Frame, app: &mut App) {
 
 fn app_log(t: &super::widgets::toasts::Toasts) -> &[super::widgets::toasts::LogEntry] {
     &t.log
-}
-
-fn render_tools_placeholder(f: &mut Frame, area: Rect, theme: &super::theme::Theme) {
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(true))
-        .title(" Tools ");
-    let text = Paragraph::new(Line::from(Span::styled(
-        "MCP tools: connect MCP servers and call their tools here (coming with MCP support).",
-        theme.fg("muted"),
-    )))
-    .block(block);
-    f.render_widget(text, area);
 }
 
 fn render_error_log(

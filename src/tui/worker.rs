@@ -2,6 +2,14 @@
 //! with a timeout, reports through [`AppEvent`]s, and aborts a job on request. The UI task never
 //! awaits any of this.
 
+#[path = "worker_mcp.rs"]
+mod worker_mcp;
+
+#[path = "worker_guard.rs"]
+mod worker_guard;
+
+pub use worker_guard::GuardOptions;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +21,6 @@ use tokio::task::AbortHandle;
 use super::event::{AppEvent, Job};
 use crate::aws::inventory::InventoryOptions;
 use crate::aws::metrics::MetricsPlan;
-use crate::aws::prewarm::PrewarmOptions;
 use crate::aws::{AwsError, AwsOptions, Fleet, RetryPolicy};
 
 /// Time limits of the jobs.
@@ -56,10 +63,40 @@ impl Jobs {
     }
 }
 
-/// Starts the worker: connects in the background (or uses `fleet`), then serves jobs.
+/// Starts the worker: connects in the background (or uses `fleet`), then serves jobs. It has no
+/// audit log, so every mutation and tool call is refused; the console uses [`spawn_guarded`].
 pub fn spawn(options: AwsOptions, fleet: Option<Fleet>, limits: JobLimits, events: UnboundedSender<AppEvent>) -> Jobs {
+    spawn_with_mcp(options, fleet, limits, events, None)
+}
+
+/// [`spawn`], with the MCP servers of `hub` for the Tools tab's jobs (and no audit log either).
+pub fn spawn_with_mcp(
+    options: AwsOptions,
+    fleet: Option<Fleet>,
+    limits: JobLimits,
+    events: UnboundedSender<AppEvent>,
+    hub: Option<crate::mcp::McpHub>,
+) -> Jobs {
+    let guard = GuardOptions {
+        audit_path: None,
+        plan_dir: None,
+        ..GuardOptions::default()
+    };
+    spawn_guarded(options, fleet, limits, events, hub, guard)
+}
+
+/// [`spawn_with_mcp`], with the audit log and plan directory of `guard`.
+pub fn spawn_guarded(
+    options: AwsOptions,
+    fleet: Option<Fleet>,
+    limits: JobLimits,
+    events: UnboundedSender<AppEvent>,
+    hub: Option<crate::mcp::McpHub>,
+    guard: GuardOptions,
+) -> Jobs {
     let (tx, rx) = unbounded_channel();
-    tokio::spawn(serve(options, fleet, limits, events, rx));
+    let guard = worker_guard::Guard::new(guard);
+    tokio::spawn(serve(options, fleet, limits, events, rx, hub, guard));
     Jobs { tx }
 }
 
@@ -69,14 +106,30 @@ async fn serve(
     limits: JobLimits,
     events: UnboundedSender<AppEvent>,
     mut rx: UnboundedReceiver<(u64, Job)>,
+    hub: Option<crate::mcp::McpHub>,
+    guard: worker_guard::Guard,
 ) {
     let fleet: Result<Fleet, AwsError> = match fleet {
         Some(f) => Ok(f),
         None => Fleet::connect(&options).await,
     };
+    if let Ok(f) = &fleet {
+        worker_guard::open_at_start(&guard, f, &events);
+    }
     let running: Arc<Mutex<HashMap<u64, AbortHandle>>> = Arc::default();
+    let tool_calls: Arc<Mutex<HashMap<u64, tokio_util::sync::CancellationToken>>> = Arc::default();
     while let Some((id, job)) = rx.recv().await {
         if let Job::Cancel(target) = job {
+            // A tool call ends itself after sending `notifications/cancelled`.
+            if let Some(token) = tool_calls.lock().remove(&target) {
+                token.cancel();
+                running.lock().remove(&target);
+                let _ = events.send(AppEvent::Finished {
+                    id: target,
+                    cancelled: true,
+                });
+                continue;
+            }
             if let Some(h) = running.lock().remove(&target) {
                 h.abort();
                 let _ = events.send(AppEvent::Finished {
@@ -89,8 +142,18 @@ async fn serve(
         let _ = events.send(AppEvent::Started { id, label: job.label() });
         let (events2, running2) = (events.clone(), running.clone());
         let fleet = fleet.clone();
+        let (hub2, calls2, guard2) = (hub.clone(), tool_calls.clone(), guard.clone());
+        let cancel = tokio_util::sync::CancellationToken::new();
+        if matches!(job, Job::ToolCall { .. }) {
+            tool_calls.lock().insert(id, cancel.clone());
+        }
         let handle = tokio::spawn(async move {
             match fleet {
+                _ if matches!(job, Job::McpConnect { .. } | Job::ToolCall { .. }) => {
+                    worker_mcp::run(hub2, id, job, cancel, &events2, (&guard2, &fleet)).await;
+                    calls2.lock().remove(&id);
+                }
+                _ if worker_guard::handles(&job) => worker_guard::run(&guard2, &fleet, job, limits, &events2).await,
                 Ok(f) => run_job(&f, id, job, limits, &events2).await,
                 Err(e) => fail(&events2, id, job, e),
             }
@@ -117,7 +180,7 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e),
         },
-        Job::ApplyWeights { plan } => AppEvent::WeightsDone {
+        Job::ApplyWeights { plan, .. } => AppEvent::WeightsDone {
             endpoint: plan.endpoint,
             result: Err(e),
         },
@@ -138,7 +201,17 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e),
         },
-        Job::Cancel(_) => return,
+        Job::Promote { spec, .. } => AppEvent::PromotionEnded {
+            endpoint: spec.endpoint,
+            result: Err(e.to_string()),
+        },
+        Job::PromoteResume { endpoint, .. } => AppEvent::PromotionEnded {
+            endpoint,
+            result: Err(e.to_string()),
+        },
+        Job::Cancel(_) | Job::McpConnect { .. } | Job::ToolCall { .. } | Job::Activity | Job::PromoteControl { .. } => {
+            return;
+        }
     };
     let _ = events.send(ev);
 }
@@ -147,7 +220,6 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
     let send = |ev: AppEvent| {
         let _ = events.send(ev);
     };
-    let progress_events = events.clone();
     match job {
         Job::Inventory => {
             let r = tokio::time::timeout(limits.inventory, f.inventory(InventoryOptions::default()))
@@ -178,23 +250,6 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
                 .unwrap_or_else(|_| Err(timeout_error("describe", limits.metrics)));
             send(AppEvent::Described { endpoint, result: r });
         }
-        Job::ApplyWeights { plan } => {
-            let endpoint = plan.endpoint.clone();
-            let r = async {
-                f.apply_weights(&plan).await?;
-                f.wait_in_service(
-                    &endpoint,
-                    limits.weights,
-                    Duration::from_secs(1),
-                    |i: &crate::aws::inventory::EndpointInfo| {
-                        let _ = progress_events.send(AppEvent::WeightsProgress(i.clone()));
-                    },
-                )
-                .await
-            }
-            .await;
-            send(AppEvent::WeightsDone { endpoint, result: r });
-        }
         Job::Invoke { spec, repeat } => {
             let policy = RetryPolicy::default();
             for index in 0..repeat.max(1) {
@@ -216,31 +271,7 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
                 .unwrap_or_else(|_| Err(timeout_error("the catalog listing", limits.metrics)));
             send(AppEvent::Catalog { endpoint, result: r });
         }
-        Job::Prewarm { endpoint, models } => {
-            let (ptx, mut prx) = unbounded_channel();
-            let forward = {
-                let events = events.clone();
-                let endpoint = endpoint.clone();
-                tokio::spawn(async move {
-                    while let Some(event) = prx.recv().await {
-                        let _ = events.send(AppEvent::Prewarm {
-                            endpoint: endpoint.clone(),
-                            event,
-                        });
-                    }
-                })
-            };
-            let r = tokio::time::timeout(
-                limits.prewarm,
-                f.prewarm(&endpoint, &models, &PrewarmOptions::default(), Some(&ptx)),
-            )
-            .await
-            .unwrap_or_else(|_| Err(timeout_error("the prewarm", limits.prewarm)))
-            .map(|report| report.results);
-            drop(ptx);
-            let _ = forward.await;
-            send(AppEvent::PrewarmDone { endpoint, result: r });
-        }
-        Job::Cancel(_) => {}
+        // Guarded jobs run in `worker_guard`.
+        _ => {}
     }
 }

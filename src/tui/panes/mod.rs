@@ -1,10 +1,13 @@
 //! The console's panes. Each pane keeps its own UI state, reads the shared [`Data`], and answers
 //! keys by changing its state and putting requests in the [`Outbox`]; it never touches the network.
 
+pub mod activity;
 pub mod endpoints;
 pub mod invoke;
 pub mod latency;
 pub mod models;
+pub mod promotion;
+pub mod tools;
 pub mod variants;
 
 use crossterm::event::KeyEvent;
@@ -30,19 +33,22 @@ pub enum Tab {
     Latency,
     /// Test-invoke.
     Invoke,
-    /// MCP tools (a later issue).
+    /// MCP tools: call them by hand.
     Tools,
+    /// The audit log: every mutation, newest first.
+    Activity,
 }
 
 impl Tab {
     /// All tabs in order.
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Endpoints,
         Tab::Variants,
         Tab::Models,
         Tab::Latency,
         Tab::Invoke,
         Tab::Tools,
+        Tab::Activity,
     ];
 
     /// The tab's title.
@@ -54,6 +60,7 @@ impl Tab {
             Tab::Latency => "Latency",
             Tab::Invoke => "Invoke",
             Tab::Tools => "Tools",
+            Tab::Activity => "Activity",
         }
     }
 
@@ -66,6 +73,7 @@ impl Tab {
             Tab::Latency => "latency",
             Tab::Invoke => "invoke",
             Tab::Tools => "tools",
+            Tab::Activity => "activity",
         }
     }
 

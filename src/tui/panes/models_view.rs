@@ -367,7 +367,12 @@ impl ModelsPane {
                 let mark = if self.marked.contains(&m.key) { "●" } else { " " };
                 let row = Row::new(vec![
                     Cell::from(Span::styled(mark, theme.fg("accent"))),
-                    Cell::from(m.key.clone()),
+                    // ♨: in the warm set (models that should stay loaded).
+                    Cell::from(if data.warm_set.contains(&e.name, &m.key) {
+                        format!("♨ {}", m.key)
+                    } else {
+                        m.key.clone()
+                    }),
                     Cell::from(human_size(m.size)),
                     Cell::from(
                         m.last_modified

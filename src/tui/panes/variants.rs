@@ -154,6 +154,8 @@ pub struct VariantsPane {
     pub cursor: usize,
     /// First visible variant row.
     pub offset: usize,
+    /// Promotion plans: editor, timelines, questions.
+    pub promo: super::promotion::PromotionUi,
 }
 
 impl VariantsPane {
@@ -174,6 +176,9 @@ impl VariantsPane {
 
 impl Pane for VariantsPane {
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        if let Some(used) = self.promo.handle_key(key, self.cursor, data, out) {
+            return used;
+        }
         let n = data.selected_endpoint().map(|e| e.variants.len()).unwrap_or(0);
         let last = n.saturating_sub(1);
         match key.code {
@@ -224,7 +229,17 @@ impl Pane for VariantsPane {
         let width = inner.width as usize;
         let traffic = Self::traffic_lines(data, e, width, theme);
         let update = Self::update_lines(data, e, width, theme);
-        let details = self.detail_lines(data, e, theme);
+        let mut details = self.detail_lines(data, e, theme);
+        if let Some(p) = self.promo.plans.get(&e.name) {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0);
+            let mut t = super::promotion::view::timeline_lines(p, theme, now);
+            t.push(Line::from(""));
+            t.append(&mut details);
+            details = t;
+        }
         let below = traffic.len() + 1 + if update.is_empty() { 0 } else { update.len() + 1 } + details.len() + 1;
         let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(2 + below as u16).max(2));
         let mut y = inner.y;
@@ -248,18 +263,41 @@ impl Pane for VariantsPane {
         if y < inner.bottom() {
             f.render_widget(Paragraph::new(lines), row(y, inner.bottom() - y));
         }
+        self.promo.render_modals(f, area, theme);
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {
+        if let Some(keys) = self.promo.keys(data) {
+            return keys;
+        }
         let none = data.selected_endpoint().is_none();
-        vec![
+        let mut keys = vec![
             KeyHint::new("↑↓", "variant"),
             KeyHint::when("w", "edit weights", data.read_only || editor_refusal(data).is_some()),
+            KeyHint::when("P", "promote", self.promo.refusal(data).is_some() || none),
+        ];
+        if self.promo.interrupted(data) {
+            keys.push(KeyHint::when("R", "resume plan", data.read_only));
+            keys.push(KeyHint::when("B", "roll plan back", data.read_only));
+        }
+        keys.extend([
             KeyHint::when("d", "describe", none),
-            KeyHint::new("Esc", "endpoints"),
+            KeyHint::new(
+                "Esc",
+                if self.promo.running(data) {
+                    "hold / roll back"
+                } else {
+                    "endpoints"
+                },
+            ),
             KeyHint::new("r", "refresh"),
             KeyHint::new("?", "help"),
             KeyHint::new("q", "quit"),
-        ]
+        ]);
+        keys
+    }
+
+    fn capturing_text(&self) -> bool {
+        self.promo.capturing()
     }
 }

@@ -17,8 +17,9 @@ use crate::tui::widgets::centered;
 use crate::tui::widgets::confirm::Confirm;
 
 impl WeightEditor {
-    /// The confirmation for a plan: the exact request, then the split before → after.
-    pub fn confirm(plan: &WeightPlan, percent: bool) -> Confirm {
+    /// The confirmation for a plan: the exact request, then the split before → after. `seen` is
+    /// the endpoint as the operator saw it: the change is refused if it differs when sent.
+    pub fn confirm(plan: &WeightPlan, percent: bool, seen: &crate::aws::inventory::EndpointInfo) -> Confirm {
         let mut lines = vec![
             "UpdateEndpointWeightsAndCapacities".to_string(),
             format!("  EndpointName: {}", plan.endpoint),
@@ -54,6 +55,7 @@ impl WeightEditor {
         lines.push(String::new());
         lines.push("The endpoint goes Updating and keeps serving; the console".into());
         lines.push("follows it until InService (progress on the Variants tab).".into());
+        lines.push("Refused if the endpoint changed since it was shown; audited.".into());
         let danger = plan
             .before
             .iter()
@@ -62,7 +64,10 @@ impl WeightEditor {
         Confirm {
             title: format!("Change the weights of {}?", plan.endpoint),
             lines,
-            jobs: vec![Job::ApplyWeights { plan: plan.clone() }],
+            jobs: vec![Job::ApplyWeights {
+                plan: plan.clone(),
+                seen: Box::new(seen.clone()),
+            }],
             danger,
         }
     }

@@ -15,6 +15,7 @@ pub const COMMANDS: &[(&str, bool)] = &[
     ("latency", false),
     ("invoke", false),
     ("tools", false),
+    ("activity", false),
     ("region", true),
     ("profile", true),
     ("theme", true),
@@ -75,7 +76,9 @@ pub fn parse(input: &str) -> Result<Command, String> {
     let arg = parts.next();
     let need = |what: &str| arg.map(str::to_string).ok_or_else(|| format!(":{cmd} needs {what}"));
     match cmd {
-        "endpoints" | "variants" | "models" | "latency" | "invoke" | "tools" => Ok(Command::Tab(cmd.into())),
+        "endpoints" | "variants" | "models" | "latency" | "invoke" | "tools" | "activity" => {
+            Ok(Command::Tab(cmd.into()))
+        }
         "region" => need("a region, e.g. :region us-west-2").map(Command::Region),
         "profile" => need("a profile name").map(Command::Profile),
         "theme" => need("a theme name").map(Command::Theme),

@@ -24,7 +24,10 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
 
 /// The `:` commands.
 pub const COMMANDS: &[(&str, &str)] = &[
-    (":endpoints :variants :models :latency :invoke :tools", "open a tab"),
+    (
+        ":endpoints :variants :models :latency :invoke :tools :activity",
+        "open a tab",
+    ),
     (":region R", "switch region"),
     (":profile P", "switch profile"),
     (":theme T", "switch theme"),

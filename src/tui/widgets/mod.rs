@@ -7,6 +7,7 @@ pub mod describe;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod schema_form;
 pub mod toasts;
 pub mod weight_editor;
 

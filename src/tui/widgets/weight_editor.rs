@@ -75,6 +75,9 @@ pub struct WeightEditor {
     fresh: bool,
     /// The weights before percent mode, restored when leaving it unedited.
     saved_weights: Option<Vec<String>>,
+    /// The endpoint as the operator saw it when the editor opened (the change is refused if it
+    /// differs when sent).
+    pub seen: Option<Box<EndpointInfo>>,
 }
 
 /// Percentages of `weights` in hundredths that add up to exactly 100 (largest remainder).
@@ -120,6 +123,7 @@ impl WeightEditor {
                     instances: v.desired_instances.to_string(),
                 })
                 .collect(),
+            seen: Some(Box::new(e.clone())),
             cursor: cursor.min(e.variants.len().saturating_sub(1)),
             field: Field::Weight,
             percent: false,
@@ -366,7 +370,11 @@ impl WeightEditor {
         }
         match plan_weights(info, &changes) {
             Ok(plan) => {
-                out.overlay = Some(Overlay::Confirm(Self::confirm(&plan, self.percent)));
+                out.overlay = Some(Overlay::Confirm(Self::confirm(
+                    &plan,
+                    self.percent,
+                    self.seen.as_deref().unwrap_or(info),
+                )));
                 false
             }
             Err(e) => {

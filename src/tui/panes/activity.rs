@@ -1,0 +1,327 @@
+//! Activity: the audit log of mutations, newest first — time, principal, action, target,
+//! before → after, result, reason. `/` filters (substring or regex, `!` inverts) over the whole
+//! row; Enter shows the full JSON line. The log is read by the worker ([`Job::Activity`]) when the
+//! tab is shown, on the refresh tick while it is visible, and whenever the console writes to it.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
+use serde_json::Value;
+
+use super::{KeyHint, Outbox, Pane};
+use crate::aws::audit::{AuditPhase, AuditRecord};
+use crate::tui::data::Data;
+use crate::tui::event::Job;
+use crate::tui::filter::Filter;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::centered;
+
+/// One row: a result line, or an intent whose result never came.
+#[derive(Debug, Clone)]
+pub struct ActivityRow {
+    /// The record shown.
+    pub record: AuditRecord,
+    /// The cells, in column order.
+    pub cells: [String; 7],
+}
+
+/// Column titles.
+pub const COLUMNS: [&str; 7] = [
+    "TIME",
+    "PRINCIPAL",
+    "ACTION",
+    "TARGET",
+    "BEFORE → AFTER",
+    "RESULT",
+    "REASON",
+];
+
+/// A short text of an audit `before`/`after` value: `Stable=9 Canary=1`, `3 models`, else JSON.
+pub fn summarize(v: &Value) -> String {
+    if let Some(vars) = v.get("variants").and_then(Value::as_array) {
+        let parts: Vec<String> = vars
+            .iter()
+            .filter_map(|x| {
+                let name = x.get("variant").and_then(Value::as_str)?;
+                let w = x
+                    .get("current_weight")
+                    .or_else(|| x.get("weight"))
+                    .and_then(Value::as_f64)?;
+                Some(format!("{name}={}", super::variants::num(w)))
+            })
+            .collect();
+        if !parts.is_empty() {
+            return parts.join(" ");
+        }
+    }
+    if let Some(m) = v.get("models").and_then(Value::as_array) {
+        return format!("{} model{}", m.len(), if m.len() == 1 { "" } else { "s" });
+    }
+    match v {
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+fn row_of(r: &AuditRecord) -> ActivityRow {
+    let principal = r
+        .principal
+        .as_deref()
+        .map(|p| p.rsplit(':').next().unwrap_or(p).to_string())
+        .unwrap_or_else(|| "?".into());
+    let change = match (&r.before, &r.after) {
+        (Value::Null, Value::Null) => "-".to_string(),
+        (b, a) => format!("{} → {}", summarize(b), summarize(a)),
+    };
+    let result = match (r.phase, &r.result) {
+        (AuditPhase::Intent, _) => "no result (interrupted?)".to_string(),
+        (_, Some(x)) => x.clone(),
+        (_, None) => "-".into(),
+    };
+    ActivityRow {
+        cells: [
+            r.time.replace('T', " ").trim_end_matches('Z').to_string(),
+            principal,
+            r.action.clone(),
+            r.target.clone(),
+            change,
+            result,
+            r.reason.clone().unwrap_or_default(),
+        ],
+        record: r.clone(),
+    }
+}
+
+/// Rows of a log, newest first: result lines, and intents without a result.
+pub fn rows(records: &[AuditRecord]) -> Vec<ActivityRow> {
+    let finished: std::collections::HashSet<&str> = records
+        .iter()
+        .filter(|r| r.phase == AuditPhase::Result)
+        .map(|r| r.id.as_str())
+        .collect();
+    records
+        .iter()
+        .rev()
+        .filter(|r| r.phase == AuditPhase::Result || !finished.contains(r.id.as_str()))
+        .map(row_of)
+        .collect()
+}
+
+/// The pane's state.
+#[derive(Debug, Default)]
+pub struct ActivityPane {
+    /// Every row, newest first.
+    pub rows: Vec<ActivityRow>,
+    /// Why the log could not be read.
+    pub error: Option<String>,
+    /// Whether a read arrived.
+    pub loaded: bool,
+    /// The `/` filter.
+    pub filter: Filter,
+    /// Whether `/` is being typed.
+    pub filtering: bool,
+    /// Selected row among the visible ones.
+    pub cursor: usize,
+    /// The full JSON line shown (Enter), if any.
+    pub detail: Option<String>,
+    /// When the log was last asked for.
+    pub last_read: Option<std::time::Instant>,
+    /// The file shown (in the title).
+    pub path: Option<std::path::PathBuf>,
+}
+
+impl ActivityPane {
+    /// On the refresh tick while visible: asks for the log again every `every`.
+    pub fn tick(&mut self, every: std::time::Duration, out: &mut Outbox) {
+        if self.last_read.is_none_or(|t| t.elapsed() >= every) {
+            self.last_read = Some(std::time::Instant::now());
+            out.job(Job::Activity);
+        }
+    }
+
+    /// Applies a read of the log.
+    pub fn on_read(&mut self, r: Result<Vec<AuditRecord>, String>) {
+        self.loaded = true;
+        match r {
+            Ok(recs) => {
+                self.rows = rows(&recs);
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The rows the filter lets through.
+    pub fn visible(&self) -> Vec<&ActivityRow> {
+        self.rows
+            .iter()
+            .filter(|r| self.filter.is_empty() || self.filter.matches(&r.cells.join(" ")))
+            .collect()
+    }
+}
+
+impl Pane for ActivityPane {
+    fn handle_key(&mut self, key: KeyEvent, _data: &mut Data, _out: &mut Outbox) -> bool {
+        if self.detail.is_some() {
+            if matches!(key.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q')) {
+                self.detail = None;
+            }
+            return true;
+        }
+        if self.filtering {
+            match key.code {
+                KeyCode::Esc => {
+                    self.filter.clear();
+                    self.filtering = false;
+                }
+                KeyCode::Enter => self.filtering = false,
+                KeyCode::Backspace => {
+                    if self.filter.pop().is_none() {
+                        self.filtering = false;
+                    }
+                }
+                KeyCode::Char(c) => self.filter.push(c),
+                _ => return false,
+            }
+            self.cursor = 0;
+            return true;
+        }
+        let last = self.visible().len().saturating_sub(1);
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(last),
+            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
+            KeyCode::Home | KeyCode::Char('g') => self.cursor = 0,
+            KeyCode::End | KeyCode::Char('G') => self.cursor = last,
+            KeyCode::Char('/') => self.filtering = true,
+            KeyCode::Enter => {
+                if let Some(r) = self.visible().get(self.cursor) {
+                    self.detail = Some(serde_json::to_string_pretty(&r.record).unwrap_or_default());
+                }
+            }
+            KeyCode::Esc if !self.filter.is_empty() => self.filter.clear(),
+            _ => return false,
+        }
+        true
+    }
+
+    fn render(&mut self, f: &mut Frame, area: Rect, _data: &Data, theme: &Theme) {
+        self.cursor = self.cursor.min(self.visible().len().saturating_sub(1));
+        let shown = self.visible();
+        let title = match (self.filter.is_empty(), self.filtering) {
+            (true, false) => match &self.path {
+                Some(p) => format!(" Activity — {} entries, newest first — {} ", shown.len(), p.display()),
+                None => format!(" Activity — {} entries, newest first ", shown.len()),
+            },
+            _ => format!(
+                " Activity — /{}{} ({} of {}) ",
+                self.filter.text(),
+                if self.filtering { "▏" } else { "" },
+                shown.len(),
+                self.rows.len()
+            ),
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let muted = theme.fg("muted");
+        if let Some(e) = &self.error {
+            let p = Paragraph::new(Span::styled(
+                format!("cannot read the audit log: {e}"),
+                theme.fg("status_error"),
+            ));
+            return f.render_widget(p.wrap(Wrap { trim: false }), inner);
+        }
+        if shown.is_empty() {
+            let text = match (self.loaded, self.rows.is_empty()) {
+                (false, _) => "reading the audit log…",
+                (true, true) => "no mutations recorded yet",
+                (true, false) => "no entry matches the filter",
+            };
+            return f.render_widget(Paragraph::new(Span::styled(text, muted)), inner);
+        }
+        let height = inner.height.saturating_sub(1) as usize;
+        let offset = (self.cursor + 1).saturating_sub(height.max(1));
+        let rows: Vec<Row> = shown
+            .iter()
+            .enumerate()
+            .skip(offset)
+            .take(height)
+            .map(|(i, r)| {
+                let result_style = if r.cells[5] == "ok" {
+                    theme.fg("status_ok")
+                } else if r.cells[5].starts_with("refused") || r.cells[5].starts_with("no result") {
+                    theme.fg("status_warn")
+                } else {
+                    theme.fg("status_error")
+                };
+                let cells = r.cells.iter().enumerate().map(|(c, t)| {
+                    let style = match c {
+                        0 | 1 | 6 => muted,
+                        5 => result_style,
+                        _ => theme.fg("fg"),
+                    };
+                    Cell::from(Span::styled(t.clone(), style))
+                });
+                let row = Row::new(cells);
+                if i == self.cursor {
+                    row.style(theme.selection())
+                } else {
+                    row
+                }
+            })
+            .collect();
+        let widths = [
+            Constraint::Length(19),
+            Constraint::Length(14),
+            Constraint::Length(13),
+            Constraint::Length(20),
+            Constraint::Fill(3),
+            Constraint::Fill(2),
+            Constraint::Length(12),
+        ];
+        let header = Row::new(COLUMNS.iter().map(|c| Cell::from(Span::styled(*c, theme.fg("header")))));
+        f.render_widget(Table::new(rows, widths).header(header).column_spacing(1), inner);
+        if let Some(d) = &self.detail {
+            let rect = centered(area, 80, 80, 40, 10);
+            let lines: Vec<Line> = d.lines().map(|l| Line::from(l.to_string())).collect();
+            let block = Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.border(true))
+                .title(Span::styled(" Audit record — Esc closes ", theme.fg("title")));
+            f.render_widget(Clear, rect);
+            f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+        }
+    }
+
+    fn keys(&self, _data: &Data) -> Vec<KeyHint> {
+        if self.detail.is_some() {
+            return vec![KeyHint::new("Esc", "close")];
+        }
+        if self.filtering {
+            return vec![KeyHint::new("Enter", "keep filter"), KeyHint::new("Esc", "clear")];
+        }
+        vec![
+            KeyHint::new("↑↓", "entry"),
+            KeyHint::new("Enter", "full record"),
+            KeyHint::new("/", "filter"),
+            KeyHint::new("r", "refresh"),
+            KeyHint::new("?", "help"),
+            KeyHint::new("q", "quit"),
+        ]
+    }
+
+    fn capturing_text(&self) -> bool {
+        self.filtering || self.detail.is_some()
+    }
+
+    fn on_show(&mut self, _data: &mut Data, out: &mut Outbox) {
+        self.last_read = Some(std::time::Instant::now());
+        out.job(Job::Activity);
+    }
+}

@@ -1,0 +1,349 @@
+//! Promotion from the Variants pane: `P` opens the plan editor (canary, baseline, steps, bake,
+//! gates, auto/manual, reason) → a confirmation stating the plan → [`Job::Promote`], which runs a
+//! `PromotionRunner` in the background. Its events become a timeline in the pane; manual mode asks
+//! before each step (y proceeds, h holds, b rolls back); Esc during a running plan asks "hold here
+//! or roll back". Plans a previous console left unfinished are announced at start and offered for
+//! resume (`R`) or roll back (`B`). Drawing is in `promotion_view.rs`.
+
+use std::collections::BTreeMap;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::Outbox;
+use crate::aws::promote::{Phase, PlanState};
+use crate::aws::promote_run::{Control, PromotionEvent, Question};
+use crate::tui::app::App;
+use crate::tui::data::Data;
+use crate::tui::event::{AppEvent, Job};
+use crate::tui::widgets::Overlay;
+use crate::tui::widgets::confirm::Confirm;
+use crate::tui::widgets::toasts::Level;
+
+#[path = "promotion_view.rs"]
+pub mod view;
+
+#[path = "promotion_editor.rs"]
+mod editor;
+
+pub use editor::{EditorOutcome, FIELDS, MODE, PlanEditor, confirm_plan};
+
+/// What the pane knows of one endpoint's plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanView {
+    /// The state as last saved.
+    pub state: Option<PlanState>,
+    /// Whether a runner of this console drives it.
+    pub running: bool,
+    /// End of the current bake (epoch seconds).
+    pub baking_until: Option<f64>,
+    /// Why it could not start or go on.
+    pub error: Option<String>,
+}
+
+impl PlanView {
+    /// Whether a previous console left it unfinished (resume or roll back).
+    pub fn interrupted(&self) -> bool {
+        !self.running && self.state.as_ref().is_some_and(|s| !s.phase.is_final())
+    }
+}
+
+/// The promotion state of the Variants pane.
+#[derive(Debug, Default)]
+pub struct PromotionUi {
+    /// The plan editor, when open.
+    pub editor: Option<PlanEditor>,
+    /// Plans by endpoint.
+    pub plans: BTreeMap<String, PlanView>,
+    /// A running plan's question (endpoint, question).
+    pub question: Option<(String, Question)>,
+    /// The "hold here or roll back" menu of an endpoint's running plan.
+    pub esc_menu: Option<String>,
+}
+
+impl PromotionUi {
+    /// Whether a modal of the promotion takes the keys.
+    pub fn capturing(&self) -> bool {
+        self.editor.is_some() || self.question.is_some() || self.esc_menu.is_some()
+    }
+
+    /// The keys of the open modal (None: no modal).
+    pub fn keys(&self, data: &Data) -> Option<Vec<super::KeyHint>> {
+        use super::KeyHint;
+        if self.editor.is_some() {
+            return Some(vec![
+                KeyHint::new("↑↓", "field"),
+                KeyHint::new("Space", "mode"),
+                KeyHint::new("Enter", "review"),
+                KeyHint::new("Esc", "cancel"),
+            ]);
+        }
+        if self.question.is_some() {
+            let ro = data.read_only;
+            return Some(vec![
+                KeyHint::when("y", "proceed", ro),
+                KeyHint::new("h", "hold here"),
+                KeyHint::new("b", "roll back"),
+            ]);
+        }
+        if self.esc_menu.is_some() {
+            return Some(vec![
+                KeyHint::new("h", "hold here"),
+                KeyHint::new("b", "roll back"),
+                KeyHint::new("Esc", "keep running"),
+            ]);
+        }
+        None
+    }
+
+    /// Whether a plan of this console runs on the selected endpoint.
+    pub fn running(&self, data: &Data) -> bool {
+        data.selected
+            .as_deref()
+            .and_then(|s| self.plans.get(s))
+            .is_some_and(|p| p.running)
+    }
+
+    /// Whether the selected endpoint has a plan to resume or roll back.
+    pub fn interrupted(&self, data: &Data) -> bool {
+        data.selected
+            .as_deref()
+            .and_then(|s| self.plans.get(s))
+            .is_some_and(PlanView::interrupted)
+    }
+
+    /// Why `P` cannot open for the selected endpoint, if it cannot.
+    pub fn refusal(&self, data: &Data) -> Option<String> {
+        if data.read_only {
+            return Some(
+                "read-only: promotion is disabled (start without --read-only, or `:readonly` to toggle)".into(),
+            );
+        }
+        let e = data.selected_endpoint()?;
+        if let Some(p) = self.plans.get(&e.name).filter(|p| p.running || p.interrupted()) {
+            let what = if p.running {
+                "running"
+            } else {
+                "unfinished (R resumes, B rolls back)"
+            };
+            return Some(format!("{}: a promotion plan is {what}", e.name));
+        }
+        if e.status != "InService" {
+            return Some(format!(
+                "{} is {}; a promotion starts only when it is InService",
+                e.name, e.status
+            ));
+        }
+        if e.variants.len() < 2 {
+            return Some(format!("{} needs a canary and a baseline variant", e.name));
+        }
+        None
+    }
+
+    /// Answers a key of the Variants pane; None when it is not the promotion's.
+    pub fn handle_key(&mut self, key: KeyEvent, cursor: usize, data: &Data, out: &mut Outbox) -> Option<bool> {
+        if let Some(ed) = self.editor.as_mut() {
+            match ed.handle_key(key) {
+                EditorOutcome::Keep => {}
+                EditorOutcome::Cancel => self.editor = None,
+                EditorOutcome::Submit(spec, reason) => {
+                    self.editor = None;
+                    match data.endpoint(&spec.endpoint) {
+                        Some(e) => out.overlay = Some(Overlay::Confirm(confirm_plan(&spec, reason, e))),
+                        None => out.toast(Level::Warn, format!("{} is no longer in the inventory", spec.endpoint)),
+                    }
+                }
+            }
+            return Some(true);
+        }
+        if let Some((ep, _)) = self.question.clone() {
+            let control = match key.code {
+                KeyCode::Char('y') | KeyCode::Enter => Control::Proceed,
+                KeyCode::Char('h') | KeyCode::Char('n') | KeyCode::Esc => Control::Hold,
+                KeyCode::Char('b') => Control::Rollback,
+                _ => return Some(true),
+            };
+            self.question = None;
+            out.job(Job::PromoteControl { endpoint: ep, control });
+            return Some(true);
+        }
+        if let Some(ep) = self.esc_menu.clone() {
+            let control = match key.code {
+                KeyCode::Char('h') => Control::Hold,
+                KeyCode::Char('b') => Control::Rollback,
+                KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('c') => {
+                    self.esc_menu = None;
+                    return Some(true);
+                }
+                _ => return Some(true),
+            };
+            self.esc_menu = None;
+            out.job(Job::PromoteControl { endpoint: ep, control });
+            return Some(true);
+        }
+        let selected = data.selected_endpoint()?;
+        let plan = self.plans.get(&selected.name);
+        match key.code {
+            KeyCode::Char('P') => match self.refusal(data) {
+                Some(why) => out.toast(Level::Warn, why),
+                None => self.editor = Some(PlanEditor::new(selected, cursor)),
+            },
+            KeyCode::Char('R') | KeyCode::Char('B') => {
+                let rollback = key.code == KeyCode::Char('B');
+                if data.read_only {
+                    out.refuse_read_only(if rollback {
+                        "rolling a promotion back"
+                    } else {
+                        "resuming a promotion"
+                    });
+                } else if !plan.is_some_and(PlanView::interrupted) {
+                    out.toast(Level::Warn, format!("{}: no unfinished promotion plan", selected.name));
+                } else {
+                    let verb = if rollback { "Roll back" } else { "Resume" };
+                    out.overlay = Some(Overlay::Confirm(Confirm {
+                        title: format!("{verb} the promotion of {}?", selected.name),
+                        lines: view::plan_summary(plan.and_then(|p| p.state.as_ref())),
+                        jobs: vec![Job::PromoteResume {
+                            endpoint: selected.name.clone(),
+                            rollback,
+                        }],
+                        danger: rollback,
+                    }));
+                }
+            }
+            KeyCode::Esc if plan.is_some_and(|p| p.running) => self.esc_menu = Some(selected.name.clone()),
+            _ => return None,
+        }
+        Some(true)
+    }
+}
+
+/// Quitting with a plan running: the first time, shows that plan's "hold here or roll back"
+/// menu on the Variants tab and returns true (do not quit); once the menu is open, false.
+pub fn ask_before_quit(app: &mut App) -> bool {
+    let ui = &mut app.variants.promo;
+    if ui.esc_menu.is_some() || ui.question.is_some() {
+        return false;
+    }
+    let Some(ep) = ui.plans.iter().find(|(_, p)| p.running).map(|(e, _)| e.clone()) else {
+        return false;
+    };
+    ui.esc_menu = Some(ep.clone());
+    app.data.selected = Some(ep.clone());
+    app.tab = super::Tab::Variants;
+    app.toasts.push(
+        Level::Warn,
+        format!("the promotion of {ep} is running: h holds, b rolls back; Ctrl-C again quits (the plan stays saved)"),
+    );
+    true
+}
+
+/// Shows plans a previous console left unfinished, with a toast each.
+pub fn announce_unfinished(app: &mut App, plans: Vec<PlanState>) {
+    for s in plans {
+        let ep = s.spec.endpoint.clone();
+        app.toasts.push(
+            Level::Warn,
+            format!(
+                "unfinished promotion of {} on {ep} ({:?}, step {}): Variants tab, R resumes, B rolls back",
+                s.spec.canary,
+                s.phase,
+                s.step + 1
+            ),
+        );
+        app.variants.promo.plans.insert(
+            ep,
+            PlanView {
+                state: Some(s),
+                ..Default::default()
+            },
+        );
+    }
+}
+
+/// The refresh tick's share: the Activity tab re-reads the log while visible.
+pub fn tick(app: &mut App) {
+    if app.tab == super::Tab::Activity {
+        let mut out = Outbox::default();
+        app.activity.tick(app.intervals.inventory, &mut out);
+        for j in out.jobs {
+            app.submit(j);
+        }
+    }
+}
+
+/// Applies the guardrails' events (activity, promotion progress, notices).
+pub fn on_event(app: &mut App, ev: AppEvent) {
+    match ev {
+        AppEvent::Activity(r) => app.activity.on_read(r),
+        AppEvent::Notice { error, text } => app.toasts.push(if error { Level::Error } else { Level::Info }, text),
+        AppEvent::Promotion { endpoint, event } => {
+            let elsewhere = app.tab != super::Tab::Variants || app.data.selected.as_deref() != Some(&endpoint);
+            let ui = &mut app.variants.promo;
+            let plan = ui.plans.entry(endpoint.clone()).or_default();
+            plan.running = true;
+            plan.error = None;
+            match *event {
+                PromotionEvent::Saved { state } => {
+                    if state.phase != Phase::Baking {
+                        plan.baking_until = None;
+                    }
+                    plan.state = Some(*state);
+                }
+                PromotionEvent::Baking { until, .. } => plan.baking_until = Some(until),
+                PromotionEvent::Gate { step, report } => {
+                    if let Some(rec) = plan.state.as_mut().and_then(|s| s.timeline.get_mut(step)) {
+                        rec.gate = Some(*report.clone());
+                    }
+                    let level = match report.verdict {
+                        crate::aws::promote::Verdict::Pass => Level::Info,
+                        _ => Level::Warn,
+                    };
+                    app.toasts.push(
+                        level,
+                        format!("{endpoint} step {}: gate {}", step + 1, report.verdict.as_str()),
+                    );
+                }
+                PromotionEvent::Applied { .. } => {}
+                PromotionEvent::Ask { question } => {
+                    if elsewhere {
+                        app.toasts.push(
+                            Level::Warn,
+                            format!("the promotion of {endpoint} is waiting for you on the Variants tab (2)"),
+                        );
+                    }
+                    ui.question = Some((endpoint, question));
+                }
+            }
+        }
+        AppEvent::PromotionEnded { endpoint, result } => {
+            let ui = &mut app.variants.promo;
+            if ui.question.as_ref().is_some_and(|q| q.0 == endpoint) {
+                ui.question = None;
+            }
+            if ui.esc_menu.as_deref() == Some(endpoint.as_str()) {
+                ui.esc_menu = None;
+            }
+            let plan = ui.plans.entry(endpoint.clone()).or_default();
+            plan.running = false;
+            plan.baking_until = None;
+            match result {
+                Ok(state) => {
+                    let (level, what) = match state.phase {
+                        Phase::Completed => (Level::Info, "completed"),
+                        Phase::RolledBack => (Level::Warn, "rolled back"),
+                        _ => (Level::Warn, "held"),
+                    };
+                    let msg = state.message.clone().map(|m| format!(": {m}")).unwrap_or_default();
+                    app.toasts.push(level, format!("promotion of {endpoint} {what}{msg}"));
+                    plan.state = Some(*state);
+                }
+                Err(e) => {
+                    app.toasts.push(Level::Error, format!("promotion of {endpoint}: {e}"));
+                    plan.error = Some(e);
+                }
+            }
+            app.submit(Job::Inventory);
+        }
+        _ => {}
+    }
+}

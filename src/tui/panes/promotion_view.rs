@@ -1,0 +1,317 @@
+//! Drawing of the promotion: the plan editor, the timeline under the variants (each step's share,
+//! InService, bake countdown, gate figures and verdict), and the modals (manual-mode question,
+//! "hold here or roll back"). A child module of `panes::promotion`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::{FIELDS, MODE, PlanEditor, PlanView, PromotionUi};
+use crate::aws::promote::{Mode, Phase, PlanState, Verdict};
+use crate::aws::promote_gate::GateReport;
+use crate::aws::promote_run::Question;
+use crate::tui::panes::variants::num;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::centered;
+
+/// `45s`, `5m`, `1h30m`, `2m05s`.
+pub fn duration_text(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    let (h, m, s) = (s / 3600, (s % 3600) / 60, s % 60);
+    match (h, m, s) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m{s:02}s"),
+        (h, 0, _) => format!("{h}h"),
+        (h, m, _) => format!("{h}h{m}m"),
+    }
+}
+
+/// A plan in a few lines (for the resume / roll back confirmation).
+pub fn plan_summary(state: Option<&PlanState>) -> Vec<String> {
+    let Some(s) = state else {
+        return vec!["(no saved state)".into()];
+    };
+    let w = |ws: &[(String, f64)]| {
+        ws.iter()
+            .map(|(n, x)| format!("{n}={}", num(*x)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut lines = vec![
+        format!(
+            "Canary {} against {}, step {} of {}",
+            s.spec.canary,
+            s.baseline,
+            s.step + 1,
+            s.spec.steps.len()
+        ),
+        format!(
+            "Phase: {:?}; updated {}",
+            s.phase,
+            crate::cli::endpoints_cmd::time_text(s.updated)
+        ),
+        format!("Starting weights: {}", w(&s.start_weights)),
+    ];
+    if let Some(m) = &s.message {
+        lines.push(m.clone());
+    }
+    lines
+}
+
+fn check_text(report: &GateReport) -> String {
+    let mut parts = Vec::new();
+    for c in &report.checks {
+        let v = c.value;
+        let text = match c.name.as_str() {
+            "p99_ratio" => format!(
+                "p99 {}× (≤{})",
+                v.map(|x| format!("{x:.2}")).unwrap_or("-".into()),
+                num(c.limit)
+            ),
+            "5xx_rate" => format!("5XX {} (≤{})", rate(v), rate(Some(c.limit))),
+            "4xx_rate" => format!("4XX {} (≤{})", rate(v), rate(Some(c.limit))),
+            "invocations" => format!("inv {} (≥{})", v.map(num).unwrap_or("-".into()), num(c.limit)),
+            other => format!("{other} {}", v.map(num).unwrap_or("-".into())),
+        };
+        parts.push(text);
+    }
+    parts.join("  ")
+}
+
+fn rate(v: Option<f64>) -> String {
+    v.map(|x| format!("{:.2}%", x * 100.0)).unwrap_or_else(|| "-".into())
+}
+
+/// The timeline of a plan, one line per step, at wall time `now` (epoch seconds).
+pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static>> {
+    let Some(s) = &p.state else {
+        return match &p.error {
+            Some(e) => vec![Line::from(Span::styled(
+                format!("promotion: {e}"),
+                theme.fg("status_error"),
+            ))],
+            None => vec![Line::from(Span::styled("promotion starting…", theme.fg("muted")))],
+        };
+    };
+    let muted = theme.fg("muted");
+    let g = &s.spec.gates;
+    let mode = match s.spec.mode {
+        Mode::Auto => "auto",
+        Mode::Manual => "manual",
+    };
+    let status = if p.running {
+        "running"
+    } else if s.phase.is_final() {
+        "over"
+    } else {
+        "stopped: R resumes, B rolls back"
+    };
+    let phase_style = match s.phase {
+        Phase::Completed => theme.fg("status_ok"),
+        Phase::RolledBack | Phase::RollingBack => theme.fg("status_error"),
+        Phase::Held => theme.fg("status_warn"),
+        _ => theme.fg("accent"),
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled("Promotion ", theme.fg("title").add_modifier(Modifier::BOLD)),
+        Span::styled(format!("{} vs {}", s.spec.canary, s.baseline), theme.fg("fg")),
+        Span::styled(
+            format!(
+                " — {mode}, bake {}, p99 ≤{}×, 5XX ≤{}, ≥{} inv — ",
+                duration_text(s.spec.bake.as_secs_f64()),
+                num(g.max_p99_ratio),
+                rate(Some(g.max_5xx_rate)),
+                g.min_invocations
+            ),
+            muted,
+        ),
+        Span::styled(format!("{:?}", s.phase), phase_style.add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" ({status})"), muted),
+    ])];
+    for (i, share) in s.spec.steps.iter().enumerate() {
+        let rec = s.timeline.get(i);
+        let current = i == s.step && !s.phase.is_final();
+        let marker = if current { "▶" } else { " " };
+        let mut spans = vec![Span::styled(
+            format!(" {marker} step {} {:>5}%  ", i + 1, num(*share)),
+            if current { theme.fg("accent") } else { theme.fg("fg") },
+        )];
+        let (text, style): (String, Style) = match rec {
+            None if current && s.phase == Phase::Applying => ("applying…".into(), theme.fg("accent")),
+            None => ("pending".into(), muted),
+            Some(r) => match (&r.gate, current, s.phase) {
+                (Some(gr), _, _) => {
+                    let style = match gr.verdict {
+                        Verdict::Pass => theme.fg("status_ok"),
+                        Verdict::Fail => theme.fg("status_error"),
+                        Verdict::NoVerdict => theme.fg("status_warn"),
+                    };
+                    spans.push(Span::styled("InService ✓  ", theme.fg("status_ok")));
+                    spans.push(Span::styled(format!("{}  ", check_text(gr)), theme.fg("fg")));
+                    (gr.verdict.as_str().to_uppercase(), style.add_modifier(Modifier::BOLD))
+                }
+                (None, true, Phase::Applying) => ("applying…".into(), theme.fg("accent")),
+                (None, true, Phase::Updating) => ("Updating → InService…".into(), theme.fg("status_warn")),
+                (None, true, Phase::Baking) => {
+                    spans.push(Span::styled("InService ✓  ", theme.fg("status_ok")));
+                    let until = p.baking_until.or(r.bake_end);
+                    match until {
+                        Some(u) if u > now => (format!("baking, {} left", duration_text(u - now)), theme.fg("accent")),
+                        _ => ("baked; reading the gate…".into(), theme.fg("accent")),
+                    }
+                }
+                (None, _, _) if r.applied_at.is_some() => ("applied".into(), theme.fg("fg")),
+                (None, _, _) => ("not applied".into(), muted),
+            },
+        };
+        spans.push(Span::styled(text, style));
+        lines.push(Line::from(spans));
+    }
+    if let Some(m) = &s.message {
+        lines.push(Line::from(Span::styled(format!("   {m}"), muted)));
+    }
+    if let Some(e) = &p.error {
+        lines.push(Line::from(Span::styled(format!("   {e}"), theme.fg("status_error"))));
+    }
+    lines
+}
+
+impl PlanEditor {
+    /// Draws the editor over `area`.
+    pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let rect = centered(area, 70, 70, 60, FIELDS.len() as u16 + 8);
+        let mut lines = vec![
+            Line::from(Span::styled(
+                format!("Variants: {}", self.variants.join(", ")),
+                theme.fg("muted"),
+            )),
+            Line::from(""),
+        ];
+        for (i, name) in FIELDS.iter().enumerate() {
+            let focused = i == self.cursor;
+            let bad = self.problem.as_ref().is_some_and(|p| p.0 == i);
+            let value = if i == MODE {
+                if self.manual {
+                    "manual (asks before each step)"
+                } else {
+                    "auto (a failed gate rolls back)"
+                }
+                .to_string()
+            } else if i == 6 && self.values[i].is_empty() && !focused {
+                "not gated".into()
+            } else if i == 1 && self.values[i].is_empty() && !focused {
+                "the other variant with the most weight".into()
+            } else {
+                self.values[i].clone()
+            };
+            let style = if bad {
+                theme.fg("status_error")
+            } else if focused {
+                theme.selection()
+            } else {
+                theme.fg("fg")
+            };
+            let cursor = if focused && i != MODE { "▏" } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {:<17}", name), theme.fg("muted")),
+                Span::styled(format!("{value}{cursor}"), style),
+            ]));
+        }
+        lines.push(Line::from(""));
+        match &self.problem {
+            Some((_, why)) => lines.push(Line::from(Span::styled(why.clone(), theme.fg("status_error")))),
+            None => lines.push(Line::from(Span::styled(
+                "↑↓/Tab field · type to edit · Space toggles the mode · Enter review · Esc cancel",
+                theme.fg("muted"),
+            ))),
+        }
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(
+                format!(" Promotion plan for {} ", self.endpoint),
+                theme.fg("title").add_modifier(Modifier::BOLD),
+            ));
+        f.render_widget(Clear, rect);
+        f.render_widget(
+            Paragraph::new(lines)
+                .style(theme.base())
+                .block(block)
+                .wrap(Wrap { trim: false }),
+            rect,
+        );
+    }
+}
+
+fn small_box(f: &mut Frame, area: Rect, title: String, lines: Vec<Line<'static>>, theme: &Theme) {
+    let rect = centered(area, 60, 20, 50, lines.len() as u16 + 2);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.fg("danger"))
+        .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
+    f.render_widget(Clear, rect);
+    f.render_widget(
+        Paragraph::new(lines)
+            .style(theme.base())
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        rect,
+    );
+}
+
+fn key_line(keys: &[(&'static str, &'static str)], theme: &Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (k, a) in keys {
+        spans.push(Span::styled(
+            format!(" {k} "),
+            theme.fg("accent").add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled(format!("{a}  "), theme.fg("muted")));
+    }
+    Line::from(spans)
+}
+
+impl PromotionUi {
+    /// Draws the editor, the question or the hold / roll back menu, whichever is open.
+    pub fn render_modals(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        if let Some(ed) = &self.editor {
+            return ed.render(f, area, theme);
+        }
+        if let Some((ep, q)) = &self.question {
+            let text = match q {
+                Question::NextStep { step, share } => {
+                    format!("Apply step {} — canary share {}%?", step + 1, num(*share))
+                }
+                Question::AfterGate { step, verdict } => format!(
+                    "Step {}'s gate gave {}: proceed (bake again after no verdict), hold, or roll back?",
+                    step + 1,
+                    verdict.as_str()
+                ),
+            };
+            let lines = vec![
+                Line::from(text),
+                Line::from(""),
+                key_line(&[("y", "proceed"), ("h", "hold here"), ("b", "roll back")], theme),
+            ];
+            return small_box(f, area, format!(" Promotion of {ep} asks "), lines, theme);
+        }
+        if let Some(ep) = &self.esc_menu {
+            let lines = vec![
+                Line::from("The plan is running. Stop it?"),
+                Line::from(""),
+                key_line(
+                    &[("h", "hold here"), ("b", "roll back"), ("Esc", "keep running")],
+                    theme,
+                ),
+                Line::from(Span::styled(
+                    "Ctrl-C quits; the plan stays saved (R resumes at the next start)",
+                    theme.fg("muted"),
+                )),
+            ];
+            small_box(f, area, format!(" Promotion of {ep} "), lines, theme);
+        }
+    }
+}

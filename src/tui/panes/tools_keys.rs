@@ -1,0 +1,380 @@
+//! The Tools tab's keys: moving between servers, tools and the form; the raw JSON editor and the
+//! repeat count (both take every key); calling (refused when read-only, when the server is not
+//! connected or the arguments do not conform; destructive tools confirmed first); the history
+//! (re-run, load back); the endpoint jump.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::Value;
+
+use super::{Focus, Panel, ToolsPane};
+use crate::mcp::ServerStatus;
+use crate::tui::data::Data;
+use crate::tui::event::Job;
+use crate::tui::panes::{KeyHint, Outbox, Tab};
+use crate::tui::widgets::Overlay;
+use crate::tui::widgets::confirm::Confirm;
+use crate::tui::widgets::toasts::Level;
+
+/// Most calls one repeat may ask for.
+pub const MAX_REPEAT: u32 = 1000;
+
+fn ctrl(key: &KeyEvent, c: char) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char(c)
+}
+
+impl ToolsPane {
+    /// The repeat count (1 when empty).
+    pub fn repeat_count(&self) -> Result<u32, String> {
+        let t = self.repeat.trim();
+        if t.is_empty() {
+            return Ok(1);
+        }
+        match t.parse::<u32>() {
+            Ok(n) if (1..=MAX_REPEAT).contains(&n) => Ok(n),
+            _ => Err(format!("repeat must be 1 to {MAX_REPEAT}")),
+        }
+    }
+
+    /// Calls the selected tool with the form's arguments.
+    pub(super) fn send(&mut self, data: &Data, out: &mut Outbox) {
+        let Some(tool) = self.selected_tool().cloned() else {
+            out.toast(Level::Warn, "select a tool first");
+            return;
+        };
+        let server = self.selected_server().map(|s| s.name.clone()).unwrap_or_default();
+        if data.read_only {
+            out.refuse_read_only("calling tools");
+            self.notice = Some("read-only: tool calls are disabled".into());
+            return;
+        }
+        if !matches!(
+            self.selected_server().map(|s| &s.status),
+            Some(ServerStatus::Connected { .. })
+        ) {
+            self.notice = Some(format!("not sent: {server} is not connected (c reconnects)"));
+            return;
+        }
+        let repeat = match self.repeat_count() {
+            Ok(n) => n,
+            Err(e) => {
+                self.notice = Some(format!("not sent: {e} (n)"));
+                return;
+            }
+        };
+        let raw_mode = self.focus == Focus::Raw;
+        let Some(tf) = self.ensure_form() else { return };
+        if raw_mode {
+            tf.sync_form();
+            if let Some(e) = tf.raw_error.clone() {
+                self.notice = Some(format!("not sent: the raw JSON is invalid ({e})"));
+                return;
+            }
+        }
+        if let Some(first) = tf.form.errors.first().cloned() {
+            let n = tf.form.errors.len();
+            let path = first.split(": ").next().unwrap_or("$").to_string();
+            let field = first
+                .split_once("missing required property `")
+                .and_then(|(_, k)| k.strip_suffix('`'))
+                .map(|k| format!("{path}.{k}"))
+                .unwrap_or(path);
+            tf.form.focus_path(&field);
+            if !raw_mode {
+                self.focus = Focus::Form;
+            }
+            self.notice = Some(format!(
+                "not sent: {n} problem{} — {first}",
+                if n == 1 { "" } else { "s" }
+            ));
+            return;
+        }
+        let args = tf.form.value();
+        if let Err(e) = self.store.remember(&server, &tool.name, args.clone()) {
+            out.toast(Level::Warn, format!("arguments not remembered: {e}"));
+        }
+        self.notice = None;
+        let job = Job::ToolCall {
+            server: server.clone(),
+            tool: tool.name.to_string(),
+            arguments: args.as_object().cloned(),
+            repeat,
+        };
+        let destructive = tool.annotations.as_ref().and_then(|a| a.destructive_hint) == Some(true)
+            && tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
+        if destructive {
+            let mut lines = vec![
+                format!("{} on {server} is annotated destructive.", tool.name),
+                format!("arguments: {}", truncate(&args.to_string(), 200)),
+            ];
+            if repeat > 1 {
+                lines.push(format!("it will be called {repeat} times"));
+            }
+            out.overlay = Some(Overlay::Confirm(Confirm {
+                title: format!("Call {}?", tool.name),
+                lines,
+                jobs: vec![job],
+                danger: true,
+            }));
+        } else {
+            out.job(job);
+        }
+    }
+
+    /// Re-runs the history entry under the cursor.
+    fn rerun(&mut self, data: &Data, out: &mut Outbox) {
+        if data.read_only {
+            out.refuse_read_only("calling tools");
+            return;
+        }
+        let calls = self.tool_calls();
+        if let Some(c) = calls.get(self.history_cursor).and_then(|&i| self.history.get(i)) {
+            out.job(Job::ToolCall {
+                server: c.server.clone(),
+                tool: c.tool.clone(),
+                arguments: c.arguments.clone(),
+                repeat: c.repeat,
+            });
+        }
+    }
+
+    /// Loads the arguments of the history entry under the cursor into the form.
+    fn load(&mut self, out: &mut Outbox) {
+        let calls = self.tool_calls();
+        let Some(c) = calls.get(self.history_cursor).and_then(|&i| self.history.get(i)) else {
+            return;
+        };
+        let (number, args) = (c.number, Value::Object(c.arguments.clone().unwrap_or_default()));
+        if let Some(tf) = self.ensure_form() {
+            tf.form.set_value(&args);
+            tf.sync_raw();
+        }
+        self.panel = Panel::Result;
+        self.focus = Focus::Form;
+        out.toast(Level::Info, format!("loaded the arguments of call #{number}"));
+    }
+
+    /// Jumps to the endpoint behind the tool on the Variants (or Endpoints) tab.
+    fn jump(&mut self, data: &mut Data, out: &mut Outbox, tab: Tab) {
+        match self.endpoint_link() {
+            Some(l) if data.endpoint(&l.endpoint).is_some() => {
+                data.selected = Some(l.endpoint.clone());
+                out.switch_to = Some(tab);
+            }
+            Some(l) => out.toast(Level::Warn, format!("{} is not in the inventory", l.endpoint)),
+            None => out.toast(Level::Info, "this tool names no SageMaker endpoint"),
+        }
+    }
+
+    fn move_list(&mut self, down: bool) {
+        match self.focus {
+            Focus::Servers => {
+                let n = self.servers.len();
+                let before = self.server_cursor;
+                self.server_cursor = step(self.server_cursor, n, down);
+                if before != self.server_cursor {
+                    self.tool_cursor = 0;
+                    self.show_latest();
+                }
+            }
+            Focus::Tools => {
+                let n = self.selected_server().map(|s| s.tools.len()).unwrap_or(0);
+                self.tool_cursor = step(self.tool_cursor, n, down);
+                self.show_latest();
+            }
+            Focus::History => {
+                let n = self.tool_calls().len();
+                self.history_cursor = step(self.history_cursor, n, down);
+                self.shown = self.tool_calls().get(self.history_cursor).copied();
+            }
+            _ => {}
+        }
+    }
+
+    /// Answers a key (the pane's entry point).
+    pub(super) fn on_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        if ctrl(&key, 's') || key.code == KeyCode::F(5) {
+            self.send(data, out);
+            return true;
+        }
+        match self.focus {
+            Focus::Raw => {
+                if key.code == KeyCode::Esc {
+                    self.focus = Focus::Form;
+                    if let Some(tf) = self.ensure_form() {
+                        tf.sync_form();
+                        if tf.raw_error.is_none() {
+                            tf.sync_raw();
+                        }
+                    }
+                } else if let Some(tf) = self.ensure_form()
+                    && tf.raw.input(key)
+                {
+                    tf.sync_form();
+                    self.notice = None;
+                }
+                return true;
+            }
+            Focus::Repeat => {
+                match key.code {
+                    KeyCode::Esc | KeyCode::Enter | KeyCode::Tab => self.focus = Focus::Form,
+                    KeyCode::Backspace => {
+                        self.repeat.pop();
+                    }
+                    KeyCode::Char(c) if c.is_ascii_digit() => self.repeat.push(c),
+                    _ => {}
+                }
+                return true;
+            }
+            Focus::Form => {
+                if let Some(tf) = self.ensure_form() {
+                    let editing = tf.form.editing;
+                    let (used, changed) = tf.form.handle_key(key);
+                    if changed {
+                        tf.sync_raw();
+                    }
+                    if used {
+                        if changed {
+                            self.notice = None;
+                        }
+                        return true;
+                    }
+                    if editing {
+                        return true;
+                    }
+                }
+            }
+            Focus::History => match key.code {
+                KeyCode::Enter => {
+                    self.rerun(data, out);
+                    return true;
+                }
+                KeyCode::Char('l') => {
+                    self.load(out);
+                    return true;
+                }
+                KeyCode::Esc | KeyCode::Char('h') => {
+                    self.focus = Focus::Form;
+                    self.panel = Panel::Result;
+                    return true;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.move_list(false),
+            KeyCode::Down | KeyCode::Char('j') => self.move_list(true),
+            KeyCode::Enter | KeyCode::Right => match self.focus {
+                Focus::Servers => self.focus = Focus::Tools,
+                Focus::Tools if self.selected_tool().is_some() => self.focus = Focus::Form,
+                _ => {}
+            },
+            KeyCode::Left | KeyCode::Esc | KeyCode::Backspace => match self.focus {
+                Focus::Tools => self.focus = Focus::Servers,
+                Focus::Form => self.focus = Focus::Tools,
+                _ if key.code == KeyCode::Esc => return false,
+                _ => {}
+            },
+            KeyCode::Char('J') if self.selected_tool().is_some() => {
+                if let Some(tf) = self.ensure_form() {
+                    tf.form.editing = false;
+                }
+                self.focus = Focus::Raw;
+            }
+            KeyCode::Char('n') if self.selected_tool().is_some() => self.focus = Focus::Repeat,
+            KeyCode::Char('h') => {
+                if self.tool_calls().is_empty() {
+                    out.toast(Level::Info, "no calls of this tool yet: Ctrl-S or F5 calls it");
+                } else {
+                    self.panel = Panel::History;
+                    self.focus = Focus::History;
+                    self.history_cursor = self.history_cursor.min(self.tool_calls().len() - 1);
+                }
+            }
+            KeyCode::Char('L') => {
+                self.panel = if self.panel == Panel::Log {
+                    Panel::Result
+                } else {
+                    Panel::Log
+                };
+                self.scroll = 0;
+            }
+            KeyCode::Char('c') => {
+                if let Some(s) = self.selected_server() {
+                    out.job(Job::McpConnect {
+                        server: Some(s.name.clone()),
+                    });
+                }
+            }
+            KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
+            KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll = self.scroll.saturating_add(10),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The footer's keys for the current focus.
+    pub(super) fn hints(&self, data: &Data) -> Vec<KeyHint> {
+        let no_tool = self.selected_tool().is_none();
+        let call = KeyHint::when("^S/F5", "call", no_tool || data.read_only);
+        match self.focus {
+            Focus::Raw => vec![KeyHint::new("Esc", "back to the form"), call],
+            Focus::Repeat => vec![KeyHint::new("0-9", "repeat count"), KeyHint::new("Enter", "done"), call],
+            Focus::History => vec![
+                KeyHint::new("↑↓", "move"),
+                KeyHint::when("Enter", "re-run", data.read_only),
+                KeyHint::new("l", "load args"),
+                KeyHint::new("Esc/h", "close"),
+            ],
+            Focus::Form if self.tool_form().is_some_and(|f| f.form.editing) => vec![
+                KeyHint::new("Enter/Esc", "done"),
+                KeyHint::new("Tab/↑↓", "next/prev field"),
+                KeyHint::new("^U", "clear"),
+                call,
+            ],
+            Focus::Form => vec![
+                call,
+                KeyHint::new("↑↓", "field"),
+                KeyHint::new("⏎/i", "edit"),
+                KeyHint::new("Space/←→", "toggle/choose"),
+                KeyHint::new("a/d", "add/delete"),
+                KeyHint::new("J", "raw JSON"),
+                KeyHint::new("n", "repeat"),
+                KeyHint::when("h", "history", self.tool_calls().is_empty()),
+                KeyHint::new("L", "log"),
+                KeyHint::when("g", "endpoint", self.endpoint_link().is_none()),
+            ],
+            Focus::Servers | Focus::Tools => vec![
+                KeyHint::new("↑↓", "move"),
+                KeyHint::new("⏎/→", "open"),
+                KeyHint::new("←", "back"),
+                KeyHint::when("c", "reconnect", self.servers.is_empty()),
+                call,
+                KeyHint::when("J", "raw JSON", no_tool),
+                KeyHint::new("L", "log"),
+                KeyHint::when("g/G", "endpoint", self.endpoint_link().is_none()),
+            ],
+        }
+    }
+}
+
+fn step(i: usize, n: usize, down: bool) -> usize {
+    if n == 0 {
+        0
+    } else if down {
+        (i + 1).min(n - 1)
+    } else {
+        i.saturating_sub(1)
+    }
+}
+
+/// At most `max` characters of `s`, with an ellipsis when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(max.saturating_sub(1)).collect::<String>())
+    }
+}

@@ -1,0 +1,313 @@
+//! Drawing the Tools tab: servers and their tools on the left; on the right the selected tool
+//! (annotations, description, the endpoint behind it with its status and live p99), its
+//! arguments (form or raw JSON) beside the result, log or history.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Padding, Paragraph, Wrap};
+
+use super::keys::truncate;
+use super::result::{history_lines, log_lines, result_lines};
+use super::{Focus, Panel, ToolsPane};
+use crate::mcp::ServerStatus;
+use crate::tui::data::Data;
+use crate::tui::theme::Theme;
+
+fn title(text: String, theme: &Theme) -> Span<'static> {
+    Span::styled(text, theme.fg("title").add_modifier(Modifier::BOLD))
+}
+
+fn block(text: String, focused: bool, theme: &Theme) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(title(text, theme))
+}
+
+/// Draws the pane.
+pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+    if p.servers.is_empty() {
+        let text = vec![
+            Line::from(Span::styled("no MCP servers configured", theme.fg("fg"))),
+            Line::from(Span::styled(
+                "pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (the mcpServers format of Claude \
+                 Desktop, Cursor and the MCP Inspector); `sagedeck demo` registers its own demo server",
+                theme.fg("muted"),
+            )),
+        ];
+        f.render_widget(
+            Paragraph::new(text)
+                .style(theme.base())
+                .wrap(Wrap { trim: false })
+                .block(block(" Tools ".into(), true, theme)),
+            area,
+        );
+        return;
+    }
+    let [left, right] = Layout::horizontal([Constraint::Length(34), Constraint::Min(40)]).areas(area);
+    let server_h = ((p.servers.len() * 2 + 2) as u16).min(left.height / 2).max(4);
+    let [srv, tools] = Layout::vertical([Constraint::Length(server_h), Constraint::Min(3)]).areas(left);
+    render_servers(p, f, srv, theme);
+    render_tools(p, f, tools, theme);
+    let [head, rest] = Layout::vertical([Constraint::Length(5), Constraint::Min(5)]).areas(right);
+    render_header(p, f, head, data, theme);
+    let [form_area, out_area] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
+    render_form(p, f, form_area, theme);
+    render_output(p, f, out_area, theme);
+}
+
+fn render_servers(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
+    let w = area.width.saturating_sub(4) as usize;
+    let mut lines = Vec::new();
+    for (i, s) in p.servers.iter().enumerate() {
+        let (glyph, role, detail) = match &s.status {
+            ServerStatus::Connected {
+                protocol_version,
+                connect_ms,
+            } => (
+                "●",
+                "status_ok",
+                format!("{protocol_version} · {} tools · {connect_ms:.0}ms", s.tools.len()),
+            ),
+            ServerStatus::Connecting => ("◌", "status_warn", "connecting…".to_string()),
+            ServerStatus::Failed { reason, .. } => ("✗", "status_error", reason.clone()),
+            ServerStatus::Idle => ("○", "status_unknown", "not connected".to_string()),
+            ServerStatus::Disconnected => ("○", "status_unknown", "disconnected".to_string()),
+        };
+        let mut head = Line::from(vec![
+            Span::styled(format!("{glyph} "), theme.fg(role)),
+            Span::styled(
+                format!("{} ({})", s.name, s.transport),
+                theme.fg("fg").add_modifier(Modifier::BOLD),
+            ),
+        ]);
+        if i == p.server_cursor {
+            head = head.style(theme.selection());
+        }
+        lines.push(head);
+        let detail_role = if role == "status_ok" { "muted" } else { role };
+        lines.push(Line::from(Span::styled(
+            format!("  {}", truncate(&detail, w.saturating_sub(2))),
+            theme.fg(detail_role),
+        )));
+    }
+    f.render_widget(
+        Paragraph::new(lines).style(theme.base()).block(block(
+            format!(" MCP servers ({}) ", p.servers.len()),
+            p.focus == Focus::Servers,
+            theme,
+        )),
+        area,
+    );
+}
+
+fn render_tools(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
+    let Some(s) = p.selected_server() else { return };
+    let mut lines = Vec::new();
+    if s.tools.is_empty() {
+        let (text, role) = match &s.status {
+            ServerStatus::Connected { .. } => ("this server offers no tools".to_string(), "muted"),
+            ServerStatus::Connecting => ("connecting…".to_string(), "status_warn"),
+            ServerStatus::Failed { reason, .. } => (format!("failed: {reason}"), "status_error"),
+            _ => ("not connected: c connects".to_string(), "muted"),
+        };
+        lines.push(Line::from(Span::styled(text, theme.fg(role))));
+    }
+    let h = area.height.saturating_sub(2) as usize;
+    let top = p.tool_cursor.saturating_sub(h.saturating_sub(1));
+    for (i, t) in s.tools.iter().enumerate().skip(top).take(h.max(1)) {
+        let a = t.annotations.as_ref();
+        let mut spans = vec![Span::styled(t.name.to_string(), theme.fg("fg"))];
+        if a.and_then(|a| a.read_only_hint) == Some(true) {
+            spans.push(Span::styled(" ro", theme.fg("status_ok")));
+        } else if a.and_then(|a| a.destructive_hint) == Some(true) {
+            spans.push(Span::styled(" ⚠ destructive", theme.fg("danger")));
+        }
+        let mut line = Line::from(spans);
+        if i == p.tool_cursor {
+            line = line.style(theme.selection());
+        }
+        lines.push(line);
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .style(theme.base())
+            .wrap(Wrap { trim: false })
+            .block(block(format!(" Tools · {} ", s.name), p.focus == Focus::Tools, theme)),
+        area,
+    );
+}
+
+fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+    let b = block(" Tool ".into(), false, theme).padding(Padding::horizontal(1));
+    let Some(t) = p.selected_tool() else {
+        f.render_widget(
+            Paragraph::new(Span::styled("select a server, then a tool", theme.fg("muted")))
+                .style(theme.base())
+                .block(b),
+            area,
+        );
+        return;
+    };
+    let w = area.width.saturating_sub(4) as usize;
+    let mut first = vec![Span::styled(
+        t.name.to_string(),
+        theme.fg("accent").add_modifier(Modifier::BOLD),
+    )];
+    if let Some(title) = &t.title {
+        first.push(Span::styled(format!(" — {title}"), theme.fg("fg")));
+    }
+    if let Some(a) = &t.annotations {
+        let flag = |v: Option<bool>, text: &'static str, role: &'static str| {
+            (v == Some(true)).then(|| Span::styled(format!("  [{text}]"), theme.fg(role)))
+        };
+        first.extend(flag(a.read_only_hint, "read-only", "status_ok"));
+        first.extend(flag(a.destructive_hint, "destructive", "danger"));
+        first.extend(flag(a.idempotent_hint, "idempotent", "muted"));
+        first.extend(flag(a.open_world_hint, "open-world", "muted"));
+    }
+    let description = t.description.as_deref().unwrap_or("(no description)");
+    let mut lines = vec![
+        Line::from(first),
+        Line::from(Span::styled(truncate(description, w), theme.fg("muted"))),
+    ];
+    lines.push(match p.endpoint_link() {
+        None => Line::from(Span::styled(
+            "no SageMaker endpoint named by this tool",
+            theme.fg("muted"),
+        )),
+        Some(l) => {
+            let mut spans = vec![
+                Span::styled("⇄ endpoint ", theme.fg("muted")),
+                Span::styled(l.endpoint.clone(), theme.fg("fg").add_modifier(Modifier::BOLD)),
+            ];
+            match data.endpoint(&l.endpoint) {
+                Some(e) => {
+                    spans.push(Span::styled(format!(" · {}", e.status), theme.status(&e.status)));
+                    let p99 = data.p99(e).map(|v| format!("{v:.1} ms")).unwrap_or_else(|| "—".into());
+                    spans.push(Span::styled(format!(" · p99 {p99}"), theme.fg("fg")));
+                }
+                None if data.loaded => spans.push(Span::styled(" · not in the inventory", theme.fg("status_warn"))),
+                None => spans.push(Span::styled(" · loading…", theme.fg("muted"))),
+            }
+            if let Some(v) = &l.invoked_variant {
+                spans.push(Span::styled(format!(" · variant {v}"), theme.fg("fg")));
+            }
+            if let Some(m) = &l.target_model {
+                spans.push(Span::styled(format!(" · model {m}"), theme.fg("fg")));
+            }
+            if let Some(n) = l.attempts {
+                spans.push(Span::styled(
+                    format!(" · {n} attempt{}", if n == 1 { "" } else { "s" }),
+                    theme.fg("fg"),
+                ));
+            }
+            spans.push(Span::styled("  g/G jumps", theme.fg("muted")));
+            Line::from(spans)
+        }
+    });
+    f.render_widget(Paragraph::new(lines).style(theme.base()).block(b), area);
+}
+
+fn render_form(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
+    let focus = p.focus;
+    let repeat = p.repeat.clone();
+    let notice = p.notice.clone();
+    let Some(tf) = p.key_of().and_then(|k| p.forms.get_mut(&k)) else {
+        f.render_widget(block(" Arguments ".into(), false, theme), area);
+        return;
+    };
+    let (state, role) = if focus == Focus::Raw && tf.raw_error.is_some() {
+        ("✗ not JSON".to_string(), "status_error")
+    } else if tf.form.is_valid() {
+        ("✓ valid".to_string(), "status_ok")
+    } else {
+        let n = tf.form.errors.len();
+        (
+            format!("✗ {n} problem{}", if n == 1 { "" } else { "s" }),
+            "status_error",
+        )
+    };
+    let mode = if focus == Focus::Raw { "raw JSON" } else { "form" };
+    let mut heading = vec![
+        title(format!(" Arguments · {mode} · "), theme),
+        Span::styled(format!("{state} "), theme.fg(role).add_modifier(Modifier::BOLD)),
+    ];
+    if focus == Focus::Repeat {
+        heading.push(Span::styled(format!("· repeat ×{repeat}▏ "), theme.fg("accent")));
+    } else if !repeat.is_empty() && repeat != "1" {
+        heading.push(Span::styled(format!("· repeat ×{repeat} "), theme.fg("accent")));
+    }
+    let bottom = match (&notice, focus) {
+        (Some(n), _) => Span::styled(format!(" {n} "), theme.fg("status_error").add_modifier(Modifier::BOLD)),
+        (None, Focus::Raw) => match &tf.raw_error {
+            Some(e) => Span::styled(format!(" {e} "), theme.fg("status_error")),
+            None => Span::styled(" Esc returns to the form ", theme.fg("muted")),
+        },
+        (None, _) => Span::styled(
+            format!(" {} ", tf.form.help_line().unwrap_or_default()),
+            theme.fg("muted"),
+        ),
+    };
+    let focused = matches!(focus, Focus::Form | Focus::Raw | Focus::Repeat);
+    let b = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(Line::from(heading))
+        .title_bottom(bottom);
+    if focus == Focus::Raw {
+        tf.raw.set_block(b);
+        tf.raw.set_style(theme.base());
+        tf.raw.set_cursor_line_style(Style::default());
+        tf.raw
+            .set_cursor_style(Style::default().add_modifier(Modifier::REVERSED));
+        f.render_widget(&tf.raw, area);
+    } else {
+        let inner = b.inner(area);
+        f.render_widget(b.style(theme.base()), area);
+        tf.form.render(f, inner, theme, focus == Focus::Form);
+    }
+}
+
+fn render_output(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
+    let h = area.height.saturating_sub(2) as usize;
+    let (heading, lines) = match p.panel {
+        Panel::Log => (
+            format!(
+                " Log · {} ",
+                p.selected_server().map(|s| s.name.as_str()).unwrap_or("-")
+            ),
+            log_lines(p, theme, h.max(1)),
+        ),
+        Panel::History => (
+            format!(" History · {} ({}) ", tool_name(p), p.tool_calls().len()),
+            history_lines(p, theme),
+        ),
+        Panel::Result => {
+            let call = p.shown_call();
+            let heading = match call {
+                Some(c) => format!(" Result · call #{} ", c.number),
+                None => " Result ".into(),
+            };
+            (heading, result_lines(call, theme))
+        }
+    };
+    let max = lines.len().saturating_sub(1).min(u16::MAX as usize) as u16;
+    p.scroll = p.scroll.min(max);
+    let scroll = if p.panel == Panel::Result { p.scroll } else { 0 };
+    f.render_widget(
+        Paragraph::new(lines)
+            .style(theme.base())
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .block(block(heading, p.focus == Focus::History, theme).padding(Padding::horizontal(1))),
+        area,
+    );
+}
+
+fn tool_name(p: &ToolsPane) -> String {
+    p.selected_tool().map(|t| t.name.to_string()).unwrap_or_default()
+}

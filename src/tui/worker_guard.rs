@@ -1,0 +1,397 @@
+//! The guarded side of the worker: weight changes (compare-and-swap against what the operator
+//! saw, audited), audited prewarms, the Activity tab's reads of the audit log, and promotion
+//! plans running in their own tasks. Every mutation writes its intent to the audit log first;
+//! when that fails nothing is sent and the job answers with the reason.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde_json::json;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::{JobLimits, timeout_error};
+use crate::aws::audit::{Audit, Mutation};
+use crate::aws::guard::{Audited, Expectation, GuardError};
+use crate::aws::prewarm::PrewarmOptions;
+use crate::aws::promote::{default_plan_dir, load_state, plan_path};
+use crate::aws::promote_run::{Control, PromotionRunner, RunnerOptions};
+use crate::aws::{AwsError, Fleet};
+use crate::tui::event::{AppEvent, Job};
+
+/// Where the console's guardrails keep their files, and how plans are timed.
+#[derive(Debug, Clone)]
+pub struct GuardOptions {
+    /// The audit log (None: no location known; every mutation is refused).
+    pub audit_path: Option<PathBuf>,
+    /// Where promotion plan states live.
+    pub plan_dir: Option<PathBuf>,
+    /// Timing of promotion plans.
+    pub runner: RunnerOptions,
+}
+
+impl Default for GuardOptions {
+    fn default() -> Self {
+        GuardOptions {
+            audit_path: crate::aws::audit::default_audit_path(),
+            plan_dir: default_plan_dir(),
+            runner: RunnerOptions::default(),
+        }
+    }
+}
+
+/// The worker's guard state: the audit handle (opened once it can be) and running plans.
+#[derive(Clone)]
+pub(super) struct Guard {
+    opts: GuardOptions,
+    audited: Arc<tokio::sync::Mutex<Option<Audited>>>,
+    controls: Arc<Mutex<HashMap<String, UnboundedSender<Control>>>>,
+}
+
+impl Guard {
+    pub(super) fn new(opts: GuardOptions) -> Guard {
+        Guard {
+            opts,
+            audited: Arc::default(),
+            controls: Arc::default(),
+        }
+    }
+
+    /// The audit handle, opening the log (and asking STS for the principal) the first time.
+    pub(super) async fn audited(&self, f: &Fleet) -> Result<Audited, String> {
+        let mut slot = self.audited.lock().await;
+        if let Some(a) = slot.as_ref() {
+            return Ok(a.clone());
+        }
+        let Some(path) = &self.opts.audit_path else {
+            return Err(
+                "no audit log location (HOME is not set): start with --audit-file PATH; nothing was sent".into(),
+            );
+        };
+        let a = Audited::open(path, f).await.map_err(|e| e.to_string())?;
+        *slot = Some(a.clone());
+        Ok(a)
+    }
+}
+
+/// Opens the audit log (and asks STS who we are) in the background at start, not at the first
+/// mutation; a log that cannot be opened is said at once (mutations will be refused). A worker
+/// started without an audit location (tests of read paths) says it only when a mutation is asked.
+pub(super) fn open_at_start(g: &Guard, f: &Fleet, events: &UnboundedSender<AppEvent>) {
+    if g.opts.audit_path.is_none() {
+        return;
+    }
+    let (g, f, events) = (g.clone(), f.clone(), events.clone());
+    tokio::spawn(async move {
+        if let Err(e) = g.audited(&f).await {
+            notice(
+                &events,
+                true,
+                format!("audit log: {e}; weight changes, prewarms and plans are refused"),
+            );
+        }
+    });
+}
+
+/// Whether the job is one of this module's.
+pub(super) fn handles(job: &Job) -> bool {
+    matches!(
+        job,
+        Job::ApplyWeights { .. }
+            | Job::Prewarm { .. }
+            | Job::Activity
+            | Job::Promote { .. }
+            | Job::PromoteResume { .. }
+            | Job::PromoteControl { .. }
+    )
+}
+
+/// Reads the audit log and reports it to the Activity tab.
+fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
+    let r = match &g.opts.audit_path {
+        Some(p) => Audit::read(p, None).map_err(|e| e.to_string()),
+        None => Err("no audit log location (HOME is not set; start with --audit-file PATH)".into()),
+    };
+    let _ = events.send(AppEvent::Activity(r));
+}
+
+fn notice(events: &UnboundedSender<AppEvent>, error: bool, text: String) {
+    let _ = events.send(AppEvent::Notice { error, text });
+}
+
+/// Runs one of this module's jobs.
+pub(super) async fn run(
+    g: &Guard,
+    fleet: &Result<Fleet, AwsError>,
+    job: Job,
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+) {
+    if let Job::Activity = job {
+        return send_activity(g, events);
+    }
+    let f = match fleet {
+        Ok(f) => f,
+        Err(e) => return super::fail(events, 0, job, e.clone()),
+    };
+    match job {
+        Job::ApplyWeights { plan, seen } => {
+            let endpoint = plan.endpoint.clone();
+            let r = apply_weights(g, f, &plan, &seen, limits, events).await;
+            send_activity(g, events);
+            let _ = events.send(AppEvent::WeightsDone { endpoint, result: r });
+        }
+        Job::Prewarm { endpoint, models } => {
+            let r = prewarm(g, f, &endpoint, &models, limits, events).await;
+            send_activity(g, events);
+            let _ = events.send(AppEvent::PrewarmDone { endpoint, result: r });
+        }
+        Job::Promote { spec, reason } => {
+            let endpoint = spec.endpoint.clone();
+            if g.controls.lock().contains_key(&endpoint) {
+                return notice(events, true, format!("a promotion is already running on {endpoint}"));
+            }
+            let (audited, dir) = match prepare(g, f).await {
+                Ok(x) => x,
+                Err(e) => return ended(events, &endpoint, Err(e)),
+            };
+            let path = plan_path(&dir, &endpoint);
+            match PromotionRunner::begin(f.clone(), audited, spec, reason, path, g.opts.runner.clone()).await {
+                Ok((runner, ctl)) => start_runner(g, endpoint, runner, ctl, false, events),
+                Err(e) => ended(events, &endpoint, Err(e.to_string())),
+            }
+        }
+        Job::PromoteResume { endpoint, rollback } => {
+            if g.controls.lock().contains_key(&endpoint) {
+                return notice(events, true, format!("the promotion of {endpoint} is already running"));
+            }
+            let (audited, dir) = match prepare(g, f).await {
+                Ok(x) => x,
+                Err(e) => return ended(events, &endpoint, Err(e)),
+            };
+            let path = plan_path(&dir, &endpoint);
+            match load_state(&path) {
+                Ok(Some(state)) => {
+                    let opts = g.opts.runner.clone();
+                    let (runner, ctl) = PromotionRunner::from_state(f.clone(), audited, state, path, opts);
+                    start_runner(g, endpoint, runner, ctl, rollback, events)
+                }
+                Ok(None) => ended(events, &endpoint, Err(format!("no saved plan for {endpoint}"))),
+                Err(e) => ended(events, &endpoint, Err(e)),
+            }
+        }
+        Job::PromoteControl { endpoint, control } => {
+            let sent = g
+                .controls
+                .lock()
+                .get(&endpoint)
+                .is_some_and(|tx| tx.send(control).is_ok());
+            if !sent {
+                notice(events, true, format!("no promotion is running on {endpoint}"));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn ended(events: &UnboundedSender<AppEvent>, endpoint: &str, result: Result<crate::aws::promote::PlanState, String>) {
+    let _ = events.send(AppEvent::PromotionEnded {
+        endpoint: endpoint.to_string(),
+        result: result.map(Box::new),
+    });
+}
+
+async fn prepare(g: &Guard, f: &Fleet) -> Result<(Audited, PathBuf), String> {
+    let audited = g.audited(f).await?;
+    let dir = g
+        .opts
+        .plan_dir
+        .clone()
+        .ok_or("no state directory for plans (HOME is not set)")?;
+    Ok((audited, dir))
+}
+
+/// Runs a plan (or its rollback) in its own task, forwarding its events.
+fn start_runner(
+    g: &Guard,
+    endpoint: String,
+    runner: PromotionRunner,
+    ctl: UnboundedSender<Control>,
+    rollback: bool,
+    events: &UnboundedSender<AppEvent>,
+) {
+    g.controls.lock().insert(endpoint.clone(), ctl);
+    let (ptx, mut prx) = unbounded_channel();
+    let runner = runner.with_events(ptx);
+    let (g2, ev2, ep2) = (g.clone(), events.clone(), endpoint.clone());
+    let forward = tokio::spawn(async move {
+        while let Some(event) = prx.recv().await {
+            let saved = matches!(event, crate::aws::promote_run::PromotionEvent::Saved { .. });
+            let _ = ev2.send(AppEvent::Promotion {
+                endpoint: ep2.clone(),
+                event: Box::new(event),
+            });
+            if saved {
+                send_activity(&g2, &ev2);
+            }
+        }
+    });
+    let (g, events) = (g.clone(), events.clone());
+    tokio::spawn(async move {
+        let r = if rollback {
+            runner.rollback().await
+        } else {
+            runner.run().await
+        };
+        g.controls.lock().remove(&endpoint);
+        let _ = forward.await;
+        send_activity(&g, &events);
+        ended(&events, &endpoint, r.map_err(|e| e.to_string()));
+    });
+}
+
+/// Compare-and-swap against what the operator saw, audited; then follows the endpoint.
+async fn apply_weights(
+    g: &Guard,
+    f: &Fleet,
+    plan: &crate::aws::weights::WeightPlan,
+    seen: &crate::aws::inventory::EndpointInfo,
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+) -> Result<crate::aws::inventory::EndpointInfo, AwsError> {
+    let audited = g.audited(f).await.map_err(AwsError::Config)?;
+    let expect = Expectation::from_info(seen);
+    let applied = match f
+        .apply_weights_guarded(plan, &expect, &audited, "weights.set", None)
+        .await
+    {
+        Ok(a) => a,
+        Err(GuardError::Aws(e)) => return Err(e),
+        Err(e) => return Err(AwsError::Config(e.to_string())),
+    };
+    if let Some(w) = applied.audit_warning {
+        notice(events, true, w);
+    }
+    send_activity(g, events);
+    let progress = events.clone();
+    f.wait_in_service(
+        &plan.endpoint,
+        limits.weights,
+        Duration::from_secs(1),
+        |i: &crate::aws::inventory::EndpointInfo| {
+            let _ = progress.send(AppEvent::WeightsProgress(i.clone()));
+        },
+    )
+    .await
+}
+
+/// A prewarm with its intent audited before anything is sent and its result after.
+async fn prewarm(
+    g: &Guard,
+    f: &Fleet,
+    endpoint: &str,
+    models: &[String],
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+) -> Result<Vec<crate::aws::prewarm::PrewarmResult>, AwsError> {
+    let audited = g.audited(f).await.map_err(AwsError::Config)?;
+    let pending = audited
+        .intent(Mutation {
+            action: "prewarm".into(),
+            target: endpoint.to_string(),
+            before: serde_json::Value::Null,
+            after: json!({ "models": models }),
+            reason: None,
+        })
+        .map_err(|e| AwsError::Config(e.to_string()))?;
+    send_activity(g, events);
+    let (ptx, mut prx) = unbounded_channel();
+    let forward = {
+        let events = events.clone();
+        let endpoint = endpoint.to_string();
+        tokio::spawn(async move {
+            while let Some(event) = prx.recv().await {
+                let _ = events.send(AppEvent::Prewarm {
+                    endpoint: endpoint.clone(),
+                    event,
+                });
+            }
+        })
+    };
+    let r = tokio::time::timeout(
+        limits.prewarm,
+        f.prewarm(endpoint, models, &PrewarmOptions::default(), Some(&ptx)),
+    )
+    .await
+    .unwrap_or_else(|_| Err(timeout_error("the prewarm", limits.prewarm)))
+    .map(|report| report.results);
+    drop(ptx);
+    let _ = forward.await;
+    let outcome = match &r {
+        Ok(results) => {
+            let failed: Vec<&str> = results.iter().filter(|x| !x.loaded).map(|x| x.model.as_str()).collect();
+            if failed.is_empty() {
+                Ok(None)
+            } else {
+                Err(format!(
+                    "{} of {} models not loaded: {}",
+                    failed.len(),
+                    results.len(),
+                    failed.join(", ")
+                ))
+            }
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = audited.finish(&pending, outcome) {
+        notice(events, true, e.to_string());
+    }
+    r
+}
+
+/// A tool call from the console, audited: the intent (server, tool, redacted arguments) is written
+/// before the call is sent. With no AWS connection there is no principal to record and the call is
+/// not audited (MCP servers do not need AWS); with one, an audit log that cannot be written refuses
+/// the call.
+pub(super) async fn tool_call_intent(
+    g: &Guard,
+    fleet: &Result<Fleet, AwsError>,
+    server: &str,
+    tool: &str,
+    arguments: &serde_json::Value,
+    repeat: u32,
+    events: &UnboundedSender<AppEvent>,
+) -> Result<Option<(Audited, crate::aws::audit::Pending)>, String> {
+    let Ok(f) = fleet else {
+        return Ok(None);
+    };
+    let audited = g.audited(f).await?;
+    let pending = audited
+        .intent(Mutation {
+            action: "tool.call".into(),
+            target: format!("{server}/{tool}"),
+            before: serde_json::Value::Null,
+            after: json!({ "arguments": arguments, "repeat": repeat }),
+            reason: None,
+        })
+        .map_err(|e| format!("audit log: {e}; the tool call was not sent"))?;
+    send_activity(g, events);
+    Ok(Some((audited, pending)))
+}
+
+/// Records how an audited tool call ended.
+pub(super) fn tool_call_finish(
+    g: &Guard,
+    audit: Option<(Audited, crate::aws::audit::Pending)>,
+    outcome: Result<Option<String>, String>,
+    events: &UnboundedSender<AppEvent>,
+) {
+    if let Some((audited, pending)) = audit {
+        if let Err(e) = audited.finish(&pending, outcome) {
+            notice(events, true, e.to_string());
+        }
+        send_activity(g, events);
+    }
+}

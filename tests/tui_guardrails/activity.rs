@@ -1,0 +1,102 @@
+//! The Activity tab: the audit log newest first, `/` filter, Enter shows the record.
+
+use super::*;
+use sagedeck::aws::audit::{AuditPhase, AuditRecord};
+
+fn record(id: &str, phase: AuditPhase, epoch: f64, action: &str, result: Option<&str>) -> AuditRecord {
+    AuditRecord {
+        time: format!("2026-12-03T07:{:02}:00Z", (epoch as u64 / 60) % 60),
+        epoch,
+        id: id.into(),
+        phase,
+        principal: Some("arn:aws:iam::123456789012:user/oncall".into()),
+        profile: "prod".into(),
+        region: "us-east-1".into(),
+        endpoint_url: None,
+        action: action.into(),
+        target: EP.into(),
+        before: if action == "prewarm" {
+            serde_json::Value::Null
+        } else {
+            serde_json::json!({"variants": [{"variant": "Stable", "current_weight": 9.0}, {"variant": "Canary", "current_weight": 1.0}]})
+        },
+        after: if action == "prewarm" {
+            serde_json::json!({"models": ["a.tar.gz", "b.tar.gz"]})
+        } else {
+            serde_json::json!({"variants": [{"variant": "Stable", "weight": 5.0}, {"variant": "Canary", "weight": 5.0}]})
+        },
+        result: result.map(str::to_string),
+        request_id: None,
+        reason: Some("INC-7".into()),
+    }
+}
+
+fn log() -> Vec<AuditRecord> {
+    vec![
+        record("a", AuditPhase::Intent, 60.0, "weights.set", None),
+        record("a", AuditPhase::Result, 120.0, "weights.set", Some("ok")),
+        record(
+            "refused-1",
+            AuditPhase::Result,
+            180.0,
+            "weights.set",
+            Some("refused: fraud-detector changed since it was read (Canary current_weight 1 → 3)"),
+        ),
+        record("b", AuditPhase::Intent, 240.0, "prewarm", None),
+        record("b", AuditPhase::Result, 300.0, "prewarm", Some("ok")),
+        record("c", AuditPhase::Intent, 360.0, "promote.step", None),
+    ]
+}
+
+#[test]
+fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
+    let mut app = app();
+    press(&mut app, "7");
+    assert_eq!(app.tab, Tab::Activity);
+    assert!(
+        app.take_jobs().iter().any(|(_, j)| matches!(j, Job::Activity)),
+        "shown: the log is read"
+    );
+    app.on_event(AppEvent::Activity(Ok(log())));
+    let rows: Vec<(String, String)> = app
+        .activity
+        .visible()
+        .iter()
+        .map(|r| (r.cells[2].clone(), r.cells[5].clone()))
+        .collect();
+    assert_eq!(rows.len(), 4, "intents with a result fold into it: {rows:?}");
+    assert_eq!(rows[0], ("promote.step".into(), "no result (interrupted?)".into()));
+    assert_eq!(rows[1], ("prewarm".into(), "ok".into()));
+    assert_eq!(
+        app.activity.visible()[3].cells[4],
+        "Stable=9 Canary=1 → Stable=5 Canary=5"
+    );
+    snapshot("guard_activity", screen(&mut app));
+
+    press(&mut app, "/prewarm");
+    assert_eq!(app.activity.visible().len(), 1);
+    press(&mut app, "q");
+    assert!(!app.quit, "q typed into the filter does not quit");
+    assert_eq!(app.activity.visible().len(), 0);
+    key(&mut app, KeyCode::Backspace);
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.activity.filtering);
+    key(&mut app, KeyCode::Enter);
+    let detail = app.activity.detail.clone().expect("Enter shows the record");
+    assert!(
+        detail.contains("\"action\": \"prewarm\"") && detail.contains("a.tar.gz"),
+        "{detail}"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert!(app.activity.detail.is_none());
+    key(&mut app, KeyCode::Esc);
+    assert!(app.activity.filter.is_empty(), "Esc clears the filter");
+    press(&mut app, "/!weights");
+    assert_eq!(app.activity.visible().len(), 2, "! inverts");
+
+    // `:activity` opens it too.
+    app.tab = Tab::Endpoints;
+    press(&mut app, ":activity");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.tab, Tab::Activity);
+}

@@ -1,0 +1,270 @@
+//! Over the wire: the sandbox, the real worker, and the App fed with its events.
+
+use super::*;
+use sagedeck::aws::audit::AuditPhase;
+use sagedeck::tui::worker::{GuardOptions, JobLimits, spawn_guarded};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+async fn wait_for<T>(
+    rx: &mut UnboundedReceiver<AppEvent>,
+    app: &mut App,
+    mut pick: impl FnMut(&AppEvent) -> Option<T>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let ev = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("event in time")
+            .expect("worker alive");
+        let got = pick(&ev);
+        app.on_event(ev);
+        if let Some(v) = got {
+            return v;
+        }
+    }
+}
+
+const DEMO_EP: &str = "mcp-intent-classifier-prod";
+const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
+
+fn demo() -> sagedeck::sandbox::SandboxConfig {
+    sagedeck::sandbox::SandboxConfig {
+        demo_fleet: true,
+        ..sagedeck::sandbox::SandboxConfig::for_tests()
+    }
+}
+
+fn guard(dir: &std::path::Path) -> GuardOptions {
+    GuardOptions {
+        audit_path: Some(dir.join("audit.jsonl")),
+        plan_dir: Some(dir.join("promotions")),
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
+    let sb = common::sandbox_with(demo()).await;
+    let f = common::fleet(&sb).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let jobs = spawn_guarded(
+        Default::default(),
+        Some(f.clone()),
+        JobLimits::default(),
+        tx,
+        None,
+        guard(dir.path()),
+    );
+    // The operator sees Stable 9 / Canary 1 and opens the weight editor.
+    let seen = f.endpoint(DEMO_EP).await.unwrap();
+    let mut app = app_on(seen.clone());
+    press(&mut app, "w");
+    key(&mut app, KeyCode::Down);
+    press(&mut app, "5");
+    key(&mut app, KeyCode::Enter);
+    // Meanwhile someone else sets Canary to 3 and the endpoint settles.
+    let other = sagedeck::aws::weights::plan_weights(
+        &seen,
+        &[sagedeck::aws::weights::WeightChange {
+            variant: "Canary".into(),
+            weight: Some(3.0),
+            instances: None,
+        }],
+    )
+    .unwrap();
+    f.apply_weights(&other).await.unwrap();
+    f.wait_in_service(DEMO_EP, Duration::from_secs(30), Duration::from_millis(50), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(sb.sandbox.request_count(UPDATE), 1);
+    // The operator confirms what they saw.
+    press(&mut app, "y");
+    let job = app
+        .take_jobs()
+        .into_iter()
+        .find(|(_, j)| matches!(j, Job::ApplyWeights { .. }))
+        .expect("confirm sends the change");
+    jobs.submit(job.0, job.1);
+    let err = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::WeightsDone { result: Err(e), .. } => Some(e.to_string()),
+        AppEvent::WeightsDone { result: Ok(_), .. } => panic!("the change went through"),
+        _ => None,
+    })
+    .await;
+    assert!(err.contains("Canary current_weight 1 → 3"), "{err}");
+    assert_eq!(sb.sandbox.request_count(UPDATE), 1, "nothing was sent");
+    let t = toasts(&app);
+    assert!(
+        t.iter()
+            .any(|m| m.contains("refused") && m.contains("Canary current_weight 1 → 3")),
+        "{t:?}"
+    );
+    let recs = sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert!(recs[0].result.as_deref().unwrap().starts_with("refused:"));
+    assert_eq!(recs[0].action, "weights.set");
+    // The Activity tab got the refusal as well.
+    common::poll_until("the activity row", Duration::from_secs(10), || {
+        while let Ok(ev) = rx.try_recv() {
+            app.on_event(ev);
+        }
+        std::future::ready(
+            app.activity
+                .rows
+                .first()
+                .map(|r| r.cells[5].starts_with("refused"))
+                .filter(|b| *b),
+        )
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_console_prewarm_is_audited() {
+    let sb = common::sandbox_with(demo()).await;
+    let f = common::fleet(&sb).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let jobs = spawn_guarded(
+        Default::default(),
+        Some(f),
+        JobLimits::default(),
+        tx,
+        None,
+        guard(dir.path()),
+    );
+    let mut app = app();
+    let model = "tenant-acme-finetuned-v2.tar.gz";
+    jobs.submit(
+        1,
+        Job::Prewarm {
+            endpoint: "mcp-multi-model-endpoint".into(),
+            models: vec![model.into()],
+        },
+    );
+    let r = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::PrewarmDone { result, .. } => Some(result.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(r.is_ok(), "{r:?}");
+    let recs = sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap();
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert_eq!((recs[0].phase, recs[1].phase), (AuditPhase::Intent, AuditPhase::Result));
+    assert_eq!(recs[0].action, "prewarm");
+    assert_eq!(recs[0].after["models"][0], model);
+    assert_eq!(recs[1].result.as_deref(), Some("ok"));
+    assert!(recs[0].principal.is_some(), "the principal comes from STS");
+}
+
+#[tokio::test]
+async fn an_unwritable_audit_log_blocks_console_mutations() {
+    let sb = common::sandbox_with(demo()).await;
+    let f = common::fleet(&sb).await;
+    let dir = tempfile::tempdir().unwrap();
+    // A directory where the file should be: it cannot be opened for appending.
+    std::fs::create_dir_all(dir.path().join("audit.jsonl")).unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let jobs = spawn_guarded(
+        Default::default(),
+        Some(f.clone()),
+        JobLimits::default(),
+        tx,
+        None,
+        guard(dir.path()),
+    );
+    let seen = f.endpoint(DEMO_EP).await.unwrap();
+    let mut app = app_on(seen.clone());
+    press(&mut app, "w");
+    key(&mut app, KeyCode::Down);
+    press(&mut app, "5");
+    key(&mut app, KeyCode::Enter);
+    press(&mut app, "y");
+    for (id, job) in app.take_jobs() {
+        jobs.submit(id, job);
+    }
+    let err = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::WeightsDone { result, .. } => Some(result.clone().expect_err("blocked")),
+        _ => None,
+    })
+    .await;
+    assert!(err.to_string().contains("cannot write the audit log"), "{err}");
+    jobs.submit(
+        100,
+        Job::Prewarm {
+            endpoint: "mcp-multi-model-endpoint".into(),
+            models: vec!["tenant-acme-finetuned-v2.tar.gz".into()],
+        },
+    );
+    let r = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::PrewarmDone { result, .. } => Some(result.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(r.is_err());
+    assert_eq!(sb.sandbox.request_count(UPDATE), 0);
+    assert_eq!(sb.sandbox.request_count("InvokeEndpoint"), 0);
+    assert!(toasts(&app).iter().any(|t| t.contains("cannot write the audit log")));
+}
+
+#[tokio::test]
+async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
+    let sb = common::sandbox_with(demo()).await;
+    let f = common::fleet(&sb).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let jobs = spawn_guarded(
+        Default::default(),
+        Some(f.clone()),
+        JobLimits::default(),
+        tx,
+        None,
+        guard(dir.path()),
+    );
+    let mut app = app_on(f.endpoint(DEMO_EP).await.unwrap());
+    let spec = PromotionSpec {
+        endpoint: DEMO_EP.into(),
+        ..spec()
+    };
+    jobs.submit(1, Job::Promote { spec, reason: None });
+    // Manual mode: the plan asks before its first step, and nothing is sent meanwhile.
+    wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::Promotion { event, .. } => matches!(**event, PromotionEvent::Ask { .. }).then_some(()),
+        AppEvent::PromotionEnded { result, .. } => panic!("ended early: {result:?}"),
+        _ => None,
+    })
+    .await;
+    assert!(app.variants.promo.question.is_some());
+    assert!(screen(&mut app).contains("Apply step 1 — canary share 10%?"));
+    assert_eq!(sb.sandbox.request_count(UPDATE), 0);
+    press(&mut app, "h");
+    for (id, job) in app.take_jobs() {
+        jobs.submit(id, job);
+    }
+    let held = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::PromotionEnded { result, .. } => Some(result.clone().expect("held")),
+        _ => None,
+    })
+    .await;
+    assert_eq!(held.phase, Phase::Held);
+    assert!(
+        dir.path().join(format!("promotions/{DEMO_EP}.json")).exists(),
+        "the state is saved"
+    );
+    // B rolls the held plan back (the weights never moved: nothing to send).
+    app.data.selected = Some(DEMO_EP.into());
+    press(&mut app, "B");
+    press(&mut app, "y");
+    for (id, job) in app.take_jobs() {
+        jobs.submit(id, job);
+    }
+    let done = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::PromotionEnded { result, .. } => Some(result.clone().expect("rolled back")),
+        _ => None,
+    })
+    .await;
+    assert_eq!(done.phase, Phase::RolledBack);
+    assert_eq!(sb.sandbox.request_count(UPDATE), 0);
+    assert!(toasts(&app).iter().any(|t| t.contains("rolled back")));
+}
