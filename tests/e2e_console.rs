@@ -15,7 +15,11 @@ impl Tmux {
         let session = format!("sagedeck-e2e-{}", std::process::id());
         let home = tempfile::tempdir().unwrap();
         let bin = env!("CARGO_BIN_EXE_sagedeck");
-        let cmd = format!("env HOME={} TERM=xterm-256color {bin} {args}", home.path().display());
+        // The shell prints the console's exit status once it is gone.
+        let cmd = format!(
+            "env HOME={} TERM=xterm-256color {bin} {args}; echo sagedeck-exit:$?",
+            home.path().display()
+        );
         let ok = Command::new("tmux")
             .args(["new-session", "-d", "-s", &session, "-x", "160", "-y", "45", &cmd])
             .status()
@@ -117,7 +121,29 @@ fn console_on_the_sandbox_end_to_end() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(t.display("#{pane_dead_status}"), "0");
+    // The exit status, from whichever reports it first: the shell's echo, tmux's "Pane is dead
+    // (status N" line, or its pane_dead_status (set a moment after the pane dies).
+    let start = Instant::now();
+    let status = loop {
+        let screen = t.screen();
+        let from_screen = ["sagedeck-exit:", "Pane is dead (status "].iter().find_map(|marker| {
+            let rest = &screen[screen.find(marker)? + marker.len()..];
+            Some(rest.chars().take_while(|c| c.is_ascii_digit()).collect::<String>())
+        });
+        if let Some(s) = from_screen.filter(|s| !s.is_empty()) {
+            break s;
+        }
+        let s = t.display("#{pane_dead_status}");
+        if !s.is_empty() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit status; screen:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status, "0", "the console exited with status {status}");
     assert_eq!(t.display("#{alternate_on}"), "0", "the alternate screen was left");
     let after = t.screen();
     assert!(
