@@ -208,6 +208,19 @@ fn command_line_changes_theme_refresh_and_read_only() {
     type_text(&mut app, "readonly");
     app.on_key(code(KeyCode::Enter));
     assert!(app.data.read_only);
+    // Turned on at run time, it can be turned off again...
+    app.on_key(key(':'));
+    type_text(&mut app, "readonly");
+    app.on_key(code(KeyCode::Enter));
+    assert!(!app.data.read_only);
+    // ...but not when --read-only or the profile's config asked for it at start.
+    app.data.read_only = true;
+    app.data.read_only_locked = true;
+    app.on_key(key(':'));
+    type_text(&mut app, "readonly");
+    app.on_key(code(KeyCode::Enter));
+    assert!(app.data.read_only);
+    app.data.read_only_locked = false;
     app.on_key(key(':'));
     type_text(&mut app, "region eu-west-1");
     app.on_key(code(KeyCode::Enter));

@@ -74,6 +74,10 @@ impl App {
                 self.data.refresh_interval = self.intervals.inventory;
                 self.toasts.push(Level::Info, format!("refreshing every {s}s"));
             }
+            Command::ReadOnly if self.data.read_only_locked => self.toasts.push(
+                Level::Warn,
+                "read-only was set by --read-only or this profile's config: restart without it to make changes",
+            ),
             Command::ReadOnly => {
                 self.data.read_only = !self.data.read_only;
                 let state = if self.data.read_only { "on" } else { "off" };

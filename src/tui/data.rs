@@ -58,6 +58,9 @@ pub struct Data {
     pub selected: Option<String>,
     /// Mutations refused.
     pub read_only: bool,
+    /// Read-only was asked at start (`--read-only` or the profile's config): `:readonly` cannot
+    /// turn it off in this session.
+    pub read_only_locked: bool,
     /// Latencies of the console's own invocations.
     pub own_latency: LatencyStats,
     /// MME catalogs by endpoint.

@@ -131,6 +131,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
             endpoint: opts.endpoint_label.clone(),
         },
         read_only: opts.read_only,
+        read_only_locked: opts.read_only,
         refresh_interval: intervals.inventory,
         ..Default::default()
     };
