@@ -161,6 +161,8 @@ fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Prewarm(_) => Some("prewarm"),
         Command::Invoke(_) => Some("invoke"),
         Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
+        // Its tools invoke endpoints for whoever connects.
+        Command::Mcp(_) => Some("mcp serve"),
         _ => None,
     }
 }

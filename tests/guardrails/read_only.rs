@@ -1,5 +1,5 @@
 //! Read-only refuses every mutating CLI entry point — weights, promote (new, --resume,
-//! --rollback), prewarm, invoke, tools call — with exit 5 and a reason, sending nothing; reads
+//! --rollback), prewarm, invoke, tools call, mcp serve (its tools invoke endpoints) — with exit 5 and a reason, sending nothing; reads
 //! stay allowed. The profile's `read_only = true` in config.toml does the same.
 
 use crate::common::{run_cli_env, sandbox_with};
@@ -17,6 +17,7 @@ fn entry_points() -> Vec<Vec<&'static str>> {
         vec!["prewarm", MME, "--all"],
         vec!["invoke", DEMO_EP, "--body", "{\"inputs\": \"hi\"}"],
         vec!["tools", "call", "some-server", "some-tool"],
+        vec!["mcp", "serve", "--demo-tools"],
     ]
 }
 
