@@ -16,29 +16,16 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Command;
 
+#[path = "common/peer_setup.rs"]
+mod peer_setup;
+use peer_setup::{build_atomically, run_step, show, target_dir};
+
 /// Pinned, checked together: awscli 1.46 vendors its own botocore (1.43.62), boto3 uses 1.44.8.
 const PINS: [(&str, &str); 3] = [("boto3", "1.44.8"), ("botocore", "1.44.8"), ("awscli", "1.46.3")];
 /// Any one client process (a script or a CLI call) must finish within this.
 const PROCESS_DEADLINE: Duration = Duration::from_secs(180);
 
 // ---- the virtualenv ------------------------------------------------------------------------------
-
-fn target_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => manifest.join(dir),
-        None => manifest.join("target"),
-    }
-}
-
-fn show(out: &std::process::Output) -> String {
-    format!(
-        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// Whether the venv at `dir` imports the pinned versions.
 fn venv_has_pins(dir: &Path) -> bool {
@@ -51,61 +38,29 @@ fn venv_has_pins(dir: &Path) -> bool {
         .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == want)
 }
 
-fn run_setup_step(what: &str, cmd: &mut std::process::Command) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("compat venv setup: cannot run {what}: {e}"));
-    assert!(out.status.success(), "compat venv setup: {what} failed\n{}", show(&out));
-}
-
-/// Removes a half-built venv when setup panics (after the rename there is nothing left to remove).
-struct RemoveOnDrop(PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Builds the venv in a private directory and renames it into place, so concurrent test
-/// processes never see a half-installed one (the venv's python finds its packages from its own
-/// path, and every client is started as `venv/bin/python ...`, so the move is safe).
+/// Builds the venv with the pinned versions (in a private directory renamed into place).
 fn create_venv(dir: &Path) {
-    let started = Instant::now();
-    let tmp = dir.with_file_name(format!("compat-venv.tmp-{}-{}", std::process::id(), now_epoch() as u64));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let _cleanup = RemoveOnDrop(tmp.clone());
-    run_setup_step(
-        "python3 -m venv",
-        std::process::Command::new("python3").args(["-m", "venv"]).arg(&tmp),
+    build_atomically(
+        "compat venv",
+        dir,
+        |tmp| {
+            run_step(
+                "compat venv",
+                "python3 -m venv",
+                std::process::Command::new("python3").args(["-m", "venv"]).arg(tmp),
+            );
+            let pins: Vec<String> = PINS.iter().map(|(p, v)| format!("{p}=={v}")).collect();
+            run_step(
+                "compat venv",
+                "pip install",
+                std::process::Command::new(tmp.join("bin/python"))
+                    .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input"])
+                    .args(&pins)
+                    .env("PYTHONNOUSERSITE", "1"),
+            );
+        },
+        venv_has_pins,
     );
-    let pins: Vec<String> = PINS.iter().map(|(p, v)| format!("{p}=={v}")).collect();
-    run_setup_step(
-        "pip install",
-        std::process::Command::new(tmp.join("bin/python"))
-            .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input"])
-            .args(&pins)
-            .env("PYTHONNOUSERSITE", "1"),
-    );
-    assert!(
-        venv_has_pins(&tmp),
-        "compat venv setup: {pins:?} installed but not importable"
-    );
-    if venv_has_pins(dir) {
-        return; // another test process finished first; ours is removed by `_cleanup`
-    }
-    if dir.exists() {
-        let _ = std::fs::remove_dir_all(dir); // stale: other versions, or half-built by hand
-    }
-    if let Err(e) = std::fs::rename(&tmp, dir) {
-        // Another test process may have won the race; use its venv if it is complete.
-        let _ = std::fs::remove_dir_all(&tmp);
-        assert!(
-            venv_has_pins(dir),
-            "compat venv setup: cannot move venv into place: {e}"
-        );
-    }
-    eprintln!("compat venv created at {} in {:?}", dir.display(), started.elapsed());
 }
 
 /// The venv (created once per process, reused across runs while it has the pinned versions).

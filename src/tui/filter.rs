@@ -74,6 +74,23 @@ impl Filter {
         self.regex = None;
     }
 
+    /// The `/` prompt a pane shows under its list: the text, a cursor while typing, and how it
+    /// matches.
+    pub fn prompt_line(&self, typing: bool, theme: &crate::tui::theme::Theme) -> ratatui::text::Line<'static> {
+        use ratatui::text::{Line, Span};
+        let cursor = if typing { "█" } else { "" };
+        let how = if self.is_regex() {
+            "  (regex)"
+        } else {
+            "  (substring; !inverts)"
+        };
+        Line::from(vec![
+            Span::styled("/", theme.fg("accent")),
+            Span::styled(format!("{}{cursor}", self.text()), theme.fg("fg")),
+            Span::styled(how, theme.fg("muted")),
+        ])
+    }
+
     /// Whether a name passes.
     pub fn matches(&self, name: &str) -> bool {
         let (p, invert) = self.pattern();

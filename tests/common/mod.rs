@@ -2,6 +2,8 @@
 //! pointing at it, exactly as a user's `--endpoint-url` would.
 #![allow(dead_code)]
 
+pub mod peer_setup;
+
 use std::time::Duration;
 
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};

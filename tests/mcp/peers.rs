@@ -7,85 +7,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::io::AsyncBufReadExt;
 use tokio::process::{Child, Command};
+
+use crate::common::peer_setup::{build_atomically, run_step, target_dir};
 
 /// The pinned Python `mcp`.
 pub const PY_MCP_VERSION: &str = "1.30.0";
 /// The pinned npm server-everything.
 pub const EVERYTHING_VERSION: &str = "2026.8.31";
 
-fn target_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => manifest.join(dir),
-        None => manifest.join("target"),
-    }
-}
-
 /// `tests/mcp_peers/`.
 pub fn peers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_peers")
-}
-
-fn show(out: &std::process::Output) -> String {
-    format!(
-        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn run_step(what: &str, cmd: &mut std::process::Command) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("MCP peer setup: cannot run {what}: {e}"));
-    assert!(out.status.success(), "MCP peer setup: {what} failed\n{}", show(&out));
-}
-
-/// Removes a half-built directory when setup panics.
-struct RemoveOnDrop(PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tmp_beside(dir: &Path) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("peer");
-    dir.with_file_name(format!("{name}.tmp-{}-{nanos}", std::process::id()))
-}
-
-/// Builds `dir` with `build(tmp)`, checks it with `ready`, and renames it into place.
-fn build_atomically(dir: &Path, build: impl FnOnce(&Path), ready: impl Fn(&Path) -> bool) {
-    let started = Instant::now();
-    let tmp = tmp_beside(dir);
-    let _ = std::fs::remove_dir_all(&tmp);
-    let _cleanup = RemoveOnDrop(tmp.clone());
-    build(&tmp);
-    assert!(ready(&tmp), "MCP peer setup: {} built but not usable", tmp.display());
-    if ready(dir) {
-        return; // another test process finished first
-    }
-    if dir.exists() {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    if let Err(e) = std::fs::rename(&tmp, dir) {
-        assert!(
-            ready(dir),
-            "MCP peer setup: cannot move {} into place: {e}",
-            dir.display()
-        );
-    }
-    eprintln!("MCP peer installed at {} in {:?}", dir.display(), started.elapsed());
 }
 
 fn venv_ready(dir: &Path) -> bool {
@@ -105,13 +41,16 @@ pub fn python() -> PathBuf {
         if !venv_ready(&dir) {
             std::fs::create_dir_all(target_dir()).expect("target dir");
             build_atomically(
+                "MCP peer",
                 &dir,
                 |tmp| {
                     run_step(
+                        "MCP peer",
                         "python3 -m venv",
                         std::process::Command::new("python3").args(["-m", "venv"]).arg(tmp),
                     );
                     run_step(
+                        "MCP peer",
                         "pip install -r tests/mcp_peers/requirements.txt",
                         std::process::Command::new(tmp.join("bin/python"))
                             .args([
@@ -152,6 +91,7 @@ pub fn everything() -> PathBuf {
         if !node_ready(&dir) {
             std::fs::create_dir_all(target_dir()).expect("target dir");
             build_atomically(
+                "MCP peer",
                 &dir,
                 |tmp| {
                     std::fs::create_dir_all(tmp).expect("npm dir");
@@ -159,6 +99,7 @@ pub fn everything() -> PathBuf {
                         std::fs::copy(peers_dir().join("node").join(f), tmp.join(f)).expect("copy npm manifest");
                     }
                     run_step(
+                        "MCP peer",
                         "npm ci",
                         std::process::Command::new("npm")
                             .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])

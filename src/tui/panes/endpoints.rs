@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use super::{KeyHint, Outbox, Pane, Tab};
@@ -387,19 +387,7 @@ impl Pane for EndpointsPane {
             table_area,
         );
         if let Some(fa) = filter_area {
-            let cursor = if self.typing { "█" } else { "" };
-            let line = Line::from(vec![
-                Span::styled("/", theme.fg("accent")),
-                Span::styled(format!("{}{cursor}", self.filter.text()), theme.fg("fg")),
-                Span::styled(
-                    if self.filter.is_regex() {
-                        "  (regex)"
-                    } else {
-                        "  (substring; !inverts)"
-                    },
-                    theme.fg("muted"),
-                ),
-            ]);
+            let line = self.filter.prompt_line(self.typing, theme);
             f.render_widget(Paragraph::new(line), fa);
         }
     }

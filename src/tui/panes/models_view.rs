@@ -261,19 +261,7 @@ impl ModelsPane {
             progress(f, gauge, run, theme);
         }
         if filtering {
-            let cursor = if self.typing { "█" } else { "" };
-            let line = Line::from(vec![
-                Span::styled("/", theme.fg("accent")),
-                Span::styled(format!("{}{cursor}", self.filter.text()), theme.fg("fg")),
-                Span::styled(
-                    if self.filter.is_regex() {
-                        "  (regex)"
-                    } else {
-                        "  (substring; !inverts)"
-                    },
-                    theme.fg("muted"),
-                ),
-            ]);
+            let line = self.filter.prompt_line(self.typing, theme);
             f.render_widget(Paragraph::new(line), filter);
         }
     }
