@@ -328,7 +328,9 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs) -> i32 {
             call.await
         }
     };
-    printer.abort();
+    // The finished call has dropped its progress sender: the printer ends once it has printed
+    // everything (aborting it could lose the last lines).
+    let _ = printer.await;
     let known = conn.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
     let not_listed = tool.is_none();
     match outcome {

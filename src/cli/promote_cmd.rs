@@ -173,6 +173,15 @@ async fn drive(
             }
         }
     };
+    // The task can finish while its last events (the held or rolled-back line) still wait in
+    // the channel: the runner is gone, so everything it said is there to print.
+    while let Ok(e) = events.try_recv() {
+        if !g.json
+            && let Some(l) = event_line(&e, total)
+        {
+            eprintln!("{l}");
+        }
+    }
     let outcome = match result {
         Ok(r) => r,
         Err(e) => {
