@@ -1,10 +1,10 @@
-//! `sagedeck tools list|call` (test-invoke the tools of any MCP server in the registry) and
-//! `sagedeck mcp serve` (SageMaker endpoints as MCP tools, on stdio or streamable HTTP).
+//! `sagedeck tools list|call`: test-invoke the tools of any MCP server in the registry. Each
+//! call is written to the audit log, as in the console (`sagedeck mcp serve` is in `serve_cmd`).
 //!
 //! Exit codes of `tools`: 0 ok; 2 usage (unknown server, bad arguments); 3 the server could not
-//! be reached, answered a JSON-RPC error or timed out; 4 the tool answered `isError`.
+//! be reached, answered a JSON-RPC error or timed out; 4 the tool answered `isError`; 6 the
+//! audit log cannot be written (nothing was sent).
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -13,8 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::output::{print_json, print_table};
 use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, usage};
-use crate::mcp::server::{ToolServer, serve_http, serve_stdio};
-use crate::mcp::tools_config::ToolsConfig;
+use crate::aws::audit::AuditContext;
 use crate::mcp::{CallError, CallOptions, ConnectOptions, McpConnection, Registry, ServerEntry};
 
 /// `sagedeck tools`.
@@ -75,38 +74,6 @@ pub struct CallArgs {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
-}
-
-/// `sagedeck mcp`.
-#[derive(Debug, Args)]
-pub struct McpArgs {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: McpCommand,
-}
-
-/// `sagedeck mcp` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum McpCommand {
-    /// Serve SageMaker endpoints as MCP tools (stdio by default).
-    Serve(ServeArgs),
-}
-
-/// `sagedeck mcp serve`.
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// Tools file (TOML): each tool names an endpoint, payload and answer.
-    #[arg(long, value_name = "FILE.toml", conflicts_with = "demo_tools")]
-    pub tools: Option<PathBuf>,
-    /// Serve the built-in demo tools over the demo fleet.
-    #[arg(long)]
-    pub demo_tools: bool,
-    /// Serve streamable HTTP at /mcp on ADDR (`PORT` alone = 127.0.0.1:PORT) instead of stdio.
-    #[arg(long, value_name = "ADDR")]
-    pub http: Option<String>,
-    /// Require `Authorization: Bearer TOKEN` on HTTP (default: SAGEDECK_MCP_TOKEN).
-    #[arg(long, env = "SAGEDECK_MCP_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
 }
 
 fn secs(s: f64) -> Duration {
@@ -281,24 +248,31 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> i32 {
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
     };
-    let conn = match McpConnection::connect(entry, &opts).await {
+    // Who is calling (for the audit log) is looked up while the server connects.
+    let (ctx, conn) = tokio::join!(super::tool_audit::context(g), McpConnection::connect(entry, &opts));
+    let conn = match conn {
         Ok(c) => c,
         Err(e) => {
             eprintln!("sagedeck: {}: {e}", entry.name);
             return EXIT_AWS;
         }
     };
-    let code = call_on(g, &conn, &args).await;
+    let code = call_on(g, &conn, &args, ctx).await;
     conn.disconnect().await;
     code
 }
 
-async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs) -> i32 {
+async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: AuditContext) -> i32 {
     let tool = conn.tool(&args.tool);
     let schema = tool.as_ref().map(|t| (*t.input_schema).clone());
     let arguments = match build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()) {
         Ok(a) => a,
         Err(e) => return usage(e),
+    };
+    let logged = Value::Object(arguments.clone());
+    let audit = match super::tool_audit::intent(g, ctx, conn.name(), &args.tool, &logged) {
+        Ok(a) => a,
+        Err(code) => return code,
     };
     let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
     let cancel = tokio_util::sync::CancellationToken::new();
@@ -331,6 +305,14 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs) -> i32 {
     // The finished call has dropped its progress sender: the printer ends once it has printed
     // everything (aborting it could lose the last lines).
     let _ = printer.await;
+    audit.finish(match &outcome {
+        Ok(o) if o.result.is_error => Err(format!(
+            "the tool answered isError: {}",
+            o.result.first_text().unwrap_or_else(|| "no message".into())
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    });
     let known = conn.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
     let not_listed = tool.is_none();
     match outcome {
@@ -405,75 +387,6 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs) -> i32 {
     }
 }
 
-/// `PORT` → 127.0.0.1:PORT; `HOST:PORT` as given.
-pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
-    if let Ok(port) = s.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    s.parse::<SocketAddr>()
-        .map_err(|_| format!("--http `{s}` is not PORT or HOST:PORT (e.g. 127.0.0.1:8765)"))
-}
-
-/// Runs `mcp serve`.
-pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
-    let McpCommand::Serve(args) = args.command;
-    let config = match (&args.tools, args.demo_tools) {
-        (Some(p), _) => match ToolsConfig::load(p) {
-            Ok(c) => c,
-            Err(e) => return usage(e),
-        },
-        (None, true) => ToolsConfig::demo(),
-        (None, false) => return usage("give --tools FILE.toml or --demo-tools"),
-    };
-    let listen = match args.http.as_deref().map(parse_listen).transpose() {
-        Ok(l) => l,
-        Err(e) => return usage(e),
-    };
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let n = config.tools.len();
-    let server = ToolServer::new(fleet, config);
-    let Some(addr) = listen else {
-        if args.token.is_some() {
-            eprintln!("sagedeck: --token applies to --http only; stdio has no authentication");
-        }
-        eprintln!("sagedeck: serving {n} tools on stdio");
-        return match serve_stdio(server).await {
-            Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("sagedeck: {e}");
-                EXIT_AWS
-            }
-        };
-    };
-    if !addr.ip().is_loopback() && args.token.is_none() {
-        eprintln!(
-            "sagedeck: warning: serving on {addr} (not loopback) without --token: anyone who reaches it can invoke your endpoints"
-        );
-    }
-    let token_note = if args.token.is_some() {
-        " (bearer token required)"
-    } else {
-        ""
-    };
-    let handle = match serve_http(server, addr, args.token.clone()).await {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("sagedeck: cannot listen on {addr}: {e}");
-            return EXIT_AWS;
-        }
-    };
-    eprintln!(
-        "sagedeck: serving {n} tools over streamable HTTP at {}{token_note}",
-        handle.url()
-    );
-    let _ = tokio::signal::ctrl_c().await;
-    handle.shutdown().await;
-    EXIT_OK
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,7 +406,5 @@ mod tests {
         );
         assert!(build_arguments(Some("[1]"), &[], None).is_err());
         assert!(build_arguments(None, &["novalue".into()], None).is_err());
-        assert_eq!(parse_listen("8765").unwrap().to_string(), "127.0.0.1:8765");
-        assert!(parse_listen("0.0.0.0:1").is_ok() && parse_listen("x").is_err());
     }
 }

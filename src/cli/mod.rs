@@ -12,6 +12,8 @@ pub mod output;
 pub mod promote_cmd;
 pub mod promote_view;
 pub mod sandbox_cmd;
+pub mod serve_cmd;
+pub mod tool_audit;
 pub mod weights_cmd;
 
 use std::path::PathBuf;
@@ -215,7 +217,7 @@ pub enum Command {
     /// List and call the tools of MCP servers (mcpServers registry).
     Tools(mcp_cmd::ToolsArgs),
     /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
-    Mcp(mcp_cmd::McpArgs),
+    Mcp(serve_cmd::McpArgs),
 }
 
 /// Prints a classified error on one line and returns its exit code.
@@ -275,7 +277,7 @@ pub fn run(cli: Cli) -> i32 {
                 mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
             },
-            Some(Command::Mcp(args)) => mcp_cmd::run_mcp(&g, args).await,
+            Some(Command::Mcp(args)) => serve_cmd::run_mcp(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })

@@ -152,6 +152,89 @@ async fn tools_list_and_call() {
     assert!(none.stderr.contains("no MCP servers configured"));
 }
 
+fn audit_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn tools_call_is_audited_and_an_unwritable_log_refuses_it() {
+    let sb = sandbox_with(demo_config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(&dir, json!({ "demo": own_server(&sb.endpoint_url()) }));
+    let log = dir.path().join("audit.jsonl");
+    let log_arg = log.to_string_lossy().into_owned();
+    let call = |input: &'static str, audit: String| {
+        let (sb, cfg) = (&sb, cfg.clone());
+        async move {
+            run_cli(
+                sb,
+                &[
+                    "tools",
+                    "call",
+                    "demo",
+                    "classify_intent",
+                    "--arg",
+                    &format!("user_input={input}"),
+                    "--reason",
+                    "INC-42 triage",
+                    "--audit-file",
+                    &audit,
+                    "--mcp-config",
+                    &cfg,
+                ],
+            )
+            .await
+        }
+    };
+    let ok = call("hello", log_arg.clone()).await;
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    let lines = audit_lines(&log);
+    assert_eq!(lines.len(), 2, "an intent and a result: {lines:?}");
+    let (intent, result) = (&lines[0], &lines[1]);
+    assert_eq!(intent["action"], "tool.call");
+    assert_eq!(intent["target"], "demo/classify_intent");
+    assert_eq!(intent["after"]["arguments"]["user_input"], "hello");
+    assert_eq!(intent["reason"], "INC-42 triage");
+    assert!(intent["result"].is_null(), "{intent}");
+    assert!(
+        intent["principal"].as_str().is_some_and(|p| p.starts_with("arn:aws:")),
+        "the caller, from STS: {intent}"
+    );
+    assert_eq!(result["id"], intent["id"]);
+    assert_eq!(result["result"], "ok");
+
+    sb.sandbox.faults.add(
+        FaultSpec::parse_short(
+            "kind=model_error,status=500,message=CUDA out of memory,endpoint=mcp-intent-classifier-prod",
+        )
+        .unwrap(),
+    );
+    let failed = call("again", log_arg.clone()).await;
+    assert_eq!(failed.code, 4, "{}", failed.stderr);
+    let lines = audit_lines(&log);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let r = lines[3]["result"].as_str().unwrap();
+    assert!(
+        r.starts_with("error: the tool answered isError") && r.contains("CUDA out of memory"),
+        "{r}"
+    );
+
+    // A directory is not a writable log: the call is refused before it is sent.
+    let refused = call("blocked", dir.path().to_string_lossy().into_owned()).await;
+    assert_eq!(refused.code, 6, "{}", refused.stderr);
+    assert!(refused.stdout.is_empty(), "nothing was called: {}", refused.stdout);
+    assert!(
+        refused.stderr.contains("cannot write the audit log") && refused.stderr.contains("nothing was sent"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(audit_lines(&log).len(), 4);
+}
+
 #[tokio::test]
 async fn mcp_serve_over_http_requires_the_token() {
     let sb = sandbox_with(demo_config()).await;

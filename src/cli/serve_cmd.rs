@@ -1,0 +1,121 @@
+//! `sagedeck mcp serve`: SageMaker endpoints served as MCP tools, on stdio or streamable HTTP.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
+use crate::mcp::server::{ToolServer, serve_http, serve_stdio};
+use crate::mcp::tools_config::ToolsConfig;
+
+/// `sagedeck mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// `sagedeck mcp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Serve SageMaker endpoints as MCP tools (stdio by default).
+    Serve(ServeArgs),
+}
+
+/// `sagedeck mcp serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Tools file (TOML): each tool names an endpoint, payload and answer.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "demo_tools")]
+    pub tools: Option<PathBuf>,
+    /// Serve the built-in demo tools over the demo fleet.
+    #[arg(long)]
+    pub demo_tools: bool,
+    /// Serve streamable HTTP at /mcp on ADDR (`PORT` alone = 127.0.0.1:PORT) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Require `Authorization: Bearer TOKEN` on HTTP (default: SAGEDECK_MCP_TOKEN).
+    #[arg(long, env = "SAGEDECK_MCP_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+/// `PORT` → 127.0.0.1:PORT; `HOST:PORT` as given.
+pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse::<SocketAddr>()
+        .map_err(|_| format!("--http `{s}` is not PORT or HOST:PORT (e.g. 127.0.0.1:8765)"))
+}
+
+/// Runs `mcp serve`.
+pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
+    let McpCommand::Serve(args) = args.command;
+    let config = match (&args.tools, args.demo_tools) {
+        (Some(p), _) => match ToolsConfig::load(p) {
+            Ok(c) => c,
+            Err(e) => return usage(e),
+        },
+        (None, true) => ToolsConfig::demo(),
+        (None, false) => return usage("give --tools FILE.toml or --demo-tools"),
+    };
+    let listen = match args.http.as_deref().map(parse_listen).transpose() {
+        Ok(l) => l,
+        Err(e) => return usage(e),
+    };
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let n = config.tools.len();
+    let server = ToolServer::new(fleet, config);
+    let Some(addr) = listen else {
+        if args.token.is_some() {
+            eprintln!("sagedeck: --token applies to --http only; stdio has no authentication");
+        }
+        eprintln!("sagedeck: serving {n} tools on stdio");
+        return match serve_stdio(server).await {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("sagedeck: {e}");
+                EXIT_AWS
+            }
+        };
+    };
+    if !addr.ip().is_loopback() && args.token.is_none() {
+        eprintln!(
+            "sagedeck: warning: serving on {addr} (not loopback) without --token: anyone who reaches it can invoke your endpoints"
+        );
+    }
+    let token_note = if args.token.is_some() {
+        " (bearer token required)"
+    } else {
+        ""
+    };
+    let handle = match serve_http(server, addr, args.token.clone()).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("sagedeck: cannot listen on {addr}: {e}");
+            return EXIT_AWS;
+        }
+    };
+    eprintln!(
+        "sagedeck: serving {n} tools over streamable HTTP at {}{token_note}",
+        handle.url()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    handle.shutdown().await;
+    EXIT_OK
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses() {
+        assert_eq!(parse_listen("8765").unwrap().to_string(), "127.0.0.1:8765");
+        assert!(parse_listen("0.0.0.0:1").is_ok() && parse_listen("x").is_err());
+    }
+}
