@@ -301,6 +301,7 @@ fn confirmed_jobs_are_refused_in_read_only_mode() {
         jobs: vec![Job::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec!["a".into()],
+            reason: None,
         }],
         danger: false,
     }));
@@ -343,6 +344,28 @@ fn snapshot_endpoints_filter_and_read_only() {
     app.on_key(key('/'));
     type_text(&mut app, "mcp");
     insta::assert_snapshot!("endpoints_filter_read_only", screen(&mut app, 140, 10));
+}
+
+#[test]
+fn help_scrolls_on_a_short_terminal() {
+    let mut app = app_with_fleet(0);
+    app.on_key(key('?'));
+    let top = screen(&mut app, 120, 24);
+    assert!(top.contains("more lines) · Esc closes"), "{top}");
+    assert!(!top.contains(":quit"), "the end is below: {top}");
+    app.on_key(code(KeyCode::End));
+    let end = screen(&mut app, 120, 24);
+    assert!(end.contains(":quit") && end.contains(":reason TEXT"), "{end}");
+    assert!(end.contains("Help — ↑ scrolls"), "nothing more below: {end}");
+    // Down at the end stays at the end (the offset is clamped when drawn).
+    app.on_key(key('j'));
+    assert_eq!(screen(&mut app, 120, 24), end);
+    app.on_key(key('k'));
+    assert!(screen(&mut app, 120, 24).contains("(1 more line)"));
+    app.on_key(code(KeyCode::Home));
+    assert_eq!(screen(&mut app, 120, 24), top);
+    app.on_key(code(KeyCode::Esc));
+    assert!(app.overlay.is_none());
 }
 
 #[test]

@@ -219,7 +219,7 @@ fn screen(app: &mut App) -> String {
 fn prewarm_jobs(app: &mut App) -> Vec<(String, Vec<String>)> {
     let jobs = app.take_jobs().into_iter();
     jobs.filter_map(|(_, j)| match j {
-        Job::Prewarm { endpoint, models } => Some((endpoint, models)),
+        Job::Prewarm { endpoint, models, .. } => Some((endpoint, models)),
         _ => None,
     })
     .collect()
@@ -341,7 +341,7 @@ fn shift_p_asks_to_confirm_every_model_shown() {
         panic!("no confirmation: {:?}", app.overlay)
     };
     assert!(c.title.contains("40 models"), "{}", c.title);
-    assert!(matches!(&c.jobs[..], [Job::Prewarm { endpoint, models }] if endpoint == MME && models.len() == 40));
+    assert!(matches!(&c.jobs[..], [Job::Prewarm { endpoint, models, .. }] if endpoint == MME && models.len() == 40));
     assert!(prewarm_jobs(&mut app).is_empty(), "nothing is sent before the answer");
     keys(&mut app, "y");
     assert_eq!(prewarm_jobs(&mut app)[0].1.len(), 40);

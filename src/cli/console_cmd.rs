@@ -103,6 +103,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         tool_args_path: None,
         audit_file: g.audit_path(),
         warmset_file: None,
+        reason: g.reason.clone(),
     }
 }
 

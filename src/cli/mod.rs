@@ -76,7 +76,8 @@ pub struct GlobalArgs {
     /// ~/.local/state/sagedeck/audit.jsonl).
     #[arg(long, global = true, value_name = "PATH")]
     pub audit_file: Option<PathBuf>,
-    /// Why: written to the audit log with the mutation.
+    /// Why: written to the audit log with the mutation (in the console, with every change of
+    /// the session; `:reason` changes it).
     #[arg(long, global = true)]
     pub reason: Option<String>,
     /// Read-only is on (`--read-only`, or `read_only` for the profile in config.toml); set by `run`.

@@ -149,8 +149,10 @@ impl App {
         std::mem::take(&mut self.effects)
     }
 
-    /// Queues a job and returns its id.
-    pub fn submit(&mut self, job: Job) -> u64 {
+    /// Queues a job and returns its id. A mutation without a reason of its own carries the
+    /// session's (`:reason`).
+    pub fn submit(&mut self, mut job: Job) -> u64 {
+        job.stamp_reason(self.data.reason.as_deref());
         let id = self.next_id;
         self.next_id += 1;
         match &job {
@@ -171,7 +173,12 @@ impl App {
         for job in out.jobs {
             self.submit(job);
         }
-        if let Some(o) = out.overlay {
+        if let Some(mut o) = out.overlay {
+            if let (Overlay::Confirm(c), Some(r)) = (&mut o, &self.data.reason)
+                && c.jobs.iter().any(Job::lacks_reason)
+            {
+                c.lines.push(format!("Reason: {r} (audit log; :reason changes it)"));
+            }
             self.overlay = Some(o);
         }
         if let Some(t) = out.switch_to {
@@ -302,7 +309,7 @@ impl App {
         match key.code {
             KeyCode::Char('q') => self.quit = !super::panes::promotion::ask_before_quit(self),
             KeyCode::Char(':') => self.command_line.open(),
-            KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
+            KeyCode::Char('?') => self.overlay = Some(Overlay::Help { scroll: 0 }),
             KeyCode::Char('e') => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
             KeyCode::Char('r') => {
                 self.submit(Job::Inventory);
@@ -354,14 +361,16 @@ impl App {
     fn on_overlay_key(&mut self, key: KeyEvent) {
         let Some(overlay) = self.overlay.as_mut() else { return };
         match overlay {
-            Overlay::Help => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter
-                ) {
-                    self.overlay = None;
-                }
-            }
+            Overlay::Help { scroll } => match key.code {
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => self.overlay = None,
+                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
+                KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
+                KeyCode::PageDown | KeyCode::Char(' ') => *scroll = scroll.saturating_add(10),
+                KeyCode::Home | KeyCode::Char('g') => *scroll = 0,
+                KeyCode::End | KeyCode::Char('G') => *scroll = u16::MAX,
+                _ => {}
+            },
             Overlay::ErrorLog { scroll } => match key.code {
                 KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') => self.overlay = None,
                 KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),

@@ -83,8 +83,16 @@ impl App {
                 let state = if self.data.read_only { "on" } else { "off" };
                 self.toasts.push(Level::Info, format!("read-only {state}"));
             }
+            Command::Reason(r) => {
+                let text = match &r {
+                    Some(r) => format!("changes from now on are audited with the reason: {r}"),
+                    None => "audit reason cleared".into(),
+                };
+                self.data.reason = r;
+                self.toasts.push(Level::Info, text);
+            }
             Command::Errors => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
-            Command::Help => self.overlay = Some(Overlay::Help),
+            Command::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Command::Quit => self.quit = true,
         }
     }

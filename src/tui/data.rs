@@ -61,6 +61,9 @@ pub struct Data {
     /// Read-only was asked at start (`--read-only` or the profile's config): `:readonly` cannot
     /// turn it off in this session.
     pub read_only_locked: bool,
+    /// The session's audit reason (`:reason TEXT`, `--reason` at start): written with every
+    /// mutation that has none of its own.
+    pub reason: Option<String>,
     /// Latencies of the console's own invocations.
     pub own_latency: LatencyStats,
     /// MME catalogs by endpoint.

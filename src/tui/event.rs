@@ -37,6 +37,8 @@ pub enum Job {
         plan: WeightPlan,
         /// The endpoint as the operator saw it (compare-and-swap: refused if it changed since).
         seen: Box<EndpointInfo>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
     },
     /// Read the audit log for the Activity tab ([`AppEvent::Activity`]).
     Activity,
@@ -81,6 +83,8 @@ pub enum Job {
         endpoint: String,
         /// Model keys.
         models: Vec<String>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
     },
     /// Connect MCP servers (all of them when `server` is None), reporting [`AppEvent::McpServers`].
     McpConnect {
@@ -97,12 +101,39 @@ pub enum Job {
         arguments: Option<rmcp::model::JsonObject>,
         /// How many times.
         repeat: u32,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
     },
     /// Abort the job with this id.
     Cancel(u64),
 }
 
 impl Job {
+    /// Gives a mutation without a reason of its own the session's reason (`:reason`, or
+    /// `--reason` at start); other jobs are left as they are.
+    pub fn stamp_reason(&mut self, session: Option<&str>) {
+        let Some(session) = session else { return };
+        if let Job::ApplyWeights { reason, .. }
+        | Job::Prewarm { reason, .. }
+        | Job::ToolCall { reason, .. }
+        | Job::Promote { reason, .. } = self
+            && reason.is_none()
+        {
+            *reason = Some(session.to_string());
+        }
+    }
+
+    /// Whether this job changes something and has no reason yet.
+    pub fn lacks_reason(&self) -> bool {
+        matches!(
+            self,
+            Job::ApplyWeights { reason: None, .. }
+                | Job::Prewarm { reason: None, .. }
+                | Job::ToolCall { reason: None, .. }
+                | Job::Promote { reason: None, .. }
+        )
+    }
+
     /// A short label for the status line.
     pub fn label(&self) -> String {
         match self {
@@ -126,7 +157,7 @@ impl Job {
                 }
             }
             Job::Catalog { endpoint, .. } => format!("listing models of {endpoint}"),
-            Job::Prewarm { endpoint, models } => format!("prewarming {} models of {endpoint}", models.len()),
+            Job::Prewarm { endpoint, models, .. } => format!("prewarming {} models of {endpoint}", models.len()),
             Job::McpConnect { server: Some(s) } => format!("refreshing MCP server {s}"),
             Job::McpConnect { server: None } => "refreshing MCP servers".into(),
             Job::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
@@ -254,4 +285,34 @@ pub enum AppEvent {
         /// Per-model results.
         result: Result<Vec<PrewarmResult>, AwsError>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prewarm(reason: Option<&str>) -> Job {
+        Job::Prewarm {
+            endpoint: "mme".into(),
+            models: vec!["a.tar.gz".into()],
+            reason: reason.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_session_reason_fills_only_mutations_without_one() {
+        let mut own = prewarm(Some("typed for this change"));
+        own.stamp_reason(Some("INC-1"));
+        assert!(matches!(&own, Job::Prewarm { reason: Some(r), .. } if r == "typed for this change"));
+        let mut none = prewarm(None);
+        assert!(none.lacks_reason());
+        none.stamp_reason(None);
+        assert!(none.lacks_reason(), "no session reason: still none");
+        none.stamp_reason(Some("INC-1"));
+        assert!(matches!(&none, Job::Prewarm { reason: Some(r), .. } if r == "INC-1"));
+        assert!(!none.lacks_reason());
+        let mut read = Job::Inventory;
+        read.stamp_reason(Some("INC-1"));
+        assert!(!read.lacks_reason(), "reads are not mutations");
+    }
 }

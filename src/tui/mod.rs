@@ -58,6 +58,8 @@ pub struct ConsoleOptions {
     pub audit_file: Option<std::path::PathBuf>,
     /// The warm set the Models pane marks (None: the XDG config directory's warmset.toml).
     pub warmset_file: Option<std::path::PathBuf>,
+    /// The session's audit reason at start (`--reason`; `:reason` changes it).
+    pub reason: Option<String>,
 }
 
 impl ConsoleOptions {
@@ -132,6 +134,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         },
         read_only: opts.read_only,
         read_only_locked: opts.read_only,
+        reason: opts.reason.clone(),
         refresh_interval: intervals.inventory,
         ..Default::default()
     };

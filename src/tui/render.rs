@@ -42,7 +42,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     }
     let hints = app.hints();
     match app.overlay.as_mut() {
-        Some(Overlay::Help) => help::render(f, body, app.tab.title(), &hints, &theme),
+        Some(Overlay::Help { scroll }) => help::render(f, body, app.tab.title(), &hints, scroll, &theme),
         Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), *scroll, &theme),
         Some(Overlay::Describe(view)) => view.render(f, body, &theme),
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),

@@ -137,14 +137,18 @@ pub(super) async fn run(
         Err(e) => return super::fail(events, 0, job, e.clone()),
     };
     match job {
-        Job::ApplyWeights { plan, seen } => {
+        Job::ApplyWeights { plan, seen, reason } => {
             let endpoint = plan.endpoint.clone();
-            let r = apply_weights(g, f, &plan, &seen, limits, events).await;
+            let r = apply_weights(g, f, &plan, &seen, reason, limits, events).await;
             send_activity(g, events);
             let _ = events.send(AppEvent::WeightsDone { endpoint, result: r });
         }
-        Job::Prewarm { endpoint, models } => {
-            let r = prewarm(g, f, &endpoint, &models, limits, events).await;
+        Job::Prewarm {
+            endpoint,
+            models,
+            reason,
+        } => {
+            let r = prewarm(g, f, &endpoint, &models, reason, limits, events).await;
             send_activity(g, events);
             let _ = events.send(AppEvent::PrewarmDone { endpoint, result: r });
         }
@@ -258,13 +262,14 @@ async fn apply_weights(
     f: &Fleet,
     plan: &crate::aws::weights::WeightPlan,
     seen: &crate::aws::inventory::EndpointInfo,
+    reason: Option<String>,
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
 ) -> Result<crate::aws::inventory::EndpointInfo, AwsError> {
     let audited = g.audited(f).await.map_err(AwsError::Config)?;
     let expect = Expectation::from_info(seen);
     let applied = match f
-        .apply_weights_guarded(plan, &expect, &audited, "weights.set", None)
+        .apply_weights_guarded(plan, &expect, &audited, "weights.set", reason)
         .await
     {
         Ok(a) => a,
@@ -293,6 +298,7 @@ async fn prewarm(
     f: &Fleet,
     endpoint: &str,
     models: &[String],
+    reason: Option<String>,
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
 ) -> Result<Vec<crate::aws::prewarm::PrewarmResult>, AwsError> {
@@ -303,7 +309,7 @@ async fn prewarm(
             target: endpoint.to_string(),
             before: serde_json::Value::Null,
             after: json!({ "models": models }),
-            reason: None,
+            reason,
         })
         .map_err(|e| AwsError::Config(e.to_string()))?;
     send_activity(g, events);
@@ -358,10 +364,10 @@ async fn prewarm(
 pub(super) async fn tool_call_intent(
     g: &Guard,
     fleet: &Result<Fleet, AwsError>,
-    server: &str,
-    tool: &str,
+    target: &str,
     arguments: &serde_json::Value,
     repeat: u32,
+    reason: Option<String>,
     events: &UnboundedSender<AppEvent>,
 ) -> Result<Option<(Audited, crate::aws::audit::Pending)>, String> {
     let Ok(f) = fleet else {
@@ -371,10 +377,10 @@ pub(super) async fn tool_call_intent(
     let pending = audited
         .intent(Mutation {
             action: "tool.call".into(),
-            target: format!("{server}/{tool}"),
+            target: target.to_string(),
             before: serde_json::Value::Null,
             after: json!({ "arguments": arguments, "repeat": repeat }),
-            reason: None,
+            reason,
         })
         .map_err(|e| format!("audit log: {e}; the tool call was not sent"))?;
     send_activity(g, events);

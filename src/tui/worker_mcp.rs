@@ -78,14 +78,15 @@ pub(super) async fn run(
             tool,
             arguments,
             repeat,
+            reason,
         } => {
             let audit = match super::worker_guard::tool_call_intent(
                 guard,
                 fleet,
-                &server,
-                &tool,
+                &format!("{server}/{tool}"),
                 &serde_json::json!(arguments),
                 repeat,
+                reason,
                 events,
             )
             .await

@@ -121,6 +121,68 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
 }
 
 #[tokio::test]
+async fn the_sessions_reason_is_shown_confirmed_and_audited() {
+    let sb = common::sandbox_with(demo()).await;
+    let f = common::fleet(&sb).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let jobs = spawn_guarded(
+        Default::default(),
+        Some(f.clone()),
+        JobLimits::default(),
+        tx,
+        None,
+        guard(dir.path()),
+    );
+    let seen = f.endpoint(DEMO_EP).await.unwrap();
+    let mut app = app_on(seen);
+    press(&mut app, ":reason INC-4711 canary 5xx");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.data.reason.as_deref(), Some("INC-4711 canary 5xx"));
+    let s = screen(&mut app);
+    assert!(
+        s.lines().next().unwrap().contains("reason INC-4711 canary 5xx"),
+        "in the header: {s}"
+    );
+    press(&mut app, "w");
+    key(&mut app, KeyCode::Down);
+    press(&mut app, "5");
+    key(&mut app, KeyCode::Enter);
+    let dialog = match &app.overlay {
+        Some(Overlay::Confirm(c)) => c.lines.join("\n"),
+        _ => panic!("a confirmation"),
+    };
+    assert!(dialog.contains("Reason: INC-4711 canary 5xx"), "{dialog}");
+    press(&mut app, "y");
+    for (id, job) in app.take_jobs() {
+        jobs.submit(id, job);
+    }
+    let r = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::WeightsDone { result, .. } => Some(result.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(r.is_ok(), "{r:?}");
+    let recs = sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap();
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert!(
+        recs.iter().all(|r| r.reason.as_deref() == Some("INC-4711 canary 5xx")),
+        "intent and result carry it: {recs:?}"
+    );
+    // Cleared: the next change carries no reason.
+    press(&mut app, ":reason");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.data.reason, None);
+    let mut prewarm = Job::Prewarm {
+        endpoint: "mcp-multi-model-endpoint".into(),
+        models: vec!["tenant-acme-finetuned-v2.tar.gz".into()],
+        reason: None,
+    };
+    prewarm.stamp_reason(app.data.reason.as_deref());
+    assert!(prewarm.lacks_reason());
+}
+
+#[tokio::test]
 async fn a_console_prewarm_is_audited() {
     let sb = common::sandbox_with(demo()).await;
     let f = common::fleet(&sb).await;
@@ -141,6 +203,7 @@ async fn a_console_prewarm_is_audited() {
         Job::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec![model.into()],
+            reason: None,
         },
     );
     let r = wait_for(&mut rx, &mut app, |ev| match ev {
@@ -195,6 +258,7 @@ async fn an_unwritable_audit_log_blocks_console_mutations() {
         Job::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec!["tenant-acme-finetuned-v2.tar.gz".into()],
+            reason: None,
         },
     );
     let r = wait_for(&mut rx, &mut app, |ev| match ev {

@@ -217,7 +217,11 @@ impl ModelsPane {
         self.run = Some(PrewarmRun::new(&endpoint, models.clone()));
         self.pending_all = None;
         self.marked.clear();
-        out.job(Job::Prewarm { endpoint, models });
+        out.job(Job::Prewarm {
+            endpoint,
+            models,
+            reason: None,
+        });
     }
 
     fn prewarm_all(&mut self, data: &Data, out: &mut Outbox) {
@@ -258,6 +262,7 @@ impl ModelsPane {
             jobs: vec![Job::Prewarm {
                 endpoint: endpoint.clone(),
                 models: models.clone(),
+                reason: None,
             }],
             danger: false,
         };

@@ -283,6 +283,7 @@ impl ToolsPane {
                 tool,
                 arguments,
                 repeat,
+                ..
             } => {
                 self.calls_made += 1;
                 self.history.push(ToolCall::new(

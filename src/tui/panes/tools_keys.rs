@@ -98,6 +98,7 @@ impl ToolsPane {
             tool: tool.name.to_string(),
             arguments: args.as_object().cloned(),
             repeat,
+            reason: None,
         };
         let destructive = tool.annotations.as_ref().and_then(|a| a.destructive_hint) == Some(true)
             && tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
@@ -133,6 +134,7 @@ impl ToolsPane {
                 tool: c.tool.clone(),
                 arguments: c.arguments.clone(),
                 repeat: c.repeat,
+                reason: None,
             });
         }
     }

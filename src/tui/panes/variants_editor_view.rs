@@ -67,6 +67,7 @@ impl WeightEditor {
             jobs: vec![Job::ApplyWeights {
                 plan: plan.clone(),
                 seen: Box::new(seen.clone()),
+                reason: None,
             }],
             danger,
         }

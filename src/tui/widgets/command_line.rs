@@ -21,6 +21,7 @@ pub const COMMANDS: &[(&str, bool)] = &[
     ("theme", true),
     ("refresh", true),
     ("readonly", false),
+    ("reason", true),
     ("errors", false),
     ("help", false),
     ("quit", false),
@@ -59,6 +60,9 @@ pub enum Command {
     Refresh(u64),
     /// `:readonly`.
     ReadOnly,
+    /// `:reason TEXT` (the rest of the line) sets the session's audit reason; `:reason` alone
+    /// clears it.
+    Reason(Option<String>),
     /// `:errors`.
     Errors,
     /// `:help`.
@@ -93,6 +97,10 @@ pub fn parse(input: &str) -> Result<Command, String> {
             Ok(Command::Refresh(n))
         }
         "readonly" | "ro" => Ok(Command::ReadOnly),
+        "reason" => {
+            let rest = input.trim_start()[cmd.len()..].trim();
+            Ok(Command::Reason(Some(rest.to_string()).filter(|r| !r.is_empty())))
+        }
         "errors" | "log" => Ok(Command::Errors),
         "help" | "?" => Ok(Command::Help),
         "quit" | "q" | "q!" => Ok(Command::Quit),
@@ -230,6 +238,13 @@ mod tests {
         assert_eq!(parse("refresh 15"), Ok(Command::Refresh(15)));
         assert!(parse("refresh 1").is_err());
         assert!(parse("refresh x").is_err());
+        assert_eq!(
+            parse("  reason INC-42  canary  5xx "),
+            Ok(Command::Reason(Some("INC-42  canary  5xx".into()))),
+            "the rest of the line, inner spaces kept"
+        );
+        assert_eq!(parse("reason"), Ok(Command::Reason(None)));
+        assert_eq!(parse("reason   "), Ok(Command::Reason(None)));
         assert!(parse("region").unwrap_err().contains("needs"));
         assert!(parse("bogus").unwrap_err().contains("unknown command"));
         assert_eq!(parse("q"), Ok(Command::Quit));
@@ -253,7 +268,7 @@ mod tests {
         c.complete(&[], &[]);
         assert_eq!(
             c.candidates,
-            ["region", "refresh", "readonly"]
+            ["region", "refresh", "readonly", "reason"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect::<Vec<_>>()

@@ -1,5 +1,5 @@
 //! The context bar: profile, region, endpoint URL, refresh age, STALE and READ-ONLY badges, the
-//! job in flight; and the tab bar under it.
+//! session's audit reason, the job in flight; and the tab bar under it.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -58,6 +58,10 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
             " READ-ONLY ",
             theme.fg("readonly").add_modifier(Modifier::REVERSED | Modifier::BOLD),
         ));
+    }
+    if let Some(r) = &data.reason {
+        spans.push(Span::styled("  reason ", muted));
+        spans.push(Span::styled(r.clone(), theme.fg("accent")));
     }
     if let Some(b) = busy {
         spans.push(Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg("accent")));

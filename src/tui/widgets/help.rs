@@ -12,7 +12,7 @@ use crate::tui::theme::Theme;
 
 /// Keys that work everywhere.
 pub const GLOBAL_KEYS: &[(&str, &str)] = &[
-    ("1-6 / Tab / Shift-Tab", "switch tabs"),
+    ("1-7 / Tab / Shift-Tab", "switch tabs"),
     (":", "command line (Tab completes, ↑↓ history)"),
     ("?", "this help"),
     ("r", "refresh now"),
@@ -33,12 +33,13 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":theme T", "switch theme"),
     (":refresh SECONDS", "inventory refresh interval"),
     (":readonly", "toggle read-only"),
+    (":reason TEXT", "audit reason for this session's changes (alone: clear)"),
     (":errors", "error log"),
     (":quit", "quit"),
 ];
 
-/// Draws the help overlay.
-pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], theme: &Theme) {
+/// Draws the help overlay from line `scroll` (clamped to the last screenful, and written back).
+pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: &mut u16, theme: &Theme) {
     let rect = centered(area, 80, 100, 60, 20);
     let key = theme.fg("accent").add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::from(Span::styled(
@@ -78,10 +79,26 @@ pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], theme: &
             Span::styled(*a, theme.fg("fg")),
         ]));
     }
+    let visible = rect.height.saturating_sub(2) as usize;
+    let max_scroll = lines.len().saturating_sub(visible) as u16;
+    *scroll = (*scroll).min(max_scroll);
+    let below = max_scroll - *scroll;
+    let title = match (*scroll, below) {
+        (0, 0) => " Help — Esc closes ".to_string(),
+        (_, 0) => " Help — ↑ scrolls · Esc closes ".to_string(),
+        (_, 1) => " Help — ↑↓ scroll (1 more line) · Esc closes ".to_string(),
+        (_, n) => format!(" Help — ↑↓ scroll ({n} more lines) · Esc closes "),
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(true))
-        .title(Span::styled(" Help — Esc closes ", theme.fg("title")));
+        .title(Span::styled(title, theme.fg("title")));
     f.render_widget(Clear, rect);
-    f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+    f.render_widget(
+        Paragraph::new(lines)
+            .style(theme.base())
+            .block(block)
+            .scroll((*scroll, 0)),
+        rect,
+    );
 }

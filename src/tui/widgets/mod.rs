@@ -17,7 +17,10 @@ use ratatui::layout::Rect;
 #[derive(Debug)]
 pub enum Overlay {
     /// Every key of the current context.
-    Help,
+    Help {
+        /// Scroll offset (clamped when drawn).
+        scroll: u16,
+    },
     /// The error log.
     ErrorLog {
         /// Scroll offset.
