@@ -42,12 +42,22 @@ fn guard(dir: &std::path::Path) -> GuardOptions {
     }
 }
 
-#[tokio::test]
-async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
+/// The sandbox with the demo fleet, a fleet on it, and the real worker with its guard files in
+/// a temporary directory (`prepare` runs on it before the worker starts).
+struct Rig {
+    sb: sagedeck::sandbox::SandboxHandle,
+    f: sagedeck::aws::Fleet,
+    dir: tempfile::TempDir,
+    rx: UnboundedReceiver<AppEvent>,
+    jobs: sagedeck::tui::worker::Jobs,
+}
+
+async fn rig(prepare: impl FnOnce(&std::path::Path)) -> Rig {
     let sb = common::sandbox_with(demo()).await;
     let f = common::fleet(&sb).await;
     let dir = tempfile::tempdir().unwrap();
-    let (tx, mut rx) = unbounded_channel();
+    prepare(dir.path());
+    let (tx, rx) = unbounded_channel();
     let jobs = spawn_guarded(
         Default::default(),
         Some(f.clone()),
@@ -56,6 +66,18 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
         None,
         guard(dir.path()),
     );
+    Rig { sb, f, dir, rx, jobs }
+}
+
+#[tokio::test]
+async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
+    let Rig {
+        sb,
+        f,
+        dir,
+        mut rx,
+        jobs,
+    } = rig(|_| {}).await;
     // The operator sees Stable 9 / Canary 1 and opens the weight editor.
     let seen = f.endpoint(DEMO_EP).await.unwrap();
     let mut app = app_on(seen.clone());
@@ -122,18 +144,13 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn the_sessions_reason_is_shown_confirmed_and_audited() {
-    let sb = common::sandbox_with(demo()).await;
-    let f = common::fleet(&sb).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (tx, mut rx) = unbounded_channel();
-    let jobs = spawn_guarded(
-        Default::default(),
-        Some(f.clone()),
-        JobLimits::default(),
-        tx,
-        None,
-        guard(dir.path()),
-    );
+    let Rig {
+        sb: _sb,
+        f,
+        dir,
+        mut rx,
+        jobs,
+    } = rig(|_| {}).await;
     let seen = f.endpoint(DEMO_EP).await.unwrap();
     let mut app = app_on(seen);
     press(&mut app, ":reason INC-4711 canary 5xx");
@@ -184,18 +201,13 @@ async fn the_sessions_reason_is_shown_confirmed_and_audited() {
 
 #[tokio::test]
 async fn a_console_prewarm_is_audited() {
-    let sb = common::sandbox_with(demo()).await;
-    let f = common::fleet(&sb).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (tx, mut rx) = unbounded_channel();
-    let jobs = spawn_guarded(
-        Default::default(),
-        Some(f),
-        JobLimits::default(),
-        tx,
-        None,
-        guard(dir.path()),
-    );
+    let Rig {
+        sb: _sb,
+        f: _f,
+        dir,
+        mut rx,
+        jobs,
+    } = rig(|_| {}).await;
     let mut app = app();
     let model = "tenant-acme-finetuned-v2.tar.gz";
     jobs.submit(
@@ -223,20 +235,14 @@ async fn a_console_prewarm_is_audited() {
 
 #[tokio::test]
 async fn an_unwritable_audit_log_blocks_console_mutations() {
-    let sb = common::sandbox_with(demo()).await;
-    let f = common::fleet(&sb).await;
-    let dir = tempfile::tempdir().unwrap();
     // A directory where the file should be: it cannot be opened for appending.
-    std::fs::create_dir_all(dir.path().join("audit.jsonl")).unwrap();
-    let (tx, mut rx) = unbounded_channel();
-    let jobs = spawn_guarded(
-        Default::default(),
-        Some(f.clone()),
-        JobLimits::default(),
-        tx,
-        None,
-        guard(dir.path()),
-    );
+    let Rig {
+        sb,
+        f,
+        dir: _dir,
+        mut rx,
+        jobs,
+    } = rig(|d| std::fs::create_dir_all(d.join("audit.jsonl")).unwrap()).await;
     let seen = f.endpoint(DEMO_EP).await.unwrap();
     let mut app = app_on(seen.clone());
     press(&mut app, "w");
@@ -274,18 +280,13 @@ async fn an_unwritable_audit_log_blocks_console_mutations() {
 
 #[tokio::test]
 async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
-    let sb = common::sandbox_with(demo()).await;
-    let f = common::fleet(&sb).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (tx, mut rx) = unbounded_channel();
-    let jobs = spawn_guarded(
-        Default::default(),
-        Some(f.clone()),
-        JobLimits::default(),
-        tx,
-        None,
-        guard(dir.path()),
-    );
+    let Rig {
+        sb,
+        f,
+        dir,
+        mut rx,
+        jobs,
+    } = rig(|_| {}).await;
     let mut app = app_on(f.endpoint(DEMO_EP).await.unwrap());
     let spec = PromotionSpec {
         endpoint: DEMO_EP.into(),
