@@ -138,10 +138,30 @@ pub struct Pending {
     record: AuditRecord,
 }
 
-impl Pending {
-    /// The id pairing intent and result.
-    pub fn id(&self) -> &str {
-        &self.record.id
+/// A line of the log for `m`, by `ctx`, stamped now (secrets in before/after redacted). Refusals
+/// get an id of their own; intents one their result line repeats.
+fn line_of(ctx: &AuditContext, m: Mutation, phase: AuditPhase, result: Option<String>) -> AuditRecord {
+    let (time, epoch) = now();
+    let id = match phase {
+        AuditPhase::Intent => new_id(epoch),
+        AuditPhase::Result => format!("refused-{}", (epoch * 1000.0) as u64),
+    };
+    AuditRecord {
+        time,
+        epoch,
+        id,
+        phase,
+        principal: ctx.principal.clone(),
+        profile: ctx.profile.clone(),
+        region: ctx.region.clone(),
+        endpoint_url: ctx.endpoint_url.clone(),
+        action: m.action,
+        target: m.target,
+        before: redact(&m.before),
+        after: redact(&m.after),
+        result,
+        request_id: None,
+        reason: m.reason,
     }
 }
 
@@ -250,26 +270,14 @@ impl Audit {
 
     /// Writes (and fsyncs) the intent of a mutation. Only send the mutation when this is Ok.
     pub fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
-        let (time, epoch) = now();
-        let record = AuditRecord {
-            time,
-            epoch,
-            id: new_id(epoch),
-            phase: AuditPhase::Intent,
-            principal: ctx.principal.clone(),
-            profile: ctx.profile.clone(),
-            region: ctx.region.clone(),
-            endpoint_url: ctx.endpoint_url.clone(),
-            action: m.action,
-            target: m.target,
-            before: redact(&m.before),
-            after: redact(&m.after),
-            result: None,
-            request_id: None,
-            reason: m.reason,
-        };
+        let record = line_of(ctx, m, AuditPhase::Intent, None);
         self.record(&record)?;
         Ok(Pending { record })
+    }
+
+    /// Writes a single result line for a mutation refused before anything was sent.
+    pub fn refused(&self, ctx: &AuditContext, m: Mutation, why: &str) -> Result<(), AuditError> {
+        self.record(&line_of(ctx, m, AuditPhase::Result, Some(format!("refused: {why}"))))
     }
 
     /// Writes the result of a mutation whose intent was written: `Ok(request id)` or the error.

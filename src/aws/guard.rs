@@ -13,11 +13,11 @@ use aws_sdk_sagemaker::operation::RequestId;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::audit::{Audit, AuditContext, AuditError, AuditPhase, AuditRecord, Mutation};
+use super::audit::{Audit, AuditContext, AuditError, Mutation};
 use super::config::Fleet;
 use super::error::AwsError;
 use super::inventory::EndpointInfo;
-use super::weights::WeightPlan;
+use super::weights::{WeightPlan, weight_text};
 
 /// What the operator saw of one variant; `None` fields are not checked.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -64,14 +64,6 @@ impl std::fmt::Display for Difference {
         } else {
             write!(f, "{} {} {} → {}", self.variant, self.field, self.expected, self.actual)
         }
-    }
-}
-
-fn num(w: f64) -> String {
-    if w.fract() == 0.0 {
-        format!("{w:.0}")
-    } else {
-        format!("{w}")
     }
 }
 
@@ -160,7 +152,7 @@ impl Expectation {
                 if let Some(w) = want
                     && !same(w, got)
                 {
-                    out.push(diff(&e.variant, field, num(w), num(got)));
+                    out.push(diff(&e.variant, field, weight_text(w), weight_text(got)));
                 }
             }
             let counts = [
@@ -233,30 +225,14 @@ impl Audited {
 
     /// Writes a single line for a refused mutation (nothing was sent). Best effort.
     pub fn refused(&self, action: &str, target: &str, why: &str, reason: Option<String>) {
-        let (time, epoch) = {
-            let dt = aws_smithy_types::DateTime::from(std::time::SystemTime::now());
-            let t = dt
-                .fmt(aws_smithy_types::date_time::Format::DateTime)
-                .unwrap_or_default();
-            (t, dt.as_secs_f64())
-        };
-        let _ = self.audit.record(&AuditRecord {
-            time,
-            epoch,
-            id: format!("refused-{}", (epoch * 1000.0) as u64),
-            phase: AuditPhase::Result,
-            principal: self.ctx.principal.clone(),
-            profile: self.ctx.profile.clone(),
-            region: self.ctx.region.clone(),
-            endpoint_url: self.ctx.endpoint_url.clone(),
+        let m = Mutation {
             action: action.to_string(),
             target: target.to_string(),
             before: Value::Null,
             after: Value::Null,
-            result: Some(format!("refused: {why}")),
-            request_id: None,
             reason,
-        });
+        };
+        let _ = self.audit.refused(&self.ctx, m, why);
     }
 }
 
@@ -314,14 +290,7 @@ impl Fleet {
             after: json!({ "variants": plan.after, "changes": plan.changes }),
             reason,
         })?;
-        let desired = super::weights::desired_weights(plan);
-        let sent = self
-            .sagemaker
-            .update_endpoint_weights_and_capacities()
-            .endpoint_name(&plan.endpoint)
-            .set_desired_weights_and_capacities(Some(desired))
-            .send()
-            .await;
+        let sent = self.weights_request(plan).send().await;
         match sent {
             Ok(out) => {
                 let request_id = out.request_id().map(str::to_string);

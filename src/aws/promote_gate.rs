@@ -132,41 +132,26 @@ pub fn evaluate(
         limit: gates.max_p99_ratio,
         ok: ratio_ok,
     });
-    let r5 = canary.rate_5xx();
-    let ok5 = if enough {
-        r5.map(|r| r <= gates.max_5xx_rate)
-    } else {
-        None
-    };
-    if ok5 == Some(false) {
-        reasons.push(format!(
-            "5XX rate {:.2}% is above {:.2}%",
-            r5.unwrap_or_default() * 100.0,
-            gates.max_5xx_rate * 100.0
-        ));
-    }
-    checks.push(GateCheck {
-        name: "5xx_rate".into(),
-        value: r5,
-        limit: gates.max_5xx_rate,
-        ok: ok5,
-    });
-    if let Some(max4) = gates.max_4xx_rate {
-        let r4 = canary.rate_4xx();
-        let ok4 = if enough { r4.map(|r| r <= max4) } else { None };
-        if ok4 == Some(false) {
+    // An error-rate check, judged only with enough invocations.
+    let mut rate_check = |name: &str, label: &str, rate: Option<f64>, limit: f64| {
+        let ok = if enough { rate.map(|r| r <= limit) } else { None };
+        if ok == Some(false) {
             reasons.push(format!(
-                "4XX rate {:.2}% is above {:.2}%",
-                r4.unwrap_or_default() * 100.0,
-                max4 * 100.0
+                "{label} rate {:.2}% is above {:.2}%",
+                rate.unwrap_or_default() * 100.0,
+                limit * 100.0
             ));
         }
         checks.push(GateCheck {
-            name: "4xx_rate".into(),
-            value: r4,
-            limit: max4,
-            ok: ok4,
+            name: name.into(),
+            value: rate,
+            limit,
+            ok,
         });
+    };
+    rate_check("5xx_rate", "5XX", canary.rate_5xx(), gates.max_5xx_rate);
+    if let Some(max4) = gates.max_4xx_rate {
+        rate_check("4xx_rate", "4XX", canary.rate_4xx(), max4);
     }
     let verdict = if checks.iter().any(|c| c.ok == Some(false) && c.name != "invocations") {
         // Only judged checks can fail: with too few invocations none is judged.

@@ -65,7 +65,9 @@ impl PromotionRunner {
         path: PathBuf,
         opts: RunnerOptions,
     ) -> Result<(PromotionRunner, UnboundedSender<Control>), PromoteError> {
-        let info = fleet.endpoint(&spec.endpoint).await?;
+        let info = fleet
+            .describe_endpoint_info(&spec.endpoint, &AtomicUsize::new(0))
+            .await?;
         if info.status != "InService" {
             return Err(PromoteError::Invalid(format!(
                 "{} is {}; a promotion starts only when it is InService",
@@ -404,7 +406,10 @@ impl PromotionRunner {
     /// Sets `target` weights (compare-and-swap against the weights the plan last set, audited
     /// under `action`); nothing is sent when the endpoint already has them. The request id.
     async fn send(&self, target: &[(String, f64)], action: &str, why: String) -> Result<Option<String>, PromoteError> {
-        let info = self.fleet.endpoint(&self.state.spec.endpoint).await?;
+        let info = self
+            .fleet
+            .describe_endpoint_info(&self.state.spec.endpoint, &AtomicUsize::new(0))
+            .await?;
         if at_weights(&info, target) {
             return Ok(None);
         }

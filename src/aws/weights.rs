@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use aws_sdk_sagemaker::operation::update_endpoint_weights_and_capacities::builders::UpdateEndpointWeightsAndCapacitiesFluentBuilder;
 use aws_sdk_sagemaker::types::DesiredWeightAndCapacity;
 use serde::Serialize;
 
@@ -178,30 +179,38 @@ pub fn plan_weights(info: &EndpointInfo, changes: &[WeightChange]) -> Result<Wei
     })
 }
 
-/// The plan's changes as UpdateEndpointWeightsAndCapacities wants them.
-pub(crate) fn desired_weights(plan: &WeightPlan) -> Vec<DesiredWeightAndCapacity> {
-    plan.changes
-        .iter()
-        .map(|c| {
-            DesiredWeightAndCapacity::builder()
-                .variant_name(&c.variant)
-                .set_desired_weight(c.weight.map(|w| w as f32))
-                .set_desired_instance_count(c.instances)
-                .build()
-        })
-        .collect()
+/// A weight without a trailing `.0` when whole.
+pub fn weight_text(w: f64) -> String {
+    if w.fract() == 0.0 {
+        format!("{w:.0}")
+    } else {
+        format!("{w}")
+    }
 }
 
 impl Fleet {
-    /// Sends a validated plan (UpdateEndpointWeightsAndCapacities).
-    pub async fn apply_weights(&self, plan: &WeightPlan) -> Result<(), AwsError> {
+    /// The UpdateEndpointWeightsAndCapacities request of a validated plan, ready to send.
+    pub(crate) fn weights_request(&self, plan: &WeightPlan) -> UpdateEndpointWeightsAndCapacitiesFluentBuilder {
+        let desired = plan
+            .changes
+            .iter()
+            .map(|c| {
+                DesiredWeightAndCapacity::builder()
+                    .variant_name(&c.variant)
+                    .set_desired_weight(c.weight.map(|w| w as f32))
+                    .set_desired_instance_count(c.instances)
+                    .build()
+            })
+            .collect();
         self.sagemaker
             .update_endpoint_weights_and_capacities()
             .endpoint_name(&plan.endpoint)
-            .set_desired_weights_and_capacities(Some(desired_weights(plan)))
-            .send()
-            .await
-            .map_err(AwsError::from_sdk)?;
+            .set_desired_weights_and_capacities(Some(desired))
+    }
+
+    /// Sends a validated plan (UpdateEndpointWeightsAndCapacities).
+    pub async fn apply_weights(&self, plan: &WeightPlan) -> Result<(), AwsError> {
+        self.weights_request(plan).send().await.map_err(AwsError::from_sdk)?;
         Ok(())
     }
 

@@ -125,12 +125,7 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
         .clone()
         .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
         .unwrap_or_else(|| "aws".into());
-    let profile = g
-        .profile
-        .clone()
-        .or_else(|| std::env::var("AWS_PROFILE").ok())
-        .unwrap_or_else(|| "default".into());
-    finish(run(options(g, c, label, &profile), None).await)
+    finish(run(options(g, c, label, &g.profile_name()), None).await)
 }
 
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.

@@ -17,10 +17,11 @@ pub mod tool_audit;
 pub mod weights_cmd;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::aws::audit::default_audit_path;
+use crate::aws::audit::{Audit, AuditContext, default_audit_path};
 use crate::aws::guard::Audited;
 use crate::aws::{AwsError, AwsOptions, Fleet};
 
@@ -80,9 +81,6 @@ pub struct GlobalArgs {
     /// the session; `:reason` changes it).
     #[arg(long, global = true)]
     pub reason: Option<String>,
-    /// Read-only is on (`--read-only`, or `read_only` for the profile in config.toml); set by `run`.
-    #[arg(skip)]
-    pub read_only: bool,
 }
 
 impl GlobalArgs {
@@ -96,6 +94,14 @@ impl GlobalArgs {
         }
     }
 
+    /// The profile in use: `--profile`, else AWS_PROFILE, else `default`.
+    pub fn profile_name(&self) -> String {
+        self.profile
+            .clone()
+            .or_else(|| std::env::var("AWS_PROFILE").ok())
+            .unwrap_or_else(|| "default".into())
+    }
+
     /// Connects the fleet layer, or prints why not.
     pub async fn connect(&self) -> Result<Fleet, i32> {
         Fleet::connect(&self.aws_options()).await.map_err(|e| report(&e))
@@ -106,15 +112,23 @@ impl GlobalArgs {
         self.audit_file.clone().or_else(default_audit_path)
     }
 
-    /// Opens the audit log and names the principal (STS); prints why not and returns exit 6.
-    pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, i32> {
+    /// Opens the audit log; prints why not and returns exit 6.
+    pub fn open_audit(&self) -> Result<Arc<Audit>, i32> {
         let Some(path) = self.audit_path() else {
             eprintln!("sagedeck: no audit log location (HOME is not set); pass --audit-file PATH; nothing was sent");
             return Err(EXIT_REFUSED);
         };
-        Audited::open(&path, fleet).await.map_err(|e| {
+        Audit::open(&path).map(Arc::new).map_err(|e| {
             eprintln!("sagedeck: {e}");
             EXIT_REFUSED
+        })
+    }
+
+    /// Opens the audit log and names the principal (STS); prints why not and returns exit 6.
+    pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, i32> {
+        Ok(Audited {
+            audit: self.open_audit()?,
+            ctx: AuditContext::from_fleet(fleet).await,
         })
     }
 }
@@ -172,11 +186,7 @@ fn mutation_of(cmd: &Command) -> Option<&'static str> {
 
 /// Whether the config file makes `profile` read-only.
 fn profile_read_only(g: &GlobalArgs) -> bool {
-    let profile = g
-        .profile
-        .clone()
-        .or_else(|| std::env::var("AWS_PROFILE").ok())
-        .unwrap_or_else(|| "default".into());
+    let profile = g.profile_name();
     console_cmd::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
@@ -251,11 +261,10 @@ pub fn run(cli: Cli) -> i32 {
             return EXIT_AWS;
         }
     };
-    let mut g = cli.global;
+    let g = cli.global;
     let console = cli.console;
-    g.read_only = console.read_only || profile_read_only(&g);
-    if g.read_only
-        && let Some(what) = cli.command.as_ref().and_then(mutation_of)
+    if let Some(what) = cli.command.as_ref().and_then(mutation_of)
+        && (console.read_only || profile_read_only(&g))
     {
         return refuse_read_only(what);
     }

@@ -33,13 +33,7 @@ pub fn opt_f(v: Option<f64>, decimals: usize) -> String {
 }
 
 /// A weight without a trailing `.0` when whole.
-pub fn weight(w: f64) -> String {
-    if w.fract() == 0.0 {
-        format!("{w:.0}")
-    } else {
-        format!("{w}")
-    }
-}
+pub use crate::aws::weights::weight_text as weight;
 
 /// A share as a percentage.
 pub fn pct(share: f64) -> String {

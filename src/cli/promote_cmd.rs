@@ -13,7 +13,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::output::{print_json, weight};
 use super::promote_view::{event_line, phase_text, print_state};
 use super::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
-use crate::aws::guard::GuardError;
+use crate::aws::Fleet;
+use crate::aws::guard::{Audited, GuardError};
 use crate::aws::promote::{Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_state, parse_steps, plan_path};
 use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question, RunnerOptions};
 
@@ -114,6 +115,13 @@ async fn drive(
     rollback: bool,
 ) -> i32 {
     let total = runner.state().spec.steps.len();
+    let show = |e: &PromotionEvent| {
+        if !g.json
+            && let Some(l) = event_line(e, total)
+        {
+            eprintln!("{l}");
+        }
+    };
     let mut sigint = interrupts();
     let mut sigint_open = true;
     let (etx, mut events) = unbounded_channel();
@@ -133,9 +141,7 @@ async fn drive(
         tokio::select! {
             r = &mut task => break r,
             Some(e) = events.recv() => {
-                if !g.json && let Some(l) = event_line(&e, total) {
-                    eprintln!("{l}");
-                }
+                show(&e);
                 if let PromotionEvent::Ask { question } = e {
                     match (&question, yes) {
                         (Question::NextStep { .. }, true) => { let _ = control.send(Control::Proceed); }
@@ -176,11 +182,7 @@ async fn drive(
     // The task can finish while its last events (the held or rolled-back line) still wait in
     // the channel: the runner is gone, so everything it said is there to print.
     while let Ok(e) = events.try_recv() {
-        if !g.json
-            && let Some(l) = event_line(&e, total)
-        {
-            eprintln!("{l}");
-        }
+        show(&e);
     }
     let outcome = match result {
         Ok(r) => r,
@@ -222,6 +224,13 @@ fn state_path(endpoint: &str) -> Result<PathBuf, i32> {
     default_plan_dir()
         .map(|d| plan_path(&d, endpoint))
         .ok_or_else(|| usage("no state directory (set HOME or XDG_STATE_HOME)"))
+}
+
+/// The fleet and the audit log (with the principal), or the exit code after saying why not.
+async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), i32> {
+    let fleet = g.connect().await?;
+    let audited = g.audited(&fleet).await?;
+    Ok((fleet, audited))
 }
 
 /// Runs `promote`.
@@ -278,12 +287,8 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
                 phase_text(state.phase)
             ));
         }
-        let fleet = match g.connect().await {
-            Ok(f) => f,
-            Err(code) => return code,
-        };
-        let audited = match g.audited(&fleet).await {
-            Ok(a) => a,
+        let (fleet, audited) = match connect_audited(g).await {
+            Ok(x) => x,
             Err(code) => return code,
         };
         let (runner, tx) = PromotionRunner::from_state(fleet, audited, state, path, opts);
@@ -326,12 +331,8 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         },
         mode: if args.auto { Mode::Auto } else { Mode::Manual },
     };
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let audited = match g.audited(&fleet).await {
-        Ok(a) => a,
+    let (fleet, audited) = match connect_audited(g).await {
+        Ok(x) => x,
         Err(code) => return code,
     };
     match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {

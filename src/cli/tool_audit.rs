@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{EXIT_REFUSED, GlobalArgs};
 use crate::aws::Fleet;
-use crate::aws::audit::{Audit, AuditContext, Mutation, Pending};
+use crate::aws::audit::{AuditContext, Mutation, Pending};
 use crate::aws::guard::Audited;
 
 /// Who is calling: the AWS principal when AWS is configured (STS, 5 s at most), else the
@@ -15,11 +15,7 @@ pub async fn context(g: &GlobalArgs) -> AuditContext {
         Ok(fleet) => AuditContext::from_fleet(&fleet).await,
         Err(_) => AuditContext {
             principal: None,
-            profile: g
-                .profile
-                .clone()
-                .or_else(|| std::env::var("AWS_PROFILE").ok())
-                .unwrap_or_else(|| "default".into()),
+            profile: g.profile_name(),
             region: g.region.clone().unwrap_or_default(),
             endpoint_url: g.endpoint_url.clone(),
         },
@@ -41,18 +37,8 @@ pub fn intent(
     tool: &str,
     arguments: &Value,
 ) -> Result<ToolAudit, i32> {
-    let refuse = |e: &dyn std::fmt::Display| {
-        eprintln!("sagedeck: {e}");
-        EXIT_REFUSED
-    };
-    let Some(path) = g.audit_path() else {
-        return Err(refuse(
-            &"no audit log location (HOME is not set); pass --audit-file PATH; nothing was sent",
-        ));
-    };
-    let audit = Audit::open(&path).map_err(|e| refuse(&e))?;
     let audited = Audited {
-        audit: std::sync::Arc::new(audit),
+        audit: g.open_audit()?,
         ctx,
     };
     let pending = audited
@@ -63,7 +49,10 @@ pub fn intent(
             after: serde_json::json!({ "arguments": arguments, "repeat": 1 }),
             reason: g.reason.clone(),
         })
-        .map_err(|e| refuse(&e))?;
+        .map_err(|e| {
+            eprintln!("sagedeck: {e}");
+            EXIT_REFUSED
+        })?;
     Ok(ToolAudit { audited, pending })
 }
 

@@ -40,7 +40,8 @@ pub struct WeightsArgs {
     pub wait_timeout: u64,
 }
 
-fn bar(share: f64, width: usize) -> String {
+/// A text bar `width` cells wide, filled to `share` (0–1).
+pub fn bar(share: f64, width: usize) -> String {
     let n = (share * width as f64).round() as usize;
     format!("{}{}", "█".repeat(n.min(width)), "░".repeat(width - n.min(width)))
 }

@@ -13,10 +13,9 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::client::{ConnectOptions, McpConnection, Shared};
+use super::client::{McpConnection, Shared};
 use super::connect::STDERR_LINES_SHOWN;
 use super::events::{LogSource, Progress};
-use super::registry::ServerEntry;
 use super::result::{RenderedResult, render};
 
 /// How long a call may go without an answer or progress, unless told otherwise.
@@ -212,11 +211,7 @@ impl McpConnection {
         match e {
             CallError::Disconnected(m) => {
                 let tail = self.shared.log.stderr_tail(STDERR_LINES_SHOWN);
-                CallError::Disconnected(if tail.is_empty() {
-                    m
-                } else {
-                    format!("{m}; stderr: {}", tail.join(" | "))
-                })
+                CallError::Disconnected(format!("{m}{}", super::connect::stderr_suffix(&tail)))
             }
             other => other,
         }
@@ -252,20 +247,4 @@ impl Drop for RouteGuard<'_> {
     fn drop(&mut self) {
         self.0.routes.lock().remove(&self.1);
     }
-}
-
-/// Connects, then renders: a convenience for one-shot callers.
-pub async fn connect_and_call(
-    entry: &ServerEntry,
-    tool: &str,
-    arguments: Option<JsonObject>,
-    connect: &ConnectOptions,
-    call: CallOptions,
-) -> Result<CallOutcome, String> {
-    let conn = McpConnection::connect(entry, connect)
-        .await
-        .map_err(|e| e.to_string())?;
-    let r = conn.call_tool(tool, arguments, call).await.map_err(|e| e.to_string());
-    conn.disconnect().await;
-    r
 }

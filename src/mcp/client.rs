@@ -23,7 +23,7 @@ use super::events::{LogSource, Progress, ServerEvent, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
 use super::transport_sse::SseClientTransport;
 
-pub use super::call::{CallError, CallOptions, CallOutcome, DEFAULT_CALL_TIMEOUT, connect_and_call};
+pub use super::call::{CallError, CallOptions, CallOutcome, DEFAULT_CALL_TIMEOUT};
 
 /// How long to wait for a handshake, unless told otherwise.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -319,11 +319,6 @@ impl McpConnection {
     /// The server's name in the registry.
     pub fn name(&self) -> &str {
         &self.name
-    }
-
-    /// How it is reached.
-    pub fn transport(&self) -> TransportKind {
-        self.transport
     }
 
     /// What the server said about itself.

@@ -85,7 +85,8 @@ impl ConnectError {
     }
 }
 
-fn stderr_suffix(lines: &[String]) -> String {
+/// `; stderr: a | b` for the server's last stderr lines (empty when there are none).
+pub(super) fn stderr_suffix(lines: &[String]) -> String {
     if lines.is_empty() {
         String::new()
     } else {

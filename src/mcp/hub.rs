@@ -95,17 +95,6 @@ impl McpHub {
         }
     }
 
-    /// Adds a server (replacing one of the same name).
-    pub fn add(&self, entry: ServerEntry) {
-        let mut slots = self.slots.write();
-        slots.retain(|s| s.entry.name != entry.name);
-        slots.push(Slot {
-            entry,
-            status: ServerStatus::Idle,
-            conn: None,
-        });
-    }
-
     fn set(&self, name: &str, status: ServerStatus, conn: Option<Arc<McpConnection>>) {
         if let Some(s) = self.slots.write().iter_mut().find(|s| s.entry.name == name) {
             s.status = status;

@@ -34,7 +34,8 @@ fn type_matches(want: &str, v: &Value) -> bool {
     want == got || (want == "number" && got == "integer")
 }
 
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+/// The schema a local `$ref` (`#`, `#/$defs/X`) points at in `root`.
+pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.is_empty() {
         return Some(root);
@@ -57,7 +58,7 @@ fn check(root: &Value, schema: &Value, v: &Value, path: &str, depth: usize, erro
         _ => return,
     };
     if let Some(Value::String(r)) = s.get("$ref") {
-        match resolve(root, r) {
+        match resolve_ref(root, r) {
             Some(target) => check(root, target, v, path, depth + 1, errors),
             None => errors.push(format!("{path}: unresolvable $ref {r}")),
         }

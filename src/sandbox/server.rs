@@ -79,10 +79,13 @@ async fn dispatch(
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
         return faults::admin(&sb, &method, rest, uri.query(), &body);
     }
-    if method == Method::POST && path == "/" && sts::is_query_request(&headers, &body) {
+    if method == Method::POST
+        && path == "/"
+        && let Some(op) = sts::query_action(&headers, &body)
+    {
         // awsQuery (STS): the operation is the form's Action.
-        sb.count_request(&sts::action(&body).unwrap_or_default());
-        return sts::handle(&sb, &headers, &body);
+        sb.count_request(&op);
+        return sts::handle(&sb, &op, &headers);
     }
     if method == Method::GET || method == Method::HEAD {
         sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) {

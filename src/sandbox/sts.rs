@@ -8,17 +8,18 @@ use axum::response::Response;
 
 use super::Sandbox;
 use super::faults::fault_error;
-use super::wire::{bytes_response, next_request_id, xml_escape};
+use super::wire::{ApiError, Protocol, bytes_response, next_request_id, xml_escape};
 
 const XMLNS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 
-/// Whether a request looks like an awsQuery call (form-urlencoded POST with an `Action`).
-pub fn is_query_request(headers: &HeaderMap, body: &[u8]) -> bool {
+/// The operation of an awsQuery call (a form-urlencoded body with an `Action`); None when the
+/// request is not one.
+pub fn query_action(headers: &HeaderMap, body: &[u8]) -> Option<String> {
     let form = headers
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
-    form && action(body).is_some()
+    if form { action(body) } else { None }
 }
 
 /// The `Action` parameter of a form body.
@@ -38,36 +39,18 @@ fn access_key(headers: &HeaderMap) -> Option<String> {
     cred.split('/').next().map(str::to_string)
 }
 
-fn error(status: StatusCode, kind: &str, code: &str, message: &str) -> Response {
-    let body = format!(
-        "<ErrorResponse xmlns=\"{XMLNS}\"><Error><Type>{kind}</Type><Code>{}</Code><Message>{}</Message></Error><RequestId>{}</RequestId></ErrorResponse>",
-        xml_escape(code),
-        xml_escape(message),
-        next_request_id()
-    );
-    bytes_response(status, "text/xml", body.into_bytes())
-}
-
-/// Serves one STS awsQuery request.
-pub fn handle(sb: &Sandbox, headers: &HeaderMap, body: &[u8]) -> Response {
-    let op = action(body).unwrap_or_default();
-    if let Some(kind) = sb.faults.take(&op, None, None)
+/// Serves one STS awsQuery request for operation `op`.
+pub fn handle(sb: &Sandbox, op: &str, headers: &HeaderMap) -> Response {
+    if let Some(kind) = sb.faults.take(op, None, None)
         && let Some(e) = fault_error(&kind, sb, "")
     {
-        let kind = if e.status.is_server_error() {
-            "Receiver"
-        } else {
-            "Sender"
-        };
-        return error(e.status, kind, &e.code, &e.message);
+        return e.in_namespace(XMLNS).into_response(Protocol::AwsQuery);
     }
     if op != "GetCallerIdentity" {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "Sender",
-            "InvalidAction",
-            &format!("The sandbox does not implement STS action {op}."),
-        );
+        let message = format!("The sandbox does not implement STS action {op}.");
+        return ApiError::new(StatusCode::BAD_REQUEST, "InvalidAction", message)
+            .in_namespace(XMLNS)
+            .into_response(Protocol::AwsQuery);
     }
     let key = access_key(headers).unwrap_or_else(|| "anonymous".into());
     let account = &sb.config.account;

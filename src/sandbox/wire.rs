@@ -21,6 +21,8 @@ pub enum Protocol {
     RpcV2Cbor,
     /// REST + XML (S3).
     RestXml,
+    /// awsQuery: form-urlencoded requests, XML answers (STS).
+    AwsQuery,
 }
 
 /// A service error, encoded in whichever protocol the request came in.
@@ -126,6 +128,17 @@ impl ApiError {
                     resp.headers_mut().insert("x-amzn-query-error", v);
                 }
                 resp
+            }
+            Protocol::AwsQuery => {
+                let fault = if self.sender_fault { "Sender" } else { "Receiver" };
+                let body = format!(
+                    "<ErrorResponse xmlns=\"{}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message></Error><RequestId>{}</RequestId></ErrorResponse>",
+                    self.namespace,
+                    xml_escape(&self.code),
+                    xml_escape(&self.message),
+                    next_request_id()
+                );
+                bytes_response(self.status, "text/xml", body.into_bytes())
             }
             Protocol::RestXml => {
                 let body = format!(

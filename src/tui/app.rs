@@ -518,10 +518,11 @@ impl App {
             ev @ (AppEvent::McpServers { .. } | AppEvent::ToolProgress { .. } | AppEvent::ToolResult { .. }) => {
                 self.tools.on_event(ev, &mut self.toasts)
             }
-            ev @ (AppEvent::Activity(_)
-            | AppEvent::Promotion { .. }
-            | AppEvent::PromotionEnded { .. }
-            | AppEvent::Notice { .. }) => super::panes::promotion::on_event(self, ev),
+            AppEvent::Activity(r) => self.activity.on_read(r),
+            AppEvent::Notice { error, text } => self.toasts.push(if error { Level::Error } else { Level::Info }, text),
+            ev @ (AppEvent::Promotion { .. } | AppEvent::PromotionEnded { .. }) => {
+                super::panes::promotion::on_event(self, ev)
+            }
             AppEvent::Prewarm { endpoint, event } => self.models.on_prewarm_event(&endpoint, event, &mut self.data),
             AppEvent::PrewarmDone { endpoint, result } => {
                 self.models
@@ -536,7 +537,12 @@ impl App {
             self.dirty = true;
         }
         self.schedule_refreshes();
-        super::panes::promotion::tick(self);
+        // The Activity tab re-reads the log while visible.
+        if self.tab == Tab::Activity {
+            let mut out = Outbox::default();
+            self.activity.tick(self.intervals.inventory, &mut out);
+            self.apply_outbox(out);
+        }
         if self.tab == Tab::Latency && self.data.loaded {
             let mut out = Outbox::default();
             self.latency.tick(&self.data, &mut out);

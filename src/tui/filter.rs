@@ -74,6 +74,25 @@ impl Filter {
         self.regex = None;
     }
 
+    /// A key while the filter is being typed: characters and Backspace edit it, Enter keeps it,
+    /// Esc clears it (both end `typing`). False when the key is none of those.
+    pub fn type_key(&mut self, code: crossterm::event::KeyCode, typing: &mut bool) -> bool {
+        use crossterm::event::KeyCode;
+        match code {
+            KeyCode::Enter => *typing = false,
+            KeyCode::Esc => {
+                *typing = false;
+                self.clear();
+            }
+            KeyCode::Backspace => {
+                self.pop();
+            }
+            KeyCode::Char(c) => self.push(c),
+            _ => return false,
+        }
+        true
+    }
+
     /// The `/` prompt a pane shows under its list: the text, a cursor while typing, and how it
     /// matches.
     pub fn prompt_line(&self, typing: bool, theme: &crate::tui::theme::Theme) -> ratatui::text::Line<'static> {

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::app::App;
 use super::panes::{Pane, Tab};
@@ -35,12 +35,12 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Tab::Tools => app.tools.render(f, body, &app.data, &theme),
         Tab::Activity => app.activity.render(f, body, &app.data, &theme),
     }
+    let hints = app.hints();
     if app.command_line.open {
         app.command_line.render(f, foot, &theme);
     } else {
-        footer::render(f, foot, &app.hints(), &theme);
+        footer::render(f, foot, &hints, &theme);
     }
-    let hints = app.hints();
     match app.overlay.as_mut() {
         Some(Overlay::Help { scroll }) => help::render(f, body, app.tab.title(), &hints, scroll, &theme),
         Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), *scroll, &theme),
@@ -89,16 +89,7 @@ fn render_error_log(
             })
             .collect()
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(true))
-        .title(Span::styled(" Messages, newest first — Esc closes ", theme.fg("title")));
-    f.render_widget(Clear, rect);
-    f.render_widget(
-        Paragraph::new(lines)
-            .style(theme.base())
-            .block(block)
-            .scroll((scroll, 0)),
-        rect,
-    );
+    let heading = Span::styled(" Messages, newest first — Esc closes ", theme.fg("title"));
+    let body = Paragraph::new(lines).scroll((scroll, 0));
+    super::widgets::modal(f, rect, theme.border(true), heading, body, theme);
 }

@@ -66,26 +66,16 @@ impl Jobs {
 /// Starts the worker: connects in the background (or uses `fleet`), then serves jobs. It has no
 /// audit log, so every mutation and tool call is refused; the console uses [`spawn_guarded`].
 pub fn spawn(options: AwsOptions, fleet: Option<Fleet>, limits: JobLimits, events: UnboundedSender<AppEvent>) -> Jobs {
-    spawn_with_mcp(options, fleet, limits, events, None)
-}
-
-/// [`spawn`], with the MCP servers of `hub` for the Tools tab's jobs (and no audit log either).
-pub fn spawn_with_mcp(
-    options: AwsOptions,
-    fleet: Option<Fleet>,
-    limits: JobLimits,
-    events: UnboundedSender<AppEvent>,
-    hub: Option<crate::mcp::McpHub>,
-) -> Jobs {
     let guard = GuardOptions {
         audit_path: None,
         plan_dir: None,
         ..GuardOptions::default()
     };
-    spawn_guarded(options, fleet, limits, events, hub, guard)
+    spawn_guarded(options, fleet, limits, events, None, guard)
 }
 
-/// [`spawn_with_mcp`], with the audit log and plan directory of `guard`.
+/// [`spawn`], with the MCP servers of `hub` for the Tools tab's jobs and the audit log and plan
+/// directory of `guard`.
 pub fn spawn_guarded(
     options: AwsOptions,
     fleet: Option<Fleet>,

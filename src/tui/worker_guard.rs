@@ -140,7 +140,6 @@ pub(super) async fn run(
         Job::ApplyWeights { plan, seen, reason } => {
             let endpoint = plan.endpoint.clone();
             let r = apply_weights(g, f, &plan, &seen, reason, limits, events).await;
-            send_activity(g, events);
             let _ = events.send(AppEvent::WeightsDone { endpoint, result: r });
         }
         Job::Prewarm {
@@ -268,10 +267,12 @@ async fn apply_weights(
 ) -> Result<crate::aws::inventory::EndpointInfo, AwsError> {
     let audited = g.audited(f).await.map_err(AwsError::Config)?;
     let expect = Expectation::from_info(seen);
-    let applied = match f
+    let applied = f
         .apply_weights_guarded(plan, &expect, &audited, "weights.set", reason)
-        .await
-    {
+        .await;
+    // Sent or refused, the log has its lines now.
+    send_activity(g, events);
+    let applied = match applied {
         Ok(a) => a,
         Err(GuardError::Aws(e)) => return Err(e),
         Err(e) => return Err(AwsError::Config(e.to_string())),
@@ -279,7 +280,6 @@ async fn apply_weights(
     if let Some(w) = applied.audit_warning {
         notice(events, true, w);
     }
-    send_activity(g, events);
     let progress = events.clone();
     f.wait_in_service(
         &plan.endpoint,

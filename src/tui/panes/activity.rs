@@ -6,9 +6,8 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use serde_json::Value;
 
 use super::{KeyHint, Outbox, Pane};
@@ -17,7 +16,7 @@ use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::filter::Filter;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::centered;
+use crate::tui::widgets::{centered, modal, pane_frame};
 
 /// One row: a result line, or an intent whose result never came.
 #[derive(Debug, Clone)]
@@ -172,19 +171,11 @@ impl Pane for ActivityPane {
             return true;
         }
         if self.filtering {
-            match key.code {
-                KeyCode::Esc => {
-                    self.filter.clear();
-                    self.filtering = false;
-                }
-                KeyCode::Enter => self.filtering = false,
-                KeyCode::Backspace => {
-                    if self.filter.pop().is_none() {
-                        self.filtering = false;
-                    }
-                }
-                KeyCode::Char(c) => self.filter.push(c),
-                _ => return false,
+            // Here Backspace on an empty filter also leaves it.
+            if key.code == KeyCode::Backspace && self.filter.is_empty() {
+                self.filtering = false;
+            } else if !self.filter.type_key(key.code, &mut self.filtering) {
+                return false;
             }
             self.cursor = 0;
             return true;
@@ -223,12 +214,7 @@ impl Pane for ActivityPane {
                 self.rows.len()
             ),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = pane_frame(f, area, title, true, theme);
         let muted = theme.fg("muted");
         if let Some(e) = &self.error {
             let p = Paragraph::new(Span::styled(
@@ -290,12 +276,8 @@ impl Pane for ActivityPane {
         if let Some(d) = &self.detail {
             let rect = centered(area, 80, 80, 40, 10);
             let lines: Vec<Line> = d.lines().map(|l| Line::from(l.to_string())).collect();
-            let block = Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.border(true))
-                .title(Span::styled(" Audit record — Esc closes ", theme.fg("title")));
-            f.render_widget(Clear, rect);
-            f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+            let heading = Span::styled(" Audit record — Esc closes ", theme.fg("title"));
+            modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
         }
     }
 

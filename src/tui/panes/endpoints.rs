@@ -8,7 +8,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::inventory::EndpointInfo;
@@ -16,8 +16,8 @@ use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::filter::Filter;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Overlay;
 use crate::tui::widgets::describe::DescribeView;
+use crate::tui::widgets::{Overlay, pane_frame};
 
 /// Sortable columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,17 +198,8 @@ impl Pane for EndpointsPane {
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         if self.typing {
-            match key.code {
-                KeyCode::Enter => self.typing = false,
-                KeyCode::Esc => {
-                    self.typing = false;
-                    self.filter.clear();
-                }
-                KeyCode::Backspace => {
-                    self.filter.pop();
-                }
-                KeyCode::Char(c) => self.filter.push(c),
-                _ => return true,
+            if !self.filter.type_key(key.code, &mut self.typing) {
+                return true;
             }
             self.rebuild(data);
             self.move_to(self.cursor, data);
@@ -270,12 +261,7 @@ impl Pane for EndpointsPane {
                 format!(" of {}, filter {}", data.inventory.len(), self.filter.text())
             }
         );
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = pane_frame(f, area, title, true, theme);
         let (table_area, filter_area) = if self.typing || !self.filter.is_empty() {
             (
                 Rect {

@@ -16,11 +16,11 @@ mod view;
 
 use std::collections::{HashMap, HashSet};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::{KeyHint, Outbox, Pane};
+use super::{KeyHint, Outbox, Pane, ctrl};
 use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
 use crate::tui::data::Data;
 use crate::tui::event::Job;
@@ -59,10 +59,6 @@ pub struct InvokePane {
     notice: Option<String>,
     /// MME catalogs already asked for.
     catalogs_requested: HashSet<String>,
-}
-
-fn ctrl(key: &KeyEvent, c: char) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char(c)
 }
 
 impl InvokePane {

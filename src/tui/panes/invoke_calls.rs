@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
 use crate::aws::latency::LatencyStats;
+use crate::cli::invoke_cmd::body_text;
 
 /// Where a call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +53,8 @@ pub struct Call {
     pub errors: BTreeMap<String, u32>,
     /// The latest success.
     pub last_ok: Option<InvokeResult>,
+    /// Its body as shown (pretty JSON when it parses), made once when it arrives.
+    pub last_ok_text: String,
     /// The latest failure.
     pub last_err: Option<InvokeFailure>,
     /// Whether the latest answer was a failure.
@@ -77,6 +80,7 @@ impl Call {
             variants: BTreeMap::new(),
             errors: BTreeMap::new(),
             last_ok: None,
+            last_ok_text: String::new(),
             last_err: None,
             last_failed: false,
         }
@@ -100,6 +104,7 @@ impl Call {
                     .variants
                     .entry(r.invoked_variant.clone().unwrap_or_else(|| "?".into()))
                     .or_default() += 1;
+                self.last_ok_text = body_text(r.content_type.as_deref(), &r.body);
                 self.last_ok = Some(r);
                 self.last_failed = false;
             }

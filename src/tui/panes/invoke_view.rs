@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Padding, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Borders, Padding, Paragraph, Row, Table, Wrap};
 use ratatui_textarea::WrapMode;
 
 use super::calls::{Call, CallState};
@@ -15,13 +15,10 @@ use crate::aws::AwsError;
 use crate::cli::invoke_cmd::body_text;
 use crate::tui::data::Data;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::{modal, title};
 
 const LABEL: usize = 14;
 const COMPLETIONS_SHOWN: usize = 6;
-
-fn title(text: String, theme: &Theme) -> Span<'static> {
-    Span::styled(text, theme.fg("title").add_modifier(Modifier::BOLD))
-}
 
 fn ms(d: std::time::Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
@@ -37,7 +34,7 @@ pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data,
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))
-            .title(title(" Invoke ".into(), theme));
+            .title(title(" Invoke ", theme));
         let msg = if data.loaded {
             "no endpoint selected: pick one on the Endpoints tab (1), then come back (5)"
         } else {
@@ -184,7 +181,7 @@ fn render_body(form: &mut Form, focused: bool, f: &mut Frame, area: Rect, theme:
         .borders(Borders::ALL)
         .border_style(theme.border(focused))
         .title(Line::from(vec![
-            title(" Body · ".into(), theme),
+            title(" Body · ", theme),
             Span::styled(format!("{state} "), style.add_modifier(Modifier::BOLD)),
         ]));
     block = match &form.check {
@@ -240,12 +237,8 @@ fn render_completions(form: &Form, f: &mut Frame, body_area: Rect, data: &Data, 
             Line::from(Span::styled(m.clone(), style))
         })
         .collect();
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(true))
-        .title(title(format!(" {} matches ", found.len()), theme));
-    f.render_widget(Clear, rect);
-    f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+    let heading = title(format!(" {} matches ", found.len()), theme);
+    modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
 }
 
 fn render_history(p: &InvokePane, f: &mut Frame, area: Rect, theme: &Theme) {
@@ -374,7 +367,7 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
             muted,
         )));
         lines.push(Line::from(""));
-        for l in body_text(r.content_type.as_deref(), &r.body).lines() {
+        for l in c.last_ok_text.lines() {
             lines.push(Line::from(Span::styled(l.to_string(), theme.fg("fg"))));
         }
     }

@@ -52,11 +52,8 @@ pub fn variant_role(e: &EndpointInfo, variant: &str) -> Option<&'static str> {
     if e.variants.iter().any(|v| named(&v.name)) {
         return Some(if named(variant) { "canary" } else { "baseline" });
     }
-    let baseline = e
-        .variants
-        .iter()
-        .reduce(|a, b| if b.current_weight > a.current_weight { b } else { a })?;
-    Some(if baseline.name == variant { "baseline" } else { "canary" })
+    let b = super::variants::baseline_index(e)?;
+    Some(super::variants::role(e.variants[b].name == variant))
 }
 
 /// The pane's state.

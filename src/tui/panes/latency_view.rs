@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph, Wrap};
 
 use super::chart::{LineChart, Plot, fmt_count, fmt_ms, fmt_ms_short, points, thousands, window_label};
 use super::{LatencyPane, WINDOWS, variant_role};
@@ -15,6 +15,7 @@ use crate::aws::inventory::{EndpointInfo, VariantInfo};
 use crate::aws::metrics::{Metric, MetricsSnapshot, VariantMetrics};
 use crate::tui::data::Data;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::pane_frame;
 
 /// Rows a variant needs: its title line and a chart of four plot rows with borders.
 const ROW_MIN: u16 = 7;
@@ -137,12 +138,7 @@ impl LatencyPane {
             Some(e) => format!(" Latency — {} ", e.name),
             None => " Latency ".into(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
-        let inner = block.inner(area);
-        f.render_widget(block.style(theme.base()), area);
+        let inner = pane_frame(f, area, title, true, theme);
         let own_h = if inner.height > ROW_MIN + OWN_HEIGHT {
             OWN_HEIGHT
         } else {
@@ -278,15 +274,13 @@ fn render_variant(f: &mut Frame, area: Rect, e: &EndpointInfo, v: &VariantInfo, 
 
 /// The console's own invoke latencies: percentiles and a histogram.
 fn render_own(f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(false))
-        .title(Span::styled(
-            " Measured by this console (client side, retries included) ",
-            theme.fg("title").add_modifier(Modifier::BOLD),
-        ));
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = pane_frame(
+        f,
+        area,
+        " Measured by this console (client side, retries included) ",
+        false,
+        theme,
+    );
     let Some(p) = data.own_latency.percentiles() else {
         return muted_text(
             f,

@@ -147,6 +147,11 @@ impl KeyHint {
     }
 }
 
+/// Whether `key` is Ctrl-`c`.
+pub fn ctrl(key: &KeyEvent, c: char) -> bool {
+    key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL) && key.code == crossterm::event::KeyCode::Char(c)
+}
+
 /// The interface every pane implements.
 pub trait Pane {
     /// Answers a key; returns false when the key is not the pane's (the app handles it).

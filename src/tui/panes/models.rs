@@ -367,17 +367,8 @@ impl Pane for ModelsPane {
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         self.sync(data);
         if self.typing {
-            match key.code {
-                KeyCode::Enter => self.typing = false,
-                KeyCode::Esc => {
-                    self.typing = false;
-                    self.filter.clear();
-                }
-                KeyCode::Backspace => {
-                    self.filter.pop();
-                }
-                KeyCode::Char(c) => self.filter.push(c),
-                _ => return true,
+            if !self.filter.type_key(key.code, &mut self.typing) {
+                return true;
             }
             self.sync(data);
             return true;

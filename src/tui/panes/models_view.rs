@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, LineGauge, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Cell, LineGauge, Paragraph, Row, Table, Wrap};
 
 use super::{ModelsPane, PrewarmRun, RunEnd, RunState};
 use crate::aws::catalog::human_size;
@@ -17,6 +17,7 @@ use crate::cli::endpoints_cmd::time_text;
 use crate::tui::data::{Data, ModelKnowledge};
 use crate::tui::panes::latency::chart::{fmt_ms, spark, thousands, window_label};
 use crate::tui::theme::Theme;
+use crate::tui::widgets::pane_frame;
 
 /// Points of the inline sparklines.
 const SPARK_WIDTH: usize = 10;
@@ -220,12 +221,7 @@ impl ModelsPane {
             Some(e) => format!(" Models — {} ", e.name),
             None => " Models ".into(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
-        let inner = block.inner(area);
-        f.render_widget(block.style(theme.base()), area);
+        let inner = pane_frame(f, area, title, true, theme);
         let Some(e) = e else {
             let msg = if data.loaded {
                 "no endpoint selected — pick one on the Endpoints tab (1)"

@@ -260,22 +260,9 @@ pub fn announce_unfinished(app: &mut App, plans: Vec<PlanState>) {
     }
 }
 
-/// The refresh tick's share: the Activity tab re-reads the log while visible.
-pub fn tick(app: &mut App) {
-    if app.tab == super::Tab::Activity {
-        let mut out = Outbox::default();
-        app.activity.tick(app.intervals.inventory, &mut out);
-        for j in out.jobs {
-            app.submit(j);
-        }
-    }
-}
-
-/// Applies the guardrails' events (activity, promotion progress, notices).
+/// Applies a running plan's events (progress, end).
 pub fn on_event(app: &mut App, ev: AppEvent) {
     match ev {
-        AppEvent::Activity(r) => app.activity.on_read(r),
-        AppEvent::Notice { error, text } => app.toasts.push(if error { Level::Error } else { Level::Info }, text),
         AppEvent::Promotion { endpoint, event } => {
             let elsewhere = app.tab != super::Tab::Variants || app.data.selected.as_deref() != Some(&endpoint);
             let ui = &mut app.variants.promo;

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{FIELDS, MODE, PlanEditor, PlanView, PromotionUi};
 use crate::aws::promote::{Mode, Phase, PlanState, Verdict};
@@ -14,7 +14,7 @@ use crate::aws::promote_gate::GateReport;
 use crate::aws::promote_run::Question;
 use crate::tui::panes::variants::num;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::centered;
+use crate::tui::widgets::{centered, modal, title};
 
 /// `45s`, `5m`, `1h30m`, `2m05s`.
 pub fn duration_text(secs: f64) -> String {
@@ -228,37 +228,26 @@ impl PlanEditor {
                 theme.fg("muted"),
             ))),
         }
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(
-                format!(" Promotion plan for {} ", self.endpoint),
-                theme.fg("title").add_modifier(Modifier::BOLD),
-            ));
-        f.render_widget(Clear, rect);
-        f.render_widget(
-            Paragraph::new(lines)
-                .style(theme.base())
-                .block(block)
-                .wrap(Wrap { trim: false }),
+        modal(
+            f,
             rect,
+            theme.border(true),
+            title(format!(" Promotion plan for {} ", self.endpoint), theme),
+            Paragraph::new(lines).wrap(Wrap { trim: false }),
+            theme,
         );
     }
 }
 
-fn small_box(f: &mut Frame, area: Rect, title: String, lines: Vec<Line<'static>>, theme: &Theme) {
+fn small_box(f: &mut Frame, area: Rect, heading: String, lines: Vec<Line<'static>>, theme: &Theme) {
     let rect = centered(area, 60, 20, 50, lines.len() as u16 + 2);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.fg("danger"))
-        .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
-    f.render_widget(Clear, rect);
-    f.render_widget(
-        Paragraph::new(lines)
-            .style(theme.base())
-            .block(block)
-            .wrap(Wrap { trim: false }),
+    modal(
+        f,
         rect,
+        theme.fg("danger"),
+        title(heading, theme),
+        Paragraph::new(lines).wrap(Wrap { trim: false }),
+        theme,
     );
 }
 

@@ -150,11 +150,6 @@ impl ToolsPane {
         self.forms.clear();
     }
 
-    /// The remembered arguments.
-    pub fn args_store(&self) -> &ArgsStore {
-        &self.store
-    }
-
     /// The servers as last reported.
     pub fn servers(&self) -> &[ServerView] {
         &self.servers
@@ -262,10 +257,10 @@ impl ToolsPane {
             .iter()
             .rev()
             .find_map(|&i| match &self.history[i].last {
-                Some(Ok(o)) => o.result.structured.clone(),
+                Some(Ok(o)) => o.result.structured.as_ref(),
                 _ => None,
             });
-        endpoint_link(Some(tool), structured.as_ref())
+        endpoint_link(Some(tool), structured)
     }
 
     /// A job was queued: connections mark their servers connecting; a call gets its record.

@@ -3,7 +3,7 @@
 //! each tool, kept across runs in a JSON file of the XDG state directory.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use rmcp::model::JsonObject;
@@ -53,6 +53,8 @@ pub struct ToolCall {
     pub stats: LatencyStats,
     /// The last answer.
     pub last: Option<Result<CallOutcome, CallError>>,
+    /// The last answer's result as text, made once when it arrives (empty for errors).
+    pub last_text: String,
     /// The last progress notification of the call in flight.
     pub progress: Option<Progress>,
 }
@@ -81,6 +83,7 @@ impl ToolCall {
             failed: 0,
             stats: LatencyStats::new(),
             last: None,
+            last_text: String::new(),
             progress: None,
         }
     }
@@ -100,6 +103,10 @@ impl ToolCall {
             Err(CallError::Cancelled) => self.state = ToolCallState::Cancelled,
             Err(_) => self.failed += 1,
         }
+        self.last_text = match &result {
+            Ok(o) => o.result.to_text(),
+            Err(_) => String::new(),
+        };
         self.last = Some(result);
         self.progress = None;
         let complete = self.done >= self.repeat
@@ -160,11 +167,7 @@ pub struct ArgsStore {
 impl ArgsStore {
     /// `$XDG_STATE_HOME/sagedeck/tool_args.json`, else `~/.local/state/sagedeck/tool_args.json`.
     pub fn default_path() -> Option<PathBuf> {
-        let base = std::env::var_os("XDG_STATE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("state")))?;
-        Some(base.join("sagedeck").join("tool_args.json"))
+        crate::aws::audit::state_dir().map(|d| d.join("tool_args.json"))
     }
 
     /// The store kept at `path` (None: in memory only), read when the file exists.
@@ -175,11 +178,6 @@ impl ArgsStore {
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default();
         ArgsStore { path, map }
-    }
-
-    /// Its file.
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
     }
 
     fn key(server: &str, tool: &str) -> String {

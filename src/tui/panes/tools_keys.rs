@@ -3,24 +3,20 @@
 //! connected or the arguments do not conform; destructive tools confirmed first); the history
 //! (re-run, load back); the endpoint jump.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use serde_json::Value;
 
 use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
-use crate::tui::panes::{KeyHint, Outbox, Tab};
+use crate::tui::panes::{KeyHint, Outbox, Tab, ctrl};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::Level;
 
 /// Most calls one repeat may ask for.
 pub const MAX_REPEAT: u32 = 1000;
-
-fn ctrl(key: &KeyEvent, c: char) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char(c)
-}
 
 impl ToolsPane {
     /// The repeat count (1 when empty).
@@ -72,12 +68,8 @@ impl ToolsPane {
         }
         if let Some(first) = tf.form.errors.first().cloned() {
             let n = tf.form.errors.len();
-            let path = first.split(": ").next().unwrap_or("$").to_string();
-            let field = first
-                .split_once("missing required property `")
-                .and_then(|(_, k)| k.strip_suffix('`'))
-                .map(|k| format!("{path}.{k}"))
-                .unwrap_or(path);
+            let (path, _, missing) = crate::tui::widgets::schema_form::problem_parts(&first);
+            let field = missing.unwrap_or_else(|| path.to_string());
             tf.form.focus_path(&field);
             if !raw_mode {
                 self.focus = Focus::Form;

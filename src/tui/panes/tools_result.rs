@@ -6,18 +6,13 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 use super::{ToolCall, ToolCallState, ToolsPane};
+use crate::cli::weights_cmd::bar;
 use crate::mcp::CallError;
 use crate::mcp::events::LogSource;
 use crate::tui::theme::Theme;
 
 fn ms(d: std::time::Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
-}
-
-/// A text progress bar `width` cells wide.
-pub fn progress_bar(fraction: f64, width: usize) -> String {
-    let full = ((fraction.clamp(0.0, 1.0)) * width as f64).round() as usize;
-    format!("{}{}", "█".repeat(full), "░".repeat(width.saturating_sub(full)))
 }
 
 fn progress_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
@@ -29,11 +24,8 @@ fn progress_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::from(Span::styled(what, theme.fg("status_warn"))));
     if let Some(p) = &c.progress {
         let (bar, count) = match (p.fraction(), p.total) {
-            (Some(f), Some(t)) => (
-                progress_bar(f, 24),
-                format!(" {}/{} ({:.0}%)", p.progress, t, f * 100.0),
-            ),
-            _ => (progress_bar(0.0, 24), format!(" {} so far", p.progress)),
+            (Some(f), Some(t)) => (bar(f, 24), format!(" {}/{} ({:.0}%)", p.progress, t, f * 100.0)),
+            _ => (bar(0.0, 24), format!(" {} so far", p.progress)),
         };
         lines.push(Line::from(vec![
             Span::styled(bar, theme.fg("accent")),
@@ -65,7 +57,7 @@ fn answer_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
             }
             lines.push(Line::from(spans));
             let text_role = if o.result.is_error { "status_error" } else { "fg" };
-            for l in o.result.to_text().lines() {
+            for l in c.last_text.lines() {
                 let role = if l.starts_with("structured content") || l.starts_with('[') {
                     "title"
                 } else if l.starts_with("ERROR") {

@@ -14,10 +14,7 @@ use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
 use crate::tui::theme::Theme;
-
-fn title(text: String, theme: &Theme) -> Span<'static> {
-    Span::styled(text, theme.fg("title").add_modifier(Modifier::BOLD))
-}
+use crate::tui::widgets::title;
 
 fn block(text: String, focused: bool, theme: &Theme) -> Block<'static> {
     Block::default()

@@ -8,19 +8,19 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Overlay;
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
 use crate::tui::widgets::weight_editor::WeightEditor;
+use crate::tui::widgets::{Overlay, pane_frame};
 
 #[path = "variants_view.rs"]
 mod view;
@@ -205,12 +205,7 @@ impl Pane for VariantsPane {
             Some(n) => format!(" Variants of {n} "),
             None => " Variants ".to_string(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(title, theme.fg("title").add_modifier(Modifier::BOLD)));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = pane_frame(f, area, title, true, theme);
         let muted = theme.fg("muted");
         let message = |f: &mut Frame, text: String| {
             f.render_widget(Paragraph::new(Span::styled(text, muted)), inner);

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::{Field, WeightEditor};
 use crate::aws::weights::WeightPlan;
@@ -13,8 +13,8 @@ use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::panes::variants::{num, pct, role, split_bar};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::centered;
 use crate::tui::widgets::confirm::Confirm;
+use crate::tui::widgets::{centered, modal};
 
 impl WeightEditor {
     /// The confirmation for a plan: the exact request, then the split before → after. `seen` is
@@ -219,11 +219,7 @@ impl WeightEditor {
         lines.push(Line::from(keys));
         let rect = centered(area, 90, 0, 70, h);
         let mode = if self.percent { "percent" } else { "weights" };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(format!(" Weights of {} — {mode} ", self.endpoint), title));
-        f.render_widget(Clear, rect);
-        f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), rect);
+        let heading = Span::styled(format!(" Weights of {} — {mode} ", self.endpoint), title);
+        modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
     }
 }

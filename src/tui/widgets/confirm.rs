@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::centered;
 use crate::tui::event::Job;
@@ -41,20 +41,13 @@ impl Confirm {
             Span::styled(" n / Esc ", theme.fg("accent").add_modifier(Modifier::BOLD)),
             Span::styled("cancel", theme.fg("muted")),
         ]));
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(border)
-            .title(Span::styled(
-                format!(" {} ", self.title),
-                theme.fg("title").add_modifier(Modifier::BOLD),
-            ));
-        f.render_widget(Clear, rect);
-        f.render_widget(
-            Paragraph::new(lines)
-                .style(theme.base())
-                .block(block)
-                .wrap(Wrap { trim: false }),
+        super::modal(
+            f,
             rect,
+            border,
+            super::title(format!(" {} ", self.title), theme),
+            Paragraph::new(lines).wrap(Wrap { trim: false }),
+            theme,
         );
     }
 }

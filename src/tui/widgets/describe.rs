@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::centered;
 use crate::tui::theme::Theme;
@@ -67,20 +67,16 @@ impl DescribeView {
                 .map(|l| highlight(l, theme))
                 .collect()
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .title(Span::styled(
-                format!(
-                    " {} — ↑↓ PgUp PgDn scroll, Esc closes ({}/{}) ",
-                    self.title,
-                    self.scroll + 1,
-                    self.lines.len().max(1)
-                ),
-                theme.fg("title"),
-            ));
-        f.render_widget(Clear, rect);
-        f.render_widget(Paragraph::new(body).style(theme.base()).block(block), rect);
+        let heading = Span::styled(
+            format!(
+                " {} — ↑↓ PgUp PgDn scroll, Esc closes ({}/{}) ",
+                self.title,
+                self.scroll + 1,
+                self.lines.len().max(1)
+            ),
+            theme.fg("title"),
+        );
+        super::modal(f, rect, theme.border(true), heading, Paragraph::new(body), theme);
     }
 }
 

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::centered;
 use crate::tui::panes::KeyHint;
@@ -89,16 +89,7 @@ pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: 
         (_, 1) => " Help — ↑↓ scroll (1 more line) · Esc closes ".to_string(),
         (_, n) => format!(" Help — ↑↓ scroll ({n} more lines) · Esc closes "),
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(true))
-        .title(Span::styled(title, theme.fg("title")));
-    f.render_widget(Clear, rect);
-    f.render_widget(
-        Paragraph::new(lines)
-            .style(theme.base())
-            .block(block)
-            .scroll((*scroll, 0)),
-        rect,
-    );
+    let heading = Span::styled(title, theme.fg("title"));
+    let body = Paragraph::new(lines).scroll((*scroll, 0));
+    super::modal(f, rect, theme.border(true), heading, body, theme);
 }

@@ -11,7 +11,13 @@ pub mod schema_form;
 pub mod toasts;
 pub mod weight_editor;
 
+use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::tui::theme::Theme;
 
 /// A modal layer over the panes; it gets every key first.
 #[derive(Debug)]
@@ -44,4 +50,32 @@ pub fn centered(area: Rect, pct_w: u16, pct_h: u16, min_w: u16, min_h: u16) -> R
         width: w,
         height: h,
     }
+}
+
+/// A pane or box title: bold, in the theme's title colour.
+pub fn title(text: impl Into<String>, theme: &Theme) -> Span<'static> {
+    Span::styled(text.into(), theme.fg("title").add_modifier(Modifier::BOLD))
+}
+
+/// Draws a pane's bordered frame titled `text` over `area` (the border lit when `focused`) and
+/// returns the area inside it.
+pub fn pane_frame(f: &mut Frame, area: Rect, text: impl Into<String>, focused: bool, theme: &Theme) -> Rect {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(title(text, theme));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
+/// Draws a box over whatever is below: clears `rect`, then `body` in the theme's base style
+/// inside a border of `border` style titled `heading`.
+pub fn modal(f: &mut Frame, rect: Rect, border: Style, heading: Span, body: Paragraph, theme: &Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .title(heading);
+    f.render_widget(Clear, rect);
+    f.render_widget(body.style(theme.base()).block(block), rect);
 }

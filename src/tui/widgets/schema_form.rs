@@ -356,6 +356,17 @@ impl Node {
     }
 }
 
+/// A validation problem (`PATH: WHAT`) in parts: the path, what is wrong, and for a missing
+/// required property the path of that property.
+pub fn problem_parts(e: &str) -> (&str, &str, Option<String>) {
+    let (path, what) = e.split_once(": ").unwrap_or(("$", e));
+    let missing = what
+        .strip_prefix("missing required property `")
+        .and_then(|r| r.strip_suffix('`'))
+        .map(|k| format!("{path}.{k}"));
+    (path, what, missing)
+}
+
 impl SchemaForm {
     /// The form of a tool's input schema, defaults applied.
     pub fn new(schema: &Value) -> SchemaForm {
@@ -405,13 +416,9 @@ impl SchemaForm {
         self.errors = crate::mcp::schema::validate(&self.root_schema, &self.value());
         self.row_errors.clear();
         for e in &self.errors {
-            let (path, what) = e.split_once(": ").unwrap_or(("$", e.as_str()));
+            let (path, what, missing) = problem_parts(e);
             // A missing required property is told on its own row as "required".
-            let missing = what
-                .strip_prefix("missing required property `")
-                .and_then(|r| r.strip_suffix('`'))
-                .map(|k| format!("{path}.{k}"))
-                .filter(|at| self.rows.iter().any(|r| &r.path == at));
+            let missing = missing.filter(|at| self.rows.iter().any(|r| &r.path == at));
             match missing {
                 Some(at) => self.row_errors.entry(at).or_default().push("required".into()),
                 None => self

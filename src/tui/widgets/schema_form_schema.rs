@@ -13,9 +13,7 @@ pub fn resolve(root: &Value, schema: &Value) -> Value {
         let Some(r) = s.get("$ref").and_then(Value::as_str).map(str::to_string) else {
             break;
         };
-        let target = r
-            .strip_prefix('#')
-            .and_then(|p| if p.is_empty() { Some(root) } else { root.pointer(p) })
+        let target = crate::mcp::schema::resolve_ref(root, &r)
             .cloned()
             .unwrap_or(Value::Bool(true));
         let mut merged = match target {

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::theme::Theme;
 
@@ -117,21 +117,9 @@ impl Toasts {
                 height: h,
             };
             let style = theme.fg(e.level.role());
-            let block = Block::default()
-                .borders(Borders::ALL)
-                .border_style(style)
-                .title(Span::styled(
-                    format!(" {} ", e.level.label()),
-                    style.add_modifier(Modifier::BOLD),
-                ));
-            f.render_widget(Clear, rect);
-            f.render_widget(
-                Paragraph::new(Line::from(e.text.clone()))
-                    .style(theme.base())
-                    .block(block)
-                    .wrap(Wrap { trim: true }),
-                rect,
-            );
+            let heading = Span::styled(format!(" {} ", e.level.label()), style.add_modifier(Modifier::BOLD));
+            let body = Paragraph::new(Line::from(e.text.clone())).wrap(Wrap { trim: true });
+            super::modal(f, rect, style, heading, body, theme);
         }
     }
 }
