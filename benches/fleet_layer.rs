@@ -18,6 +18,8 @@
 //! Run: `CARGO_TARGET_DIR=target/bench cargo bench --bench fleet_layer`
 //! (`SAGEDECK_BENCH_ROUNDS` changes the rounds of the first two parts.)
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -30,51 +32,14 @@ use sagedeck::aws::inventory::InventoryOptions;
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::aws::metrics::MetricsPlan;
 use sagedeck::aws::{Fleet, RetryPolicy};
-use sagedeck::sandbox::{Sandbox, SandboxConfig, SandboxHandle, now_epoch, start};
+use sagedeck::sandbox::{Sandbox, SandboxConfig, now_epoch, start};
+
+use common::{env_num, median, min_max, sdk_config};
 
 /// The endpoint invoked in part 3.
 const ENDPOINT: &str = "xgboost-churn-csv";
 /// The CSV row posted.
 const CSV_BODY: &str = "0.5,1.0,3,12.5,0\n";
-
-fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-fn min_max(v: &[f64]) -> (f64, f64) {
-    (
-        v.iter().copied().fold(f64::INFINITY, f64::min),
-        v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    )
-}
-
-async fn sdk_config(handle: &SandboxHandle) -> aws_config::SdkConfig {
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_sagemaker::config::Credentials::new(
-            "AKIDSANDBOX",
-            "sandbox-secret",
-            None,
-            None,
-            "bench",
-        ))
-        .endpoint_url(handle.endpoint_url())
-        .load()
-        .await
-}
 
 fn counts(sb: &Sandbox) -> HashMap<String, u64> {
     sb.requests.lock().clone()
@@ -124,7 +89,7 @@ async fn inventory(rounds: usize) {
     .await
     .expect("sandbox starts");
     let sb = handle.sandbox.clone();
-    let conf = sdk_config(&handle).await;
+    let conf = sdk_config(&handle.endpoint_url()).await;
     let fleet = Fleet::from_sdk_config(&conf, "bench".into(), Some(handle.endpoint_url()));
     let bare = aws_sdk_sagemaker::Client::new(&conf);
 
@@ -308,7 +273,7 @@ async fn metrics(rounds: usize) {
     .expect("sandbox starts");
     let sb = handle.sandbox.clone();
     let seeded = seed_history(&sb, 60);
-    let conf = sdk_config(&handle).await;
+    let conf = sdk_config(&handle.endpoint_url()).await;
     let fleet = Fleet::from_sdk_config(&conf, "bench".into(), Some(handle.endpoint_url()));
     let bare = aws_sdk_cloudwatch::Client::new(&conf);
     let inv = fleet
@@ -533,7 +498,7 @@ async fn invoke_overhead() {
     })
     .await
     .expect("sandbox starts");
-    let conf = sdk_config(&handle).await;
+    let conf = sdk_config(&handle.endpoint_url()).await;
     let fleet = Fleet::from_sdk_config(&conf, "bench".into(), Some(handle.endpoint_url()));
     let bare = aws_sdk_sagemakerruntime::Client::new(&conf);
     let spec = InvokeSpec {

@@ -14,6 +14,8 @@
 //! Run: `CARGO_TARGET_DIR=target/bench cargo bench --bench mcp_overhead`
 //! (`SAGEDECK_BENCH_CALLS` changes the calls per arm, default 600.)
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, JsonObject};
@@ -28,6 +30,8 @@ use sagedeck::mcp::tools_config::ToolsConfig;
 use sagedeck::mcp::{ConnectOptions, McpConnection, TransportKind};
 use sagedeck::sandbox::{SandboxConfig, start};
 use serde_json::json;
+
+use common::{env_num, sdk_config};
 
 const TOOL: &str = "classify_intent";
 const BLOCK: usize = 50;
@@ -117,10 +121,7 @@ fn print(title: &str, arms: &[&Arm]) {
 }
 
 fn main() {
-    let calls: usize = std::env::var("SAGEDECK_BENCH_CALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(600);
+    let calls = env_num("SAGEDECK_BENCH_CALLS", 600) as usize;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -136,18 +137,7 @@ async fn run(calls: usize) {
     })
     .await
     .expect("sandbox");
-    let conf = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_credential_types::Credentials::new(
-            "AKIDSANDBOX",
-            "x",
-            None,
-            None,
-            "bench",
-        ))
-        .endpoint_url(handle.endpoint_url())
-        .load()
-        .await;
+    let conf = sdk_config(&handle.endpoint_url()).await;
     let fleet = Fleet::from_sdk_config(&conf, "bench".into(), Some(handle.endpoint_url()));
     let config = ToolsConfig::demo();
     let spec = config.tool(TOOL).expect("demo tool").request(&args()).expect("request");

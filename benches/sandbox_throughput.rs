@@ -23,6 +23,8 @@
 //! (`SAGEDECK_BENCH_ROUNDS`, `SAGEDECK_BENCH_ROUND_MS`, `SAGEDECK_BENCH_ONLY=<substring>` adjust it;
 //! `SAGEDECK_BENCH_ONLY` also lets a profiler look at a single scenario.)
 
+mod common;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -37,6 +39,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use sagedeck::sandbox::{SandboxConfig, start};
+
+use common::{env_num, median, sdk_config};
 
 /// Concurrent client tasks.
 const CONCURRENCY: usize = 32;
@@ -73,10 +77,6 @@ impl Round {
     fn rps(&self) -> f64 {
         self.ok as f64 / self.secs
     }
-}
-
-fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// User + system CPU seconds of this process so far (Linux; None elsewhere).
@@ -198,21 +198,6 @@ fn sdk_describe(sm: aws_sdk_sagemaker::Client) -> Op {
     })
 }
 
-async fn sdk_config(url: &str) -> aws_config::SdkConfig {
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_sagemaker::config::Credentials::new(
-            "AKIDSANDBOX",
-            "sandbox-secret",
-            None,
-            None,
-            "bench",
-        ))
-        .endpoint_url(url)
-        .load()
-        .await
-}
-
 /// A bare axum server: 200, `text/csv`, a short body, whatever the request (the body is read).
 async fn bare_server() -> (String, tokio::task::JoinHandle<()>) {
     async fn answer(body: axum::body::Bytes) -> impl axum::response::IntoResponse {
@@ -228,19 +213,6 @@ async fn bare_server() -> (String, tokio::task::JoinHandle<()>) {
         let _ = axum::serve(listener, app).await;
     });
     (format!("http://{addr}"), task)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 fn main() {

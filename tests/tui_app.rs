@@ -1,9 +1,12 @@
 //! The console's state machine driven by keys and events (no terminal, no network), and insta
 //! snapshots of the Endpoints pane, the overlays, and one reference screen per shipped theme.
 
+#[path = "common/tui.rs"]
+mod tui;
+
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sagedeck::aws::inventory::{EndpointInfo, Inventory, VariantInfo};
@@ -14,6 +17,9 @@ use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::{BUILTIN, Theme};
 use sagedeck::tui::widgets::Overlay;
+
+// `screen` keeps the expression recorded in the snapshots.
+use crate::tui::{ctrl, key as code, render as screen};
 
 fn variant(name: &str, weight: f64, n: i32, mme: bool) -> VariantInfo {
     VariantInfo {
@@ -94,23 +100,13 @@ pub fn app_with_fleet(n: usize) -> App {
 }
 
 fn key(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
-}
-
-fn code(c: KeyCode) -> KeyEvent {
-    KeyEvent::new(c, KeyModifiers::NONE)
+    code(KeyCode::Char(c))
 }
 
 fn type_text(app: &mut App, s: &str) {
     for c in s.chars() {
         app.on_key(key(c));
     }
-}
-
-fn screen(app: &mut App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| sagedeck::tui::render::draw(f, app)).unwrap();
-    t.backend().to_string()
 }
 
 /// The screen with its styles: the text, then per row the runs of distinct styles.
@@ -287,7 +283,7 @@ fn esc_cancels_the_call_in_flight_and_q_quits() {
         cancelled: true,
     });
     assert!(!app.inflight.contains_key(&42));
-    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('c'));
     assert!(app.quit);
 }
 

@@ -5,6 +5,8 @@
 //! log blocks the mutation.
 
 mod common;
+#[path = "common/tui.rs"]
+mod tui;
 
 #[path = "tui_guardrails/activity.rs"]
 mod activity;
@@ -13,21 +15,20 @@ mod wire;
 
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 
 use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::promote::{Gates, Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict};
 use sagedeck::aws::promote_gate::{Figures, GateCheck, GateReport};
 use sagedeck::aws::promote_run::{Control, PromotionEvent, Question};
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::{ContextInfo, Data};
+use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::Tab;
-use sagedeck::tui::render::draw;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
+
+use crate::tui::{ctrl, press, tap};
 
 const EP: &str = "fraud-detector";
 
@@ -65,11 +66,7 @@ fn endpoint() -> EndpointInfo {
 
 fn app_on(info: EndpointInfo) -> App {
     let data = Data {
-        context: ContextInfo {
-            profile: "demo".into(),
-            region: "us-east-1".into(),
-            endpoint: "sandbox".into(),
-        },
+        context: tui::context(),
         selected: Some(info.name.clone()),
         inventory: vec![info],
         loaded: true,
@@ -86,19 +83,7 @@ fn app() -> App {
 }
 
 fn screen(app: &mut App) -> String {
-    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    t.draw(|f| draw(f, app)).unwrap();
-    t.backend().to_string()
-}
-
-fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
-    }
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    tui::render(app, 120, 30)
 }
 
 /// A snapshot stored with the others in tests/snapshots (for the child modules too).
@@ -113,10 +98,10 @@ fn toasts(app: &App) -> Vec<String> {
 /// Focuses field `i` of the open plan editor and replaces its text.
 fn set_field(app: &mut App, i: usize, text: &str) {
     while app.variants.promo.editor.as_ref().expect("plan editor open").cursor != i {
-        key(app, KeyCode::Down);
+        tap(app, KeyCode::Down);
     }
     for _ in 0..40 {
-        key(app, KeyCode::Backspace);
+        tap(app, KeyCode::Backspace);
     }
     press(app, text);
 }
@@ -138,7 +123,7 @@ fn the_plan_editor_validates_then_states_the_plan() {
     );
 
     set_field(&mut app, 0, "Nope");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     let (field, why) = problem(&app).expect("an unknown canary is refused");
     assert_eq!(field, 0);
     assert!(
@@ -148,21 +133,21 @@ fn the_plan_editor_validates_then_states_the_plan() {
     set_field(&mut app, 0, "Canary");
 
     set_field(&mut app, 2, "10,5");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(problem(&app).map(|p| p.0), Some(2), "steps must increase");
     set_field(&mut app, 2, "10,50,100");
 
     set_field(&mut app, 3, "5 minutes");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(problem(&app).map(|p| p.0), Some(3));
     set_field(&mut app, 3, "2m");
 
     set_field(&mut app, 5, "2");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(problem(&app).map(|p| p.0), Some(5), "a rate above 1 is refused");
     set_field(&mut app, 5, "0.02");
     set_field(&mut app, 7, "many");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(problem(&app).map(|p| p.0), Some(7));
     set_field(&mut app, 7, "50");
     set_field(&mut app, 8, " ");
@@ -173,7 +158,7 @@ fn the_plan_editor_validates_then_states_the_plan() {
     set_field(&mut app, 9, "INC-42 quiet hours");
     assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::Promote { .. })));
 
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert!(app.variants.promo.editor.is_none());
     let Some(Overlay::Confirm(c)) = &app.overlay else {
         panic!("no confirmation: {:?}", app.overlay)
@@ -211,7 +196,7 @@ fn the_plan_editor_validates_then_states_the_plan() {
 fn esc_closes_the_editor_and_nothing_is_sent() {
     let mut app = app();
     press(&mut app, "P");
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     assert!(app.variants.promo.editor.is_none() && app.overlay.is_none());
     assert!(app.take_jobs().is_empty());
     assert_eq!(app.tab, Tab::Variants);
@@ -326,7 +311,7 @@ fn manual_mode_asks_and_esc_offers_hold_or_roll_back() {
         },
     );
     // Esc during a running plan: hold here or roll back (the tab stays).
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     assert_eq!(app.variants.promo.esc_menu.as_deref(), Some(EP));
     assert_eq!(app.tab, Tab::Variants);
     press(&mut app, "b");
@@ -386,7 +371,7 @@ fn snapshot_plan_editor() {
     let mut app = app();
     press(&mut app, "P");
     set_field(&mut app, 2, "10,5");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     insta::assert_snapshot!("guard_plan_editor", screen(&mut app));
 }
 
@@ -429,7 +414,7 @@ fn unfinished_plans_are_announced_and_offered_for_resume() {
         c.jobs.as_slice(),
         [Job::PromoteResume { rollback: false, .. }]
     ));
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     app.data.read_only = true;
     press(&mut app, "R");
     assert!(app.overlay.is_none());
@@ -488,7 +473,7 @@ fn quitting_during_a_plan_asks_first() {
         },
     );
     app.tab = Tab::Endpoints;
-    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('c'));
     assert!(!app.quit, "the first Ctrl-C asks");
     assert_eq!(app.tab, Tab::Variants);
     assert_eq!(app.variants.promo.esc_menu.as_deref(), Some(EP));
@@ -503,6 +488,6 @@ fn quitting_during_a_plan_asks_first() {
     // Asked again, then a second Ctrl-C quits.
     press(&mut app, "q");
     assert!(!app.quit);
-    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('c'));
     assert!(app.quit);
 }

@@ -1,24 +1,26 @@
 //! The Invoke pane driven by key events and worker events through the real `App`, with snapshots
 //! of the screen (120×30, default theme). Fixtures are built by hand: no network, no clock.
 
+#[path = "common/tui.rs"]
+mod tui;
+
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 
 use sagedeck::aws::AwsError;
 use sagedeck::aws::catalog::{Catalog, CatalogEntry};
 use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::{ContextInfo, Data};
+use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::invoke::{BodyCheck, CallState, Field};
 use sagedeck::tui::panes::{Pane, Tab};
-use sagedeck::tui::render::draw;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::toasts::Toasts;
+
+use crate::tui::{ctrl, key, press};
 
 const EP: &str = "mcp-intent-classifier-prod";
 const MME: &str = "mcp-tenant-models";
@@ -77,11 +79,7 @@ fn catalog() -> Catalog {
 
 fn app_with(read_only: bool) -> App {
     let mut data = Data {
-        context: ContextInfo {
-            profile: "demo".into(),
-            region: "us-east-1".into(),
-            endpoint: "sandbox".into(),
-        },
+        context: tui::context(),
         inventory: vec![
             endpoint(
                 EP,
@@ -111,20 +109,6 @@ fn app_with(read_only: bool) -> App {
 
 fn app() -> App {
     app_with(false)
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        app.on_key(key(KeyCode::Char(c)));
-    }
 }
 
 /// The Invoke jobs queued since the last call (other jobs dropped).
@@ -175,9 +159,7 @@ fn feed(app: &mut App, id: u64, index: u32, result: Result<InvokeResult, InvokeF
 
 fn screen(app: &mut App) -> String {
     app.toasts = Toasts::default();
-    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    t.draw(|f| draw(f, app)).unwrap();
-    t.backend().to_string()
+    tui::render(app, 120, 30)
 }
 
 fn toast_texts(app: &App) -> Vec<String> {

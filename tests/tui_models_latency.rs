@@ -3,19 +3,20 @@
 //! models, a prewarm in progress, a non-MME endpoint, and canary/baseline latency charts with the
 //! console's own latencies.
 
+#[path = "common/tui.rs"]
+mod tui;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 use sagedeck::aws::AwsError;
 use sagedeck::aws::catalog::{Catalog, CatalogEntry};
 use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::metrics::{Metric, MetricsSnapshot, Series, VariantMetrics, VariantSummary, series_name, summarize};
 use sagedeck::aws::prewarm::{PrewarmEvent, PrewarmResult, PrewarmStatus};
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::{ContextInfo, Data, ModelKnowledge};
+use sagedeck::tui::data::{Data, ModelKnowledge};
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::models::{RunEnd, RunState};
@@ -142,11 +143,7 @@ fn snapshot(variants: Vec<VariantMetrics>, window: Duration) -> MetricsSnapshot 
 fn app(models: usize, selected: &str) -> App {
     let fifteen = Duration::from_secs(900);
     let mut data = Data {
-        context: ContextInfo {
-            profile: "demo".into(),
-            region: "us-east-1".into(),
-            endpoint: "sandbox".into(),
-        },
+        context: tui::context(),
         inventory: vec![
             endpoint(MME, vec![variant("AllTraffic", 1.0, 1.0, 2, true)]),
             endpoint(
@@ -199,7 +196,7 @@ fn keys(app: &mut App, text: &str) {
             '↑' => KeyCode::Up,
             c => KeyCode::Char(c),
         };
-        app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+        tui::tap(app, code);
     }
 }
 
@@ -211,9 +208,7 @@ fn models_app(models: usize) -> App {
 }
 
 fn screen(app: &mut App) -> String {
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    term.draw(|f| sagedeck::tui::render::draw(f, app)).unwrap();
-    term.backend().to_string()
+    tui::render(app, 120, 30)
 }
 
 fn prewarm_jobs(app: &mut App) -> Vec<(String, Vec<String>)> {

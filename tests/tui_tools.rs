@@ -6,14 +6,14 @@
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/tui.rs"]
+mod tui;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -23,15 +23,16 @@ use sagedeck::mcp::events::Progress;
 use sagedeck::mcp::result::{Block, RenderedResult};
 use sagedeck::mcp::{CallError, CallOutcome, ServerStatus, ServerView, TransportKind};
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::{ContextInfo, Data};
+use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::tools::{Focus, Panel, ToolCallState};
 use sagedeck::tui::panes::{Pane, Tab};
-use sagedeck::tui::render::draw;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::schema_form::{Kind, SchemaForm};
 use sagedeck::tui::widgets::toasts::Toasts;
+
+use crate::tui::{ctrl, key, press};
 
 const EP: &str = "mcp-intent-classifier-prod";
 
@@ -200,11 +201,7 @@ fn metrics() -> MetricsSnapshot {
 
 fn app_in(dir: &std::path::Path, read_only: bool) -> App {
     let data = Data {
-        context: ContextInfo {
-            profile: "demo".into(),
-            region: "us-east-1".into(),
-            endpoint: "sandbox".into(),
-        },
+        context: tui::context(),
         inventory: vec![EndpointInfo {
             name: EP.into(),
             arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{EP}"),
@@ -227,20 +224,6 @@ fn app_in(dir: &std::path::Path, read_only: bool) -> App {
     app.tools.set_servers(servers());
     app.tab = Tab::Tools;
     app
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        app.on_key(key(KeyCode::Char(c)));
-    }
 }
 
 fn tool_calls(app: &mut App) -> Vec<(u64, String, Option<JsonObject>, u32)> {
@@ -286,9 +269,7 @@ fn screen(app: &mut App) -> String {
 
 fn screen_sized(app: &mut App, w: u16, h: u16) -> String {
     app.toasts = Toasts::default();
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| draw(f, app)).unwrap();
-    t.backend().to_string()
+    tui::render(app, w, h)
 }
 
 fn toast_texts(app: &App) -> Vec<String> {
@@ -783,13 +764,8 @@ fn servers_show_status_and_results_render_every_block() {
 async fn console_calls_classify_intent_on_the_real_server() {
     use sagedeck::mcp::registry::demo_entry;
     use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
-    use sagedeck::sandbox::SandboxConfig;
 
-    let sb = common::sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = common::sandbox_with(common::demo_config()).await;
     let registry = Registry {
         servers: vec![demo_entry(
             std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck")),

@@ -1,16 +1,19 @@
 //! The Variants pane and its weight editor, driven by key events through the real `App`, with
 //! snapshots of the screen (120×30, default theme). Fixtures are built by hand: no network.
 
+#[path = "common/tui.rs"]
+mod tui;
+
 use std::collections::BTreeMap;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::{ContextInfo, Data};
+use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::render::draw;
@@ -18,6 +21,8 @@ use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
 use sagedeck::tui::widgets::weight_editor::{Field, WeightEditor};
+
+use crate::tui::{press, tap};
 
 const EP: &str = "fraud-detector";
 
@@ -97,11 +102,7 @@ fn metrics() -> MetricsSnapshot {
 
 fn data() -> Data {
     Data {
-        context: ContextInfo {
-            profile: "demo".into(),
-            region: "us-east-1".into(),
-            endpoint: "sandbox".into(),
-        },
+        context: tui::context(),
         inventory: vec![endpoint()],
         loaded: true,
         refresh_interval: std::time::Duration::from_secs(10),
@@ -122,19 +123,7 @@ fn app() -> App {
 }
 
 fn screen(app: &mut App) -> String {
-    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    t.draw(|f| draw(f, app)).unwrap();
-    t.backend().to_string()
-}
-
-fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
-    }
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    tui::render(app, 120, 30)
 }
 
 fn editor(app: &App) -> &WeightEditor {
@@ -170,12 +159,12 @@ fn typing_weights_reviews_then_applies_exactly_that() {
     assert_eq!(weights(&app), ["9", "1"]);
     // The first digit replaces the focused value; later ones append.
     press(&mut app, "50");
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     press(&mut app, "50");
     assert_eq!(weights(&app), ["50", "50"]);
     assert!(editor(&app).problems().is_empty());
     assert_eq!(editor(&app).after_shares(), [0.5, 0.5]);
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     let (plan, lines) = confirm_plan(&app);
     assert_eq!(plan.endpoint, EP);
     assert_eq!(plan.changes.len(), 2);
@@ -215,14 +204,14 @@ fn typing_weights_reviews_then_applies_exactly_that() {
 #[test]
 fn backspace_edits_and_only_changed_variants_are_sent() {
     let mut app = app();
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     press(&mut app, "w");
     assert_eq!(editor(&app).cursor, 1, "the editor opens on the pane's variant");
-    key(&mut app, KeyCode::Backspace);
+    tap(&mut app, KeyCode::Backspace);
     assert_eq!(weights(&app)[1], "");
     assert!(editor(&app).problems().iter().any(|p| p == "Canary: enter a weight"));
     press(&mut app, "3");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     let (plan, lines) = confirm_plan(&app);
     assert_eq!(plan.changes.len(), 1, "Stable keeps its weight and is not sent");
     assert_eq!(
@@ -237,7 +226,7 @@ fn backspace_edits_and_only_changed_variants_are_sent() {
 fn nudging_moves_by_one_and_by_five_points_in_percent_mode() {
     let mut app = app();
     press(&mut app, "w");
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     press(&mut app, "++++");
     assert_eq!(weights(&app), ["9", "5"]);
     press(&mut app, "-");
@@ -248,19 +237,19 @@ fn nudging_moves_by_one_and_by_five_points_in_percent_mode() {
     assert_eq!(weights(&app), ["69.23", "30.77"]);
     press(&mut app, "%");
     assert_eq!(weights(&app), ["9", "4"], "unedited percentages give the weights back");
-    key(&mut app, KeyCode::Up);
+    tap(&mut app, KeyCode::Up);
     press(&mut app, "0+");
     press(&mut app, "%");
     assert_eq!(weights(&app), ["20", "80"]);
     // A nudge moves five points from the counterpart, so the total stays 100.
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     press(&mut app, "+");
     assert_eq!(weights(&app), ["15", "85"]);
     press(&mut app, "++++");
     assert_eq!(weights(&app), ["0", "100"], "never below 0 nor above 100");
     press(&mut app, "---");
     assert_eq!(weights(&app), ["15", "85"]);
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     let (plan, lines) = confirm_plan(&app);
     assert_eq!(
         plan.changes.iter().map(|c| c.weight).collect::<Vec<_>>(),
@@ -279,7 +268,7 @@ fn percentages_must_add_up_to_100() {
     press(&mut app, "50");
     let problems = editor(&app).problems();
     assert_eq!(problems, ["percentages add up to 60, not 100"]);
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert!(
         matches!(app.overlay, Some(Overlay::WeightEditor(_))),
         "Enter is blocked"
@@ -288,7 +277,7 @@ fn percentages_must_add_up_to_100() {
         editor(&app).message.as_deref(),
         Some("percentages add up to 60, not 100")
     );
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     press(&mut app, "50");
     assert!(editor(&app).problems().is_empty());
     press(&mut app, "%");
@@ -316,7 +305,7 @@ fn invalid_input_is_shown_inline_and_blocks_enter() {
             "{keys}: {:?}",
             editor(&app).problems()
         );
-        key(&mut app, KeyCode::Enter);
+        tap(&mut app, KeyCode::Enter);
         assert!(
             matches!(app.overlay, Some(Overlay::WeightEditor(_))),
             "{keys}: Enter must be blocked"
@@ -332,7 +321,7 @@ fn invalid_input_is_shown_inline_and_blocks_enter() {
     // An unchanged split has nothing to send.
     let mut app = app();
     press(&mut app, "w");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert!(editor(&app).message.as_deref().unwrap().starts_with("nothing changes"));
 }
 
@@ -340,13 +329,13 @@ fn invalid_input_is_shown_inline_and_blocks_enter() {
 fn tab_edits_instance_counts() {
     let mut app = app();
     press(&mut app, "w");
-    key(&mut app, KeyCode::Tab);
+    tap(&mut app, KeyCode::Tab);
     assert_eq!(editor(&app).field, Field::Instances);
     press(&mut app, "+");
     assert_eq!(editor(&app).rows[0].instances, "3");
     press(&mut app, ".");
     assert_eq!(editor(&app).rows[0].instances, "3", "counts are whole numbers");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     let (plan, lines) = confirm_plan(&app);
     assert_eq!(plan.changes.len(), 1);
     assert_eq!((plan.changes[0].weight, plan.changes[0].instances), (None, Some(3)));
@@ -362,7 +351,7 @@ fn tab_edits_instance_counts() {
 fn esc_closes_the_editor_without_sending() {
     let mut app = app();
     press(&mut app, "w55");
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     assert!(app.overlay.is_none());
     assert!(app.take_jobs().is_empty());
     assert!(
@@ -372,9 +361,9 @@ fn esc_closes_the_editor_without_sending() {
     );
     // Esc in the confirm dialog does not send either.
     press(&mut app, "w5");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert!(matches!(app.overlay, Some(Overlay::Confirm(_))));
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     assert!(app.overlay.is_none());
     assert!(app.take_jobs().is_empty());
 }
@@ -433,7 +422,7 @@ fn an_endpoint_not_in_service_refuses_the_editor_with_the_reason() {
 fn the_update_is_followed_to_in_service() {
     let mut app = app();
     press(&mut app, "wj5");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     press(&mut app, "y");
     assert!(
         app.take_jobs()
@@ -508,7 +497,7 @@ fn baseline_and_canary_use_their_theme_roles() {
     assert_eq!(find("CANARY"), theme.color("canary"));
     assert_eq!(find("▓ Canary"), theme.color("canary"));
     // The selected row is drawn in the selection style; move off the baseline to see its colour.
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     t.draw(|f| draw(f, &mut app)).unwrap();
     let buf = t.backend().buffer().clone();
     let line: String = (0..buf.area.width).map(|x| buf[(x, 6)].symbol().to_string()).collect();
@@ -528,7 +517,7 @@ fn snapshot_variants_pane() {
 fn snapshot_weight_editor() {
     let mut app = app();
     press(&mut app, "w");
-    key(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
     press(&mut app, "3");
     insta::assert_snapshot!("weight_editor", screen(&mut app));
 }
@@ -546,7 +535,7 @@ fn snapshot_confirm_dialog() {
     let mut app = app();
     press(&mut app, "wj");
     press(&mut app, "3");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     insta::assert_snapshot!("confirm_dialog", screen(&mut app));
 }
 
@@ -558,7 +547,7 @@ fn small_terminals_and_empty_states_draw_without_panicking() {
         t.draw(|f| draw(f, &mut app)).unwrap();
         press(&mut app, "wj3");
         t.draw(|f| draw(f, &mut app)).unwrap();
-        key(&mut app, KeyCode::Enter);
+        tap(&mut app, KeyCode::Enter);
         t.draw(|f| draw(f, &mut app)).unwrap();
     }
     let mut d = data();

@@ -6,7 +6,6 @@ mod common;
 use std::time::Duration;
 
 use sagedeck::aws::invoke::InvokeSpec;
-use sagedeck::sandbox::SandboxConfig;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::worker::{JobLimits, spawn};
@@ -21,11 +20,7 @@ async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<AppEvent>) -> AppEve
 
 #[tokio::test]
 async fn inventory_job_reports_the_fleet() {
-    let sb = common::sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = common::sandbox_with(common::demo_config()).await;
     let (tx, mut rx) = unbounded_channel();
     let jobs = spawn(
         Default::default(),
@@ -50,11 +45,7 @@ async fn inventory_job_reports_the_fleet() {
 
 #[tokio::test]
 async fn esc_cancels_a_slow_call() {
-    let sb = common::sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = common::sandbox_with(common::demo_config()).await;
     sb.sandbox
         .faults
         .add(FaultSpec::parse_short("kind=slow,ms=30000,endpoint=xgboost-churn-csv").unwrap());

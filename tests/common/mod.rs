@@ -4,13 +4,40 @@
 
 pub mod peer_setup;
 
+use std::path::Path;
 use std::time::Duration;
 
+use sagedeck::sandbox::fleet::DEMO_BUCKET;
+use sagedeck::sandbox::state::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};
 
 /// Starts an empty, quiet sandbox with fast timings.
 pub async fn sandbox() -> SandboxHandle {
     sandbox_with(SandboxConfig::for_tests()).await
+}
+
+/// The demo fleet, quiet, with fast timings.
+pub fn demo_config() -> SandboxConfig {
+    SandboxConfig {
+        demo_fleet: true,
+        ..SandboxConfig::for_tests()
+    }
+}
+
+/// Adds objects under the demo MME's prefix (`tenants/`): key relative to it, size.
+pub fn add_mme_models(sb: &SandboxHandle, models: &[(String, u64)]) {
+    let mut world = sb.sandbox.world.write();
+    let bucket = world.buckets.entry(DEMO_BUCKET.into()).or_default();
+    for (key, size) in models {
+        bucket.insert(
+            format!("tenants/{key}"),
+            S3Object {
+                size: *size,
+                last_modified: 1.7e9,
+                etag: "\"0123\"".into(),
+            },
+        );
+    }
 }
 
 /// Starts a sandbox with the given configuration.
@@ -77,9 +104,15 @@ pub async fn run_cli(handle: &SandboxHandle, args: &[&str]) -> CliRun {
     run_cli_env(handle, args, &[]).await
 }
 
-/// `run_cli` with extra environment variables (an empty value removes the variable).
-pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &str)]) -> CliRun {
-    let home = tempfile::tempdir().expect("temp home");
+/// The `sagedeck ARGS` command against the sandbox: a cleared environment with test credentials,
+/// `home` as HOME (so no profile of the machine leaks in), stdin null, `--endpoint-url` appended
+/// unless given, then `env` (an empty value removes the variable).
+pub fn cli_command(
+    handle: &SandboxHandle,
+    home: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"));
     cmd.args(args);
     if !args.contains(&"--endpoint-url") {
@@ -87,7 +120,7 @@ pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &s
     }
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.path())
+        .env("HOME", home)
         .env("AWS_ACCESS_KEY_ID", "AKIDSANDBOX")
         .env("AWS_SECRET_ACCESS_KEY", "sandbox-secret")
         .env("AWS_REGION", "us-east-1")
@@ -100,6 +133,13 @@ pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &s
             cmd.env(k, v);
         }
     }
+    cmd
+}
+
+/// `run_cli` with extra environment variables (an empty value removes the variable).
+pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &str)]) -> CliRun {
+    let home = tempfile::tempdir().expect("temp home");
+    let mut cmd = cli_command(handle, home.path(), args, env);
     let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
         .await
         .expect("sagedeck finished within 120 s")

@@ -6,37 +6,12 @@ use std::time::Duration;
 
 use sagedeck::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
 use sagedeck::sandbox::fleet::DEMO_MME_PREFIX;
-use sagedeck::sandbox::state::S3Object;
-use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 
-use crate::common::{CliRun, fleet, run_cli, sandbox_with};
+use crate::common::{CliRun, add_mme_models, demo_config, fleet, run_cli, sandbox_with};
 
 const MME: &str = "mcp-multi-model-endpoint";
 const BIG: &str = "tenant-globex-llm-70b.tar.gz";
 const ACME: &str = "tenant-acme-finetuned-v2.tar.gz";
-
-fn demo() -> SandboxConfig {
-    SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    }
-}
-
-/// Adds objects under the demo MME's prefix (`tenants/`): key relative to it, size.
-fn add_models(sb: &SandboxHandle, models: &[(String, u64)]) {
-    let mut world = sb.sandbox.world.write();
-    let bucket = world.buckets.entry("sagedeck-demo-models".into()).or_default();
-    for (key, size) in models {
-        bucket.insert(
-            format!("tenants/{key}"),
-            S3Object {
-                size: *size,
-                last_modified: 1.7e9,
-                etag: "\"0123\"".into(),
-            },
-        );
-    }
-}
 
 /// Fast backoff for tests.
 fn quick(deadline: Duration, cold_threshold: Duration) -> PrewarmOptions {
@@ -58,13 +33,13 @@ fn one_line(r: &CliRun) {
 
 #[tokio::test]
 async fn catalog_reads_every_page_with_relative_keys() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let bulk: Vec<(String, u64)> = (0..2400)
         .map(|i| (format!("bulk/model-{i:04}.tar.gz"), 1000 + i))
         .collect();
-    add_models(&sb, &bulk);
+    add_mme_models(&sb, &bulk);
     // "Directory" placeholders and the prefix itself are not models.
-    add_models(&sb, &[(String::new(), 0), ("bulk/".into(), 0)]);
+    add_mme_models(&sb, &[(String::new(), 0), ("bulk/".into(), 0)]);
     let f = fleet(&sb).await;
 
     let before = sb.sandbox.request_count("ListObjectsV2");
@@ -101,9 +76,9 @@ async fn catalog_reads_every_page_with_relative_keys() {
 
 #[tokio::test]
 async fn prewarm_is_cold_then_warm() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     // 2 GB: 240 ms download + 40 ms load at the test timings.
-    add_models(
+    add_mme_models(
         &sb,
         &[
             ("big-a.tar.gz".into(), 2_000_000_000),
@@ -142,7 +117,7 @@ async fn prewarm_is_cold_then_warm() {
 
 #[tokio::test]
 async fn model_not_ready_is_retried_until_the_model_loads() {
-    let mut config = demo();
+    let mut config = demo_config();
     config.timing.mme_not_ready_after = Duration::from_millis(200);
     let sb = sandbox_with(config).await;
     let f = fleet(&sb).await;
@@ -169,7 +144,7 @@ async fn model_not_ready_is_retried_until_the_model_loads() {
 
 #[tokio::test]
 async fn failures_are_per_model() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let f = fleet(&sb).await;
     // The 40 GB model needs ~4.8 s in one attempt (ModelNotReady only after 60 s): a 1 s deadline
     // ends it; the unknown model is refused by SageMaker; acme still warms.
@@ -207,7 +182,7 @@ async fn failures_are_per_model() {
 
 #[tokio::test]
 async fn models_command() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let r = run_cli(&sb, &["models", MME]).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with("MODEL"), "{}", r.stdout);
@@ -249,8 +224,8 @@ async fn models_command() {
 
 #[tokio::test]
 async fn prewarm_command() {
-    let sb = sandbox_with(demo()).await;
-    add_models(&sb, &[("big-cli.tar.gz".into(), 4_000_000_000)]);
+    let sb = sandbox_with(demo_config()).await;
+    add_mme_models(&sb, &[("big-cli.tar.gz".into(), 4_000_000_000)]);
     let sent = || sb.sandbox.request_count("InvokeEndpoint");
     for (args, needle) in [
         (vec![], "--all"),

@@ -1,17 +1,9 @@
 //! The headless CLI as a user runs it: the real binary, `--endpoint-url` at the sandbox, human
 //! and `--json` output, exit codes, and one-line errors for bad input.
 
-use sagedeck::sandbox::SandboxConfig;
 use sagedeck::sandbox::faults::FaultSpec;
 
-use crate::common::{CliRun, run_cli, run_cli_env, sandbox_with};
-
-fn demo() -> SandboxConfig {
-    SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    }
-}
+use crate::common::{CliRun, demo_config, run_cli, run_cli_env, sandbox_with};
 
 /// One or two lines, no panic, no backtrace, no debug dump of an SDK error.
 fn clean_failure(r: &CliRun) {
@@ -28,7 +20,7 @@ fn clean_failure(r: &CliRun) {
 
 #[tokio::test]
 async fn endpoints_describe_and_autoscaling() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let r = run_cli(&sb, &["endpoints"]).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with("NAME"));
@@ -56,7 +48,7 @@ async fn endpoints_describe_and_autoscaling() {
 
 #[tokio::test]
 async fn weights_show_plan_apply_and_refuse_bad_input() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let r = run_cli(&sb, &["weights", "mcp-intent-classifier-prod", "--json"])
         .await
         .json();
@@ -116,7 +108,7 @@ async fn weights_show_plan_apply_and_refuse_bad_input() {
 
 #[tokio::test]
 async fn invoke_outputs_exit_codes_and_retries() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let ep = "mcp-intent-classifier-prod";
     let body = r#"{"inputs": "book a flight", "parameters": {"return_all_scores": true}}"#;
     let r = run_cli(&sb, &["invoke", ep, "--body", body, "--json"]).await;
@@ -184,7 +176,7 @@ async fn invoke_outputs_exit_codes_and_retries() {
 
 #[tokio::test]
 async fn configuration_and_network_failures_are_one_line() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let no_creds = run_cli_env(
         &sb,
         &["endpoints"],

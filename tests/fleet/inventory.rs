@@ -9,14 +9,7 @@ use sagedeck::aws::{AwsError, RetryPolicy};
 use sagedeck::sandbox::SandboxConfig;
 use sagedeck::sandbox::faults::FaultSpec;
 
-use crate::common::{fleet, sandbox_with};
-
-fn demo() -> SandboxConfig {
-    SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    }
-}
+use crate::common::{demo_config, fleet, sandbox_with};
 
 fn quick() -> RetryPolicy {
     RetryPolicy {
@@ -28,7 +21,7 @@ fn quick() -> RetryPolicy {
 
 #[tokio::test]
 async fn inventory_of_the_demo_fleet() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let f = fleet(&sb).await;
     let inv = f.inventory(InventoryOptions::default()).await.unwrap();
     assert_eq!(inv.endpoints.len(), 8);
@@ -56,7 +49,7 @@ async fn inventory_of_the_demo_fleet() {
 
 #[tokio::test]
 async fn partial_failures_keep_the_rest() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     sb.sandbox
         .faults
         .add(FaultSpec::parse_short("kind=internal,operation=DescribeEndpoint,endpoint=llm-tgi-chat").unwrap());
@@ -92,7 +85,7 @@ async fn a_thousand_endpoints_with_bounded_concurrency() {
 
 #[tokio::test]
 async fn weights_plan_apply_and_wait() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let f = fleet(&sb).await;
     let info = f.endpoint("mcp-intent-classifier-prod").await.unwrap();
     let plan = plan_weights(
@@ -125,7 +118,7 @@ async fn weights_plan_apply_and_wait() {
 
 #[tokio::test]
 async fn invoke_retries_only_the_retryable() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let f = fleet(&sb).await;
     let spec = InvokeSpec {
         endpoint: "xgboost-churn-csv".into(),
@@ -187,7 +180,7 @@ async fn invoke_retries_only_the_retryable() {
 
 #[tokio::test]
 async fn response_stream_parts_arrive_in_order() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let f = fleet(&sb).await;
     let spec = InvokeSpec {
         endpoint: "llm-tgi-chat".into(),

@@ -10,8 +10,8 @@ use sagedeck::aws::audit::{Audit, AuditContext, AuditPhase};
 use sagedeck::aws::guard::{Audited, Expectation, GuardError};
 use sagedeck::aws::weights::{WeightChange, plan_weights};
 
-use crate::common::{fleet, sandbox_with};
-use crate::support::{DEMO_EP, State, actions, demo};
+use crate::common::{demo_config, fleet, sandbox_with};
+use crate::support::{DEMO_EP, State, actions};
 
 const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
 
@@ -25,7 +25,7 @@ fn canary(w: f64) -> Vec<WeightChange> {
 
 #[tokio::test]
 async fn a_change_made_behind_the_back_is_refused_and_nothing_is_sent() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let f = fleet(&sb).await;
     let dir = tempfile::tempdir().unwrap();
     let audited = Audited {
@@ -118,7 +118,7 @@ async fn a_change_made_behind_the_back_is_refused_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn cli_expect_refuses_on_mismatch_and_audits_what_it_sends() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let st = State::new();
     let stale = st
         .cli(
@@ -199,7 +199,7 @@ async fn cli_expect_refuses_on_mismatch_and_audits_what_it_sends() {
 
 #[tokio::test]
 async fn an_unwritable_audit_log_blocks_the_mutation() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let st = State::new();
     // A file where the log's directory should be: the log cannot be opened.
     let blocker = st.dir.path().join("not-a-dir");
@@ -255,7 +255,7 @@ async fn an_unwritable_audit_log_blocks_the_mutation() {
 
 #[tokio::test]
 async fn without_sts_the_principal_is_unknown_but_the_change_is_made() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     sb.sandbox.faults.add(
         sagedeck::sandbox::faults::FaultSpec::parse_short("kind=expired_token,operation=GetCallerIdentity").unwrap(),
     );

@@ -3,37 +3,19 @@
 
 use std::time::Duration;
 
-use sagedeck::sandbox::SandboxHandle;
-use sagedeck::sandbox::state::S3Object;
-
-use crate::common::sandbox_with;
-use crate::support::{State, demo};
+use crate::common::{add_mme_models, demo_config, sandbox_with};
+use crate::support::State;
 
 const MME: &str = "mcp-multi-model-endpoint";
 const ACME: &str = "tenant-acme-finetuned-v2.tar.gz";
 
-fn add_models(sb: &SandboxHandle, models: &[(&str, u64)]) {
-    let mut world = sb.sandbox.world.write();
-    let bucket = world.buckets.entry("sagedeck-demo-models".into()).or_default();
-    for (key, size) in models {
-        bucket.insert(
-            format!("tenants/{key}"),
-            S3Object {
-                size: *size,
-                last_modified: 1.7e9,
-                etag: "\"0123\"".into(),
-            },
-        );
-    }
-}
-
 #[tokio::test]
 async fn prewarm_from_a_warm_set_retries_model_not_ready() {
-    let mut config = demo();
+    let mut config = demo_config();
     config.timing.mme_not_ready_after = Duration::from_millis(200);
     let sb = sandbox_with(config).await;
     // 10 GB: about 1.2 s to load at the test timings, ModelNotReady after 200 ms.
-    add_models(&sb, &[("big-10g.tar.gz", 10_000_000_000)]);
+    add_mme_models(&sb, &[("big-10g.tar.gz".into(), 10_000_000_000)]);
     let st = State::new();
     let set = st.dir.path().join("warm.toml");
     std::fs::write(
@@ -82,16 +64,16 @@ async fn prewarm_from_a_warm_set_retries_model_not_ready() {
 
 #[tokio::test]
 async fn watch_re_prewarms_evicted_models() {
-    let mut config = demo();
+    let mut config = demo_config();
     // Two instances holding one model each: three models cannot all stay loaded.
     config.mme_models_per_instance = 1;
     let sb = sandbox_with(config).await;
-    add_models(
+    add_mme_models(
         &sb,
         &[
-            ("w-a.tar.gz", 1_000_000_000),
-            ("w-b.tar.gz", 1_000_000_000),
-            ("w-c.tar.gz", 1_000_000_000),
+            ("w-a.tar.gz".into(), 1_000_000_000),
+            ("w-b.tar.gz".into(), 1_000_000_000),
+            ("w-c.tar.gz".into(), 1_000_000_000),
         ],
     );
     let st = State::new();

@@ -3,11 +3,12 @@
 //! (held, not passed); a kill -9 mid-bake leaves the audit record and a state that `--resume`
 //! completes.
 
+use std::process::Stdio;
 use std::time::Duration;
 
 use sagedeck::sandbox::faults::FaultSpec;
 
-use crate::common::{poll_until, sandbox_with};
+use crate::common::{cli_command, poll_until, sandbox_with};
 use crate::support::{EP, State, actions, canary_config, weights};
 
 fn start_weights() -> Vec<(String, f64)> {
@@ -143,8 +144,11 @@ async fn kill_9_mid_plan_leaves_a_resumable_state() {
     let sb = sandbox_with(canary_config(Some(150.0))).await;
     let st = State::new();
     let home = tempfile::tempdir().unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"))
-        .args([
+    let mut child = spawn_promote(
+        &sb,
+        &st,
+        home.path(),
+        &[
             "promote",
             EP,
             "--canary",
@@ -160,23 +164,9 @@ async fn kill_9_mid_plan_leaves_a_resumable_state() {
             "--auto",
             "--poll-ms",
             "100",
-            "--endpoint-url",
-        ])
-        .arg(sb.endpoint_url())
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("XDG_STATE_HOME", st.dir.path())
-        .env("AWS_ACCESS_KEY_ID", "AKIDSANDBOX")
-        .env("AWS_SECRET_ACCESS_KEY", "sandbox-secret")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+        ],
+        Stdio::null,
+    );
     poll_until("the plan to bake its first step", Duration::from_secs(60), || async {
         st.plan(EP).filter(|p| p["phase"] == "baking")
     })
@@ -210,27 +200,19 @@ async fn kill_9_mid_plan_leaves_a_resumable_state() {
     assert_eq!(done.code, 2, "a completed plan has nothing to resume");
 }
 
+/// `sagedeck ARGS` as a child (killed on drop) with XDG_STATE_HOME pointing at `st`, stdout and
+/// stderr from `output`.
 fn spawn_promote(
     sb: &sagedeck::sandbox::SandboxHandle,
     st: &State,
     home: &std::path::Path,
     args: &[&str],
+    output: fn() -> Stdio,
 ) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"))
-        .args(args)
-        .arg("--endpoint-url")
-        .arg(sb.endpoint_url())
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
+    cli_command(sb, home, args, &[])
         .env("XDG_STATE_HOME", st.dir.path())
-        .env("AWS_ACCESS_KEY_ID", "AKIDSANDBOX")
-        .env("AWS_SECRET_ACCESS_KEY", "sandbox-secret")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+        .stdout(output())
+        .stderr(output())
         .kill_on_drop(true)
         .spawn()
         .unwrap()
@@ -258,6 +240,7 @@ async fn sigint_headless_holds_and_says_how_to_go_on() {
             "--poll-ms",
             "100",
         ],
+        Stdio::piped,
     );
     poll_until("the plan to bake", Duration::from_secs(60), || async {
         st.plan(EP).filter(|p| p["phase"] == "baking")

@@ -2,8 +2,8 @@
 //! --rollback), prewarm, invoke, tools call, mcp serve (its tools invoke endpoints) — with exit 5 and a reason, sending nothing; reads
 //! stay allowed. The profile's `read_only = true` in config.toml does the same.
 
-use crate::common::{run_cli_env, sandbox_with};
-use crate::support::{DEMO_EP, State, demo};
+use crate::common::{demo_config, run_cli_env, sandbox_with};
+use crate::support::{DEMO_EP, State};
 
 const MME: &str = "mcp-multi-model-endpoint";
 
@@ -23,7 +23,7 @@ fn entry_points() -> Vec<Vec<&'static str>> {
 
 #[tokio::test]
 async fn read_only_refuses_every_mutation() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let st = State::new();
     for args in entry_points() {
         let mut a = args.clone();
@@ -53,7 +53,7 @@ async fn read_only_refuses_every_mutation() {
 
 #[tokio::test]
 async fn the_profiles_read_only_setting_refuses_too() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let config = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(config.path().join("sagedeck")).unwrap();
     std::fs::write(

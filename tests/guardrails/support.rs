@@ -12,14 +12,6 @@ pub const DEMO_EP: &str = "mcp-intent-classifier-prod";
 /// The generated endpoint of [`canary_config`]: Stable 9, Canary 1, the same model behind both.
 pub const EP: &str = "fleet-ep-0000";
 
-/// The demo fleet, quiet, with fast timings.
-pub fn demo() -> SandboxConfig {
-    SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    }
-}
-
 /// One generated A/B endpoint, with generated traffic when `rate` is given.
 pub fn canary_config(rate: Option<f64>) -> SandboxConfig {
     SandboxConfig {

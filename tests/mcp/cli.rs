@@ -8,8 +8,7 @@ use sagedeck::sandbox::faults::FaultSpec;
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 
-use crate::common::{run_cli, run_cli_env, sandbox_with};
-use crate::own_server::demo_config;
+use crate::common::{cli_command, demo_config, run_cli, run_cli_env, sandbox_with};
 use crate::peers::{python, radio_script, setup};
 
 fn write_config(dir: &tempfile::TempDir, servers: serde_json::Value) -> String {
@@ -238,8 +237,11 @@ async fn tools_call_is_audited_and_an_unwritable_log_refuses_it() {
 #[tokio::test]
 async fn mcp_serve_over_http_requires_the_token() {
     let sb = sandbox_with(demo_config()).await;
-    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"))
-        .args([
+    let home = tempfile::tempdir().unwrap();
+    let mut server = cli_command(
+        &sb,
+        home.path(),
+        &[
             "mcp",
             "serve",
             "--demo-tools",
@@ -247,19 +249,14 @@ async fn mcp_serve_over_http_requires_the_token() {
             "127.0.0.1:0",
             "--token",
             "t0ken-xyz",
-        ])
-        .arg("--endpoint-url")
-        .arg(sb.endpoint_url())
-        .env("AWS_ACCESS_KEY_ID", "AKIDSANDBOX")
-        .env("AWS_SECRET_ACCESS_KEY", "sandbox-secret")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+        ],
+        &[],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .kill_on_drop(true)
+    .spawn()
+    .unwrap();
     let mut lines = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
     let url = tokio::time::timeout(Duration::from_secs(30), async {
         while let Ok(Some(line)) = lines.next_line().await {

@@ -8,15 +8,11 @@ use sagedeck::mcp::client::CallOptions;
 use sagedeck::mcp::events::ServerEvent;
 use sagedeck::mcp::result::Block;
 use sagedeck::mcp::{CallError, ConnectOptions, McpConnection, ServerEntry, TransportKind};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::common::poll_until;
 use crate::peers::{everything, everything_http, setup};
-use crate::{stdio_entry, timing, url_entry, wait_gone};
-
-fn args(v: Value) -> Option<serde_json::Map<String, Value>> {
-    v.as_object().cloned()
-}
+use crate::{args, stdio_entry, timing, url_entry, wait_gone};
 
 async fn everything_stdio() -> ServerEntry {
     let entry = setup(everything).await;

@@ -13,8 +13,7 @@ use sagedeck::sandbox::SandboxHandle;
 use sagedeck::sandbox::faults::FaultSpec;
 use serde_json::{Value, json};
 
-use crate::common::{fleet, sandbox_with};
-use crate::own_server::demo_config;
+use crate::common::{demo_config, fleet, sandbox_with};
 use crate::url_entry;
 
 const EP: &str = "mcp-intent-classifier-prod";

@@ -18,8 +18,8 @@ use sagedeck::mcp::events::ServerEvent;
 use sagedeck::mcp::{ConnectOptions, McpConnection, McpHub, Registry, ServerStatus, TransportKind, endpoint_link};
 use serde_json::json;
 
-use crate::common::{poll_until, sandbox_with};
-use crate::own_server::{demo_config, own_stdio_entry};
+use crate::common::{demo_config, poll_until, sandbox_with};
+use crate::own_server::own_stdio_entry;
 use crate::{stdio_entry, url_entry, wait_gone};
 
 #[tokio::test]

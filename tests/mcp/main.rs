@@ -21,6 +21,12 @@ use std::time::Duration;
 
 use sagedeck::mcp::registry::Secret;
 use sagedeck::mcp::{ServerEntry, TransportKind};
+use serde_json::Value;
+
+/// Tool-call arguments from a JSON object.
+pub fn args(v: Value) -> Option<serde_json::Map<String, Value>> {
+    v.as_object().cloned()
+}
 
 /// A stdio registry entry.
 pub fn stdio_entry(name: &str, command: &str, args: &[&str], env: &[(&str, &str)]) -> ServerEntry {

@@ -10,27 +10,15 @@ use sagedeck::mcp::result::Block;
 use sagedeck::mcp::server::{ToolServer, serve_http};
 use sagedeck::mcp::tools_config::ToolsConfig;
 use sagedeck::mcp::{CallError, ConnectError, ConnectOptions, McpConnection, TransportKind, endpoint_link};
-use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
+use sagedeck::sandbox::SandboxHandle;
 use serde_json::{Value, json};
 
-use crate::common::{fleet, sandbox_with};
-use crate::{timing, url_entry, wait_gone};
-
-/// The demo fleet with fast timings and no random errors.
-pub fn demo_config() -> SandboxConfig {
-    SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    }
-}
+use crate::common::{demo_config, fleet, sandbox_with};
+use crate::{args, timing, url_entry, wait_gone};
 
 /// The registry entry that runs the real binary's `mcp serve --demo-tools` against `sb`.
 pub fn own_stdio_entry(sb: &SandboxHandle) -> sagedeck::mcp::ServerEntry {
     demo_entry(std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck")), &sb.endpoint_url())
-}
-
-fn args(v: Value) -> Option<serde_json::Map<String, Value>> {
-    v.as_object().cloned()
 }
 
 fn sm(out: &sagedeck::mcp::CallOutcome) -> Value {
@@ -281,6 +269,21 @@ where
     v[n / 2]
 }
 
+/// p50 of 40 successful `score_churn` calls with `a` over `conn`, in milliseconds.
+async fn p50_score_churn(conn: &McpConnection, a: &Option<serde_json::Map<String, Value>>) -> f64 {
+    p50(40, || async {
+        assert!(
+            !conn
+                .call_tool("score_churn", a.clone(), CallOptions::default())
+                .await
+                .unwrap()
+                .result
+                .is_error
+        );
+    })
+    .await
+}
+
 #[tokio::test]
 async fn tool_call_overhead_over_the_raw_invocation() {
     let sb = sandbox_with(demo_config()).await;
@@ -305,17 +308,7 @@ async fn tool_call_overhead_over_the_raw_invocation() {
     let stdio = McpConnection::connect(&own_stdio_entry(&sb), &ConnectOptions::default())
         .await
         .unwrap();
-    let over_stdio = p50(40, || async {
-        assert!(
-            !stdio
-                .call_tool("score_churn", a.clone(), CallOptions::default())
-                .await
-                .unwrap()
-                .result
-                .is_error
-        );
-    })
-    .await;
+    let over_stdio = p50_score_churn(&stdio, &a).await;
     stdio.disconnect().await;
     let h = http_server(&sb, None).await;
     let http = McpConnection::connect(
@@ -324,17 +317,7 @@ async fn tool_call_overhead_over_the_raw_invocation() {
     )
     .await
     .unwrap();
-    let over_http = p50(40, || async {
-        assert!(
-            !http
-                .call_tool("score_churn", a.clone(), CallOptions::default())
-                .await
-                .unwrap()
-                .result
-                .is_error
-        );
-    })
-    .await;
+    let over_http = p50_score_churn(&http, &a).await;
     http.disconnect().await;
     h.shutdown().await;
     eprintln!(

@@ -5,14 +5,10 @@ use std::time::{Duration, Instant};
 
 use sagedeck::mcp::client::CallOptions;
 use sagedeck::mcp::{CallError, ConnectError, ConnectOptions, McpConnection, ServerEntry, TransportKind};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::peers::{python, radio_http, radio_script, setup};
-use crate::{stdio_entry, timing, url_entry, wait_gone};
-
-fn args(v: Value) -> Option<serde_json::Map<String, Value>> {
-    v.as_object().cloned()
-}
+use crate::{args, stdio_entry, timing, url_entry, wait_gone};
 
 async fn radio_stdio() -> ServerEntry {
     let py = setup(python).await;

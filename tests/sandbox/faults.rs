@@ -7,11 +7,10 @@ use aws_sdk_sagemakerruntime::Client;
 use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::operation::invoke_endpoint::InvokeEndpointError;
 use aws_sdk_sagemakerruntime::primitives::Blob;
-use sagedeck::sandbox::SandboxConfig;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::sandbox::raw_client;
 
-use crate::common::{sandbox_with, sdk_config};
+use crate::common::{demo_config, sandbox_with, sdk_config};
 
 const EP: &str = "xgboost-churn-csv";
 
@@ -46,11 +45,7 @@ fn add(sb: &sagedeck::sandbox::SandboxHandle, spec: &str) {
 
 #[tokio::test]
 async fn sdk_retries_throttling_and_server_errors_but_not_model_errors() {
-    let sb = sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = sandbox_with(demo_config()).await;
     let rt = Client::new(&sdk_config(&sb).await);
     let url = sb.endpoint_url();
     for kind in ["throttle", "internal", "unavailable"] {
@@ -91,11 +86,7 @@ async fn sdk_retries_throttling_and_server_errors_but_not_model_errors() {
 
 #[tokio::test]
 async fn slow_hang_and_drop() {
-    let sb = sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = sandbox_with(demo_config()).await;
     let conf = sdk_config(&sb).await;
     let rt = Client::new(&conf);
     add(&sb, &format!("kind=slow,ms=300,endpoint={EP},count=1"));
@@ -137,11 +128,7 @@ async fn slow_hang_and_drop() {
 
 #[tokio::test]
 async fn control_plane_faults_and_the_admin_route() {
-    let sb = sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = sandbox_with(demo_config()).await;
     let url = sb.endpoint_url();
     let body =
         serde_json::json!({"operation": "DescribeEndpoint", "endpoint": EP, "kind": {"type": "throttle"}}).to_string();

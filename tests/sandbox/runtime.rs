@@ -6,23 +6,15 @@ use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::operation::invoke_endpoint::InvokeEndpointError;
 use aws_sdk_sagemakerruntime::primitives::Blob;
 use aws_sdk_sagemakerruntime::types::ResponseStream;
-use sagedeck::sandbox::SandboxConfig;
 
-use crate::common::{sandbox_with, sdk_config};
-
-fn demo() -> SandboxConfig {
-    SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    }
-}
+use crate::common::{demo_config, sandbox_with, sdk_config};
 
 const SEED_PAYLOAD: &str =
     r#"{"inputs": "book me a flight to Lisbon", "parameters": {"max_length": 128, "return_all_scores": true}}"#;
 
 #[tokio::test]
 async fn invoke_classifier_returns_all_scores_and_the_variant() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let rt = Client::new(&sdk_config(&sb).await);
     let out = rt
         .invoke_endpoint()
@@ -47,7 +39,7 @@ async fn invoke_classifier_returns_all_scores_and_the_variant() {
 
 #[tokio::test]
 async fn traffic_follows_weights_and_target_variant_overrides() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let rt = Client::new(&sdk_config(&sb).await);
     let (mut served, mut canary) = (0, 0);
     for _ in 0..1500 {
@@ -87,7 +79,7 @@ async fn traffic_follows_weights_and_target_variant_overrides() {
 
 #[tokio::test]
 async fn container_and_validation_errors_decode_as_typed_errors() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let rt = Client::new(&sdk_config(&sb).await);
     let err = rt
         .invoke_endpoint()
@@ -174,7 +166,7 @@ async fn container_and_validation_errors_decode_as_typed_errors() {
 
 #[tokio::test]
 async fn other_containers_answer_in_their_own_formats() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let rt = Client::new(&sdk_config(&sb).await);
     let out = rt
         .invoke_endpoint()
@@ -221,7 +213,7 @@ async fn other_containers_answer_in_their_own_formats() {
 
 #[tokio::test]
 async fn response_stream_delivers_one_payload_part_per_token() {
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let rt = Client::new(&sdk_config(&sb).await);
     let mut out = rt
         .invoke_endpoint_with_response_stream()
@@ -249,7 +241,7 @@ async fn response_stream_delivers_one_payload_part_per_token() {
 #[tokio::test]
 async fn invocations_land_in_cloudwatch() {
     use aws_sdk_cloudwatch::types::{Dimension, Metric, MetricDataQuery, MetricStat};
-    let sb = sandbox_with(demo()).await;
+    let sb = sandbox_with(demo_config()).await;
     let conf = sdk_config(&sb).await;
     let rt = Client::new(&conf);
     for _ in 0..25 {

@@ -1,9 +1,8 @@
 //! S3 listing of the MME catalog, as the fleet layer will use it (path-style, paged).
 
 use aws_sdk_s3::error::ProvideErrorMetadata;
-use sagedeck::sandbox::SandboxConfig;
 
-use crate::common::{sandbox_with, sdk_config};
+use crate::common::{demo_config, sandbox_with, sdk_config};
 
 async fn client(sb: &sagedeck::sandbox::SandboxHandle) -> aws_sdk_s3::Client {
     let conf = sdk_config(sb).await;
@@ -12,11 +11,7 @@ async fn client(sb: &sagedeck::sandbox::SandboxHandle) -> aws_sdk_s3::Client {
 
 #[tokio::test]
 async fn list_objects_v2_pages_the_prefix() {
-    let sb = sandbox_with(SandboxConfig {
-        demo_fleet: true,
-        ..SandboxConfig::for_tests()
-    })
-    .await;
+    let sb = sandbox_with(demo_config()).await;
     let s3 = client(&sb).await;
     let pages: Vec<_> = s3
         .list_objects_v2()

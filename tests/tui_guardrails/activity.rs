@@ -78,18 +78,18 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     press(&mut app, "q");
     assert!(!app.quit, "q typed into the filter does not quit");
     assert_eq!(app.activity.visible().len(), 0);
-    key(&mut app, KeyCode::Backspace);
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Backspace);
+    tap(&mut app, KeyCode::Enter);
     assert!(!app.activity.filtering);
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     let detail = app.activity.detail.clone().expect("Enter shows the record");
     assert!(
         detail.contains("\"action\": \"prewarm\"") && detail.contains("a.tar.gz"),
         "{detail}"
     );
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     assert!(app.activity.detail.is_none());
-    key(&mut app, KeyCode::Esc);
+    tap(&mut app, KeyCode::Esc);
     assert!(app.activity.filter.is_empty(), "Esc clears the filter");
     press(&mut app, "/!weights");
     assert_eq!(app.activity.visible().len(), 2, "! inverts");
@@ -97,6 +97,6 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     // `:activity` opens it too.
     app.tab = Tab::Endpoints;
     press(&mut app, ":activity");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(app.tab, Tab::Activity);
 }

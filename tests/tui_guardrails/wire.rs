@@ -27,11 +27,24 @@ async fn wait_for<T>(
 const DEMO_EP: &str = "mcp-intent-classifier-prod";
 const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
 
-fn demo() -> sagedeck::sandbox::SandboxConfig {
-    sagedeck::sandbox::SandboxConfig {
-        demo_fleet: true,
-        ..sagedeck::sandbox::SandboxConfig::for_tests()
+/// Submits every job the console queued to the worker.
+fn submit_all(jobs: &sagedeck::tui::worker::Jobs, app: &mut App) {
+    for (id, job) in app.take_jobs() {
+        jobs.submit(id, job);
     }
+}
+
+/// The audit records written in the rig's directory.
+fn audit_records(dir: &tempfile::TempDir) -> Vec<sagedeck::aws::audit::AuditRecord> {
+    sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap()
+}
+
+/// The weight-editor keys: `w`, Down, `5`, Enter (the next key answers the confirmation).
+fn weight_editor_keys(app: &mut App) {
+    press(app, "w");
+    tap(app, KeyCode::Down);
+    press(app, "5");
+    tap(app, KeyCode::Enter);
 }
 
 fn guard(dir: &std::path::Path) -> GuardOptions {
@@ -53,7 +66,7 @@ struct Rig {
 }
 
 async fn rig(prepare: impl FnOnce(&std::path::Path)) -> Rig {
-    let sb = common::sandbox_with(demo()).await;
+    let sb = common::sandbox_with(common::demo_config()).await;
     let f = common::fleet(&sb).await;
     let dir = tempfile::tempdir().unwrap();
     prepare(dir.path());
@@ -81,10 +94,7 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
     // The operator sees Stable 9 / Canary 1 and opens the weight editor.
     let seen = f.endpoint(DEMO_EP).await.unwrap();
     let mut app = app_on(seen.clone());
-    press(&mut app, "w");
-    key(&mut app, KeyCode::Down);
-    press(&mut app, "5");
-    key(&mut app, KeyCode::Enter);
+    weight_editor_keys(&mut app);
     // Meanwhile someone else sets Canary to 3 and the endpoint settles.
     let other = sagedeck::aws::weights::plan_weights(
         &seen,
@@ -122,7 +132,7 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
             .any(|m| m.contains("refused") && m.contains("Canary current_weight 1 → 3")),
         "{t:?}"
     );
-    let recs = sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap();
+    let recs = audit_records(&dir);
     assert_eq!(recs.len(), 1, "{recs:?}");
     assert!(recs[0].result.as_deref().unwrap().starts_with("refused:"));
     assert_eq!(recs[0].action, "weights.set");
@@ -154,33 +164,28 @@ async fn the_sessions_reason_is_shown_confirmed_and_audited() {
     let seen = f.endpoint(DEMO_EP).await.unwrap();
     let mut app = app_on(seen);
     press(&mut app, ":reason INC-4711 canary 5xx");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(app.data.reason.as_deref(), Some("INC-4711 canary 5xx"));
     let s = screen(&mut app);
     assert!(
         s.lines().next().unwrap().contains("reason INC-4711 canary 5xx"),
         "in the header: {s}"
     );
-    press(&mut app, "w");
-    key(&mut app, KeyCode::Down);
-    press(&mut app, "5");
-    key(&mut app, KeyCode::Enter);
+    weight_editor_keys(&mut app);
     let dialog = match &app.overlay {
         Some(Overlay::Confirm(c)) => c.lines.join("\n"),
         _ => panic!("a confirmation"),
     };
     assert!(dialog.contains("Reason: INC-4711 canary 5xx"), "{dialog}");
     press(&mut app, "y");
-    for (id, job) in app.take_jobs() {
-        jobs.submit(id, job);
-    }
+    submit_all(&jobs, &mut app);
     let r = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::WeightsDone { result, .. } => Some(result.clone()),
         _ => None,
     })
     .await;
     assert!(r.is_ok(), "{r:?}");
-    let recs = sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap();
+    let recs = audit_records(&dir);
     assert_eq!(recs.len(), 2, "{recs:?}");
     assert!(
         recs.iter().all(|r| r.reason.as_deref() == Some("INC-4711 canary 5xx")),
@@ -188,7 +193,7 @@ async fn the_sessions_reason_is_shown_confirmed_and_audited() {
     );
     // Cleared: the next change carries no reason.
     press(&mut app, ":reason");
-    key(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::Enter);
     assert_eq!(app.data.reason, None);
     let mut prewarm = Job::Prewarm {
         endpoint: "mcp-multi-model-endpoint".into(),
@@ -224,7 +229,7 @@ async fn a_console_prewarm_is_audited() {
     })
     .await;
     assert!(r.is_ok(), "{r:?}");
-    let recs = sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap();
+    let recs = audit_records(&dir);
     assert_eq!(recs.len(), 2, "{recs:?}");
     assert_eq!((recs[0].phase, recs[1].phase), (AuditPhase::Intent, AuditPhase::Result));
     assert_eq!(recs[0].action, "prewarm");
@@ -245,14 +250,9 @@ async fn an_unwritable_audit_log_blocks_console_mutations() {
     } = rig(|d| std::fs::create_dir_all(d.join("audit.jsonl")).unwrap()).await;
     let seen = f.endpoint(DEMO_EP).await.unwrap();
     let mut app = app_on(seen.clone());
-    press(&mut app, "w");
-    key(&mut app, KeyCode::Down);
-    press(&mut app, "5");
-    key(&mut app, KeyCode::Enter);
+    weight_editor_keys(&mut app);
     press(&mut app, "y");
-    for (id, job) in app.take_jobs() {
-        jobs.submit(id, job);
-    }
+    submit_all(&jobs, &mut app);
     let err = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::WeightsDone { result, .. } => Some(result.clone().expect_err("blocked")),
         _ => None,
@@ -304,9 +304,7 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
     assert!(screen(&mut app).contains("Apply step 1 — canary share 10%?"));
     assert_eq!(sb.sandbox.request_count(UPDATE), 0);
     press(&mut app, "h");
-    for (id, job) in app.take_jobs() {
-        jobs.submit(id, job);
-    }
+    submit_all(&jobs, &mut app);
     let held = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::PromotionEnded { result, .. } => Some(result.clone().expect("held")),
         _ => None,
@@ -321,9 +319,7 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
     app.data.selected = Some(DEMO_EP.into());
     press(&mut app, "B");
     press(&mut app, "y");
-    for (id, job) in app.take_jobs() {
-        jobs.submit(id, job);
-    }
+    submit_all(&jobs, &mut app);
     let done = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::PromotionEnded { result, .. } => Some(result.clone().expect("rolled back")),
         _ => None,

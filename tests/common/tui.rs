@@ -1,0 +1,48 @@
+//! Shared fixtures for the console's tests: drawing an `App` into a test terminal and feeding
+//! it keys. Included with `#[path = "common/tui.rs"] mod tui;` (not part of `common`, which the
+//! TUI test crates without a sandbox do not include).
+#![allow(dead_code)]
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use sagedeck::tui::app::App;
+use sagedeck::tui::data::ContextInfo;
+
+/// The screen `app` draws on a `w`×`h` test terminal, as text.
+pub fn render(app: &mut App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| sagedeck::tui::render::draw(f, app)).unwrap();
+    t.backend().to_string()
+}
+
+/// A key without modifiers.
+pub fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// Ctrl + a character.
+pub fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+/// Sends one key without modifiers to `app`.
+pub fn tap(app: &mut App, code: KeyCode) {
+    app.on_key(key(code));
+}
+
+/// Types `keys`, one character at a time.
+pub fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        tap(app, KeyCode::Char(c));
+    }
+}
+
+/// The console's context line in the tests: profile demo, us-east-1, the sandbox.
+pub fn context() -> ContextInfo {
+    ContextInfo {
+        profile: "demo".into(),
+        region: "us-east-1".into(),
+        endpoint: "sandbox".into(),
+    }
+}
