@@ -491,3 +491,22 @@ fn quitting_during_a_plan_asks_first() {
     app.on_key(ctrl('c'));
     assert!(app.quit);
 }
+
+#[test]
+fn the_quit_command_asks_too_during_a_plan() {
+    let mut app = app();
+    promotion(
+        &mut app,
+        PromotionEvent::Saved {
+            state: Box::new(state(Phase::Baking, 1)),
+        },
+    );
+    app.tab = Tab::Endpoints;
+    press(&mut app, ":quit");
+    tap(&mut app, KeyCode::Enter);
+    assert!(!app.quit, ":quit asks first, as q and Ctrl-C do");
+    assert_eq!(app.variants.promo.esc_menu.as_deref(), Some(EP));
+    // The menu holds the keys; Ctrl-C again quits (the plan stays saved).
+    app.on_key(ctrl('c'));
+    assert!(app.quit);
+}

@@ -672,6 +672,47 @@ fn esc_cancels_the_call_in_flight() {
 }
 
 #[test]
+fn a_repeated_call_the_worker_ends_early_does_not_stay_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_in(dir.path(), false);
+    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
+    app.on_key(key(KeyCode::Enter));
+    press(&mut app, "hi");
+    app.on_key(key(KeyCode::Enter));
+    press(&mut app, "n");
+    app.on_key(key(KeyCode::Backspace));
+    press(&mut app, "5");
+    app.on_key(key(KeyCode::Enter));
+    app.on_key(ctrl('s'));
+    let calls = tool_calls(&mut app);
+    assert_eq!(calls[0].3, 5);
+    let id = calls[0].0;
+    // The audit log refused the call: one answer, then the worker is done with the job.
+    app.on_event(AppEvent::ToolResult {
+        id,
+        index: 0,
+        result: Err(CallError::Other(
+            "cannot write the audit log x: denied; nothing was sent".into(),
+        )),
+    });
+    assert_eq!(app.tools.shown_call().unwrap().state, ToolCallState::Running);
+    app.on_event(AppEvent::Finished { id, cancelled: false });
+    let c = app.tools.shown_call().unwrap();
+    assert_eq!(c.state, ToolCallState::Done, "not running 1/5 for ever");
+    assert!(
+        toast_texts(&app)
+            .iter()
+            .any(|t| t.contains("classify_intent ×5: 0/5 ok")),
+        "{:?}",
+        toast_texts(&app)
+    );
+    // A call that got all its answers is not touched (and not toasted twice).
+    let before = toast_texts(&app).len();
+    app.on_event(AppEvent::Finished { id, cancelled: false });
+    assert_eq!(toast_texts(&app).len(), before);
+}
+
+#[test]
 fn last_arguments_are_remembered_across_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);

@@ -433,10 +433,9 @@ impl App {
                         self.invoke.on_cancelled(id);
                     } else if label.starts_with("prewarming") {
                         self.models.on_cancelled();
-                    } else if label.starts_with("calling tool") {
-                        self.tools.on_cancelled(id);
                     }
                 }
+                self.tools.on_finished(id, cancelled, &mut self.toasts);
             }
             AppEvent::Inventory(Ok(inv)) => {
                 self.data.inventory = inv.endpoints;

@@ -301,12 +301,18 @@ impl ToolsPane {
         }
     }
 
-    /// A call was cancelled (Esc).
-    pub fn on_cancelled(&mut self, id: u64) {
-        if let Some(c) = self.history.iter_mut().find(|c| c.id == id)
-            && c.in_flight()
-        {
+    /// The worker is done with job `id`: a call still waiting for answers ends, cancelled (Esc)
+    /// or done with fewer answers than asked.
+    pub fn on_finished(&mut self, id: u64, cancelled: bool, toasts: &mut Toasts) {
+        let Some(c) = self.history.iter_mut().find(|c| c.id == id && c.in_flight()) else {
+            return;
+        };
+        if cancelled {
             c.state = ToolCallState::Cancelled;
+        } else {
+            // Fewer answers than asked: the rest were never sent (refused, or the server went).
+            c.state = ToolCallState::Done;
+            toasts.push(Level::Warn, format!("{} ×{}: {}", c.tool, c.repeat, c.summary()));
         }
     }
 
