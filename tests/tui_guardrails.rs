@@ -463,8 +463,8 @@ fn the_models_pane_marks_the_warm_set() {
     assert!(!s.contains("♨ acme.tar.gz"), "{s}");
 }
 
-#[test]
-fn quitting_during_a_plan_asks_first() {
+/// A console on the Endpoints tab while a plan bakes on the Variants tab.
+fn app_with_a_baking_plan() -> App {
     let mut app = app();
     promotion(
         &mut app,
@@ -473,6 +473,12 @@ fn quitting_during_a_plan_asks_first() {
         },
     );
     app.tab = Tab::Endpoints;
+    app
+}
+
+#[test]
+fn quitting_during_a_plan_asks_first() {
+    let mut app = app_with_a_baking_plan();
     app.on_key(ctrl('c'));
     assert!(!app.quit, "the first Ctrl-C asks");
     assert_eq!(app.tab, Tab::Variants);
@@ -494,14 +500,7 @@ fn quitting_during_a_plan_asks_first() {
 
 #[test]
 fn the_quit_command_asks_too_during_a_plan() {
-    let mut app = app();
-    promotion(
-        &mut app,
-        PromotionEvent::Saved {
-            state: Box::new(state(Phase::Baking, 1)),
-        },
-    );
-    app.tab = Tab::Endpoints;
+    let mut app = app_with_a_baking_plan();
     press(&mut app, ":quit");
     tap(&mut app, KeyCode::Enter);
     assert!(!app.quit, ":quit asks first, as q and Ctrl-C do");

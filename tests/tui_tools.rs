@@ -302,6 +302,14 @@ fn paths(f: &SchemaForm) -> Vec<String> {
 
 // ---- forms from the corpus ----
 
+/// Selects classify_intent, and types `input` as its user_input in the form.
+fn type_classify(app: &mut App, input: &str) {
+    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
+    app.on_key(key(KeyCode::Enter));
+    press(app, input);
+    app.on_key(key(KeyCode::Enter));
+}
+
 #[test]
 fn forms_follow_refs_defaults_optional_and_choices() {
     let f = SchemaForm::new(&pydantic_search_schema());
@@ -587,10 +595,7 @@ fn destructive_tools_are_confirmed_and_read_only_refuses() {
 fn repeat_gives_percentiles_and_history_reruns() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
-    app.on_key(key(KeyCode::Enter));
-    press(&mut app, "hi");
-    app.on_key(key(KeyCode::Enter));
+    type_classify(&mut app, "hi");
     press(&mut app, "n");
     assert_eq!(app.tools.focus(), Focus::Repeat);
     press(&mut app, "0");
@@ -648,10 +653,7 @@ fn repeat_gives_percentiles_and_history_reruns() {
 fn esc_cancels_the_call_in_flight() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
-    app.on_key(key(KeyCode::Enter));
-    press(&mut app, "x");
-    app.on_key(key(KeyCode::Enter));
+    type_classify(&mut app, "x");
     app.on_key(ctrl('s'));
     let id = tool_calls(&mut app)[0].0;
     app.on_event(AppEvent::Started {
@@ -675,10 +677,7 @@ fn esc_cancels_the_call_in_flight() {
 fn a_repeated_call_the_worker_ends_early_does_not_stay_running() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
-    app.on_key(key(KeyCode::Enter));
-    press(&mut app, "hi");
-    app.on_key(key(KeyCode::Enter));
+    type_classify(&mut app, "hi");
     press(&mut app, "n");
     app.on_key(key(KeyCode::Backspace));
     press(&mut app, "5");
