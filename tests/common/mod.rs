@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod peer_setup;
+pub mod tui;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,6 +1,5 @@
 //! Shared fixtures for the console's tests: drawing an `App` into a test terminal and feeding
-//! it keys. Included with `#[path = "common/tui.rs"] mod tui;` (not part of `common`, which the
-//! TUI test crates without a sandbox do not include).
+//! it keys.
 #![allow(dead_code)]
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

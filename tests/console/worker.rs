@@ -1,7 +1,7 @@
 //! The console's background worker against the sandbox: jobs report through events, and a slow
 //! call is cancelled on request without its result ever arriving.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,9 +3,6 @@
 //! regressing canary, "no verdict" on too little traffic, kill -9 then --resume), and warm-set
 //! prewarming under ModelNotReady and eviction.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod audit_cas;
 mod prewarm;
 mod promote;

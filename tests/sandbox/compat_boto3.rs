@@ -16,9 +16,7 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Command;
 
-#[path = "common/peer_setup.rs"]
-mod peer_setup;
-use peer_setup::{build_atomically, run_step, show, target_dir};
+use crate::common::peer_setup::{build_atomically, run_step, show, target_dir};
 
 /// Pinned, checked together: awscli 1.46 vendors its own botocore (1.43.62), boto3 uses 1.44.8.
 const PINS: [(&str, &str); 3] = [("boto3", "1.44.8"), ("botocore", "1.44.8"), ("awscli", "1.46.3")];

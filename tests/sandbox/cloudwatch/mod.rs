@@ -1,13 +1,11 @@
 //! CloudWatch over the wire: the real Rust SDK (Smithy RPC v2 CBOR), hand-built CBOR requests
 //! for the encoding edge cases, and awsJson1_0 as boto3 speaks it, all against one metric store.
 
-mod common;
-#[path = "cloudwatch/wire.rs"]
 mod cw_wire;
-#[path = "cloudwatch/encodings.rs"]
 mod encodings;
-#[path = "cloudwatch/listing.rs"]
 mod listing;
+
+use crate::common;
 
 use aws_sdk_cloudwatch::Client;
 use aws_sdk_cloudwatch::error::ProvideErrorMetadata;

@@ -1,8 +1,6 @@
 //! The console's state machine driven by keys and events (no terminal, no network), and insta
 //! snapshots of the Endpoints pane, the overlays, and one reference screen per shipped theme.
 
-#[path = "common/tui.rs"]
-mod tui;
 
 use std::time::Duration;
 
@@ -19,7 +17,7 @@ use sagedeck::tui::theme::{BUILTIN, Theme};
 use sagedeck::tui::widgets::Overlay;
 
 // `screen` keeps the expression recorded in the snapshots.
-use crate::tui::{ctrl, key as code, render as screen};
+use crate::common::tui::{self, ctrl, key as code, render as screen};
 
 fn variant(name: &str, weight: f64, n: i32, mme: bool) -> VariantInfo {
     VariantInfo {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::common::{add_mme_models, demo_config, sandbox_with};
-use crate::support::State;
+use super::support::State;
 
 const MME: &str = "mcp-multi-model-endpoint";
 const ACME: &str = "tenant-acme-finetuned-v2.tar.gz";

@@ -3,7 +3,7 @@
 //! stay allowed. The profile's `read_only = true` in config.toml does the same.
 
 use crate::common::{demo_config, run_cli_env, sandbox_with};
-use crate::support::{DEMO_EP, State};
+use super::support::{DEMO_EP, State};
 
 const MME: &str = "mcp-multi-model-endpoint";
 

@@ -4,13 +4,7 @@
 //! console's back is refused with nothing sent, a console prewarm is audited, an unwritable audit
 //! log blocks the mutation.
 
-mod common;
-#[path = "common/tui.rs"]
-mod tui;
-
-#[path = "tui_guardrails/activity.rs"]
 mod activity;
-#[path = "tui_guardrails/wire.rs"]
 mod wire;
 
 use std::time::Duration;
@@ -28,7 +22,8 @@ use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
-use crate::tui::{ctrl, press, tap};
+use crate::common::tui::{self, ctrl, press, tap};
+use crate::common;
 
 const EP: &str = "fraud-detector";
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use sagedeck::sandbox::faults::FaultSpec;
 
 use crate::common::{cli_command, poll_until, sandbox_with};
-use crate::support::{EP, State, actions, canary_config, weights};
+use super::support::{EP, State, actions, canary_config, weights};
 
 fn start_weights() -> Vec<(String, f64)> {
     vec![("Stable".into(), 9.0), ("Canary".into(), 1.0)]

@@ -11,7 +11,7 @@ use sagedeck::aws::guard::{Audited, Expectation, GuardError};
 use sagedeck::aws::weights::{WeightChange, plan_weights};
 
 use crate::common::{demo_config, fleet, sandbox_with};
-use crate::support::{DEMO_EP, State, actions};
+use super::support::{DEMO_EP, State, actions};
 
 const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
 

@@ -1,8 +1,6 @@
 //! The Variants pane and its weight editor, driven by key events through the real `App`, with
 //! snapshots of the screen (120×30, default theme). Fixtures are built by hand: no network.
 
-#[path = "common/tui.rs"]
-mod tui;
 
 use std::collections::BTreeMap;
 
@@ -22,7 +20,7 @@ use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
 use sagedeck::tui::widgets::weight_editor::{Field, WeightEditor};
 
-use crate::tui::{press, tap};
+use crate::common::tui::{self, press, tap};
 
 const EP: &str = "fraud-detector";
 

@@ -3,9 +3,8 @@
 //! models, a prewarm in progress, a non-MME endpoint, and canary/baseline latency charts with the
 //! console's own latencies.
 
-#[path = "common/tui.rs"]
-mod tui;
 
+use crate::common::tui;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -4,10 +4,7 @@
 //! arguments, cancel, the endpoint link; snapshots of the screen (120×30, default theme); and the
 //! pane with the real worker against sagedeck's own `mcp serve` over the sandbox.
 
-#[path = "common/mod.rs"]
-mod common;
-#[path = "common/tui.rs"]
-mod tui;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,7 +29,7 @@ use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::schema_form::{Kind, SchemaForm};
 use sagedeck::tui::widgets::toasts::Toasts;
 
-use crate::tui::{ctrl, key, press};
+use crate::common::tui::{self, ctrl, key, press};
 
 const EP: &str = "mcp-intent-classifier-prod";
 

@@ -1,8 +1,6 @@
 //! The Invoke pane driven by key events and worker events through the real `App`, with snapshots
 //! of the screen (120×30, default theme). Fixtures are built by hand: no network, no clock.
 
-#[path = "common/tui.rs"]
-mod tui;
 
 use std::time::Duration;
 
@@ -20,7 +18,7 @@ use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::toasts::Toasts;
 
-use crate::tui::{ctrl, key, press};
+use crate::common::tui::{self, ctrl, key, press};
 
 const EP: &str = "mcp-intent-classifier-prod";
 const MME: &str = "mcp-tenant-models";
