@@ -17,7 +17,7 @@ use sagedeck::tui::theme::{BUILTIN, Theme};
 use sagedeck::tui::widgets::Overlay;
 
 // `screen` keeps the expression recorded in the snapshots.
-use crate::common::tui::{self, ctrl, key as code, render as screen};
+use crate::common::tui::{ctrl, key as code, render as screen};
 
 fn variant(name: &str, weight: f64, n: i32, mme: bool) -> VariantInfo {
     VariantInfo {
