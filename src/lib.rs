@@ -3,6 +3,7 @@
 
 pub mod aws;
 pub mod cli;
+pub mod format;
 pub mod mcp;
 pub mod sandbox;
 pub mod tui;

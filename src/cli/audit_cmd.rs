@@ -23,7 +23,7 @@ pub async fn run(g: &GlobalArgs, args: AuditArgs) -> i32 {
     let Some(path) = g.audit_path() else {
         return usage("no audit log location (HOME is not set); pass --audit-file PATH");
     };
-    let since = args.since.map(|d| crate::sandbox::now_epoch() - d.as_secs_f64());
+    let since = args.since.map(|d| crate::format::now_epoch() - d.as_secs_f64());
     let records = match Audit::read(&path, since) {
         Ok(r) => r,
         Err(e) => {

@@ -1,5 +1,6 @@
 //! `sagedeck endpoints`, `sagedeck describe`, `sagedeck autoscaling`.
 
+use crate::format::time_text;
 use std::time::Duration;
 
 use clap::Args;
@@ -59,14 +60,6 @@ pub fn scaling_text(s: &[ScalingInfo]) -> String {
         .map(|s| format!("{} {}-{}", s.variant, s.min, s.max))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Seconds since the epoch as `2026-12-02 18:00`.
-pub fn time_text(epoch: f64) -> String {
-    let dt = aws_smithy_types::DateTime::from_secs_f64(epoch);
-    dt.fmt(aws_smithy_types::date_time::Format::DateTime)
-        .map(|s| s.replace('T', " ").chars().take(16).collect())
-        .unwrap_or_else(|_| "-".into())
 }
 
 /// Runs `endpoints`.

@@ -1,5 +1,6 @@
 //! `sagedeck invoke ENDPOINT [--body JSON | --body-file FILE] ... [--repeat N] [--stream]`.
 
+use crate::format::body_text;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -77,27 +78,6 @@ fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
     match std::str::from_utf8(body) {
         Ok(s) => json!(s),
         Err(_) => json!({ "base64": base64::engine::general_purpose::STANDARD.encode(body) }),
-    }
-}
-
-/// Human rendering of a body: pretty JSON, text, or size and a hex preview.
-pub fn body_text(content_type: Option<&str>, body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
-        && (content_type.is_none_or(is_json) || body.first().is_some_and(|b| *b == b'[' || *b == b'{'))
-    {
-        return serde_json::to_string_pretty(&v).unwrap_or_default();
-    }
-    match std::str::from_utf8(body) {
-        Ok(s) => s.to_string(),
-        Err(_) => {
-            let hex: Vec<String> = body.iter().take(32).map(|b| format!("{b:02x}")).collect();
-            format!(
-                "{} bytes of binary: {}{}",
-                body.len(),
-                hex.join(" "),
-                if body.len() > 32 { " …" } else { "" }
-            )
-        }
     }
 }
 

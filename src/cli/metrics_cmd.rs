@@ -2,6 +2,7 @@
 //! each variant from CloudWatch, and for multi-model endpoints the cache hit ratio and loaded
 //! model count, in one GetMetricData plan.
 
+use crate::format::parse_duration;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, SystemTime};
 
@@ -26,32 +27,6 @@ pub struct MetricsArgs {
     /// Period in seconds (a multiple of 60; default by window: 60 s up to 3 h, 300 s up to 24 h).
     #[arg(long)]
     pub period: Option<u32>,
-}
-
-/// Parses `90s`, `15m`, `1h`, `24h`, `2d` and sums like `1h30m`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("invalid duration {text:?}: use a number and a unit, like 90s, 15m, 1h, 24h or 2d");
-    let (mut total, mut digits) = (0u64, String::new());
-    for c in text.trim().chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-            continue;
-        }
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            _ => return Err(bad()),
-        };
-        let n: u64 = digits.parse().map_err(|_| bad())?;
-        total = n.checked_mul(unit).and_then(|x| total.checked_add(x)).ok_or_else(bad)?;
-        digits.clear();
-    }
-    if !digits.is_empty() || text.trim().is_empty() {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs(total))
 }
 
 /// A `--since` window: a duration between 1 minute and 15 days.

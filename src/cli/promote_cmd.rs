@@ -3,6 +3,7 @@
 //! endpoint's persisted plan. Ctrl-C during a plan asks hold or roll back on a terminal; headless,
 //! it holds (the state is saved) and says how to resume or roll back.
 
+use crate::format::parse_bake;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -76,15 +77,6 @@ pub struct PromoteArgs {
     /// How often to look at the endpoint while it updates, in milliseconds.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=60_000))]
     pub poll_ms: u64,
-}
-
-/// Parses a bake time: `10s`, `5m`, `1h30m` (1 s to 24 h).
-pub fn parse_bake(text: &str) -> Result<Duration, String> {
-    let bad = || format!("invalid bake time {text:?}: use a number and a unit, like 10s, 5m or 1h (at most 24h)");
-    match super::metrics_cmd::parse_duration(text) {
-        Ok(d) if !d.is_zero() && d <= Duration::from_secs(86_400) => Ok(d),
-        _ => Err(bad()),
-    }
 }
 
 fn stdin_lines() -> UnboundedReceiver<String> {

@@ -113,7 +113,7 @@ pub fn event_line(e: &PromotionEvent, total: usize) -> Option<String> {
                 .unwrap_or_default()
         ),
         PromotionEvent::Baking { step, until } => {
-            let left = until - crate::sandbox::now_epoch();
+            let left = until - crate::format::now_epoch();
             format!("step {}/{total}: InService; baking {:.0}s", step + 1, left.max(0.0))
         }
         PromotionEvent::Gate { step, report } => format!(

@@ -2,6 +2,7 @@
 //! [--yes] [--wait]`: every change is compare-and-swap (against `--expect`, else against what was
 //! read at the start) and audited (intent before sending, result after).
 
+use crate::format::bar;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
@@ -38,12 +39,6 @@ pub struct WeightsArgs {
     /// Give up waiting after this many seconds.
     #[arg(long, default_value_t = 900)]
     pub wait_timeout: u64,
-}
-
-/// A text bar `width` cells wide, filled to `share` (0–1).
-pub fn bar(share: f64, width: usize) -> String {
-    let n = (share * width as f64).round() as usize;
-    format!("{}{}", "█".repeat(n.min(width)), "░".repeat(width - n.min(width)))
 }
 
 /// Prints a plan's before → after split.

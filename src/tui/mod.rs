@@ -92,7 +92,7 @@ pub fn load_guardrails(app: &mut App, opts: &ConsoleOptions) {
     }
     app.activity.path = opts.guard().audit_path;
     if let Some(dir) = opts.guard().plan_dir {
-        panes::promotion::announce_unfinished(app, crate::aws::promote::unfinished_plans(&dir));
+        panes::variants::promotion::announce_unfinished(app, crate::aws::promote::unfinished_plans(&dir));
     }
 }
 

@@ -77,7 +77,7 @@ fn render_error_log(
                 };
                 Line::from(vec![
                     Span::styled(
-                        format!("{} ", crate::cli::endpoints_cmd::time_text(e.at)),
+                        format!("{} ", crate::format::time_text(e.at)),
                         theme.fg("muted"),
                     ),
                     Span::styled(

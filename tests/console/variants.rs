@@ -18,7 +18,7 @@ use sagedeck::tui::render::draw;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
-use sagedeck::tui::widgets::weight_editor::{Field, WeightEditor};
+use sagedeck::tui::panes::variants::weight_editor::{Field, WeightEditor};
 
 use crate::common::tui::{self, press, tap};
 

@@ -6,7 +6,6 @@ pub mod endpoints;
 pub mod invoke;
 pub mod latency;
 pub mod models;
-pub mod promotion;
 pub mod tools;
 pub mod variants;
 

@@ -1,6 +1,7 @@
 //! Widgets shared by the panes: header, footer, toasts, overlays (help, describe, confirm, error
 //! log, weight editor), the `:` command line.
 
+pub mod chart;
 pub mod command_line;
 pub mod confirm;
 pub mod describe;
@@ -9,7 +10,6 @@ pub mod header;
 pub mod help;
 pub mod schema_form;
 pub mod toasts;
-pub mod weight_editor;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -37,7 +37,7 @@ pub enum Overlay {
     /// A yes/no confirmation that starts jobs.
     Confirm(confirm::Confirm),
     /// The weight editor of the Variants pane.
-    WeightEditor(weight_editor::WeightEditor),
+    WeightEditor(crate::tui::panes::variants::weight_editor::WeightEditor),
 }
 
 /// A rectangle of `pct_w` × `pct_h` percent centred in `area`, at least `min_w` × `min_h`.

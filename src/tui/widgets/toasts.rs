@@ -69,7 +69,7 @@ impl Toasts {
         let entry = LogEntry {
             level,
             text: text.into(),
-            at: crate::sandbox::now_epoch(),
+            at: crate::format::now_epoch(),
         };
         self.visible.push((entry.clone(), Instant::now()));
         if self.visible.len() > 4 {

@@ -387,7 +387,7 @@ fn unfinished_plans_are_announced_and_offered_for_resume() {
     let mut app = app();
     let mut held = state(Phase::Baking, 1);
     held.pid = 999_999;
-    sagedeck::tui::panes::promotion::announce_unfinished(&mut app, vec![held]);
+    sagedeck::tui::panes::variants::promotion::announce_unfinished(&mut app, vec![held]);
     let t = toasts(&app);
     assert!(
         t.iter()

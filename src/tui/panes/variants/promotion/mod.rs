@@ -19,10 +19,8 @@ use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::Level;
 
-#[path = "promotion_view.rs"]
 pub mod view;
 
-#[path = "promotion_editor.rs"]
 mod editor;
 
 pub use editor::{EditorOutcome, FIELDS, MODE, PlanEditor, confirm_plan};

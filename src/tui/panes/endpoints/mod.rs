@@ -350,7 +350,7 @@ impl Pane for EndpointsPane {
                             theme.fg("fg")
                         },
                     )),
-                    Cell::from(crate::cli::endpoints_cmd::time_text(e.modified)),
+                    Cell::from(crate::format::time_text(e.modified)),
                 ];
                 let row = Row::new(
                     cells

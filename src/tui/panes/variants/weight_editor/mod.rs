@@ -14,8 +14,6 @@ use crate::tui::panes::variants::{baseline_index, glyph, num};
 use crate::tui::panes::{KeyHint, Outbox};
 use crate::tui::widgets::toasts::Level;
 
-// Drawing and the confirmation live beside the Variants pane's other views.
-#[path = "../panes/variants_editor_view.rs"]
 mod view;
 
 /// Percentage points a nudge moves in percent mode.

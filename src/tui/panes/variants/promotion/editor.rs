@@ -9,7 +9,7 @@ use crate::aws::promote::{Gates, Mode, PromotionSpec, parse_steps};
 use crate::tui::event::Job;
 use crate::tui::widgets::confirm::Confirm;
 
-use super::super::variants::{baseline_index, num};
+use super::super::{baseline_index, num};
 use super::view;
 
 /// The plan editor's fields, in order.
@@ -121,7 +121,7 @@ impl PlanEditor {
             return Err((1, "the baseline must differ from the canary".into()));
         }
         let steps = parse_steps(v(2)).map_err(|e| (2, e))?;
-        let bake = crate::cli::promote_cmd::parse_bake(v(3)).map_err(|e| (3, e))?;
+        let bake = crate::format::parse_bake(v(3)).map_err(|e| (3, e))?;
         let number = |i: usize, lo: f64, hi: f64| -> Result<f64, (usize, String)> {
             match v(i).parse::<f64>() {
                 Ok(x) if x > lo && x <= hi => Ok(x),

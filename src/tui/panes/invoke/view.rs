@@ -12,7 +12,7 @@ use super::calls::{Call, CallState};
 use super::form::{BodyCheck, Field, Form};
 use super::{InvokePane, model_completions};
 use crate::aws::AwsError;
-use crate::cli::invoke_cmd::body_text;
+use crate::format::body_text;
 use crate::tui::data::Data;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{modal, title};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
 use crate::aws::latency::LatencyStats;
-use crate::cli::invoke_cmd::body_text;
+use crate::format::body_text;
 
 /// Where a call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,13 +5,9 @@
 //! p50/p95/p99 and variant split; a history of calls to re-run or load back. Sending only queues a
 //! [`Job::Invoke`]; read-only mode refuses it.
 
-#[path = "invoke_calls.rs"]
 mod calls;
-#[path = "invoke_form.rs"]
 mod form;
-#[path = "invoke_keys.rs"]
 mod keys;
-#[path = "invoke_view.rs"]
 mod view;
 
 use std::collections::{HashMap, HashSet};

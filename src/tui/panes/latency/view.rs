@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph, Wrap};
 
-use super::chart::{LineChart, Plot, fmt_count, fmt_ms, fmt_ms_short, points, thousands, window_label};
+use crate::tui::widgets::chart::{LineChart, Plot, fmt_count, fmt_ms, fmt_ms_short, points, thousands, window_label};
 use super::{LatencyPane, WINDOWS, variant_role};
 use crate::aws::inventory::{EndpointInfo, VariantInfo};
 use crate::aws::metrics::{Metric, MetricsSnapshot, VariantMetrics};
@@ -224,7 +224,7 @@ impl LatencyPane {
             )),
             Some((s, true)) => {
                 let period = window_label(Duration::from_secs(s.period.max(0) as u64));
-                let at = crate::cli::endpoints_cmd::time_text(s.end);
+                let at = crate::format::time_text(s.end);
                 let at = at.get(11..).unwrap_or(&at);
                 spans.push(Span::styled(format!("  ·  {period} points, to {at} UTC"), label));
                 if !s.warnings.is_empty() {

@@ -2,13 +2,11 @@
 //! with a timeout, reports through [`AppEvent`]s, and aborts a job on request. The UI task never
 //! awaits any of this.
 
-#[path = "worker_mcp.rs"]
-mod worker_mcp;
+mod mcp;
 
-#[path = "worker_guard.rs"]
-mod worker_guard;
+mod guard;
 
-pub use worker_guard::GuardOptions;
+pub use guard::GuardOptions;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -85,7 +83,7 @@ pub fn spawn_guarded(
     guard: GuardOptions,
 ) -> Jobs {
     let (tx, rx) = unbounded_channel();
-    let guard = worker_guard::Guard::new(guard);
+    let guard = guard::Guard::new(guard);
     tokio::spawn(serve(options, fleet, limits, events, rx, hub, guard));
     Jobs { tx }
 }
@@ -97,14 +95,14 @@ async fn serve(
     events: UnboundedSender<AppEvent>,
     mut rx: UnboundedReceiver<(u64, Job)>,
     hub: Option<crate::mcp::McpHub>,
-    guard: worker_guard::Guard,
+    guard: guard::Guard,
 ) {
     let fleet: Result<Fleet, AwsError> = match fleet {
         Some(f) => Ok(f),
         None => Fleet::connect(&options).await,
     };
     if let Ok(f) = &fleet {
-        worker_guard::open_at_start(&guard, f, &events);
+        guard::open_at_start(&guard, f, &events);
     }
     let running: Arc<Mutex<HashMap<u64, AbortHandle>>> = Arc::default();
     let tool_calls: Arc<Mutex<HashMap<u64, tokio_util::sync::CancellationToken>>> = Arc::default();
@@ -140,10 +138,10 @@ async fn serve(
         let handle = tokio::spawn(async move {
             match fleet {
                 _ if matches!(job, Job::McpConnect { .. } | Job::ToolCall { .. }) => {
-                    worker_mcp::run(hub2, id, job, cancel, &events2, (&guard2, &fleet)).await;
+                    mcp::run(hub2, id, job, cancel, &events2, (&guard2, &fleet)).await;
                     calls2.lock().remove(&id);
                 }
-                _ if worker_guard::handles(&job) => worker_guard::run(&guard2, &fleet, job, limits, &events2).await,
+                _ if guard::handles(&job) => guard::run(&guard2, &fleet, job, limits, &events2).await,
                 Ok(f) => run_job(&f, id, job, limits, &events2).await,
                 Err(e) => fail(&events2, id, job, e),
             }

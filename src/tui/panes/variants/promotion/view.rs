@@ -51,7 +51,7 @@ pub fn plan_summary(state: Option<&PlanState>) -> Vec<String> {
         format!(
             "Phase: {:?}; updated {}",
             s.phase,
-            crate::cli::endpoints_cmd::time_text(s.updated)
+            crate::format::time_text(s.updated)
         ),
         format!("Starting weights: {}", w(&s.start_weights)),
     ];

@@ -369,5 +369,4 @@ impl Series {
 }
 
 #[cfg(test)]
-#[path = "metrics_tests.rs"]
 mod tests;

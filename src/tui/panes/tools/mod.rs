@@ -8,13 +8,9 @@
 //! Arguments last sent to each tool are remembered across runs ([`ArgsStore`]). Calling only
 //! queues a [`Job::ToolCall`]; destructive tools ask first; read-only mode refuses.
 
-#[path = "tools_calls.rs"]
 mod calls;
-#[path = "tools_keys.rs"]
 mod keys;
-#[path = "tools_result.rs"]
 mod result;
-#[path = "tools_view.rs"]
 mod view;
 
 use std::collections::HashMap;

@@ -19,11 +19,12 @@ use crate::tui::event::Job;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
-use crate::tui::widgets::weight_editor::WeightEditor;
+use crate::tui::panes::variants::weight_editor::WeightEditor;
 use crate::tui::widgets::{Overlay, pane_frame};
 
-#[path = "variants_view.rs"]
+pub mod promotion;
 mod view;
+pub mod weight_editor;
 
 /// Bar glyphs: the baseline, then the canaries in turn (told apart without colour too).
 const GLYPHS: [&str; 4] = ["█", "▓", "▒", "▚"];
@@ -155,7 +156,7 @@ pub struct VariantsPane {
     /// First visible variant row.
     pub offset: usize,
     /// Promotion plans: editor, timelines, questions.
-    pub promo: super::promotion::PromotionUi,
+    pub promo: self::promotion::PromotionUi,
 }
 
 impl VariantsPane {
@@ -230,7 +231,7 @@ impl Pane for VariantsPane {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs_f64())
                 .unwrap_or(0.0);
-            let mut t = super::promotion::view::timeline_lines(p, theme, now);
+            let mut t = self::promotion::view::timeline_lines(p, theme, now);
             t.push(Line::from(""));
             t.append(&mut details);
             details = t;

@@ -9,11 +9,8 @@
 //! Schema helpers are in `schema_form_schema.rs`, editing keys and rows in `schema_form_edit.rs`,
 //! drawing in `schema_form_view.rs`.
 
-#[path = "schema_form_edit.rs"]
 mod edit;
-#[path = "schema_form_schema.rs"]
 mod schema;
-#[path = "schema_form_view.rs"]
 mod view;
 
 use std::collections::HashMap;

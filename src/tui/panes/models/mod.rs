@@ -24,9 +24,7 @@ use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::{Level, Toasts};
 
-#[path = "models_run.rs"]
 mod run;
-#[path = "models_view.rs"]
 mod view;
 
 use run::learn;

@@ -13,9 +13,9 @@ use crate::aws::catalog::human_size;
 use crate::aws::inventory::EndpointInfo;
 use crate::aws::metrics::{Metric, VariantMetrics};
 use crate::aws::prewarm::PrewarmStatus;
-use crate::cli::endpoints_cmd::time_text;
+use crate::format::time_text;
 use crate::tui::data::{Data, ModelKnowledge};
-use crate::tui::panes::latency::chart::{fmt_ms, spark, thousands, window_label};
+use crate::tui::widgets::chart::{fmt_ms, spark, thousands, window_label};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::pane_frame;
 

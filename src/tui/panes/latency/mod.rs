@@ -18,9 +18,6 @@ use crate::tui::event::Job;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
 
-#[path = "../widgets/chart.rs"]
-pub mod chart;
-#[path = "latency_view.rs"]
 mod view;
 
 /// The chart windows, in key order.

@@ -22,7 +22,6 @@ use super::widgets::command_line::CommandLine;
 use super::widgets::describe::DescribeView;
 use super::widgets::toasts::{Level, Toasts};
 
-#[path = "app_commands.rs"]
 mod commands;
 pub use commands::known_profiles;
 
@@ -267,7 +266,7 @@ impl App {
         self.dirty = true;
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             // With a plan running, the first Ctrl-C asks: hold here, or roll back.
-            self.quit = !super::panes::promotion::ask_before_quit(self);
+            self.quit = !super::panes::variants::promotion::ask_before_quit(self);
             return;
         }
         if self.command_line.open {
@@ -307,7 +306,7 @@ impl App {
     /// Global keys; false when the key is not one.
     fn global_key(&mut self, key: KeyEvent) -> bool {
         match key.code {
-            KeyCode::Char('q') => self.quit = !super::panes::promotion::ask_before_quit(self),
+            KeyCode::Char('q') => self.quit = !super::panes::variants::promotion::ask_before_quit(self),
             KeyCode::Char(':') => self.command_line.open(),
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help { scroll: 0 }),
             KeyCode::Char('e') => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
@@ -520,7 +519,7 @@ impl App {
             AppEvent::Activity(r) => self.activity.on_read(r),
             AppEvent::Notice { error, text } => self.toasts.push(if error { Level::Error } else { Level::Info }, text),
             ev @ (AppEvent::Promotion { .. } | AppEvent::PromotionEnded { .. }) => {
-                super::panes::promotion::on_event(self, ev)
+                super::panes::variants::promotion::on_event(self, ev)
             }
             AppEvent::Prewarm { endpoint, event } => self.models.on_prewarm_event(&endpoint, event, &mut self.data),
             AppEvent::PrewarmDone { endpoint, result } => {

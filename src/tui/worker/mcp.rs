@@ -27,7 +27,7 @@ pub(super) async fn run(
     cancel: CancellationToken,
     events: &UnboundedSender<AppEvent>,
     (guard, fleet): (
-        &super::worker_guard::Guard,
+        &super::guard::Guard,
         &Result<crate::aws::Fleet, crate::aws::AwsError>,
     ),
 ) {
@@ -80,7 +80,7 @@ pub(super) async fn run(
             repeat,
             reason,
         } => {
-            let audit = match super::worker_guard::tool_call_intent(
+            let audit = match super::guard::tool_call_intent(
                 guard,
                 fleet,
                 &format!("{server}/{tool}"),
@@ -144,7 +144,7 @@ pub(super) async fn run(
                 None => Ok(None),
                 Some(e) => Err(format!("{ok} ok, {failed} failed; last: {e}")),
             };
-            super::worker_guard::tool_call_finish(guard, audit, outcome, events);
+            super::guard::tool_call_finish(guard, audit, outcome, events);
         }
         _ => {}
     }

@@ -6,7 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 use super::{ToolCall, ToolCallState, ToolsPane};
-use crate::cli::weights_cmd::bar;
+use crate::format::bar;
 use crate::mcp::CallError;
 use crate::mcp::events::LogSource;
 use crate::tui::theme::Theme;

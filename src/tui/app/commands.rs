@@ -93,7 +93,7 @@ impl App {
             }
             Command::Errors => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
             Command::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
-            Command::Quit => self.quit = !crate::tui::panes::promotion::ask_before_quit(self),
+            Command::Quit => self.quit = !crate::tui::panes::variants::promotion::ask_before_quit(self),
         }
     }
 }

@@ -132,7 +132,7 @@ pub fn reason(e: &AwsError) -> String {
 pub(super) fn learn(data: &mut Data, endpoint: &str, r: &PrewarmResult) {
     let k = data.models.entry((endpoint.to_string(), r.model.clone())).or_default();
     if r.loaded {
-        k.prewarmed_at = Some(crate::sandbox::now_epoch());
+        k.prewarmed_at = Some(crate::format::now_epoch());
     }
     if let Some(l) = r.latency {
         k.last_latency_ms = Some(l.as_secs_f64() * 1000.0);
