@@ -79,6 +79,16 @@ pub struct Data {
 }
 
 impl Data {
+    /// The console's one read-only gate: the refusal of a mutation named `what` (from
+    /// [`crate::tui::event::Job::mutation`]) while read-only is on. `App::submit` asks it of every
+    /// job; panes ask it before opening an editor so that the operator is told at once.
+    pub fn refusal(&self, what: Option<&str>) -> Option<String> {
+        let what = what?;
+        self.read_only.then(|| {
+            format!("read-only: {what} is disabled (start without --read-only, or `:readonly` to toggle); nothing was sent")
+        })
+    }
+
     /// The endpoint with this name.
     pub fn endpoint(&self, name: &str) -> Option<&EndpointInfo> {
         self.inventory.iter().find(|e| e.name == name)

@@ -108,7 +108,152 @@ pub enum Job {
     Cancel(u64),
 }
 
+/// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
+/// by it, and the read-only gate asks it whether the job changes anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JobKind {
+    /// [`Job::Inventory`].
+    Inventory,
+    /// [`Job::Metrics`].
+    Metrics,
+    /// [`Job::Describe`].
+    Describe,
+    /// [`Job::ApplyWeights`].
+    ApplyWeights,
+    /// [`Job::Activity`].
+    Activity,
+    /// [`Job::Promote`].
+    Promote,
+    /// [`Job::PromoteResume`].
+    PromoteResume,
+    /// [`Job::PromoteControl`].
+    PromoteControl,
+    /// [`Job::Invoke`].
+    Invoke,
+    /// [`Job::Catalog`].
+    Catalog,
+    /// [`Job::Prewarm`].
+    Prewarm,
+    /// [`Job::McpConnect`].
+    McpConnect,
+    /// [`Job::ToolCall`].
+    ToolCall,
+    /// [`Job::Cancel`].
+    Cancel,
+}
+
+/// Which part of the worker runs a kind of job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    /// Plain fleet-layer calls (reads, invocations).
+    Fleet,
+    /// Audited mutations and the audit log (`worker/guard.rs`).
+    Guard,
+    /// MCP servers (`worker/mcp.rs`).
+    Mcp,
+    /// The worker's own bookkeeping (cancel).
+    Worker,
+}
+
+impl JobKind {
+    /// Every kind, for the tests that prove the read-only gate covers each mutation.
+    pub const ALL: [JobKind; 14] = [
+        JobKind::Inventory,
+        JobKind::Metrics,
+        JobKind::Describe,
+        JobKind::ApplyWeights,
+        JobKind::Activity,
+        JobKind::Promote,
+        JobKind::PromoteResume,
+        JobKind::PromoteControl,
+        JobKind::Invoke,
+        JobKind::Catalog,
+        JobKind::Prewarm,
+        JobKind::McpConnect,
+        JobKind::ToolCall,
+        JobKind::Cancel,
+    ];
+
+    /// The part of the worker that runs it.
+    pub fn runner(self) -> Runner {
+        match self {
+            JobKind::Inventory | JobKind::Metrics | JobKind::Describe | JobKind::Invoke | JobKind::Catalog => {
+                Runner::Fleet
+            }
+            JobKind::ApplyWeights
+            | JobKind::Activity
+            | JobKind::Promote
+            | JobKind::PromoteResume
+            | JobKind::PromoteControl
+            | JobKind::Prewarm => Runner::Guard,
+            JobKind::McpConnect | JobKind::ToolCall => Runner::Mcp,
+            JobKind::Cancel => Runner::Worker,
+        }
+    }
+
+    /// What a job of this kind changes, as the read-only refusal names it (None: it changes
+    /// nothing). [`Job::mutation`] refines it for the variants that depend on their data.
+    pub fn mutation(self) -> Option<&'static str> {
+        match self {
+            JobKind::ApplyWeights => Some("changing weights"),
+            JobKind::Promote => Some("promotion"),
+            JobKind::PromoteResume => Some("resuming a promotion"),
+            JobKind::PromoteControl => Some("proceeding with a promotion"),
+            JobKind::Invoke => Some("invoking"),
+            JobKind::Prewarm => Some("prewarming"),
+            JobKind::ToolCall => Some("calling tools"),
+            JobKind::Inventory
+            | JobKind::Metrics
+            | JobKind::Describe
+            | JobKind::Activity
+            | JobKind::Catalog
+            | JobKind::McpConnect
+            | JobKind::Cancel => None,
+        }
+    }
+
+    /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
+    pub fn is_refresh(self) -> bool {
+        matches!(self, JobKind::Inventory | JobKind::Metrics | JobKind::Activity)
+    }
+}
+
 impl Job {
+    /// What kind of job this is.
+    pub fn kind(&self) -> JobKind {
+        match self {
+            Job::Inventory => JobKind::Inventory,
+            Job::Metrics { .. } => JobKind::Metrics,
+            Job::Describe { .. } => JobKind::Describe,
+            Job::ApplyWeights { .. } => JobKind::ApplyWeights,
+            Job::Activity => JobKind::Activity,
+            Job::Promote { .. } => JobKind::Promote,
+            Job::PromoteResume { .. } => JobKind::PromoteResume,
+            Job::PromoteControl { .. } => JobKind::PromoteControl,
+            Job::Invoke { .. } => JobKind::Invoke,
+            Job::Catalog { .. } => JobKind::Catalog,
+            Job::Prewarm { .. } => JobKind::Prewarm,
+            Job::McpConnect { .. } => JobKind::McpConnect,
+            Job::ToolCall { .. } => JobKind::ToolCall,
+            Job::Cancel(_) => JobKind::Cancel,
+        }
+    }
+
+    /// What this job would change, as the read-only refusal names it; None when it changes
+    /// nothing (reads, holding a plan, cancelling).
+    pub fn mutation(&self) -> Option<&'static str> {
+        use crate::aws::promote_run::Control;
+        match self {
+            Job::PromoteResume { rollback: true, .. } => Some("rolling a promotion back"),
+            Job::PromoteControl { control, .. } => match control {
+                Control::Proceed => JobKind::PromoteControl.mutation(),
+                Control::Rollback => Some("rolling a promotion back"),
+                Control::Hold => None,
+            },
+            other => other.kind().mutation(),
+        }
+    }
+
     /// Gives a mutation without a reason of its own the session's reason (`:reason`, or
     /// `--reason` at start); other jobs are left as they are.
     pub fn stamp_reason(&mut self, session: Option<&str>) {
@@ -170,10 +315,12 @@ impl Job {
 /// What background tasks report.
 #[derive(Debug, Clone)]
 pub enum AppEvent {
-    /// A job started (id and label), so the UI can show and cancel it.
+    /// A job started (id, kind and label), so the UI can show and cancel it.
     Started {
         /// Job id.
         id: u64,
+        /// What kind of job.
+        kind: JobKind,
         /// Label.
         label: String,
     },
@@ -271,6 +418,8 @@ pub enum AppEvent {
         /// The final state, or why it failed.
         result: Result<Box<crate::aws::promote::PlanState>, String>,
     },
+    /// Plans a previous console or CLI left unfinished, found at start.
+    UnfinishedPlans(Vec<crate::aws::promote::PlanState>),
     /// A message for a toast (audit warnings, refused controls).
     Notice {
         /// Whether it is an error.

@@ -90,9 +90,12 @@ pub fn load_guardrails(app: &mut App, opts: &ConsoleOptions) {
             Err(e) => app.toasts.push(widgets::toasts::Level::Error, e),
         }
     }
-    app.activity.path = opts.guard().audit_path;
+    app.panes.activity.path = opts.guard().audit_path;
     if let Some(dir) = opts.guard().plan_dir {
-        panes::variants::promotion::announce_unfinished(app, crate::aws::promote::unfinished_plans(&dir));
+        let plans = crate::aws::promote::unfinished_plans(&dir);
+        if !plans.is_empty() {
+            app.on_event(event::AppEvent::UnfinishedPlans(plans));
+        }
     }
 }
 
@@ -147,7 +150,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
     app.intervals = intervals;
     app.theme_dir = opts.theme_dir.clone();
     app.theme_names = Theme::available(opts.theme_dir.as_deref());
-    app.tools.set_args_path(
+    app.panes.tools.set_args_path(
         opts.tool_args_path
             .clone()
             .or_else(panes::tools::ArgsStore::default_path),
@@ -160,7 +163,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
 pub fn attach_mcp(app: &mut App, hub: &crate::mcp::McpHub) {
     let servers = hub.servers();
     if !servers.is_empty() {
-        app.tools.set_servers(servers);
+        app.panes.tools.set_servers(servers);
         app.submit(event::Job::McpConnect { server: None });
     }
 }

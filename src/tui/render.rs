@@ -8,7 +8,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
 use super::app::App;
-use super::panes::{Pane, Tab};
 use super::widgets::{Overlay, centered, footer, header, help};
 
 /// Draws one frame.
@@ -22,19 +21,12 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let busy = app.inflight.values().next_back().cloned();
+    let busy = app.inflight.values().next_back().map(|(_, label)| label.clone());
     header::render_context(f, ctx, &app.data, &app.theme, busy.as_deref());
-    header::render_tabs(f, tabs, app.tab, &app.theme);
+    let titles: Vec<&str> = super::panes::Tab::ALL.iter().map(|t| t.title()).collect();
+    header::render_tabs(f, tabs, &titles, app.tab.index(), &app.theme);
     let theme = app.theme.clone();
-    match app.tab {
-        Tab::Endpoints => app.endpoints.render(f, body, &app.data, &theme),
-        Tab::Variants => app.variants.render(f, body, &app.data, &theme),
-        Tab::Models => app.models.render(f, body, &app.data, &theme),
-        Tab::Latency => app.latency.render(f, body, &app.data, &theme),
-        Tab::Invoke => app.invoke.render(f, body, &app.data, &theme),
-        Tab::Tools => app.tools.render(f, body, &app.data, &theme),
-        Tab::Activity => app.activity.render(f, body, &app.data, &theme),
-    }
+    app.panes.get_mut(app.tab).render(f, body, &app.data, &theme);
     let hints = app.hints();
     if app.command_line.open {
         app.command_line.render(f, foot, &theme);
@@ -42,11 +34,15 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         footer::render(f, foot, &hints, &theme);
     }
     match app.overlay.as_mut() {
-        Some(Overlay::Help { scroll }) => help::render(f, body, app.tab.title(), &hints, scroll, &theme),
+        Some(Overlay::Help { scroll }) => {
+            let pane = app.panes.get(app.tab);
+            let mut keys = pane.keys(&app.data);
+            keys.extend(pane.help());
+            help::render(f, body, app.tab.title(), &keys, scroll, &theme)
+        }
         Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), *scroll, &theme),
         Some(Overlay::Describe(view)) => view.render(f, body, &theme),
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
-        Some(Overlay::WeightEditor(editor)) => editor.render(f, body, &app.data, &theme),
         None => {}
     }
     app.toasts.render(f, body, &theme);

@@ -232,17 +232,17 @@ fn endpoints_filter_sort_drill_in_and_describe() {
     app.on_key(key('/'));
     type_text(&mut app, "mcp");
     app.on_key(code(KeyCode::Enter));
-    assert_eq!(app.endpoints.view.len(), 3);
+    assert_eq!(app.panes.endpoints.view.len(), 3);
     app.on_key(key('/'));
     type_text(&mut app, "!^fleet-");
     app.on_key(code(KeyCode::Enter));
-    assert_eq!(app.endpoints.view.len(), 4, "regex, inverted");
+    assert_eq!(app.panes.endpoints.view.len(), 4, "regex, inverted");
     // Sort by name ascending.
-    while app.endpoints.sort != sagedeck::tui::panes::endpoints::Column::Name {
+    while app.panes.endpoints.sort != sagedeck::tui::panes::endpoints::Column::Name {
         app.on_key(key('s'));
     }
     app.on_key(key('S'));
-    let first = app.endpoints.view[0];
+    let first = app.panes.endpoints.view[0];
     assert_eq!(app.data.inventory[first].name, "llm-tgi-chat");
     // The selection follows its endpoint through sorting; go to the top, then one down.
     app.on_key(key('g'));
@@ -259,7 +259,7 @@ fn endpoints_filter_sort_drill_in_and_describe() {
     assert!(app.overlay.is_none());
     // Esc clears the filter.
     app.on_key(code(KeyCode::Esc));
-    assert_eq!(app.endpoints.view.len(), 34);
+    assert_eq!(app.panes.endpoints.view.len(), 34);
 }
 
 #[test]
@@ -267,10 +267,12 @@ fn esc_cancels_the_call_in_flight_and_q_quits() {
     let mut app = app_with_fleet(0);
     app.on_event(AppEvent::Started {
         id: 41,
+        kind: sagedeck::tui::event::JobKind::Inventory,
         label: "refreshing endpoints".into(),
     });
     app.on_event(AppEvent::Started {
         id: 42,
+        kind: sagedeck::tui::event::JobKind::Invoke,
         label: "invoking llm-tgi-chat".into(),
     });
     app.on_key(code(KeyCode::Esc));

@@ -169,20 +169,20 @@ fn typing_goes_into_the_editor_and_is_sent() {
     let mut app = app();
     // `x` clears the body and focuses the editor; global letters (q, r, 1) are typed, not obeyed.
     press(&mut app, "x");
-    assert_eq!(app.invoke.focus(), Some(Field::Body));
-    assert!(app.invoke.capturing_text());
+    assert_eq!(app.panes.invoke.focus(), Some(Field::Body));
+    assert!(app.panes.invoke.capturing_text());
     press(&mut app, r#"{"inputs": "q r 1"}"#);
     assert!(!app.quit);
     assert_eq!(app.tab, Tab::Invoke);
-    let form = app.invoke.form().unwrap();
+    let form = app.panes.invoke.form().unwrap();
     assert_eq!(form.body_text(), r#"{"inputs": "q r 1"}"#);
     assert_eq!(form.check, BodyCheck::Json);
     // Enter is a newline in the editor; Esc leaves the field first.
     app.on_key(key(KeyCode::Enter));
-    assert_eq!(app.invoke.form().unwrap().body.lines().len(), 2);
+    assert_eq!(app.panes.invoke.form().unwrap().body.lines().len(), 2);
     app.on_key(key(KeyCode::Esc));
-    assert_eq!(app.invoke.focus(), None);
-    assert!(!app.invoke.capturing_text());
+    assert_eq!(app.panes.invoke.focus(), None);
+    assert!(!app.panes.invoke.capturing_text());
     app.on_key(ctrl('s'));
     let jobs = invokes(&mut app);
     assert_eq!(jobs.len(), 1);
@@ -190,7 +190,7 @@ fn typing_goes_into_the_editor_and_is_sent() {
     assert_eq!(spec.endpoint, EP);
     assert_eq!(spec.body, b"{\"inputs\": \"q r 1\"}\n");
     assert_eq!(repeat, &1);
-    assert_eq!(app.invoke.history().len(), 1);
+    assert_eq!(app.panes.invoke.history().len(), 1);
 }
 
 #[test]
@@ -198,21 +198,21 @@ fn invalid_json_blocks_sending_with_line_and_column() {
     let mut app = app();
     press(&mut app, "x");
     press(&mut app, r#"{"inputs": }"#);
-    let BodyCheck::Invalid { line, column, .. } = app.invoke.form().unwrap().check.clone() else {
+    let BodyCheck::Invalid { line, column, .. } = app.panes.invoke.form().unwrap().check.clone() else {
         panic!("the body should be invalid");
     };
     assert_eq!((line, column), (1, 12));
     app.on_key(key(KeyCode::Esc));
     app.on_key(key(KeyCode::F(5)));
     assert!(invokes(&mut app).is_empty(), "invalid JSON must not be sent");
-    let notice = app.invoke.notice().unwrap();
+    let notice = app.panes.invoke.notice().unwrap();
     assert!(notice.contains("line 1, column 12"), "{notice}");
     assert!(toast_texts(&app).iter().any(|t| t.contains("not sent")));
     // The editor has focus again with the cursor at the error.
-    assert_eq!(app.invoke.focus(), Some(Field::Body));
-    assert!(app.invoke.form().unwrap().body.cursor() == (0, 11));
+    assert_eq!(app.panes.invoke.focus(), Some(Field::Body));
+    assert!(app.panes.invoke.form().unwrap().body.cursor() == (0, 11));
     assert!(
-        app.invoke
+        app.panes.invoke
             .keys(&app.data)
             .iter()
             .any(|k| k.action == "send" && k.disabled)
@@ -223,7 +223,7 @@ fn invalid_json_blocks_sending_with_line_and_column() {
     press(&mut app, "1}");
     app.on_key(ctrl('s'));
     assert_eq!(invokes(&mut app).len(), 1);
-    assert_eq!(app.invoke.notice(), None);
+    assert_eq!(app.panes.invoke.notice(), None);
 }
 
 #[test]
@@ -233,20 +233,20 @@ fn the_form_builds_the_spec() {
     press(&mut app, "vv");
     // Repeat 3 through the field; Tab moves on to the body, Esc leaves.
     press(&mut app, "n");
-    assert_eq!(app.invoke.focus(), Some(Field::Repeat));
+    assert_eq!(app.panes.invoke.focus(), Some(Field::Repeat));
     app.on_key(key(KeyCode::Backspace));
     press(&mut app, "3x");
     app.on_key(key(KeyCode::Tab));
-    assert_eq!(app.invoke.focus(), Some(Field::Body));
+    assert_eq!(app.panes.invoke.focus(), Some(Field::Body));
     app.on_key(key(KeyCode::BackTab));
-    assert_eq!(app.invoke.focus(), Some(Field::Repeat));
+    assert_eq!(app.panes.invoke.focus(), Some(Field::Repeat));
     app.on_key(key(KeyCode::Esc));
     // Accept: cleared with Ctrl-U, then a common type chosen with ↓.
     press(&mut app, "a");
     app.on_key(ctrl('u'));
     app.on_key(key(KeyCode::Down));
     app.on_key(key(KeyCode::Enter));
-    assert_eq!(app.invoke.focus(), None);
+    assert_eq!(app.panes.invoke.focus(), None);
     app.on_key(ctrl('s'));
     let jobs = invokes(&mut app);
     let (_, spec, repeat) = &jobs[0];
@@ -268,7 +268,7 @@ fn defaults_follow_the_container_and_pretty_print_keeps_order() {
     let mut app = app();
     app.data.selected = Some("xgboost-churn".into());
     press(&mut app, "g");
-    let form = app.invoke.form().unwrap();
+    let form = app.panes.invoke.form().unwrap();
     assert_eq!(form.content_type, "text/csv");
     assert_eq!(form.body_text(), "0.5,1.0,3,12.5,0");
     app.data.selected = Some(EP.into());
@@ -277,12 +277,12 @@ fn defaults_follow_the_container_and_pretty_print_keeps_order() {
     app.on_key(key(KeyCode::Esc));
     press(&mut app, "f");
     assert_eq!(
-        app.invoke.form().unwrap().body_text(),
+        app.panes.invoke.form().unwrap().body_text(),
         "{\n  \"z\": 1,\n  \"a\": [\n    true\n  ]\n}"
     );
     // `b` puts the default back.
     press(&mut app, "b");
-    assert!(app.invoke.form().unwrap().body_text().contains("return_all_scores"));
+    assert!(app.panes.invoke.form().unwrap().body_text().contains("return_all_scores"));
 }
 
 #[test]
@@ -291,13 +291,13 @@ fn mme_target_model_completes_from_the_catalog() {
     app.data.selected = Some(MME.into());
     press(&mut app, "g");
     // The first catalog model is preselected; `m` edits it with completion.
-    assert_eq!(app.invoke.form().unwrap().model, "tenant-acme-v1.tar.gz");
+    assert_eq!(app.panes.invoke.form().unwrap().model, "tenant-acme-v1.tar.gz");
     press(&mut app, "m");
     app.on_key(ctrl('u'));
     press(&mut app, "acme");
     app.on_key(key(KeyCode::Down));
     app.on_key(key(KeyCode::Enter));
-    assert_eq!(app.invoke.form().unwrap().model, "tenant-acme-v2.tar.gz");
+    assert_eq!(app.panes.invoke.form().unwrap().model, "tenant-acme-v2.tar.gz");
     app.on_key(key(KeyCode::F(5)));
     let jobs = invokes(&mut app);
     assert_eq!(jobs[0].1.target_model.as_deref(), Some("tenant-acme-v2.tar.gz"));
@@ -307,23 +307,23 @@ fn mme_target_model_completes_from_the_catalog() {
     app.on_key(key(KeyCode::Esc));
     app.on_key(ctrl('s'));
     assert!(invokes(&mut app).is_empty());
-    assert!(app.invoke.notice().unwrap().contains("target model"));
+    assert!(app.panes.invoke.notice().unwrap().contains("target model"));
     // A catalog that arrives after the form preselects its first model.
     let mut app2 = app_with(false);
     let later = app2.data.catalogs.remove(MME).unwrap();
     app2.data.selected = Some(MME.into());
     press(&mut app2, "g");
-    assert_eq!(app2.invoke.form().unwrap().model, "");
+    assert_eq!(app2.panes.invoke.form().unwrap().model, "");
     app2.on_event(AppEvent::Catalog {
         endpoint: MME.into(),
         result: Ok(later),
     });
     press(&mut app2, "g");
-    assert_eq!(app2.invoke.form().unwrap().model, "tenant-acme-v1.tar.gz");
+    assert_eq!(app2.panes.invoke.form().unwrap().model, "tenant-acme-v1.tar.gz");
     // `m` on a single-model endpoint is refused.
     app.data.selected = Some(EP.into());
     press(&mut app, "m");
-    assert_eq!(app.invoke.focus(), None);
+    assert_eq!(app.panes.invoke.focus(), None);
 }
 
 #[test]
@@ -337,7 +337,7 @@ fn read_only_refuses_sending() {
             .iter()
             .any(|t| t.starts_with("read-only: invoking is disabled"))
     );
-    let hints = app.invoke.keys(&app.data);
+    let hints = app.panes.invoke.keys(&app.data);
     assert!(hints.iter().any(|k| k.key == "^S/F5" && k.disabled));
 }
 
@@ -354,10 +354,10 @@ fn repeat_results_aggregate_into_percentiles_and_variant_split() {
     for i in 0..9u32 {
         let v = if i % 3 == 0 { "Canary" } else { "Stable" };
         feed(&mut app, id, i, ok(v, 10 * (u64::from(i) + 1), "[]"));
-        assert_eq!(app.invoke.history()[0].state, CallState::Running);
+        assert_eq!(app.panes.invoke.history()[0].state, CallState::Running);
     }
     feed(&mut app, id, 9, model_error());
-    let call = &app.invoke.history()[0];
+    let call = &app.panes.invoke.history()[0];
     assert_eq!(call.state, CallState::Done);
     assert_eq!((call.ok, call.failed, call.attempts), (9, 1, 10));
     assert_eq!(call.variants.get("Canary"), Some(&3));
@@ -371,7 +371,7 @@ fn repeat_results_aggregate_into_percentiles_and_variant_split() {
     assert!(toast_texts(&app).iter().any(|t| t.contains("×10: 9/10 ok")));
     // Answers of unknown jobs are ignored.
     feed(&mut app, 999, 0, model_error());
-    assert_eq!(app.invoke.history().len(), 1);
+    assert_eq!(app.panes.invoke.history().len(), 1);
 }
 
 #[test]
@@ -384,23 +384,24 @@ fn history_reruns_and_loads_calls() {
     // Change the form, then re-run the first call from the history: the old spec is sent.
     press(&mut app, "v");
     press(&mut app, "h");
-    assert!(app.invoke.history_open());
+    assert!(app.panes.invoke.history_open());
     app.on_key(key(KeyCode::Enter));
     let (_, again, repeat) = invokes(&mut app).remove(0);
     assert_eq!(repeat, 1);
     assert_eq!(again.target_variant, first.target_variant);
     assert_eq!(again.body, first.body);
-    assert_eq!(app.invoke.history().len(), 2);
-    assert_eq!(app.invoke.history()[1].number, 2);
+    assert_eq!(app.panes.invoke.history().len(), 2);
+    assert_eq!(app.panes.invoke.history()[1].number, 2);
     // `l` loads call #1 back into the form.
     app.on_key(key(KeyCode::Up));
     press(&mut app, "l");
-    assert!(!app.invoke.history_open());
-    assert_eq!(app.invoke.form().unwrap().variant.as_deref(), Some("Canary"));
+    assert!(!app.panes.invoke.history_open());
+    assert_eq!(app.panes.invoke.form().unwrap().variant.as_deref(), Some("Canary"));
     // Esc cancels the newest call: it shows as cancelled.
-    let id2 = app.invoke.history()[1].id.unwrap();
+    let id2 = app.panes.invoke.history()[1].id.unwrap();
     app.on_event(AppEvent::Started {
         id: id2,
+        kind: sagedeck::tui::event::JobKind::Invoke,
         label: "invoking".into(),
     });
     app.on_key(key(KeyCode::Esc));
@@ -413,7 +414,7 @@ fn history_reruns_and_loads_calls() {
         id: id2,
         cancelled: true,
     });
-    assert_eq!(app.invoke.history()[1].state, CallState::Cancelled);
+    assert_eq!(app.panes.invoke.history()[1].state, CallState::Cancelled);
 }
 
 #[test]

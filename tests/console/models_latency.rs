@@ -268,29 +268,29 @@ fn showing_the_tab_lists_the_catalog_of_the_mme() {
 fn filter_matches_and_inverts() {
     let mut app = models_app(60);
     keys(&mut app, "/acme\n");
-    let shown = app.models.shown(&app.data);
+    let shown = app.panes.models.shown(&app.data);
     assert_eq!(shown.len(), 10);
     assert!(shown.iter().all(|m| m.contains("acme")));
     keys(&mut app, "/!acme|globex\n");
-    let shown = app.models.shown(&app.data);
+    let shown = app.panes.models.shown(&app.data);
     assert_eq!(shown.len(), 40);
     assert!(shown.iter().all(|m| !m.contains("acme") && !m.contains("globex")));
     keys(&mut app, "\x1b");
-    assert_eq!(app.models.shown(&app.data).len(), 60, "Esc clears the filter");
+    assert_eq!(app.panes.models.shown(&app.data).len(), 60, "Esc clears the filter");
 }
 
 #[test]
 fn space_marks_and_p_prewarms_the_marked_in_catalog_order() {
     let mut app = models_app(40);
     keys(&mut app, "↓ ↑↑ ");
-    assert_eq!(app.models.marked.len(), 2, "{:?}", app.models.marked);
+    assert_eq!(app.panes.models.marked.len(), 2, "{:?}", app.panes.models.marked);
     keys(&mut app, "p");
     assert_eq!(
         prewarm_jobs(&mut app),
         vec![(MME.to_string(), vec![key_of(0), key_of(1)])]
     );
-    assert!(app.models.marked.is_empty());
-    let run = app.models.run.as_ref().unwrap();
+    assert!(app.panes.models.marked.is_empty());
+    let run = app.panes.models.run.as_ref().unwrap();
     assert_eq!((run.total(), run.done()), (2, 0));
     // A second prewarm waits for the first.
     keys(&mut app, "p");
@@ -305,9 +305,9 @@ fn p_without_marks_prewarms_the_selected_model_and_a_marks_every_shown() {
     assert_eq!(prewarm_jobs(&mut app)[0].1, vec![key_of(39)]);
     let mut app = models_app(40);
     keys(&mut app, "/hooli\na");
-    assert_eq!(app.models.marked.len(), 6);
+    assert_eq!(app.panes.models.marked.len(), 6);
     keys(&mut app, "a");
-    assert!(app.models.marked.is_empty());
+    assert!(app.panes.models.marked.is_empty());
 }
 
 #[test]
@@ -341,7 +341,7 @@ fn shift_p_asks_to_confirm_every_model_shown() {
     assert_eq!(prewarm_jobs(&mut app)[0].1.len(), 40);
     // The events of the confirmed prewarm follow the 40 models.
     event(&mut app, PrewarmEvent::Started { model: key_of(0) });
-    assert_eq!(app.models.run.as_ref().unwrap().total(), 40);
+    assert_eq!(app.panes.models.run.as_ref().unwrap().total(), 40);
     // With a filter, "all" is every model matching it.
     let mut app = models_app(40);
     keys(&mut app, "/stark\nP");
@@ -392,7 +392,7 @@ fn prewarm_events_drive_progress_and_results() {
         &mut app,
         PrewarmEvent::Finished(result(&models[2], PrewarmStatus::Warm, 45)),
     );
-    let run = app.models.run.clone().unwrap();
+    let run = app.panes.models.run.clone().unwrap();
     assert_eq!((run.done(), run.cold, run.warm, run.failed), (2, 1, 1, 0));
     let reason = "not ready".to_string();
     assert_eq!(run.states[&models[1]], RunState::Retrying { attempt: 2, reason });
@@ -414,7 +414,7 @@ fn prewarm_events_drive_progress_and_results() {
         endpoint: MME.into(),
         result: Ok(results),
     });
-    let run = app.models.run.clone().unwrap();
+    let run = app.panes.models.run.clone().unwrap();
     assert_eq!((run.done(), run.cold, run.warm, run.failed), (4, 2, 1, 1));
     assert_eq!(run.ended, Some(RunEnd::Finished));
     assert!(toasts(&app).contains(&format!("prewarmed 4 models of {MME}: 2 cold, 1 warm, 1 failed")));
@@ -427,16 +427,16 @@ fn prewarm_events_drive_progress_and_results() {
 fn a_cancelled_prewarm_ends_unless_its_events_go_on() {
     let mut app = models_app(40);
     keys(&mut app, "p");
-    app.models.on_cancelled();
-    assert_eq!(app.models.run.as_ref().unwrap().ended, Some(RunEnd::Cancelled));
+    app.panes.models.on_cancelled();
+    assert_eq!(app.panes.models.run.as_ref().unwrap().ended, Some(RunEnd::Cancelled));
     event(&mut app, PrewarmEvent::Started { model: key_of(0) });
-    assert!(app.models.run.as_ref().unwrap().active());
+    assert!(app.panes.models.run.as_ref().unwrap().active());
     let error = AwsError::Timeout("the prewarm took longer than 300s".into());
     app.on_event(AppEvent::PrewarmDone {
         endpoint: MME.into(),
         result: Err(error),
     });
-    let ended = app.models.run.as_ref().unwrap().ended.clone();
+    let ended = app.panes.models.run.as_ref().unwrap().ended.clone();
     assert!(matches!(ended, Some(RunEnd::Failed(_))), "{ended:?}");
 }
 
@@ -473,20 +473,20 @@ fn window_keys_switch_and_ask_for_metrics() {
     assert!(asks(&first, 900), "showing the tab asks for the metrics: {first:?}");
     for secs in [3600, 3 * 3600, 24 * 3600, 900] {
         keys(&mut app, "w");
-        assert_eq!(app.latency.window(), Duration::from_secs(secs));
+        assert_eq!(app.panes.latency.window(), Duration::from_secs(secs));
         let jobs = app.take_jobs();
         assert!(asks(&jobs, secs), "{jobs:?}");
     }
     keys(&mut app, "W");
-    assert_eq!(app.latency.window(), Duration::from_secs(24 * 3600));
+    assert_eq!(app.panes.latency.window(), Duration::from_secs(24 * 3600));
     // `v` cycles the variant shown alone; `+`/`-` the refresh interval.
     keys(&mut app, "v");
-    assert_eq!(app.latency.focus.as_deref(), Some("Baseline"));
+    assert_eq!(app.panes.latency.focus.as_deref(), Some("Baseline"));
     keys(&mut app, "vv");
-    assert_eq!(app.latency.focus, None);
-    let before = app.latency.refresh_interval();
+    assert_eq!(app.panes.latency.focus, None);
+    let before = app.panes.latency.refresh_interval();
     keys(&mut app, "+");
-    assert!(app.latency.refresh_interval() > before);
+    assert!(app.panes.latency.refresh_interval() > before);
 }
 
 #[test]

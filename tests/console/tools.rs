@@ -217,8 +217,8 @@ fn app_in(dir: &std::path::Path, read_only: bool) -> App {
         ..Default::default()
     };
     let mut app = App::new(data, Theme::default_theme());
-    app.tools.set_args_path(Some(dir.join("state").join("tool_args.json")));
-    app.tools.set_servers(servers());
+    app.panes.tools.set_args_path(Some(dir.join("state").join("tool_args.json")));
+    app.panes.tools.set_servers(servers());
     app.tab = Tab::Tools;
     app
 }
@@ -274,7 +274,7 @@ fn toast_texts(app: &App) -> Vec<String> {
 }
 
 fn form(app: &App) -> &SchemaForm {
-    &app.tools.tool_form().expect("a form").form
+    &app.panes.tools.tool_form().expect("a form").form
 }
 
 /// Moves the form's cursor to the row of `path` with arrow keys.
@@ -301,7 +301,7 @@ fn paths(f: &SchemaForm) -> Vec<String> {
 
 /// Selects classify_intent, and types `input` as its user_input in the form.
 fn type_classify(app: &mut App, input: &str) {
-    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
+    assert!(app.panes.tools.select("sagedeck-demo", "classify_intent"));
     app.on_key(key(KeyCode::Enter));
     press(app, input);
     app.on_key(key(KeyCode::Enter));
@@ -404,15 +404,15 @@ fn typing_validates_inline_and_calls() {
     let mut app = app_in(dir.path(), false);
     app.on_key(key(KeyCode::Enter)); // servers → tools
     app.on_key(key(KeyCode::Enter)); // tools → form of classify_intent
-    assert_eq!(app.tools.focus(), Focus::Form);
+    assert_eq!(app.panes.tools.focus(), Focus::Form);
     assert_eq!(form(&app).row_errors["$.user_input"], ["required"]);
     // Calling now is refused inline, nothing is queued.
     app.on_key(ctrl('s'));
     assert!(tool_calls(&mut app).is_empty());
     assert!(
-        app.tools.notice().unwrap().contains("1 problem"),
+        app.panes.tools.notice().unwrap().contains("1 problem"),
         "{:?}",
-        app.tools.notice()
+        app.panes.tools.notice()
     );
     app.on_key(key(KeyCode::Enter));
     assert!(form(&app).editing);
@@ -421,7 +421,7 @@ fn typing_validates_inline_and_calls() {
     assert!(form(&app).is_valid(), "{:?}", form(&app).errors);
     // The raw editor followed.
     assert!(
-        app.tools
+        app.panes.tools
             .tool_form()
             .unwrap()
             .raw_text()
@@ -436,7 +436,7 @@ fn typing_validates_inline_and_calls() {
         json!({"user_input": "I want my money back"}).as_object().cloned()
     );
     let id = calls[0].0;
-    assert_eq!(app.tools.shown_call().unwrap().state, ToolCallState::Running);
+    assert_eq!(app.panes.tools.shown_call().unwrap().state, ToolCallState::Running);
     app.on_event(AppEvent::ToolProgress {
         id,
         progress: Progress {
@@ -451,9 +451,9 @@ fn typing_validates_inline_and_calls() {
         index: 0,
         result: outcome("classify_intent", 12, classified("Canary")),
     });
-    let c = app.tools.shown_call().unwrap();
+    let c = app.panes.tools.shown_call().unwrap();
     assert_eq!((c.state, c.ok), (ToolCallState::Done, 1));
-    let link = app.tools.endpoint_link().unwrap();
+    let link = app.panes.tools.endpoint_link().unwrap();
     assert_eq!(link.invoked_variant.as_deref(), Some("Canary"));
     insta::assert_snapshot!("classify_result_with_endpoint_link", screen(&mut app));
     // g jumps to the endpoint on the Variants tab.
@@ -467,7 +467,7 @@ fn typing_validates_inline_and_calls() {
 fn choices_arrays_and_enums_by_key() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "notify"));
+    assert!(app.panes.tools.select("sagedeck-demo", "notify"));
     // message
     app.on_key(key(KeyCode::Enter));
     press(&mut app, "disk full");
@@ -517,11 +517,11 @@ fn choices_arrays_and_enums_by_key() {
 fn raw_json_editor_and_form_stay_in_sync() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "classify_intent"));
+    assert!(app.panes.tools.select("sagedeck-demo", "classify_intent"));
     press(&mut app, "J");
-    assert_eq!(app.tools.focus(), Focus::Raw);
-    assert!(app.tools.capturing_text());
-    assert_eq!(app.tools.tool_form().unwrap().raw_text(), "{}");
+    assert_eq!(app.panes.tools.focus(), Focus::Raw);
+    assert!(app.panes.tools.capturing_text());
+    assert_eq!(app.panes.tools.tool_form().unwrap().raw_text(), "{}");
     app.on_key(key(KeyCode::Right));
     press(&mut app, "\"user_input\": \"hello q\"");
     assert_eq!(form(&app).value(), json!({"user_input": "hello q"}));
@@ -529,13 +529,13 @@ fn raw_json_editor_and_form_stay_in_sync() {
     // Break the JSON: the form keeps the last good arguments, calling is refused.
     app.on_key(key(KeyCode::End));
     press(&mut app, ",");
-    assert!(app.tools.tool_form().unwrap().raw_error.is_some());
+    assert!(app.panes.tools.tool_form().unwrap().raw_error.is_some());
     insta::assert_snapshot!("raw_editor_invalid", screen(&mut app));
     app.on_key(ctrl('s'));
     assert!(tool_calls(&mut app).is_empty());
-    assert!(app.tools.notice().unwrap().contains("raw JSON is invalid"));
+    assert!(app.panes.tools.notice().unwrap().contains("raw JSON is invalid"));
     app.on_key(key(KeyCode::Backspace));
-    assert!(app.tools.tool_form().unwrap().raw_error.is_none());
+    assert!(app.panes.tools.tool_form().unwrap().raw_error.is_none());
     // An unknown key is kept through the form (additionalProperties false flags it).
     app.on_key(key(KeyCode::Home));
     app.on_key(key(KeyCode::Right));
@@ -543,15 +543,15 @@ fn raw_json_editor_and_form_stay_in_sync() {
     assert_eq!(form(&app).value(), json!({"user_input": "hello q", "x": 1}));
     assert!(form(&app).errors.iter().any(|e| e.contains("unexpected property `x`")));
     app.on_key(key(KeyCode::Esc));
-    assert_eq!(app.tools.focus(), Focus::Form);
-    assert!(app.tools.tool_form().unwrap().raw_text().contains("\"x\": 1"));
+    assert_eq!(app.panes.tools.focus(), Focus::Form);
+    assert!(app.panes.tools.tool_form().unwrap().raw_text().contains("\"x\": 1"));
 }
 
 #[test]
 fn destructive_tools_are_confirmed_and_read_only_refuses() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "delete_endpoint"));
+    assert!(app.panes.tools.select("sagedeck-demo", "delete_endpoint"));
     app.on_key(key(KeyCode::Enter));
     press(&mut app, "old-canary");
     app.on_key(key(KeyCode::Enter));
@@ -575,10 +575,10 @@ fn destructive_tools_are_confirmed_and_read_only_refuses() {
     let calls = tool_calls(&mut app);
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].1, "delete_endpoint");
-    assert_eq!(app.tools.history().len(), 1);
+    assert_eq!(app.panes.tools.history().len(), 1);
 
     let mut ro = app_in(dir.path(), true);
-    assert!(ro.tools.select("sagedeck-demo", "classify_intent"));
+    assert!(ro.panes.tools.select("sagedeck-demo", "classify_intent"));
     ro.on_key(ctrl('s'));
     assert!(tool_calls(&mut ro).is_empty());
     assert!(
@@ -594,7 +594,7 @@ fn repeat_gives_percentiles_and_history_reruns() {
     let mut app = app_in(dir.path(), false);
     type_classify(&mut app, "hi");
     press(&mut app, "n");
-    assert_eq!(app.tools.focus(), Focus::Repeat);
+    assert_eq!(app.panes.tools.focus(), Focus::Repeat);
     press(&mut app, "0");
     app.on_key(key(KeyCode::Backspace));
     press(&mut app, "20");
@@ -628,7 +628,7 @@ fn repeat_gives_percentiles_and_history_reruns() {
         };
         app.on_event(AppEvent::ToolResult { id, index: i, result });
     }
-    let c = app.tools.shown_call().unwrap();
+    let c = app.panes.tools.shown_call().unwrap();
     assert_eq!((c.done, c.ok, c.tool_errors, c.failed), (20, 18, 1, 1));
     let p = c.stats.percentiles().unwrap();
     assert_eq!(p.count, 19);
@@ -638,12 +638,12 @@ fn repeat_gives_percentiles_and_history_reruns() {
     insta::assert_snapshot!("repeat_statistics", screen(&mut app));
     // History: re-run the call.
     press(&mut app, "h");
-    assert_eq!((app.tools.focus(), app.tools.panel()), (Focus::History, Panel::History));
+    assert_eq!((app.panes.tools.focus(), app.panes.tools.panel()), (Focus::History, Panel::History));
     app.on_key(key(KeyCode::Enter));
     let again = tool_calls(&mut app);
     assert_eq!(again.len(), 1);
     assert_eq!((again[0].2.clone(), again[0].3), (calls[0].2.clone(), 20));
-    assert_eq!(app.tools.tool_calls().len(), 2);
+    assert_eq!(app.panes.tools.tool_calls().len(), 2);
 }
 
 #[test]
@@ -655,6 +655,7 @@ fn esc_cancels_the_call_in_flight() {
     let id = tool_calls(&mut app)[0].0;
     app.on_event(AppEvent::Started {
         id,
+        kind: sagedeck::tui::event::JobKind::ToolCall,
         label: "calling tool classify_intent".into(),
     });
     app.on_key(key(KeyCode::Esc));
@@ -664,10 +665,10 @@ fn esc_cancels_the_call_in_flight() {
         "{jobs:?}"
     );
     app.on_event(AppEvent::Finished { id, cancelled: true });
-    assert_eq!(app.tools.shown_call().unwrap().state, ToolCallState::Cancelled);
+    assert_eq!(app.panes.tools.shown_call().unwrap().state, ToolCallState::Cancelled);
     // Without a call in flight, Esc goes back from the form to the tool list.
     app.on_key(key(KeyCode::Esc));
-    assert_eq!(app.tools.focus(), Focus::Tools);
+    assert_eq!(app.panes.tools.focus(), Focus::Tools);
 }
 
 #[test]
@@ -691,9 +692,9 @@ fn a_repeated_call_the_worker_ends_early_does_not_stay_running() {
             "cannot write the audit log x: denied; nothing was sent".into(),
         )),
     });
-    assert_eq!(app.tools.shown_call().unwrap().state, ToolCallState::Running);
+    assert_eq!(app.panes.tools.shown_call().unwrap().state, ToolCallState::Running);
     app.on_event(AppEvent::Finished { id, cancelled: false });
-    let c = app.tools.shown_call().unwrap();
+    let c = app.panes.tools.shown_call().unwrap();
     assert_eq!(c.state, ToolCallState::Done, "not running 1/5 for ever");
     assert!(
         toast_texts(&app)
@@ -712,7 +713,7 @@ fn a_repeated_call_the_worker_ends_early_does_not_stay_running() {
 fn last_arguments_are_remembered_across_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
-    assert!(app.tools.select("sagedeck-demo", "search"));
+    assert!(app.panes.tools.select("sagedeck-demo", "search"));
     app.on_key(key(KeyCode::Enter));
     press(&mut app, "latency spikes");
     app.on_key(key(KeyCode::Enter));
@@ -723,11 +724,11 @@ fn last_arguments_are_remembered_across_runs() {
     assert_eq!(saved["sagedeck-demo/search"]["query"], json!("latency spikes"));
     // A new console with the same state directory starts from those arguments.
     let mut again = app_in(dir.path(), false);
-    assert!(again.tools.select("sagedeck-demo", "search"));
+    assert!(again.panes.tools.select("sagedeck-demo", "search"));
     assert_eq!(form(&again).value()["query"], json!("latency spikes"));
     assert_eq!(form(&again).value()["limit"], json!(10));
     // Another tool has none.
-    assert!(again.tools.select("sagedeck-demo", "classify_intent"));
+    assert!(again.panes.tools.select("sagedeck-demo", "classify_intent"));
     assert_eq!(form(&again).value(), json!({}));
 }
 
@@ -736,13 +737,13 @@ fn servers_show_status_and_results_render_every_block() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_in(dir.path(), false);
     app.on_key(key(KeyCode::Down));
-    assert_eq!(app.tools.selected_server().unwrap().name, "radio-station");
+    assert_eq!(app.panes.tools.selected_server().unwrap().name, "radio-station");
     insta::assert_snapshot!("failed_server", screen(&mut app));
     // A connection job marks servers connecting; a snapshot from the worker replaces them.
     app.submit(Job::McpConnect {
         server: Some("radio-station".into()),
     });
-    assert_eq!(app.tools.servers()[1].status, ServerStatus::Connecting);
+    assert_eq!(app.panes.tools.servers()[1].status, ServerStatus::Connecting);
     let mut now = servers();
     now[1].status = ServerStatus::Failed {
         class: "unauthorized".into(),
@@ -754,7 +755,7 @@ fn servers_show_status_and_results_render_every_block() {
     });
     assert!(toast_texts(&app).iter().any(|t| t.contains("HTTP 401")));
     // Images, resource links and isError.
-    assert!(app.tools.select("sagedeck-demo", "search"));
+    assert!(app.panes.tools.select("sagedeck-demo", "search"));
     app.on_key(key(KeyCode::Enter));
     press(&mut app, "q");
     app.on_key(key(KeyCode::Enter));
@@ -828,10 +829,10 @@ async fn console_calls_classify_intent_on_the_real_server() {
         },
     );
     let mut app = App::new(Data::default(), Theme::default_theme());
-    app.tools.set_args_path(Some(dir.path().join("tool_args.json")));
+    app.panes.tools.set_args_path(Some(dir.path().join("tool_args.json")));
     app.tab = Tab::Tools;
     sagedeck::tui::attach_mcp(&mut app, &hub);
-    assert_eq!(app.tools.servers()[0].status, ServerStatus::Connecting);
+    assert_eq!(app.panes.tools.servers()[0].status, ServerStatus::Connecting);
     app.submit(Job::Inventory);
 
     // Drives the app: jobs to the worker, events back, until `done` holds.
@@ -868,10 +869,10 @@ async fn console_calls_classify_intent_on_the_real_server() {
         &jobs,
         &mut rx,
         "the server to connect and the inventory",
-        |a| a.data.loaded && matches!(a.tools.servers()[0].status, ServerStatus::Connected { .. }),
+        |a| a.data.loaded && matches!(a.panes.tools.servers()[0].status, ServerStatus::Connected { .. }),
     )
     .await;
-    let names: Vec<String> = app.tools.servers()[0]
+    let names: Vec<String> = app.panes.tools.servers()[0]
         .tools
         .iter()
         .map(|t| t.name.to_string())
@@ -883,16 +884,16 @@ async fn console_calls_classify_intent_on_the_real_server() {
     // Before any call the link comes from the tool's metadata.
     app.on_key(key(KeyCode::Enter));
     app.on_key(key(KeyCode::Enter));
-    assert_eq!(app.tools.endpoint_link().unwrap().endpoint, EP);
+    assert_eq!(app.panes.tools.endpoint_link().unwrap().endpoint, EP);
     app.on_key(key(KeyCode::Enter));
     press(&mut app, "I want my money back");
     app.on_key(key(KeyCode::Enter));
     app.on_key(ctrl('s'));
     pump(&mut app, &jobs, &mut rx, "the classify_intent result", |a| {
-        a.tools.shown_call().is_some_and(|c| !c.in_flight())
+        a.panes.tools.shown_call().is_some_and(|c| !c.in_flight())
     })
     .await;
-    let c = app.tools.shown_call().unwrap();
+    let c = app.panes.tools.shown_call().unwrap();
     let out = match &c.last {
         Some(Ok(o)) => o.clone(),
         other => panic!("{other:?}"),
@@ -900,7 +901,7 @@ async fn console_calls_classify_intent_on_the_real_server() {
     assert!(!out.result.is_error, "{:?}", out.result);
     let s = out.result.structured.clone().unwrap();
     assert!(s["intent"].is_string() && s["score"].as_f64().unwrap() > 0.0, "{s}");
-    let link = app.tools.endpoint_link().unwrap();
+    let link = app.panes.tools.endpoint_link().unwrap();
     assert_eq!(link.endpoint, EP);
     assert!(["Stable", "Canary"].contains(&link.invoked_variant.as_deref().unwrap()));
     assert_eq!(link.attempts, Some(1));
@@ -940,15 +941,15 @@ async fn console_calls_classify_intent_on_the_real_server() {
     app.on_key(key(KeyCode::Enter));
     app.on_key(ctrl('s'));
     pump(&mut app, &jobs, &mut rx, "a few answers of the repeat", |a| {
-        a.tools.shown_call().is_some_and(|c| c.done >= 3) && !a.inflight.is_empty()
+        a.panes.tools.shown_call().is_some_and(|c| c.done >= 3) && !a.inflight.is_empty()
     })
     .await;
     app.on_key(key(KeyCode::Esc));
     pump(&mut app, &jobs, &mut rx, "the repeat to stop", |a| {
-        a.tools.shown_call().is_some_and(|c| !c.in_flight()) && a.inflight.is_empty()
+        a.panes.tools.shown_call().is_some_and(|c| !c.in_flight()) && a.inflight.is_empty()
     })
     .await;
-    let c = app.tools.shown_call().unwrap();
+    let c = app.panes.tools.shown_call().unwrap();
     assert_eq!(c.state, ToolCallState::Cancelled);
     assert!(c.done < 1000 && c.ok >= 3, "{} answers", c.done);
     // The connection survives a cancel: the next call answers.
@@ -959,10 +960,10 @@ async fn console_calls_classify_intent_on_the_real_server() {
     app.on_key(key(KeyCode::Enter));
     app.on_key(ctrl('s'));
     pump(&mut app, &jobs, &mut rx, "a call after the cancel", |a| {
-        a.tools.shown_call().is_some_and(|c| c.repeat == 1 && !c.in_flight())
+        a.panes.tools.shown_call().is_some_and(|c| c.repeat == 1 && !c.in_flight())
     })
     .await;
-    assert_eq!(app.tools.shown_call().unwrap().ok, 1);
+    assert_eq!(app.panes.tools.shown_call().unwrap().ok, 1);
     hub.shutdown().await;
     sb.shutdown().await;
 }

@@ -125,9 +125,9 @@ fn screen(app: &mut App) -> String {
 }
 
 fn editor(app: &App) -> &WeightEditor {
-    match &app.overlay {
-        Some(Overlay::WeightEditor(e)) => e,
-        other => panic!("the weight editor is not open: {other:?}"),
+    match &app.panes.variants.editor {
+        Some(e) => e,
+        None => panic!("the weight editor is not open (overlay: {:?})", app.overlay),
     }
 }
 
@@ -268,7 +268,7 @@ fn percentages_must_add_up_to_100() {
     assert_eq!(problems, ["percentages add up to 60, not 100"]);
     tap(&mut app, KeyCode::Enter);
     assert!(
-        matches!(app.overlay, Some(Overlay::WeightEditor(_))),
+        app.panes.variants.editor.is_some(),
         "Enter is blocked"
     );
     assert_eq!(
@@ -305,7 +305,7 @@ fn invalid_input_is_shown_inline_and_blocks_enter() {
         );
         tap(&mut app, KeyCode::Enter);
         assert!(
-            matches!(app.overlay, Some(Overlay::WeightEditor(_))),
+            app.panes.variants.editor.is_some(),
             "{keys}: Enter must be blocked"
         );
         assert!(screen(&mut app).contains(problem), "{keys}: the problem is shown");
@@ -371,7 +371,7 @@ fn read_only_refuses_the_editor_and_shows_the_key_disabled() {
     let mut d = data();
     d.read_only = true;
     let mut app = app_with(d);
-    let w = app.variants.keys(&app.data).into_iter().find(|k| k.key == "w").unwrap();
+    let w = app.panes.variants.keys(&app.data).into_iter().find(|k| k.key == "w").unwrap();
     assert!(w.disabled);
     press(&mut app, "w");
     assert!(app.overlay.is_none());
@@ -383,7 +383,7 @@ fn read_only_refuses_the_editor_and_shows_the_key_disabled() {
         toasts(&app)
     );
     assert!(
-        !app.variants
+        !app.panes.variants
             .keys(&data())
             .into_iter()
             .find(|k| k.key == "w")
@@ -406,7 +406,7 @@ fn an_endpoint_not_in_service_refuses_the_editor_with_the_reason() {
         "{:?}",
         toasts(&app)
     );
-    assert!(app.variants.keys(&app.data).iter().any(|k| k.key == "w" && k.disabled));
+    assert!(app.panes.variants.keys(&app.data).iter().any(|k| k.key == "w" && k.disabled));
     // And nothing selected.
     let mut d = data();
     d.selected = None;

@@ -41,9 +41,15 @@ impl App {
     /// Runs a `:` command.
     pub fn run_command(&mut self, cmd: Command) {
         match cmd {
-            Command::Tab(name) => {
+            Command::Pane { name, arg } => {
                 if let Some(t) = Tab::ALL.iter().find(|t| t.command() == name) {
                     self.switch(*t);
+                    return;
+                }
+                let mut ran = false;
+                self.each_pane(|p, data, out, _| ran = ran || p.run_command(&name, arg.as_deref(), data, out));
+                if !ran {
+                    self.toasts.push(Level::Warn, format!(":{name} is not available here"));
                 }
             }
             Command::Region(r) => {
@@ -93,7 +99,7 @@ impl App {
             }
             Command::Errors => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
             Command::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
-            Command::Quit => self.quit = !crate::tui::panes::variants::promotion::ask_before_quit(self),
+            Command::Quit => self.quit = !self.hold_quit(),
         }
     }
 }

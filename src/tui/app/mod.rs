@@ -7,15 +7,8 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::data::Data;
-use super::event::{AppEvent, Job};
-use super::panes::activity::ActivityPane;
-use super::panes::endpoints::EndpointsPane;
-use super::panes::invoke::InvokePane;
-use super::panes::latency::LatencyPane;
-use super::panes::models::ModelsPane;
-use super::panes::tools::ToolsPane;
-use super::panes::variants::VariantsPane;
-use super::panes::{Outbox, Pane, Tab};
+use super::event::{Job, JobKind};
+use super::panes::{Outbox, Panes, Tab};
 use super::theme::Theme;
 use super::widgets::Overlay;
 use super::widgets::command_line::CommandLine;
@@ -23,6 +16,7 @@ use super::widgets::describe::DescribeView;
 use super::widgets::toasts::{Level, Toasts};
 
 mod commands;
+mod events;
 pub use commands::known_profiles;
 
 /// Something the run loop must do outside the state machine.
@@ -65,20 +59,8 @@ pub struct App {
     pub theme: Theme,
     /// Visible tab.
     pub tab: Tab,
-    /// Endpoints pane.
-    pub endpoints: EndpointsPane,
-    /// Variants pane.
-    pub variants: VariantsPane,
-    /// Models pane.
-    pub models: ModelsPane,
-    /// Latency pane.
-    pub latency: LatencyPane,
-    /// Invoke pane.
-    pub invoke: InvokePane,
-    /// Tools pane (MCP).
-    pub tools: ToolsPane,
-    /// Activity pane (the audit log).
-    pub activity: ActivityPane,
+    /// Every pane, in tab order (`panes!` in `panes/mod.rs`).
+    pub panes: Panes,
     /// The modal layer, if any.
     pub overlay: Option<Overlay>,
     /// The `:` line.
@@ -91,8 +73,8 @@ pub struct App {
     pub theme_names: Vec<String>,
     /// Directory of user themes.
     pub theme_dir: Option<std::path::PathBuf>,
-    /// Jobs in flight: id → label.
-    pub inflight: BTreeMap<u64, String>,
+    /// Jobs in flight: id → kind and label.
+    pub inflight: BTreeMap<u64, (JobKind, String)>,
     /// Whether to quit.
     pub quit: bool,
     /// Whether the screen needs drawing.
@@ -113,13 +95,7 @@ impl App {
             data,
             theme,
             tab: Tab::Endpoints,
-            endpoints: EndpointsPane::default(),
-            variants: VariantsPane::default(),
-            models: ModelsPane::default(),
-            latency: LatencyPane::default(),
-            invoke: InvokePane::default(),
-            tools: ToolsPane::default(),
-            activity: ActivityPane::default(),
+            panes: Panes::default(),
             overlay: None,
             command_line: CommandLine::default(),
             toasts: Toasts::default(),
@@ -136,6 +112,17 @@ impl App {
             last_inventory: None,
             last_metrics: None,
         }
+        .with_pane_commands()
+    }
+
+    /// The `:` line learns every tab's name and the panes' own commands.
+    fn with_pane_commands(mut self) -> App {
+        let mut cmds: Vec<(String, bool)> = Tab::ALL.iter().map(|t| (t.command(), false)).collect();
+        for (_, pane) in self.panes.all_mut() {
+            cmds.extend(pane.commands().iter().map(|c| (c.name.to_string(), c.takes_arg)));
+        }
+        self.command_line.pane_commands = cmds;
+        self
     }
 
     /// Jobs to hand to the worker.
@@ -148,24 +135,30 @@ impl App {
         std::mem::take(&mut self.effects)
     }
 
-    /// Queues a job and returns its id. A mutation without a reason of its own carries the
-    /// session's (`:reason`).
-    pub fn submit(&mut self, mut job: Job) -> u64 {
+    /// Queues a job and returns its id, or None when the read-only gate refuses it (with a
+    /// toast saying so; nothing is sent). This is the console's one read-only gate: every job
+    /// passes here. A mutation without a reason of its own carries the session's (`:reason`).
+    pub fn submit(&mut self, mut job: Job) -> Option<u64> {
+        if let Some(why) = self.data.refusal(job.mutation()) {
+            self.toasts.push(Level::Warn, why);
+            return None;
+        }
         job.stamp_reason(self.data.reason.as_deref());
         let id = self.next_id;
         self.next_id += 1;
-        match &job {
-            Job::Inventory => self.last_inventory = Some(Instant::now()),
-            Job::Metrics { .. } => self.last_metrics = Some(Instant::now()),
-            Job::Invoke { .. } => self.invoke.on_submitted(id),
-            Job::McpConnect { .. } | Job::ToolCall { .. } => self.tools.on_submitted(id, &job),
+        match job.kind() {
+            JobKind::Inventory => self.last_inventory = Some(Instant::now()),
+            JobKind::Metrics => self.last_metrics = Some(Instant::now()),
             _ => {}
         }
+        for (_, pane) in self.panes.all_mut() {
+            pane.on_submitted(id, &job);
+        }
         self.jobs.push((id, job));
-        id
+        Some(id)
     }
 
-    fn apply_outbox(&mut self, out: Outbox) {
+    pub(crate) fn apply_outbox(&mut self, out: Outbox) {
         for (level, text) in out.toasts {
             self.toasts.push(level, text);
         }
@@ -183,56 +176,56 @@ impl App {
         if let Some(t) = out.switch_to {
             self.switch(t);
         }
-    }
-
-    fn pane_mut(&mut self) -> Option<&mut dyn Pane> {
-        match self.tab {
-            Tab::Endpoints => Some(&mut self.endpoints),
-            Tab::Variants => Some(&mut self.variants),
-            Tab::Models => Some(&mut self.models),
-            Tab::Latency => Some(&mut self.latency),
-            Tab::Invoke => Some(&mut self.invoke),
-            Tab::Tools => Some(&mut self.tools),
-            Tab::Activity => Some(&mut self.activity),
+        if let Some(text) = out.copy {
+            self.effects.push(Effect::Copy(text));
         }
     }
 
-    /// The visible pane's key hints.
-    pub fn hints(&self) -> Vec<super::panes::KeyHint> {
-        if let Some(Overlay::WeightEditor(editor)) = &self.overlay {
-            return editor.keys();
-        }
-        match self.tab {
-            Tab::Endpoints => self.endpoints.keys(&self.data),
-            Tab::Variants => self.variants.keys(&self.data),
-            Tab::Models => self.models.keys(&self.data),
-            Tab::Latency => self.latency.keys(&self.data),
-            Tab::Invoke => self.invoke.keys(&self.data),
-            Tab::Tools => self.tools.keys(&self.data),
-            Tab::Activity => self.activity.keys(&self.data),
-        }
-    }
-
-    /// Switches tab.
-    pub fn switch(&mut self, tab: Tab) {
-        self.tab = tab;
+    /// Runs `f` on one pane with the shared data and an outbox, then applies the outbox.
+    pub(crate) fn with_pane<R>(&mut self, tab: Tab, f: impl FnOnce(&mut dyn super::panes::Pane, &mut Data, &mut Outbox) -> R) -> R {
         let mut out = Outbox::default();
         let mut data = std::mem::take(&mut self.data);
-        if let Some(p) = self.pane_mut() {
-            p.on_show(&mut data, &mut out);
+        let r = f(self.panes.get_mut(tab), &mut data, &mut out);
+        self.data = data;
+        self.apply_outbox(out);
+        r
+    }
+
+    /// Runs `f` on every pane in tab order (with whether it is visible), then applies what they
+    /// asked for.
+    pub(crate) fn each_pane(&mut self, mut f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool)) {
+        let mut out = Outbox::default();
+        let mut data = std::mem::take(&mut self.data);
+        let visible = self.tab;
+        for (tab, pane) in self.panes.all_mut() {
+            f(pane, &mut data, &mut out, tab == visible);
         }
         self.data = data;
         self.apply_outbox(out);
     }
 
+    /// The visible pane's key hints.
+    pub fn hints(&self) -> Vec<super::panes::KeyHint> {
+        if let Some(o) = &self.overlay {
+            return o.keys();
+        }
+        self.panes.get(self.tab).keys(&self.data)
+    }
+
+    /// Switches tab.
+    pub fn switch(&mut self, tab: Tab) {
+        self.tab = tab;
+        self.with_pane(tab, |p, data, out| p.on_show(data, out));
+    }
+
     /// Requests whatever refresh is due (called on every tick and at start).
     pub fn schedule_refreshes(&mut self) {
         let due = |last: Option<Instant>, every: Duration| last.is_none_or(|t| t.elapsed() >= every);
-        let busy = |app: &App, prefix: &str| app.inflight.values().any(|l| l.starts_with(prefix));
-        if due(self.last_inventory, self.intervals.inventory) && !busy(self, "refreshing endpoints") {
+        let busy = |app: &App, kind: JobKind| app.inflight.values().any(|(k, _)| *k == kind);
+        if due(self.last_inventory, self.intervals.inventory) && !busy(self, JobKind::Inventory) {
             self.submit(Job::Inventory);
         }
-        if self.data.loaded && due(self.last_metrics, self.intervals.metrics) && !busy(self, "loading metrics") {
+        if self.data.loaded && due(self.last_metrics, self.intervals.metrics) && !busy(self, JobKind::Metrics) {
             self.request_metrics();
         }
     }
@@ -254,11 +247,7 @@ impl App {
                 detail: false,
             });
         }
-        if self.tab == Tab::Latency {
-            let mut out = Outbox::default();
-            self.latency.request(&self.data, &mut out);
-            self.apply_outbox(out);
-        }
+        self.each_pane(|p, data, out, visible| p.on_refresh(visible, data, out));
     }
 
     /// Handles a key.
@@ -266,7 +255,7 @@ impl App {
         self.dirty = true;
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             // With a plan running, the first Ctrl-C asks: hold here, or roll back.
-            self.quit = !super::panes::variants::promotion::ask_before_quit(self);
+            self.quit = !self.hold_quit();
             return;
         }
         if self.command_line.open {
@@ -278,25 +267,10 @@ impl App {
             return;
         }
         // The pane first: it may be typing, or use the key itself.
-        let capturing = match self.tab {
-            Tab::Endpoints => self.endpoints.capturing_text(),
-            Tab::Variants => self.variants.capturing_text(),
-            Tab::Models => self.models.capturing_text(),
-            Tab::Latency => self.latency.capturing_text(),
-            Tab::Invoke => self.invoke.capturing_text(),
-            Tab::Tools => self.tools.capturing_text(),
-            Tab::Activity => self.activity.capturing_text(),
-        };
+        let capturing = self.panes.get(self.tab).capturing_text();
         let key = if capturing { key } else { self.keymap.translate(key) };
         if capturing || !self.global_key(key) {
-            let mut out = Outbox::default();
-            let mut data = std::mem::take(&mut self.data);
-            let used = self
-                .pane_mut()
-                .map(|p| p.handle_key(key, &mut data, &mut out))
-                .unwrap_or(false);
-            self.data = data;
-            self.apply_outbox(out);
+            let used = self.with_pane(self.tab, |p, data, out| p.handle_key(key, data, out));
             if !used && capturing {
                 self.global_key(key);
             }
@@ -306,7 +280,7 @@ impl App {
     /// Global keys; false when the key is not one.
     fn global_key(&mut self, key: KeyEvent) -> bool {
         match key.code {
-            KeyCode::Char('q') => self.quit = !super::panes::variants::promotion::ask_before_quit(self),
+            KeyCode::Char('q') => self.quit = !self.hold_quit(),
             KeyCode::Char(':') => self.command_line.open(),
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help { scroll: 0 }),
             KeyCode::Char('e') => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
@@ -315,7 +289,9 @@ impl App {
                 self.request_metrics();
                 self.toasts.push(Level::Info, "refreshing");
             }
-            KeyCode::Char(c @ '1'..='7') => self.switch(Tab::ALL[(c as u8 - b'1') as usize]),
+            KeyCode::Char(c @ '1'..='9') if ((c as u8 - b'1') as usize) < Tab::ALL.len() => {
+                self.switch(Tab::ALL[(c as u8 - b'1') as usize])
+            }
             KeyCode::Tab => self.switch(Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()]),
             KeyCode::BackTab => self.switch(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]),
             KeyCode::Char('y') => {
@@ -342,8 +318,8 @@ impl App {
                     .inflight
                     .iter()
                     .rev()
-                    .find(|(_, l)| !l.starts_with("refreshing") && !l.starts_with("loading metrics"))
-                    .map(|(id, l)| (*id, l.clone()));
+                    .find(|(_, (kind, _))| !kind.is_refresh())
+                    .map(|(id, (_, l))| (*id, l.clone()));
                 match user_job {
                     Some((id, label)) => {
                         self.submit(Job::Cancel(id));
@@ -390,10 +366,6 @@ impl App {
                 KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
                     let jobs = std::mem::take(&mut c.jobs);
                     self.overlay = None;
-                    if self.data.read_only {
-                        self.toasts.push(Level::Warn, "read-only: nothing was sent");
-                        return;
-                    }
                     for j in jobs {
                         self.submit(j);
                     }
@@ -404,150 +376,14 @@ impl App {
                 }
                 _ => {}
             },
-            Overlay::WeightEditor(_) => {
-                let Some(Overlay::WeightEditor(mut editor)) = self.overlay.take() else {
-                    return;
-                };
-                let mut out = Outbox::default();
-                let keep = editor.handle_key(key, &self.data, &mut out);
-                if keep && out.overlay.is_none() {
-                    self.overlay = Some(Overlay::WeightEditor(editor));
-                }
-                self.apply_outbox(out);
-            }
         }
     }
 
-    /// Applies a background event.
-    pub fn on_event(&mut self, ev: AppEvent) {
-        self.dirty = true;
-        match ev {
-            AppEvent::Started { id, label } => {
-                self.inflight.insert(id, label);
-            }
-            AppEvent::Finished { id, cancelled } => {
-                let label = self.inflight.remove(&id).unwrap_or_default();
-                if cancelled {
-                    if label.starts_with("invoking") {
-                        self.invoke.on_cancelled(id);
-                    } else if label.starts_with("prewarming") {
-                        self.models.on_cancelled();
-                    }
-                }
-                self.tools.on_finished(id, cancelled, &mut self.toasts);
-            }
-            AppEvent::Inventory(Ok(inv)) => {
-                self.data.inventory = inv.endpoints;
-                self.data.failures = inv.failures;
-                self.data.loaded = true;
-                self.data.last_ok = Some(Instant::now());
-                if self.data.refresh_failed {
-                    self.toasts.push(Level::Info, "endpoints refreshed again");
-                }
-                self.data.refresh_failed = false;
-                for f in &self.data.failures {
-                    self.toasts
-                        .push(Level::Warn, format!("could not describe {}: {}", f.endpoint, f.error));
-                }
-                if self.data.selected.is_none() {
-                    self.data.selected = self.data.inventory.first().map(|e| e.name.clone());
-                }
-                self.endpoints.on_inventory(&self.data);
-                if self.last_metrics.is_none() {
-                    self.request_metrics();
-                }
-            }
-            AppEvent::Inventory(Err(e)) => {
-                let first = !self.data.refresh_failed;
-                self.data.refresh_failed = true;
-                if first {
-                    self.toasts.push(Level::Error, format!("refresh failed: {e}"));
-                }
-            }
-            AppEvent::Metrics { detail, result: Ok(m) } => {
-                if detail {
-                    self.data.detail_metrics = Some(m);
-                } else {
-                    self.data.fleet_metrics = Some(m);
-                }
-            }
-            AppEvent::Metrics { result: Err(e), .. } => self.toasts.push(Level::Warn, format!("metrics: {e}")),
-            AppEvent::Described { endpoint, result } => {
-                if let Some(Overlay::Describe(view)) = self.overlay.as_mut() {
-                    match result {
-                        Ok((info, acts)) => {
-                            view.set(&serde_json::json!({ "endpoint": info, "scaling_activities": acts }))
-                        }
-                        Err(e) => view.error = Some(format!("describe {endpoint}: {e}")),
-                    }
-                }
-            }
-            AppEvent::WeightsProgress(info) => {
-                self.data.weights_progress = Some(info.clone());
-                replace_endpoint(&mut self.data, info);
-            }
-            AppEvent::WeightsDone { endpoint, result } => {
-                self.data.weights_progress = None;
-                match result {
-                    Ok(info) => {
-                        self.toasts
-                            .push(Level::Info, format!("{endpoint} is InService with the new weights"));
-                        replace_endpoint(&mut self.data, info);
-                    }
-                    Err(e) => self.toasts.push(Level::Error, format!("weights of {endpoint}: {e}")),
-                }
-            }
-            AppEvent::Invoked { id, index, result } => {
-                if let Ok(r) = &result {
-                    self.data.own_latency.record(r.latency);
-                }
-                self.invoke.on_result(id, index, result, &mut self.toasts);
-            }
-            AppEvent::Catalog { endpoint, result } => match result {
-                Ok(c) => {
-                    self.data.catalog_errors.remove(&endpoint);
-                    self.data.catalogs.insert(endpoint, c);
-                }
-                Err(e) => {
-                    self.data.catalog_errors.insert(endpoint.clone(), e.to_string());
-                    self.toasts.push(Level::Error, format!("models of {endpoint}: {e}"));
-                }
-            },
-            ev @ (AppEvent::McpServers { .. } | AppEvent::ToolProgress { .. } | AppEvent::ToolResult { .. }) => {
-                self.tools.on_event(ev, &mut self.toasts)
-            }
-            AppEvent::Activity(r) => self.activity.on_read(r),
-            AppEvent::Notice { error, text } => self.toasts.push(if error { Level::Error } else { Level::Info }, text),
-            ev @ (AppEvent::Promotion { .. } | AppEvent::PromotionEnded { .. }) => {
-                super::panes::variants::promotion::on_event(self, ev)
-            }
-            AppEvent::Prewarm { endpoint, event } => self.models.on_prewarm_event(&endpoint, event, &mut self.data),
-            AppEvent::PrewarmDone { endpoint, result } => {
-                self.models
-                    .on_prewarm_done(&endpoint, result, &mut self.data, &mut self.toasts)
-            }
-        }
-    }
-
-    /// A slow tick: expires toasts, schedules refreshes; marks dirty when the header ages.
-    pub fn on_tick(&mut self) {
-        if self.toasts.expire() {
-            self.dirty = true;
-        }
-        self.schedule_refreshes();
-        // The Activity tab re-reads the log while visible.
-        if self.tab == Tab::Activity {
-            let mut out = Outbox::default();
-            self.activity.tick(self.intervals.inventory, &mut out);
-            self.apply_outbox(out);
-        }
-        if self.tab == Tab::Latency && self.data.loaded {
-            let mut out = Outbox::default();
-            self.latency.tick(&self.data, &mut out);
-            self.apply_outbox(out);
-        }
-        // The refresh age in the header changes every second.
-        self.dirty = true;
+    /// Asks every pane whether it holds a quit (a running promotion asks first): true holds.
+    pub fn hold_quit(&mut self) -> bool {
+        let mut held = false;
+        self.each_pane(|p, data, out, _| held = held || p.hold_quit(data, out));
+        held
     }
 
     /// Opens the describe view of the selected endpoint.
@@ -555,16 +391,6 @@ impl App {
         if let Some(e) = self.data.selected.clone() {
             self.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {e}"))));
             self.submit(Job::Describe { endpoint: e });
-        }
-    }
-}
-
-fn replace_endpoint(data: &mut Data, info: crate::aws::inventory::EndpointInfo) {
-    if let Some(slot) = data.inventory.iter_mut().find(|e| e.name == info.name) {
-        let scaling = std::mem::take(&mut slot.autoscaling);
-        *slot = info;
-        if slot.autoscaling.is_empty() {
-            slot.autoscaling = scaling;
         }
     }
 }

@@ -7,15 +7,9 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::theme::Theme;
 
-/// Every command the line knows, with whether it takes an argument.
+/// The console's own commands, with whether they take an argument (each pane adds its tab's
+/// name and its own commands: [`CommandLine::pane_commands`]).
 pub const COMMANDS: &[(&str, bool)] = &[
-    ("endpoints", false),
-    ("variants", false),
-    ("models", false),
-    ("latency", false),
-    ("invoke", false),
-    ("tools", false),
-    ("activity", false),
     ("region", true),
     ("profile", true),
     ("theme", true),
@@ -48,8 +42,14 @@ pub const REGIONS: &[&str] = &[
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    /// Open a tab by its command name.
-    Tab(String),
+    /// A command of a pane (opening its tab, or one the pane declares): the name and the rest
+    /// of the line.
+    Pane {
+        /// The command.
+        name: String,
+        /// The rest of the line (trimmed), if any.
+        arg: Option<String>,
+    },
     /// `:region R`.
     Region(String),
     /// `:profile P`.
@@ -71,18 +71,22 @@ pub enum Command {
     Quit,
 }
 
-/// Parses a command line (without the `:`).
-pub fn parse(input: &str) -> Result<Command, String> {
+/// Parses a command line (without the `:`); `panes` are the panes' commands.
+pub fn parse(input: &str, panes: &[(String, bool)]) -> Result<Command, String> {
     let mut parts = input.split_whitespace();
     let Some(cmd) = parts.next() else {
         return Err("empty command".into());
     };
     let arg = parts.next();
     let need = |what: &str| arg.map(str::to_string).ok_or_else(|| format!(":{cmd} needs {what}"));
+    if panes.iter().any(|(name, _)| name == cmd) {
+        let rest = input.trim_start()[cmd.len()..].trim();
+        return Ok(Command::Pane {
+            name: cmd.into(),
+            arg: Some(rest.to_string()).filter(|r| !r.is_empty()),
+        });
+    }
     match cmd {
-        "endpoints" | "variants" | "models" | "latency" | "invoke" | "tools" | "activity" => {
-            Ok(Command::Tab(cmd.into()))
-        }
         "region" => need("a region, e.g. :region us-west-2").map(Command::Region),
         "profile" => need("a profile name").map(Command::Profile),
         "theme" => need("a theme name").map(Command::Theme),
@@ -121,6 +125,8 @@ pub struct CommandLine {
     pub candidates: Vec<String>,
     /// Whether the line is open.
     pub open: bool,
+    /// The panes' commands (tab names first), with whether they take an argument.
+    pub pane_commands: Vec<(String, bool)>,
 }
 
 impl CommandLine {
@@ -139,9 +145,11 @@ impl CommandLine {
             None => (self.input.clone(), None),
         };
         let options: Vec<String> = match tail {
-            None => COMMANDS
+            None => self
+                .pane_commands
                 .iter()
-                .map(|c| c.0.to_string())
+                .map(|c| c.0.clone())
+                .chain(COMMANDS.iter().map(|c| c.0.to_string()))
                 .filter(|c| c.starts_with(&head))
                 .collect(),
             Some(t) => {
@@ -161,7 +169,8 @@ impl CommandLine {
             0 => self.candidates.clear(),
             1 => {
                 self.input = options[0].clone();
-                let takes_arg = COMMANDS.iter().any(|c| c.0 == self.input && c.1);
+                let takes_arg = COMMANDS.iter().any(|c| c.0 == self.input && c.1)
+                    || self.pane_commands.iter().any(|c| c.0 == self.input && c.1);
                 if takes_arg {
                     self.input.push(' ');
                 }
@@ -204,7 +213,7 @@ impl CommandLine {
     pub fn submit(&mut self) -> Result<Command, String> {
         self.open = false;
         let text = self.input.trim().to_string();
-        let parsed = parse(&text);
+        let parsed = parse(&text, &self.pane_commands);
         if parsed.is_ok() && self.history.last() != Some(&text) {
             self.history.push(text);
         }
@@ -234,6 +243,14 @@ mod tests {
 
     #[test]
     fn parse_commands() {
+        let parse = |s: &str| super::parse(s, &[("tools".to_string(), false)]);
+        assert_eq!(
+            parse("tools"),
+            Ok(Command::Pane {
+                name: "tools".into(),
+                arg: None
+            })
+        );
         assert_eq!(parse("region us-west-2"), Ok(Command::Region("us-west-2".into())));
         assert_eq!(parse("refresh 15"), Ok(Command::Refresh(15)));
         assert!(parse("refresh 1").is_err());
@@ -252,7 +269,10 @@ mod tests {
 
     #[test]
     fn completion_and_history() {
-        let mut c = CommandLine::default();
+        let mut c = CommandLine {
+            pane_commands: vec![("latency".into(), false)],
+            ..CommandLine::default()
+        };
         c.open();
         c.input = "reg".into();
         c.complete(&[], &[]);
@@ -277,7 +297,13 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         c.input = "latency".into();
-        assert_eq!(c.submit(), Ok(Command::Tab("latency".into())));
+        assert_eq!(
+            c.submit(),
+            Ok(Command::Pane {
+                name: "latency".into(),
+                arg: None
+            })
+        );
         c.open();
         c.input = "quit".into();
         let _ = c.submit();

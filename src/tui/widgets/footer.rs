@@ -6,7 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::panes::KeyHint;
+use super::KeyHint;
 use crate::tui::theme::Theme;
 
 /// Draws the key hints.

@@ -8,7 +8,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Tabs};
 
 use crate::tui::data::Data;
-use crate::tui::panes::Tab;
 use crate::tui::theme::Theme;
 
 /// Formats an age: `4s`, `3m12s`, `2h05m`.
@@ -69,15 +68,15 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
     f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
 }
 
-/// Draws the tab bar.
-pub fn render_tabs(f: &mut Frame, area: Rect, current: Tab, theme: &Theme) {
-    let titles: Vec<Line> = Tab::ALL
+/// Draws the tab bar: `titles` in order, `current` (0-based) highlighted.
+pub fn render_tabs(f: &mut Frame, area: Rect, titles: &[&str], current: usize, theme: &Theme) {
+    let titles: Vec<Line> = titles
         .iter()
         .enumerate()
-        .map(|(i, t)| Line::from(format!("{} {}", i + 1, t.title())))
+        .map(|(i, t)| Line::from(format!("{} {t}", i + 1)))
         .collect();
     let tabs = Tabs::new(titles)
-        .select(current.index())
+        .select(current)
         .style(theme.fg("muted"))
         .highlight_style(theme.fg("accent").add_modifier(Modifier::BOLD | Modifier::UNDERLINED))
         .divider(Span::styled("│", theme.fg("border")));

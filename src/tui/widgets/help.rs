@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::centered;
-use crate::tui::panes::KeyHint;
+use super::KeyHint;
 use crate::tui::theme::Theme;
 
 /// Keys that work everywhere.

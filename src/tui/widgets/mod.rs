@@ -36,8 +36,57 @@ pub enum Overlay {
     Describe(describe::DescribeView),
     /// A yes/no confirmation that starts jobs.
     Confirm(confirm::Confirm),
-    /// The weight editor of the Variants pane.
-    WeightEditor(crate::tui::panes::variants::weight_editor::WeightEditor),
+}
+
+/// A key and what it does, for the footer and the help overlay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyHint {
+    /// The key as shown.
+    pub key: &'static str,
+    /// What it does.
+    pub action: &'static str,
+    /// Whether it is disabled now (read-only, nothing selected ...).
+    pub disabled: bool,
+}
+
+impl KeyHint {
+    /// An enabled hint.
+    pub const fn new(key: &'static str, action: &'static str) -> KeyHint {
+        KeyHint {
+            key,
+            action,
+            disabled: false,
+        }
+    }
+
+    /// A hint disabled when `off`.
+    pub const fn when(key: &'static str, action: &'static str, off: bool) -> KeyHint {
+        KeyHint {
+            key,
+            action,
+            disabled: off,
+        }
+    }
+}
+
+impl Overlay {
+    /// The open overlay's keys, for the footer (the panes' keys do not work under it).
+    pub fn keys(&self) -> Vec<KeyHint> {
+        match self {
+            Overlay::Help { .. } | Overlay::ErrorLog { .. } => vec![
+                KeyHint::new("↑↓", "scroll"),
+                KeyHint::new("PgUp/PgDn", "page"),
+                KeyHint::new("Esc", "close"),
+            ],
+            Overlay::Describe(_) => vec![
+                KeyHint::new("↑↓", "scroll"),
+                KeyHint::new("PgUp/PgDn", "page"),
+                KeyHint::new("g/G", "top/bottom"),
+                KeyHint::new("Esc", "close"),
+            ],
+            Overlay::Confirm(_) => vec![KeyHint::new("y/Enter", "apply"), KeyHint::new("n/Esc", "cancel")],
+        }
+    }
 }
 
 /// A rectangle of `pct_w` × `pct_h` percent centred in `area`, at least `min_w` × `min_h`.

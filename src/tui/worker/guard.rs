@@ -95,19 +95,6 @@ pub(super) fn open_at_start(g: &Guard, f: &Fleet, events: &UnboundedSender<AppEv
     });
 }
 
-/// Whether the job is one of this module's.
-pub(super) fn handles(job: &Job) -> bool {
-    matches!(
-        job,
-        Job::ApplyWeights { .. }
-            | Job::Prewarm { .. }
-            | Job::Activity
-            | Job::Promote { .. }
-            | Job::PromoteResume { .. }
-            | Job::PromoteControl { .. }
-    )
-}
-
 /// Reads the audit log and reports it to the Activity tab.
 fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
     let r = match &g.opts.audit_path {
@@ -195,7 +182,17 @@ pub(super) async fn run(
                 notice(events, true, format!("no promotion is running on {endpoint}"));
             }
         }
-        _ => {}
+        // Answered above, before the fleet is needed.
+        Job::Activity => {}
+        // Not audited mutations: run by the worker's other parts (`JobKind::runner`).
+        Job::Inventory
+        | Job::Metrics { .. }
+        | Job::Describe { .. }
+        | Job::Invoke { .. }
+        | Job::Catalog { .. }
+        | Job::McpConnect { .. }
+        | Job::ToolCall { .. }
+        | Job::Cancel(_) => {}
     }
 }
 

@@ -146,6 +146,18 @@ pub(super) async fn run(
             };
             super::guard::tool_call_finish(guard, audit, outcome, events);
         }
-        _ => {}
+        // Not MCP jobs: run by the worker's other parts (`JobKind::runner`).
+        Job::Inventory
+        | Job::Metrics { .. }
+        | Job::Describe { .. }
+        | Job::ApplyWeights { .. }
+        | Job::Activity
+        | Job::Promote { .. }
+        | Job::PromoteResume { .. }
+        | Job::PromoteControl { .. }
+        | Job::Invoke { .. }
+        | Job::Catalog { .. }
+        | Job::Prewarm { .. }
+        | Job::Cancel(_) => {}
     }
 }

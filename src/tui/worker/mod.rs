@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::AbortHandle;
 
-use super::event::{AppEvent, Job};
+use super::event::{AppEvent, Job, JobKind, Runner};
 use crate::aws::inventory::InventoryOptions;
 use crate::aws::metrics::MetricsPlan;
 use crate::aws::{AwsError, AwsOptions, Fleet, RetryPolicy};
@@ -127,23 +127,30 @@ async fn serve(
             }
             continue;
         }
-        let _ = events.send(AppEvent::Started { id, label: job.label() });
+        let _ = events.send(AppEvent::Started {
+            id,
+            kind: job.kind(),
+            label: job.label(),
+        });
         let (events2, running2) = (events.clone(), running.clone());
         let fleet = fleet.clone();
         let (hub2, calls2, guard2) = (hub.clone(), tool_calls.clone(), guard.clone());
         let cancel = tokio_util::sync::CancellationToken::new();
-        if matches!(job, Job::ToolCall { .. }) {
+        if job.kind() == JobKind::ToolCall {
             tool_calls.lock().insert(id, cancel.clone());
         }
+        let runner = job.kind().runner();
         let handle = tokio::spawn(async move {
-            match fleet {
-                _ if matches!(job, Job::McpConnect { .. } | Job::ToolCall { .. }) => {
+            match (runner, fleet) {
+                (Runner::Mcp, fleet) => {
                     mcp::run(hub2, id, job, cancel, &events2, (&guard2, &fleet)).await;
                     calls2.lock().remove(&id);
                 }
-                _ if guard::handles(&job) => guard::run(&guard2, &fleet, job, limits, &events2).await,
-                Ok(f) => run_job(&f, id, job, limits, &events2).await,
-                Err(e) => fail(&events2, id, job, e),
+                (Runner::Guard, fleet) => guard::run(&guard2, &fleet, job, limits, &events2).await,
+                (Runner::Fleet, Ok(f)) => run_job(&f, id, job, limits, &events2).await,
+                (Runner::Fleet, Err(e)) => fail(&events2, id, job, e),
+                // Cancel is answered above and never spawned.
+                (Runner::Worker, _) => {}
             }
             if running2.lock().remove(&id).is_some() {
                 let _ = events2.send(AppEvent::Finished { id, cancelled: false });
@@ -260,8 +267,16 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
                 .unwrap_or_else(|_| Err(timeout_error("the catalog listing", limits.metrics)));
             send(AppEvent::Catalog { endpoint, result: r });
         }
-        // Guarded jobs run in `worker_guard`.
-        _ => {}
+        // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
+        Job::ApplyWeights { .. }
+        | Job::Activity
+        | Job::Promote { .. }
+        | Job::PromoteResume { .. }
+        | Job::PromoteControl { .. }
+        | Job::Prewarm { .. }
+        | Job::McpConnect { .. }
+        | Job::ToolCall { .. }
+        | Job::Cancel(_) => {}
     }
 }
 

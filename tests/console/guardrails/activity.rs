@@ -59,6 +59,7 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     );
     app.on_event(AppEvent::Activity(Ok(log())));
     let rows: Vec<(String, String)> = app
+        .panes
         .activity
         .visible()
         .iter()
@@ -68,31 +69,31 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     assert_eq!(rows[0], ("promote.step".into(), "no result (interrupted?)".into()));
     assert_eq!(rows[1], ("prewarm".into(), "ok".into()));
     assert_eq!(
-        app.activity.visible()[3].cells[4],
+        app.panes.activity.visible()[3].cells[4],
         "Stable=9 Canary=1 → Stable=5 Canary=5"
     );
     snapshot("guard_activity", screen(&mut app));
 
     press(&mut app, "/prewarm");
-    assert_eq!(app.activity.visible().len(), 1);
+    assert_eq!(app.panes.activity.visible().len(), 1);
     press(&mut app, "q");
     assert!(!app.quit, "q typed into the filter does not quit");
-    assert_eq!(app.activity.visible().len(), 0);
+    assert_eq!(app.panes.activity.visible().len(), 0);
     tap(&mut app, KeyCode::Backspace);
     tap(&mut app, KeyCode::Enter);
-    assert!(!app.activity.filtering);
+    assert!(!app.panes.activity.filtering);
     tap(&mut app, KeyCode::Enter);
-    let detail = app.activity.detail.clone().expect("Enter shows the record");
+    let detail = app.panes.activity.detail.clone().expect("Enter shows the record");
     assert!(
         detail.contains("\"action\": \"prewarm\"") && detail.contains("a.tar.gz"),
         "{detail}"
     );
     tap(&mut app, KeyCode::Esc);
-    assert!(app.activity.detail.is_none());
+    assert!(app.panes.activity.detail.is_none());
     tap(&mut app, KeyCode::Esc);
-    assert!(app.activity.filter.is_empty(), "Esc clears the filter");
+    assert!(app.panes.activity.filter.is_empty(), "Esc clears the filter");
     press(&mut app, "/!weights");
-    assert_eq!(app.activity.visible().len(), 2, "! inverts");
+    assert_eq!(app.panes.activity.visible().len(), 2, "! inverts");
 
     // `:activity` opens it too.
     app.tab = Tab::Endpoints;

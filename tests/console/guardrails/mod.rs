@@ -92,7 +92,7 @@ fn toasts(app: &App) -> Vec<String> {
 
 /// Focuses field `i` of the open plan editor and replaces its text.
 fn set_field(app: &mut App, i: usize, text: &str) {
-    while app.variants.promo.editor.as_ref().expect("plan editor open").cursor != i {
+    while app.panes.variants.promo.editor.as_ref().expect("plan editor open").cursor != i {
         tap(app, KeyCode::Down);
     }
     for _ in 0..40 {
@@ -102,18 +102,18 @@ fn set_field(app: &mut App, i: usize, text: &str) {
 }
 
 fn problem(app: &App) -> Option<(usize, String)> {
-    app.variants.promo.editor.as_ref().and_then(|e| e.problem.clone())
+    app.panes.variants.promo.editor.as_ref().and_then(|e| e.problem.clone())
 }
 
 #[test]
 fn the_plan_editor_validates_then_states_the_plan() {
     let mut app = app();
     press(&mut app, "P");
-    let ed = app.variants.promo.editor.as_ref().expect("P opens the plan editor");
+    let ed = app.panes.variants.promo.editor.as_ref().expect("P opens the plan editor");
     assert_eq!((ed.values[0].as_str(), ed.values[1].as_str()), ("Canary", "Stable"));
     assert_eq!(ed.values[2], "10,25,50,100");
     assert!(
-        app.variants.promo.capturing(),
+        app.panes.variants.promo.capturing(),
         "the editor takes the keys (q types, does not quit)"
     );
 
@@ -147,14 +147,14 @@ fn the_plan_editor_validates_then_states_the_plan() {
     set_field(&mut app, 7, "50");
     set_field(&mut app, 8, " ");
     assert!(
-        app.variants.promo.editor.as_ref().unwrap().manual,
+        app.panes.variants.promo.editor.as_ref().unwrap().manual,
         "space toggles the mode"
     );
     set_field(&mut app, 9, "INC-42 quiet hours");
     assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::Promote { .. })));
 
     tap(&mut app, KeyCode::Enter);
-    assert!(app.variants.promo.editor.is_none());
+    assert!(app.panes.variants.promo.editor.is_none());
     let Some(Overlay::Confirm(c)) = &app.overlay else {
         panic!("no confirmation: {:?}", app.overlay)
     };
@@ -192,7 +192,7 @@ fn esc_closes_the_editor_and_nothing_is_sent() {
     let mut app = app();
     press(&mut app, "P");
     tap(&mut app, KeyCode::Esc);
-    assert!(app.variants.promo.editor.is_none() && app.overlay.is_none());
+    assert!(app.panes.variants.promo.editor.is_none() && app.overlay.is_none());
     assert!(app.take_jobs().is_empty());
     assert_eq!(app.tab, Tab::Variants);
 }
@@ -202,7 +202,7 @@ fn read_only_refuses_promotion_and_weights_and_shows_the_keys_disabled() {
     let mut app = app();
     app.data.read_only = true;
     press(&mut app, "P");
-    assert!(app.variants.promo.editor.is_none());
+    assert!(app.panes.variants.promo.editor.is_none());
     press(&mut app, "w");
     assert!(app.overlay.is_none());
     let t = toasts(&app);
@@ -307,7 +307,7 @@ fn manual_mode_asks_and_esc_offers_hold_or_roll_back() {
     );
     // Esc during a running plan: hold here or roll back (the tab stays).
     tap(&mut app, KeyCode::Esc);
-    assert_eq!(app.variants.promo.esc_menu.as_deref(), Some(EP));
+    assert_eq!(app.panes.variants.promo.esc_menu.as_deref(), Some(EP));
     assert_eq!(app.tab, Tab::Variants);
     press(&mut app, "b");
     let controls = |app: &mut App| -> Vec<Control> {
@@ -387,7 +387,7 @@ fn unfinished_plans_are_announced_and_offered_for_resume() {
     let mut app = app();
     let mut held = state(Phase::Baking, 1);
     held.pid = 999_999;
-    sagedeck::tui::panes::variants::promotion::announce_unfinished(&mut app, vec![held]);
+    app.on_event(AppEvent::UnfinishedPlans(vec![held]));
     let t = toasts(&app);
     assert!(
         t.iter()
@@ -477,7 +477,7 @@ fn quitting_during_a_plan_asks_first() {
     app.on_key(ctrl('c'));
     assert!(!app.quit, "the first Ctrl-C asks");
     assert_eq!(app.tab, Tab::Variants);
-    assert_eq!(app.variants.promo.esc_menu.as_deref(), Some(EP));
+    assert_eq!(app.panes.variants.promo.esc_menu.as_deref(), Some(EP));
     press(&mut app, "h");
     assert!(app.take_jobs().iter().any(|(_, j)| matches!(
         j,
@@ -499,7 +499,7 @@ fn the_quit_command_asks_too_during_a_plan() {
     press(&mut app, ":quit");
     tap(&mut app, KeyCode::Enter);
     assert!(!app.quit, ":quit asks first, as q and Ctrl-C do");
-    assert_eq!(app.variants.promo.esc_menu.as_deref(), Some(EP));
+    assert_eq!(app.panes.variants.promo.esc_menu.as_deref(), Some(EP));
     // The menu holds the keys; Ctrl-C again quits (the plan stays saved).
     app.on_key(ctrl('c'));
     assert!(app.quit);

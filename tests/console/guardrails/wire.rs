@@ -142,7 +142,7 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
             app.on_event(ev);
         }
         std::future::ready(
-            app.activity
+            app.panes.activity
                 .rows
                 .first()
                 .map(|r| r.cells[5].starts_with("refused"))
@@ -300,7 +300,7 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
         _ => None,
     })
     .await;
-    assert!(app.variants.promo.question.is_some());
+    assert!(app.panes.variants.promo.question.is_some());
     assert!(screen(&mut app).contains("Apply step 1 — canary share 10%?"));
     assert_eq!(sb.sandbox.request_count(UPDATE), 0);
     press(&mut app, "h");

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::audit::{AuditPhase, AuditRecord};
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{centered, modal, pane_frame};
@@ -133,8 +133,11 @@ pub struct ActivityPane {
 }
 
 impl ActivityPane {
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Activity";
+
     /// On the refresh tick while visible: asks for the log again every `every`.
-    pub fn tick(&mut self, every: std::time::Duration, out: &mut Outbox) {
+    fn tick(&mut self, every: std::time::Duration, out: &mut Outbox) {
         if self.last_read.is_none_or(|t| t.elapsed() >= every) {
             self.last_read = Some(std::time::Instant::now());
             out.job(Job::Activity);
@@ -142,7 +145,7 @@ impl ActivityPane {
     }
 
     /// Applies a read of the log.
-    pub fn on_read(&mut self, r: Result<Vec<AuditRecord>, String>) {
+    fn on_read(&mut self, r: Result<Vec<AuditRecord>, String>) {
         self.loaded = true;
         match r {
             Ok(recs) => {
@@ -163,6 +166,18 @@ impl ActivityPane {
 }
 
 impl Pane for ActivityPane {
+    fn on_tick(&mut self, visible: bool, data: &Data, out: &mut Outbox) {
+        if visible {
+            self.tick(data.refresh_interval, out);
+        }
+    }
+
+    fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, _out: &mut Outbox, _visible: bool) {
+        if let AppEvent::Activity(r) = ev {
+            self.on_read(r.clone());
+        }
+    }
+
     fn handle_key(&mut self, key: KeyEvent, _data: &mut Data, _out: &mut Outbox) -> bool {
         if self.detail.is_some() {
             if matches!(key.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q')) {

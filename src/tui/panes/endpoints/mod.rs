@@ -13,7 +13,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::describe::DescribeView;
@@ -121,6 +121,9 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 impl EndpointsPane {
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Endpoints";
+
     /// Rebuilds the filtered, sorted view (after new data, a new filter or sort).
     pub fn rebuild(&mut self, data: &Data) {
         let selected_name = self
@@ -160,11 +163,6 @@ impl EndpointsPane {
             .min(self.view.len().saturating_sub(1));
     }
 
-    /// Called when a new inventory arrives.
-    pub fn on_inventory(&mut self, data: &Data) {
-        self.rebuild(data);
-    }
-
     fn selected_name(&self, data: &Data) -> Option<String> {
         self.view
             .get(self.cursor)
@@ -192,6 +190,12 @@ impl EndpointsPane {
 }
 
 impl Pane for EndpointsPane {
+    fn on_event(&mut self, ev: &AppEvent, data: &mut Data, _out: &mut Outbox, _visible: bool) {
+        if matches!(ev, AppEvent::Inventory(Ok(_))) {
+            self.rebuild(data);
+        }
+    }
+
     fn capturing_text(&self) -> bool {
         self.typing
     }

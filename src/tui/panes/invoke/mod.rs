@@ -19,9 +19,9 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane, ctrl};
 use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::toasts::{Level, Toasts};
+use crate::tui::widgets::toasts::Level;
 
 pub use calls::{Call, CallState};
 pub use form::{BodyCheck, CONTENT_TYPES, Field, Form, PayloadKind, check_body, reindent};
@@ -58,6 +58,9 @@ pub struct InvokePane {
 }
 
 impl InvokePane {
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Invoke";
+
     /// The form of the selected endpoint (None when nothing is selected).
     pub fn form(&self) -> Option<&Form> {
         self.form.as_ref()
@@ -149,8 +152,7 @@ impl InvokePane {
             out.toast(Level::Warn, "select an endpoint first (1 Endpoints)");
             return;
         };
-        if data.read_only {
-            out.refuse_read_only("invoking");
+        if out.refused(data, JobKind::Invoke) {
             return;
         }
         form.recheck();
@@ -219,8 +221,7 @@ impl InvokePane {
 
     /// Re-runs the call under the history cursor.
     fn rerun(&mut self, data: &Data, out: &mut Outbox) {
-        if data.read_only {
-            out.refuse_read_only("invoking");
+        if out.refused(data, JobKind::Invoke) {
             return;
         }
         if let Some(c) = self.history.get(self.history_cursor) {
@@ -265,15 +266,15 @@ impl InvokePane {
         }
     }
 
-    /// A job was submitted: the oldest call without an id gets it.
-    pub fn on_submitted(&mut self, id: u64) {
+    /// An invocation job was submitted: the oldest call without an id gets it.
+    fn take_id(&mut self, id: u64) {
         if let Some(c) = self.history.iter_mut().find(|c| c.id.is_none()) {
             c.id = Some(id);
         }
     }
 
     /// A job was cancelled.
-    pub fn on_cancelled(&mut self, id: u64) {
+    fn cancelled(&mut self, id: u64) {
         if let Some(c) = self.history.iter_mut().find(|c| c.id == Some(id))
             && c.in_flight()
         {
@@ -283,13 +284,7 @@ impl InvokePane {
 
     /// An invocation finished: aggregates it into its call; a failed single call or a completed
     /// repeat is also toasted (and so kept in the error log).
-    pub fn on_result(
-        &mut self,
-        id: u64,
-        _index: u32,
-        result: Result<InvokeResult, InvokeFailure>,
-        toasts: &mut Toasts,
-    ) {
+    fn on_result(&mut self, id: u64, result: Result<InvokeResult, InvokeFailure>, out: &mut Outbox) {
         let Some(c) = self.history.iter_mut().find(|c| c.id == Some(id)) else {
             return;
         };
@@ -297,16 +292,34 @@ impl InvokePane {
         let done = c.record(result);
         if c.repeat == 1 {
             if let Some(e) = failure {
-                toasts.push(Level::Error, format!("invoke {}: {e}", c.spec.endpoint));
+                out.toast(Level::Error, format!("invoke {}: {e}", c.spec.endpoint));
             }
         } else if done {
             let level = if c.failed > 0 { Level::Warn } else { Level::Info };
-            toasts.push(level, format!("{} ×{}: {}", c.spec.endpoint, c.repeat, c.summary()));
+            out.toast(level, format!("{} ×{}: {}", c.spec.endpoint, c.repeat, c.summary()));
         }
     }
 }
 
 impl Pane for InvokePane {
+    fn on_submitted(&mut self, id: u64, job: &Job) {
+        if job.kind() == JobKind::Invoke {
+            self.take_id(id);
+        }
+    }
+
+    fn on_finished(&mut self, id: u64, _kind: Option<JobKind>, cancelled: bool, _out: &mut Outbox) {
+        if cancelled {
+            self.cancelled(id);
+        }
+    }
+
+    fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, out: &mut Outbox, _visible: bool) {
+        if let AppEvent::Invoked { id, result, .. } = ev {
+            self.on_result(*id, result.clone(), out);
+        }
+    }
+
     fn capturing_text(&self) -> bool {
         self.focus.is_some() || self.history_open
     }

@@ -78,6 +78,9 @@ impl Default for LatencyPane {
 }
 
 impl LatencyPane {
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Latency";
+
     /// The chart window.
     pub fn window(&self) -> Duration {
         WINDOWS[self.window_index.min(WINDOWS.len() - 1)]
@@ -94,7 +97,7 @@ impl LatencyPane {
     }
 
     /// Called on the app's tick while the pane shows: asks for metrics when a refresh is due.
-    pub fn tick(&mut self, data: &Data, out: &mut Outbox) {
+    fn tick(&mut self, data: &Data, out: &mut Outbox) {
         if self.refresh_due() {
             self.request(data, out);
         }
@@ -138,6 +141,18 @@ impl LatencyPane {
 }
 
 impl Pane for LatencyPane {
+    fn on_tick(&mut self, visible: bool, data: &Data, out: &mut Outbox) {
+        if visible && data.loaded {
+            self.tick(data, out);
+        }
+    }
+
+    fn on_refresh(&mut self, visible: bool, data: &Data, out: &mut Outbox) {
+        if visible {
+            self.request(data, out);
+        }
+    }
+
     fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
         self.request(data, out);
     }

@@ -17,12 +17,12 @@ use crate::aws::AwsError;
 use crate::aws::catalog::human_size;
 use crate::aws::prewarm::{PrewarmEvent, PrewarmResult};
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::filter::Filter;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
-use crate::tui::widgets::toasts::{Level, Toasts};
+use crate::tui::widgets::toasts::Level;
 
 mod run;
 mod view;
@@ -85,6 +85,9 @@ impl Default for ModelsPane {
 }
 
 impl ModelsPane {
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Models";
+
     /// Model keys shown (filtered), in catalog order.
     pub fn shown(&mut self, data: &Data) -> Vec<String> {
         self.sync(data);
@@ -169,8 +172,7 @@ impl ModelsPane {
 
     /// Checks shared by `p` and `P`; the endpoint when prewarming may go ahead.
     fn may_prewarm(&self, data: &Data, out: &mut Outbox) -> Option<String> {
-        if data.read_only {
-            out.refuse_read_only("prewarming");
+        if out.refused(data, JobKind::Prewarm) {
             return None;
         }
         let Some((endpoint, _)) = Self::mme(data) else {
@@ -296,7 +298,7 @@ impl ModelsPane {
     }
 
     /// Prewarm progress: drives the gauge and the per-model states, and records results.
-    pub fn on_prewarm_event(&mut self, endpoint: &str, event: PrewarmEvent, data: &mut Data) {
+    fn on_prewarm_event(&mut self, endpoint: &str, event: PrewarmEvent, data: &mut Data) {
         let run = self.run_for(endpoint);
         match event {
             PrewarmEvent::Started { model } => run.set(&model, RunState::Loading),
@@ -316,12 +318,12 @@ impl ModelsPane {
     }
 
     /// A prewarm ended: every model's result is recorded and a toast sums it up.
-    pub fn on_prewarm_done(
+    fn on_prewarm_done(
         &mut self,
         endpoint: &str,
         result: Result<Vec<PrewarmResult>, AwsError>,
         data: &mut Data,
-        toasts: &mut Toasts,
+        out: &mut Outbox,
     ) {
         let run = self.run_for(endpoint);
         match result {
@@ -333,7 +335,7 @@ impl ModelsPane {
                 }
                 run.ended = Some(RunEnd::Finished);
                 let level = if run.failed > 0 { Level::Warn } else { Level::Info };
-                toasts.push(
+                out.toast(
                     level,
                     format!(
                         "prewarmed {} model{} of {endpoint}: {} cold, {} warm, {} failed",
@@ -347,13 +349,27 @@ impl ModelsPane {
             }
             Err(e) => {
                 run.ended = Some(RunEnd::Failed(e.to_string()));
-                toasts.push(Level::Error, format!("prewarm of {endpoint} failed: {e}"));
+                out.toast(Level::Error, format!("prewarm of {endpoint} failed: {e}"));
             }
         }
     }
 }
 
 impl Pane for ModelsPane {
+    fn on_finished(&mut self, _id: u64, kind: Option<JobKind>, cancelled: bool, _out: &mut Outbox) {
+        if cancelled && kind == Some(JobKind::Prewarm) {
+            self.on_cancelled();
+        }
+    }
+
+    fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, _visible: bool) {
+        match ev {
+            AppEvent::Prewarm { endpoint, event } => self.on_prewarm_event(endpoint, event.clone(), data),
+            AppEvent::PrewarmDone { endpoint, result } => self.on_prewarm_done(endpoint, result.clone(), data, out),
+            _ => {}
+        }
+    }
+
     fn capturing_text(&self) -> bool {
         self.typing
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{Job, JobKind};
 use crate::tui::panes::{KeyHint, Outbox, Tab, ctrl};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
@@ -38,8 +38,7 @@ impl ToolsPane {
             return;
         };
         let server = self.selected_server().map(|s| s.name.clone()).unwrap_or_default();
-        if data.read_only {
-            out.refuse_read_only("calling tools");
+        if out.refused(data, JobKind::ToolCall) {
             self.notice = Some("read-only: tool calls are disabled".into());
             return;
         }
@@ -115,8 +114,7 @@ impl ToolsPane {
 
     /// Re-runs the history entry under the cursor.
     fn rerun(&mut self, data: &Data, out: &mut Outbox) {
-        if data.read_only {
-            out.refuse_read_only("calling tools");
+        if out.refused(data, JobKind::ToolCall) {
             return;
         }
         let calls = self.tool_calls();

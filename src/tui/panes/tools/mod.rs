@@ -27,10 +27,10 @@ use super::{KeyHint, Outbox, Pane};
 use crate::mcp::events::ServerLog;
 use crate::mcp::{EndpointLink, ServerStatus, ServerView, endpoint_link};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::schema_form::SchemaForm;
-use crate::tui::widgets::toasts::{Level, Toasts};
+use crate::tui::widgets::toasts::Level;
 
 pub use calls::{ArgsStore, ToolCall, ToolCallState};
 
@@ -139,6 +139,9 @@ pub struct ToolsPane {
 }
 
 impl ToolsPane {
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Tools";
+
     /// Keeps remembered arguments in `path` (None: in memory only); tests point it at a
     /// temporary directory, the console at [`ArgsStore::default_path`].
     pub fn set_args_path(&mut self, path: Option<PathBuf>) {
@@ -260,7 +263,7 @@ impl ToolsPane {
     }
 
     /// A job was queued: connections mark their servers connecting; a call gets its record.
-    pub fn on_submitted(&mut self, id: u64, job: &Job) {
+    fn take_id(&mut self, id: u64, job: &Job) {
         match job {
             Job::McpConnect { server } => {
                 for s in &mut self.servers {
@@ -299,7 +302,7 @@ impl ToolsPane {
 
     /// The worker is done with job `id`: a call still waiting for answers ends, cancelled (Esc)
     /// or done with fewer answers than asked.
-    pub fn on_finished(&mut self, id: u64, cancelled: bool, toasts: &mut Toasts) {
+    fn finished(&mut self, id: u64, cancelled: bool, out: &mut Outbox) {
         let Some(c) = self.history.iter_mut().find(|c| c.id == id && c.in_flight()) else {
             return;
         };
@@ -308,12 +311,12 @@ impl ToolsPane {
         } else {
             // Fewer answers than asked: the rest were never sent (refused, or the server went).
             c.state = ToolCallState::Done;
-            toasts.push(Level::Warn, format!("{} ×{}: {}", c.tool, c.repeat, c.summary()));
+            out.toast(Level::Warn, format!("{} ×{}: {}", c.tool, c.repeat, c.summary()));
         }
     }
 
     /// Applies an MCP event from the worker.
-    pub fn on_event(&mut self, ev: AppEvent, toasts: &mut Toasts) {
+    fn apply_event(&mut self, ev: AppEvent, out: &mut Outbox) {
         match ev {
             AppEvent::McpServers { servers, logs } => {
                 let selected = self.selected_server().map(|s| s.name.clone());
@@ -322,7 +325,7 @@ impl ToolsPane {
                     if let ServerStatus::Failed { reason, .. } = &s.status
                         && !matches!(before, Some(ServerStatus::Failed { .. }))
                     {
-                        toasts.push(Level::Error, format!("MCP server {}: {reason}", s.name));
+                        out.toast(Level::Error, format!("MCP server {}: {reason}", s.name));
                     }
                 }
                 self.servers = servers;
@@ -351,7 +354,7 @@ impl ToolsPane {
                 let done = c.record(result);
                 if c.repeat == 1 {
                     if let Some(e) = failure {
-                        toasts.push(Level::Error, format!("{}: {e}", c.tool));
+                        out.toast(Level::Error, format!("{}: {e}", c.tool));
                     }
                 } else if done {
                     let level = if c.failed + c.tool_errors > 0 {
@@ -359,7 +362,7 @@ impl ToolsPane {
                     } else {
                         Level::Info
                     };
-                    toasts.push(level, format!("{} ×{}: {}", c.tool, c.repeat, c.summary()));
+                    out.toast(level, format!("{} ×{}: {}", c.tool, c.repeat, c.summary()));
                 }
             }
             _ => {}
@@ -373,6 +376,25 @@ impl ToolsPane {
 }
 
 impl Pane for ToolsPane {
+    fn on_submitted(&mut self, id: u64, job: &Job) {
+        if matches!(job.kind(), JobKind::McpConnect | JobKind::ToolCall) {
+            self.take_id(id, job);
+        }
+    }
+
+    fn on_finished(&mut self, id: u64, _kind: Option<JobKind>, cancelled: bool, out: &mut Outbox) {
+        self.finished(id, cancelled, out);
+    }
+
+    fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, out: &mut Outbox, _visible: bool) {
+        if matches!(
+            ev,
+            AppEvent::McpServers { .. } | AppEvent::ToolProgress { .. } | AppEvent::ToolResult { .. }
+        ) {
+            self.apply_event(ev.clone(), out);
+        }
+    }
+
     fn capturing_text(&self) -> bool {
         match self.focus {
             Focus::Raw | Focus::Repeat => true,

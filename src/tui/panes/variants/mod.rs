@@ -15,11 +15,11 @@ use ratatui::widgets::Paragraph;
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
-use crate::tui::panes::variants::weight_editor::WeightEditor;
+use weight_editor::WeightEditor;
 use crate::tui::widgets::{Overlay, pane_frame};
 
 pub mod promotion;
@@ -157,12 +157,16 @@ pub struct VariantsPane {
     pub offset: usize,
     /// Promotion plans: editor, timelines, questions.
     pub promo: self::promotion::PromotionUi,
+    /// The weight editor, while open (it takes every key).
+    pub editor: Option<WeightEditor>,
 }
 
 impl VariantsPane {
-    fn open_editor(&self, data: &Data, out: &mut Outbox) {
-        if data.read_only {
-            out.refuse_read_only("changing weights");
+    /// The tab's title (its `:` command is the same in lower case).
+    pub const TITLE: &'static str = "Variants";
+
+    fn open_editor(&mut self, data: &Data, out: &mut Outbox) {
+        if out.refused(data, JobKind::ApplyWeights) {
             return;
         }
         if let Some(why) = editor_refusal(data) {
@@ -170,13 +174,19 @@ impl VariantsPane {
             return;
         }
         if let Some(e) = shown_endpoint(data) {
-            out.overlay = Some(Overlay::WeightEditor(WeightEditor::new(e, self.cursor)));
+            self.editor = Some(WeightEditor::new(e, self.cursor));
         }
     }
 }
 
 impl Pane for VariantsPane {
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        if let Some(editor) = self.editor.as_mut() {
+            if !editor.handle_key(key, data, out) || out.overlay.is_some() {
+                self.editor = None;
+            }
+            return true;
+        }
         if let Some(used) = self.promo.handle_key(key, self.cursor, data, out) {
             return used;
         }
@@ -260,21 +270,32 @@ impl Pane for VariantsPane {
             f.render_widget(Paragraph::new(lines), row(y, inner.bottom() - y));
         }
         self.promo.render_modals(f, area, theme);
+        if let Some(editor) = self.editor.as_mut() {
+            editor.render(f, area, data, theme);
+        }
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {
+        if let Some(editor) = &self.editor {
+            return editor.keys();
+        }
         if let Some(keys) = self.promo.keys(data) {
             return keys;
         }
         let none = data.selected_endpoint().is_none();
         let mut keys = vec![
             KeyHint::new("↑↓", "variant"),
-            KeyHint::when("w", "edit weights", data.read_only || editor_refusal(data).is_some()),
+            KeyHint::when(
+                "w",
+                "edit weights",
+                data.refusal(JobKind::ApplyWeights.mutation()).is_some() || editor_refusal(data).is_some(),
+            ),
             KeyHint::when("P", "promote", self.promo.refusal(data).is_some() || none),
         ];
         if self.promo.interrupted(data) {
-            keys.push(KeyHint::when("R", "resume plan", data.read_only));
-            keys.push(KeyHint::when("B", "roll plan back", data.read_only));
+            let refused = data.refusal(JobKind::PromoteResume.mutation()).is_some();
+            keys.push(KeyHint::when("R", "resume plan", refused));
+            keys.push(KeyHint::when("B", "roll plan back", refused));
         }
         keys.extend([
             KeyHint::when("d", "describe", none),
@@ -294,6 +315,14 @@ impl Pane for VariantsPane {
     }
 
     fn capturing_text(&self) -> bool {
-        self.promo.capturing()
+        self.editor.is_some() || self.promo.capturing()
+    }
+
+    fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, visible: bool) {
+        self.promo.on_event(ev, data, out, visible);
+    }
+
+    fn hold_quit(&mut self, data: &mut Data, out: &mut Outbox) -> bool {
+        self.promo.hold_quit(data, out)
     }
 }

@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::Outbox;
+use crate::tui::panes::Outbox;
 use crate::aws::promote::{Phase, PlanState};
 use crate::aws::promote_run::{Control, PromotionEvent, Question};
-use crate::tui::app::App;
+use crate::tui::panes::Tab;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::Level;
@@ -111,10 +111,8 @@ impl PromotionUi {
 
     /// Why `P` cannot open for the selected endpoint, if it cannot.
     pub fn refusal(&self, data: &Data) -> Option<String> {
-        if data.read_only {
-            return Some(
-                "read-only: promotion is disabled (start without --read-only, or `:readonly` to toggle)".into(),
-            );
+        if let Some(why) = data.refusal(JobKind::Promote.mutation()) {
+            return Some(why);
         }
         let e = data.selected_endpoint()?;
         if let Some(p) = self.plans.get(&e.name).filter(|p| p.running || p.interrupted()) {
@@ -187,12 +185,12 @@ impl PromotionUi {
             },
             KeyCode::Char('R') | KeyCode::Char('B') => {
                 let rollback = key.code == KeyCode::Char('B');
-                if data.read_only {
-                    out.refuse_read_only(if rollback {
-                        "rolling a promotion back"
-                    } else {
-                        "resuming a promotion"
-                    });
+                let job = Job::PromoteResume {
+                    endpoint: selected.name.clone(),
+                    rollback,
+                };
+                if let Some(why) = data.refusal(job.mutation()) {
+                    out.toast(Level::Warn, why);
                 } else if !plan.is_some_and(PlanView::interrupted) {
                     out.toast(Level::Warn, format!("{}: no unfinished promotion plan", selected.name));
                 } else {
@@ -215,120 +213,126 @@ impl PromotionUi {
     }
 }
 
-/// Quitting with a plan running: the first time, shows that plan's "hold here or roll back"
-/// menu on the Variants tab and returns true (do not quit); once the menu is open, false.
-pub fn ask_before_quit(app: &mut App) -> bool {
-    let ui = &mut app.variants.promo;
-    if ui.esc_menu.is_some() || ui.question.is_some() {
-        return false;
-    }
-    let Some(ep) = ui.plans.iter().find(|(_, p)| p.running).map(|(e, _)| e.clone()) else {
-        return false;
-    };
-    ui.esc_menu = Some(ep.clone());
-    app.data.selected = Some(ep.clone());
-    app.tab = super::Tab::Variants;
-    app.toasts.push(
-        Level::Warn,
-        format!("the promotion of {ep} is running: h holds, b rolls back; Ctrl-C again quits (the plan stays saved)"),
-    );
-    true
-}
-
-/// Shows plans a previous console left unfinished, with a toast each.
-pub fn announce_unfinished(app: &mut App, plans: Vec<PlanState>) {
-    for s in plans {
-        let ep = s.spec.endpoint.clone();
-        app.toasts.push(
+impl PromotionUi {
+    /// Quitting with a plan running: the first time, shows that plan's "hold here or roll back"
+    /// menu on the Variants tab and returns true (do not quit); once the menu is open, false.
+    pub fn hold_quit(&mut self, data: &mut Data, out: &mut Outbox) -> bool {
+        if self.esc_menu.is_some() || self.question.is_some() {
+            return false;
+        }
+        let Some(ep) = self.plans.iter().find(|(_, p)| p.running).map(|(e, _)| e.clone()) else {
+            return false;
+        };
+        self.esc_menu = Some(ep.clone());
+        data.selected = Some(ep.clone());
+        out.switch_to = Some(Tab::Variants);
+        out.toast(
             Level::Warn,
-            format!(
-                "unfinished promotion of {} on {ep} ({:?}, step {}): Variants tab, R resumes, B rolls back",
-                s.spec.canary,
-                s.phase,
-                s.step + 1
-            ),
+            format!("the promotion of {ep} is running: h holds, b rolls back; Ctrl-C again quits (the plan stays saved)"),
         );
-        app.variants.promo.plans.insert(
-            ep,
-            PlanView {
-                state: Some(s),
-                ..Default::default()
-            },
-        );
+        true
     }
-}
 
-/// Applies a running plan's events (progress, end).
-pub fn on_event(app: &mut App, ev: AppEvent) {
-    match ev {
-        AppEvent::Promotion { endpoint, event } => {
-            let elsewhere = app.tab != super::Tab::Variants || app.data.selected.as_deref() != Some(&endpoint);
-            let ui = &mut app.variants.promo;
-            let plan = ui.plans.entry(endpoint.clone()).or_default();
-            plan.running = true;
-            plan.error = None;
-            match *event {
-                PromotionEvent::Saved { state } => {
-                    if state.phase != Phase::Baking {
-                        plan.baking_until = None;
-                    }
-                    plan.state = Some(*state);
+    /// Shows plans a previous console left unfinished, with a toast each.
+    fn announce_unfinished(&mut self, plans: &[PlanState], out: &mut Outbox) {
+        for s in plans {
+            let ep = s.spec.endpoint.clone();
+            out.toast(
+                Level::Warn,
+                format!(
+                    "unfinished promotion of {} on {ep} ({:?}, step {}): Variants tab, R resumes, B rolls back",
+                    s.spec.canary,
+                    s.phase,
+                    s.step + 1
+                ),
+            );
+            self.plans.insert(
+                ep,
+                PlanView {
+                    state: Some(s.clone()),
+                    ..Default::default()
+                },
+            );
+        }
+    }
+
+    /// Applies the events of plans: unfinished ones found at start, a running plan's progress,
+    /// and its end.
+    pub fn on_event(&mut self, ev: &AppEvent, data: &Data, out: &mut Outbox, visible: bool) {
+        match ev {
+            AppEvent::UnfinishedPlans(plans) => self.announce_unfinished(plans, out),
+            AppEvent::Promotion { endpoint, event } => {
+                let elsewhere = !visible || data.selected.as_deref() != Some(endpoint);
+                self.on_progress(endpoint, event, elsewhere, out);
+            }
+            AppEvent::PromotionEnded { endpoint, result } => self.on_ended(endpoint, result, out),
+            _ => {}
+        }
+    }
+
+    fn on_progress(&mut self, endpoint: &str, event: &PromotionEvent, elsewhere: bool, out: &mut Outbox) {
+        let plan = self.plans.entry(endpoint.to_string()).or_default();
+        plan.running = true;
+        plan.error = None;
+        match event {
+            PromotionEvent::Saved { state } => {
+                if state.phase != Phase::Baking {
+                    plan.baking_until = None;
                 }
-                PromotionEvent::Baking { until, .. } => plan.baking_until = Some(until),
-                PromotionEvent::Gate { step, report } => {
-                    if let Some(rec) = plan.state.as_mut().and_then(|s| s.timeline.get_mut(step)) {
-                        rec.gate = Some(*report.clone());
-                    }
-                    let level = match report.verdict {
-                        crate::aws::promote::Verdict::Pass => Level::Info,
-                        _ => Level::Warn,
-                    };
-                    app.toasts.push(
-                        level,
-                        format!("{endpoint} step {}: gate {}", step + 1, report.verdict.as_str()),
+                plan.state = Some((**state).clone());
+            }
+            PromotionEvent::Baking { until, .. } => plan.baking_until = Some(*until),
+            PromotionEvent::Gate { step, report } => {
+                if let Some(rec) = plan.state.as_mut().and_then(|s| s.timeline.get_mut(*step)) {
+                    rec.gate = Some((**report).clone());
+                }
+                let level = match report.verdict {
+                    crate::aws::promote::Verdict::Pass => Level::Info,
+                    _ => Level::Warn,
+                };
+                out.toast(
+                    level,
+                    format!("{endpoint} step {}: gate {}", step + 1, report.verdict.as_str()),
+                );
+            }
+            PromotionEvent::Applied { .. } => {}
+            PromotionEvent::Ask { question } => {
+                if elsewhere {
+                    out.toast(
+                        Level::Warn,
+                        format!("the promotion of {endpoint} is waiting for you on the Variants tab (2)"),
                     );
                 }
-                PromotionEvent::Applied { .. } => {}
-                PromotionEvent::Ask { question } => {
-                    if elsewhere {
-                        app.toasts.push(
-                            Level::Warn,
-                            format!("the promotion of {endpoint} is waiting for you on the Variants tab (2)"),
-                        );
-                    }
-                    ui.question = Some((endpoint, question));
-                }
+                self.question = Some((endpoint.to_string(), question.clone()));
             }
         }
-        AppEvent::PromotionEnded { endpoint, result } => {
-            let ui = &mut app.variants.promo;
-            if ui.question.as_ref().is_some_and(|q| q.0 == endpoint) {
-                ui.question = None;
-            }
-            if ui.esc_menu.as_deref() == Some(endpoint.as_str()) {
-                ui.esc_menu = None;
-            }
-            let plan = ui.plans.entry(endpoint.clone()).or_default();
-            plan.running = false;
-            plan.baking_until = None;
-            match result {
-                Ok(state) => {
-                    let (level, what) = match state.phase {
-                        Phase::Completed => (Level::Info, "completed"),
-                        Phase::RolledBack => (Level::Warn, "rolled back"),
-                        _ => (Level::Warn, "held"),
-                    };
-                    let msg = state.message.clone().map(|m| format!(": {m}")).unwrap_or_default();
-                    app.toasts.push(level, format!("promotion of {endpoint} {what}{msg}"));
-                    plan.state = Some(*state);
-                }
-                Err(e) => {
-                    app.toasts.push(Level::Error, format!("promotion of {endpoint}: {e}"));
-                    plan.error = Some(e);
-                }
-            }
-            app.submit(Job::Inventory);
+    }
+
+    fn on_ended(&mut self, endpoint: &str, result: &Result<Box<PlanState>, String>, out: &mut Outbox) {
+        if self.question.as_ref().is_some_and(|q| q.0 == endpoint) {
+            self.question = None;
         }
-        _ => {}
+        if self.esc_menu.as_deref() == Some(endpoint) {
+            self.esc_menu = None;
+        }
+        let plan = self.plans.entry(endpoint.to_string()).or_default();
+        plan.running = false;
+        plan.baking_until = None;
+        match result {
+            Ok(state) => {
+                let (level, what) = match state.phase {
+                    Phase::Completed => (Level::Info, "completed"),
+                    Phase::RolledBack => (Level::Warn, "rolled back"),
+                    _ => (Level::Warn, "held"),
+                };
+                let msg = state.message.clone().map(|m| format!(": {m}")).unwrap_or_default();
+                out.toast(level, format!("promotion of {endpoint} {what}{msg}"));
+                plan.state = Some((**state).clone());
+            }
+            Err(e) => {
+                out.toast(Level::Error, format!("promotion of {endpoint}: {e}"));
+                plan.error = Some(e.clone());
+            }
+        }
     }
 }

@@ -6,11 +6,12 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::Overlay;
+use crate::tui::widgets::Overlay;
 use crate::aws::inventory::EndpointInfo;
 use crate::aws::weights::{WeightChange, plan_weights};
 use crate::tui::data::Data;
-use crate::tui::panes::variants::{baseline_index, glyph, num};
+use super::{baseline_index, glyph, num};
+use crate::tui::event::JobKind;
 use crate::tui::panes::{KeyHint, Outbox};
 use crate::tui::widgets::toasts::Level;
 
@@ -344,8 +345,7 @@ impl WeightEditor {
     }
 
     fn submit(&mut self, data: &Data, out: &mut Outbox) -> bool {
-        if data.read_only {
-            out.refuse_read_only("changing weights");
+        if out.refused(data, JobKind::ApplyWeights) {
             return false;
         }
         let changes = match self.changes() {

@@ -1,0 +1,137 @@
+//! Background events into state: the app keeps the shared [`Data`] (inventory, metrics, the
+//! console's own latencies, catalogs) and the jobs in flight; then every pane sees the event
+//! and takes what is its own.
+
+use std::time::Instant;
+
+use super::App;
+use crate::tui::data::Data;
+use crate::tui::event::{AppEvent, Job};
+use crate::tui::widgets::Overlay;
+use crate::tui::widgets::toasts::Level;
+
+impl App {
+    /// Applies a background event.
+    pub fn on_event(&mut self, ev: AppEvent) {
+        self.dirty = true;
+        self.apply_shared(&ev);
+        if let AppEvent::Finished { id, cancelled } = ev {
+            let kind = self.inflight.remove(&id).map(|(k, _)| k);
+            self.each_pane(|p, _, out, _| p.on_finished(id, kind, cancelled, out));
+            return;
+        }
+        let ended_plan = matches!(ev, AppEvent::PromotionEnded { .. });
+        self.each_pane(|p, data, out, visible| p.on_event(&ev, data, out, visible));
+        if ended_plan {
+            self.submit(Job::Inventory);
+        }
+    }
+
+    /// The part of an event that belongs to the shared data and the app's own bookkeeping.
+    fn apply_shared(&mut self, ev: &AppEvent) {
+        match ev {
+            AppEvent::Started { id, kind, label } => {
+                self.inflight.insert(*id, (*kind, label.clone()));
+            }
+            AppEvent::Inventory(Ok(inv)) => self.on_inventory(inv),
+            AppEvent::Inventory(Err(e)) => {
+                let first = !self.data.refresh_failed;
+                self.data.refresh_failed = true;
+                if first {
+                    self.toasts.push(Level::Error, format!("refresh failed: {e}"));
+                }
+            }
+            AppEvent::Metrics { detail, result: Ok(m) } => {
+                if *detail {
+                    self.data.detail_metrics = Some(m.clone());
+                } else {
+                    self.data.fleet_metrics = Some(m.clone());
+                }
+            }
+            AppEvent::Metrics { result: Err(e), .. } => self.toasts.push(Level::Warn, format!("metrics: {e}")),
+            AppEvent::Described { endpoint, result } => {
+                if let Some(Overlay::Describe(view)) = self.overlay.as_mut() {
+                    match result {
+                        Ok((info, acts)) => {
+                            view.set(&serde_json::json!({ "endpoint": info, "scaling_activities": acts }))
+                        }
+                        Err(e) => view.error = Some(format!("describe {endpoint}: {e}")),
+                    }
+                }
+            }
+            AppEvent::WeightsProgress(info) => {
+                self.data.weights_progress = Some(info.clone());
+                replace_endpoint(&mut self.data, info.clone());
+            }
+            AppEvent::WeightsDone { endpoint, result } => {
+                self.data.weights_progress = None;
+                match result {
+                    Ok(info) => {
+                        self.toasts
+                            .push(Level::Info, format!("{endpoint} is InService with the new weights"));
+                        replace_endpoint(&mut self.data, info.clone());
+                    }
+                    Err(e) => self.toasts.push(Level::Error, format!("weights of {endpoint}: {e}")),
+                }
+            }
+            AppEvent::Invoked { result: Ok(r), .. } => self.data.own_latency.record(r.latency),
+            AppEvent::Catalog { endpoint, result } => match result {
+                Ok(c) => {
+                    self.data.catalog_errors.remove(endpoint);
+                    self.data.catalogs.insert(endpoint.clone(), c.clone());
+                }
+                Err(e) => {
+                    self.data.catalog_errors.insert(endpoint.clone(), e.to_string());
+                    self.toasts.push(Level::Error, format!("models of {endpoint}: {e}"));
+                }
+            },
+            AppEvent::Notice { error, text } => {
+                self.toasts
+                    .push(if *error { Level::Error } else { Level::Info }, text.clone())
+            }
+            _ => {}
+        }
+    }
+
+    fn on_inventory(&mut self, inv: &crate::aws::inventory::Inventory) {
+        self.data.inventory = inv.endpoints.clone();
+        self.data.failures = inv.failures.clone();
+        self.data.loaded = true;
+        self.data.last_ok = Some(Instant::now());
+        if self.data.refresh_failed {
+            self.toasts.push(Level::Info, "endpoints refreshed again");
+        }
+        self.data.refresh_failed = false;
+        for f in &self.data.failures {
+            self.toasts
+                .push(Level::Warn, format!("could not describe {}: {}", f.endpoint, f.error));
+        }
+        if self.data.selected.is_none() {
+            self.data.selected = self.data.inventory.first().map(|e| e.name.clone());
+        }
+        if self.last_metrics.is_none() {
+            self.request_metrics();
+        }
+    }
+
+    /// A slow tick: expires toasts, schedules refreshes, lets the panes refresh what they show;
+    /// marks dirty because the header's ages change every second.
+    pub fn on_tick(&mut self) {
+        self.toasts.expire();
+        self.schedule_refreshes();
+        self.each_pane(|p, data, out, visible| p.on_tick(visible, data, out));
+        self.dirty = true;
+    }
+}
+
+/// Puts a freshly described endpoint in place of the inventory's (keeping its autoscaling
+/// summary when the new one has none).
+fn replace_endpoint(data: &mut Data, info: crate::aws::inventory::EndpointInfo) {
+    if let Some(slot) = data.inventory.iter_mut().find(|e| e.name == info.name) {
+        let scaling = std::mem::take(&mut slot.autoscaling);
+        *slot = info;
+        if slot.autoscaling.is_empty() {
+            slot.autoscaling = scaling;
+        }
+    }
+}
