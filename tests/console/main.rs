@@ -7,6 +7,7 @@ mod common;
 
 mod app;
 mod e2e;
+mod gate;
 mod guardrails;
 mod invoke;
 mod models_latency;

@@ -1,0 +1,167 @@
+//! The console's one read-only gate: every kind of job is tried through `App::submit`, in
+//! read-only mode and out of it. A mutation is refused with a toast naming it and nothing is
+//! queued; a read goes through. A new job kind does not compile here until it is given a sample.
+
+use std::time::Duration;
+
+use sagedeck::aws::invoke::InvokeSpec;
+use sagedeck::aws::promote::{Gates, Mode, PromotionSpec};
+use sagedeck::aws::promote_run::Control;
+use sagedeck::aws::weights::WeightPlan;
+use sagedeck::tui::app::App;
+use sagedeck::tui::event::{Job, JobKind};
+
+use super::app::app_with_fleet;
+
+/// One job of each kind (the match is exhaustive: a new kind needs a sample here).
+fn samples(app: &App, kind: JobKind) -> Vec<Job> {
+    let seen = Box::new(app.data.inventory[0].clone());
+    let endpoint = seen.name.clone();
+    match kind {
+        JobKind::Inventory => vec![Job::Inventory],
+        JobKind::Metrics => vec![Job::Metrics {
+            endpoints: vec![],
+            window: Duration::from_secs(900),
+            detail: false,
+        }],
+        JobKind::Describe => vec![Job::Describe { endpoint }],
+        JobKind::ApplyWeights => vec![Job::ApplyWeights {
+            plan: WeightPlan {
+                endpoint,
+                before: vec![],
+                after: vec![],
+                changes: vec![],
+            },
+            seen,
+            reason: None,
+        }],
+        JobKind::Activity => vec![Job::Activity],
+        JobKind::Promote => vec![Job::Promote {
+            spec: PromotionSpec {
+                endpoint,
+                canary: "Canary".into(),
+                baseline: None,
+                steps: vec![50.0, 100.0],
+                bake: Duration::from_secs(60),
+                gates: Gates::default(),
+                mode: Mode::Auto,
+            },
+            reason: None,
+        }],
+        JobKind::PromoteResume => [false, true]
+            .map(|rollback| Job::PromoteResume {
+                endpoint: endpoint.clone(),
+                rollback,
+            })
+            .to_vec(),
+        JobKind::PromoteControl => [Control::Proceed, Control::Hold, Control::Rollback]
+            .map(|control| Job::PromoteControl {
+                endpoint: endpoint.clone(),
+                control,
+            })
+            .to_vec(),
+        JobKind::Invoke => vec![Job::Invoke {
+            spec: InvokeSpec {
+                endpoint,
+                body: b"{}".to_vec(),
+                content_type: "application/json".into(),
+                ..Default::default()
+            },
+            repeat: 1,
+        }],
+        JobKind::Catalog => vec![Job::Catalog {
+            endpoint,
+            prefix: "s3://b/p/".into(),
+        }],
+        JobKind::Prewarm => vec![Job::Prewarm {
+            endpoint,
+            models: vec!["a.tar.gz".into()],
+            reason: None,
+        }],
+        JobKind::McpConnect => vec![Job::McpConnect { server: None }],
+        JobKind::ToolCall => vec![Job::ToolCall {
+            server: "s".into(),
+            tool: "t".into(),
+            arguments: None,
+            repeat: 1,
+            reason: None,
+        }],
+        JobKind::Cancel => vec![Job::Cancel(1)],
+    }
+}
+
+/// The mutations read-only must refuse, by what the refusal names.
+const REFUSED: &[&str] = &[
+    "changing weights",
+    "promotion",
+    "resuming a promotion",
+    "rolling a promotion back",
+    "proceeding with a promotion",
+    "invoking",
+    "prewarming",
+    "calling tools",
+];
+
+#[test]
+fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
+    let mut mutations = 0;
+    for kind in JobKind::ALL {
+        let mut app = app_with_fleet(0);
+        for job in samples(&app, kind) {
+            let what = job.mutation();
+            app.data.read_only = true;
+            app.take_jobs();
+            let toasts_before = app.toasts.log.len();
+            let id = app.submit(job.clone());
+            match what {
+                Some(what) => {
+                    mutations += 1;
+                    assert!(REFUSED.contains(&what), "{kind:?}: unexpected mutation name {what}");
+                    assert_eq!(id, None, "{kind:?} ({what}) went through in read-only mode");
+                    assert!(app.take_jobs().is_empty(), "{kind:?}: queued while read-only");
+                    let toast = &app.toasts.log[toasts_before..];
+                    assert!(
+                        toast
+                            .iter()
+                            .any(|t| t.text.starts_with(&format!("read-only: {what} is disabled"))
+                                && t.text.ends_with("nothing was sent")),
+                        "{kind:?}: no refusal toast: {toast:?}"
+                    );
+                }
+                None => {
+                    assert!(id.is_some(), "{kind:?} is a read but was refused");
+                    assert_eq!(app.take_jobs().len(), 1);
+                }
+            }
+            // Out of read-only, the same job is queued.
+            app.data.read_only = false;
+            assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
+        }
+    }
+    assert_eq!(mutations, 9, "every mutating sample was tried");
+}
+
+#[test]
+fn only_the_gate_decides_a_confirmed_change_in_read_only_mode() {
+    // A confirmation opened before read-only was turned on still sends nothing.
+    let mut app = app_with_fleet(0);
+    let jobs = samples(&app, JobKind::Prewarm);
+    app.overlay = Some(sagedeck::tui::widgets::Overlay::Confirm(
+        sagedeck::tui::widgets::confirm::Confirm {
+            title: "Prewarm?".into(),
+            lines: vec![],
+            jobs,
+            danger: false,
+        },
+    ));
+    app.data.read_only = true;
+    app.take_jobs();
+    app.on_key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('y')));
+    assert!(app.take_jobs().is_empty());
+    assert!(
+        app.toasts
+            .log
+            .iter()
+            .any(|t| t.text.starts_with("read-only: prewarming is disabled")),
+    );
+}
