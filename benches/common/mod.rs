@@ -31,16 +31,5 @@ pub fn min_max(v: &[f64]) -> (f64, f64) {
 
 /// SDK configuration for `url`: static test credentials, us-east-1.
 pub async fn sdk_config(url: &str) -> aws_config::SdkConfig {
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_sagemaker::config::Credentials::new(
-            "AKIDSANDBOX",
-            "sandbox-secret",
-            None,
-            None,
-            "bench",
-        ))
-        .endpoint_url(url)
-        .load()
-        .await
+    sagedeck::aws::config::local_sdk_config(url).await
 }

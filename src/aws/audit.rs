@@ -16,19 +16,9 @@ use serde_json::Value;
 
 use super::config::Fleet;
 
-/// The state directory: `$XDG_STATE_HOME/sagedeck`, else `~/.local/state/sagedeck`.
-pub fn state_dir() -> Option<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from)
-        && x.is_absolute()
-    {
-        return Some(x.join("sagedeck"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state/sagedeck"))
-}
-
 /// The default audit file: `<state dir>/audit.jsonl`.
 pub fn default_audit_path() -> Option<PathBuf> {
-    state_dir().map(|d| d.join("audit.jsonl"))
+    super::dirs::state_dir().map(|d| d.join("audit.jsonl"))
 }
 
 /// Whether a line records the intent (written before sending) or the result.

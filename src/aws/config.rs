@@ -11,6 +11,29 @@ use aws_credential_types::provider::ProvideCredentials;
 
 use super::error::{AwsError, NO_REGION, no_credentials_text};
 
+/// Static credentials for a local emulator (the sandbox accepts any signature).
+pub const LOCAL_ACCESS_KEY: (&str, &str) = ("AKIDSANDBOX", "sandbox-secret");
+
+/// The SDK configuration for a local emulator at `url` (the embedded sandbox): static
+/// credentials ([`LOCAL_ACCESS_KEY`]), us-east-1, `url` for every service, a 3 s connect
+/// timeout. The one place such a configuration is built: the demo, the tests and the benches
+/// use it, through [`Fleet::for_url`] or directly for raw SDK clients.
+pub async fn local_sdk_config(url: &str) -> aws_config::SdkConfig {
+    aws_config::defaults(BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(aws_credential_types::Credentials::new(
+            LOCAL_ACCESS_KEY.0,
+            LOCAL_ACCESS_KEY.1,
+            None,
+            None,
+            "sagedeck-local",
+        ))
+        .endpoint_url(url)
+        .timeout_config(TimeoutConfig::builder().connect_timeout(Duration::from_secs(3)).build())
+        .load()
+        .await
+}
+
 /// How to reach AWS (or anything that speaks its protocols).
 #[derive(Debug, Clone, Default)]
 pub struct AwsOptions {
@@ -65,6 +88,13 @@ impl std::fmt::Debug for Fleet {
 impl Fleet {
     /// Builds the clients from a loaded SDK configuration (tests and embedders use this with a
     /// configuration of their own; `connect` is the CLI's way in).
+    /// The fleet layer on a local emulator at `url` (the embedded sandbox): static credentials,
+    /// us-east-1, the URL for every service, a short connect timeout.
+    pub async fn for_url(url: &str) -> Fleet {
+        Fleet::from_sdk_config(&local_sdk_config(url).await, "sandbox".into(), Some(url.to_string()))
+    }
+
+    /// The fleet layer on an SDK configuration built elsewhere.
     pub fn from_sdk_config(conf: &aws_config::SdkConfig, profile: String, endpoint_url: Option<String>) -> Fleet {
         let runtime_conf = aws_sdk_sagemakerruntime::config::Builder::from(conf)
             .retry_config(aws_sdk_sagemakerruntime::config::retry::RetryConfig::disabled())

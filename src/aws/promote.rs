@@ -276,7 +276,7 @@ pub fn pick_baseline(info: &EndpointInfo, canary: &str, given: Option<&str>) -> 
 
 /// Where plan states live: `<state dir>/promotions/`.
 pub fn default_plan_dir() -> Option<PathBuf> {
-    super::audit::state_dir().map(|d| d.join("promotions"))
+    super::dirs::state_dir().map(|d| d.join("promotions"))
 }
 
 /// The state file of an endpoint's plan.

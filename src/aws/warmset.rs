@@ -25,12 +25,7 @@ pub struct WarmSet {
 /// The console's warm set: `$XDG_CONFIG_HOME/sagedeck/warmset.toml`, else
 /// `~/.config/sagedeck/warmset.toml`.
 pub fn default_warmset_path() -> Option<std::path::PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").map(std::path::PathBuf::from)
-        && x.is_absolute()
-    {
-        return Some(x.join("sagedeck/warmset.toml"));
-    }
-    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config/sagedeck/warmset.toml"))
+    super::dirs::config_dir().map(|d| d.join("warmset.toml"))
 }
 
 impl WarmSet {

@@ -8,50 +8,34 @@ use clap::Args;
 use super::sandbox_cmd::SandboxArgs;
 use super::{EXIT_AWS, EXIT_OK, EXIT_USAGE, GlobalArgs};
 use crate::aws::Fleet;
+use crate::aws::dirs::{config_dir, state_dir};
 use crate::sandbox::start;
 use crate::tui::config::ConfigFile;
 use crate::tui::{ConsoleOptions, run};
 
-/// Options of the console.
+/// Options of the console (`sagedeck` and `sagedeck demo`; no other command shows them).
 #[derive(Debug, Args, Clone, Default)]
 pub struct ConsoleArgs {
-    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls) in the console and the CLI.
-    #[arg(long, global = true)]
-    pub read_only: bool,
     /// Theme name (built-in: dark, light, ansi, mono, colorblind, prod-red; or a file in the
     /// config directory's themes/).
-    #[arg(long, global = true, env = "SAGEDECK_THEME")]
+    #[arg(long, env = "SAGEDECK_THEME")]
     pub theme: Option<String>,
     /// Inventory refresh interval in seconds (default 10, at least 2).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub refresh: Option<u64>,
     /// Metrics refresh interval in seconds (default 15).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub metrics_refresh: Option<u64>,
     /// Capture the mouse: click tabs, scroll lists.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub mouse: bool,
     /// Write logs here (default: the XDG state directory's sagedeck.log).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub log_file: Option<PathBuf>,
     /// MCP servers of the Tools tab, in the mcpServers JSON format (default:
     /// ~/.config/sagedeck/mcp.json when it exists).
     #[arg(long, value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
-}
-
-/// The config directory (`~/.config/sagedeck` on Linux, XDG).
-pub fn config_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "sagedeck").map(|d| d.config_dir().to_path_buf())
-}
-
-/// The state directory (`~/.local/state/sagedeck` on Linux, XDG).
-pub fn state_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "sagedeck").and_then(|d| {
-        d.state_dir()
-            .map(|p| p.to_path_buf())
-            .or_else(|| Some(d.data_local_dir().to_path_buf()))
-    })
 }
 
 /// Sends tracing output to a file, never to the screen.
@@ -74,9 +58,12 @@ fn init_logging(path: Option<PathBuf>) {
 
 fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> ConsoleOptions {
     let mut problems = Vec::new();
+    let mut config_error = None;
     let file = match config_dir().map(|d| d.join("config.toml")) {
         Some(path) => ConfigFile::load(&path).unwrap_or_else(|e| {
-            problems.push(e);
+            config_error = Some(format!(
+                "{e}; read-only for this session (the file may ask for it): fix it and restart"
+            ));
             ConfigFile::default()
         }),
         None => ConfigFile::default(),
@@ -85,7 +72,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
     ConsoleOptions {
         aws: g.aws_options(),
         endpoint_label: label,
-        read_only: c.read_only || s.read_only.unwrap_or(false),
+        read_only: g.read_only || s.read_only.unwrap_or(false),
         theme: c.theme.clone().or(s.theme),
         theme_dir: config_dir().map(|d| d.join("themes")),
         inventory_interval: c.refresh.or(s.refresh_seconds).map(Duration::from_secs),
@@ -100,6 +87,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
             }
         },
         config_problems: problems,
+        config_error,
         tool_args_path: None,
         audit_file: g.audit_path(),
         warmset_file: None,
@@ -128,8 +116,34 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
     finish(run(options(g, c, label, &g.profile_name()), None).await)
 }
 
+/// `sagedeck demo`: the sandbox's options and the console's.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The embedded sandbox.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+    /// The console.
+    #[command(flatten)]
+    pub console: ConsoleArgs,
+}
+
+impl ConsoleArgs {
+    /// These options, each one not given taken from `outer` (`sagedeck --theme x demo`).
+    pub fn or(self, outer: &ConsoleArgs) -> ConsoleArgs {
+        ConsoleArgs {
+            theme: self.theme.or(outer.theme.clone()),
+            refresh: self.refresh.or(outer.refresh),
+            metrics_refresh: self.metrics_refresh.or(outer.metrics_refresh),
+            mouse: self.mouse || outer.mouse,
+            log_file: self.log_file.or(outer.log_file.clone()),
+            mcp_config: self.mcp_config.or(outer.mcp_config.clone()),
+        }
+    }
+}
+
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
-pub async fn run_demo(g: &GlobalArgs, c: &ConsoleArgs, s: SandboxArgs) -> i32 {
+pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i32 {
+    let (c, s) = (&args.console.or(outer), args.sandbox);
     init_logging(c.log_file.clone());
     let config = match s.config(0) {
         Ok(c) => c,
@@ -143,24 +157,7 @@ pub async fn run_demo(g: &GlobalArgs, c: &ConsoleArgs, s: SandboxArgs) -> i32 {
         }
     };
     let url = handle.endpoint_url();
-    let conf = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_credential_types::Credentials::new(
-            "sandbox",
-            "sandbox",
-            None,
-            None,
-            "sagedeck-demo",
-        ))
-        .endpoint_url(&url)
-        .timeout_config(
-            aws_config::timeout::TimeoutConfig::builder()
-                .connect_timeout(Duration::from_secs(3))
-                .build(),
-        )
-        .load()
-        .await;
-    let fleet = Fleet::from_sdk_config(&conf, "sandbox".into(), Some(url.clone()));
+    let fleet = Fleet::for_url(&url).await;
     let mut opts = options(g, c, format!("sandbox {url}"), "sandbox");
     // The demo's own MCP server: `sagedeck mcp serve --demo-tools` over this sandbox.
     match std::env::current_exe() {

@@ -77,6 +77,10 @@ pub struct GlobalArgs {
     /// ~/.local/state/sagedeck/audit.jsonl).
     #[arg(long, global = true, value_name = "PATH")]
     pub audit_file: Option<PathBuf>,
+    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, mcp serve) in the
+    /// console and the CLI.
+    #[arg(long, global = true)]
+    pub read_only: bool,
     /// Why: written to the audit log with the mutation (in the console, with every change of
     /// the session; `:reason` changes it).
     #[arg(long, global = true)]
@@ -171,7 +175,7 @@ pub fn refuse_read_only(what: &str) -> i32 {
 }
 
 /// The mutation a command would make, when it makes one (read-only refuses those).
-fn mutation_of(cmd: &Command) -> Option<&'static str> {
+pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
     match cmd {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
         Command::Promote(a) if !a.status => Some("promote"),
@@ -184,21 +188,36 @@ fn mutation_of(cmd: &Command) -> Option<&'static str> {
     }
 }
 
-/// Whether the config file makes `profile` read-only.
-fn profile_read_only(g: &GlobalArgs) -> bool {
-    let profile = g.profile_name();
-    console_cmd::config_dir()
-        .map(|d| d.join("config.toml"))
-        .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
-        .and_then(|f| f.for_profile(&profile).read_only)
-        .unwrap_or(false)
+/// The CLI's one read-only gate, at command dispatch: whether `cmd` may run. A mutation is
+/// refused (exit 5) under `--read-only` or the profile's `read_only = true`, and (exit 2) when
+/// the config file cannot be read, since it may be what sets read-only: it fails closed. A read
+/// goes on; an unreadable config file is then a warning.
+pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Result<(), i32> {
+    let config = match crate::aws::dirs::config_dir() {
+        Some(d) => crate::tui::config::ConfigFile::load(&d.join("config.toml")),
+        None => Ok(Default::default()),
+    };
+    let Some(what) = cmd.and_then(mutation_of) else {
+        if let Err(e) = &config {
+            eprintln!("sagedeck: warning: {e}; going on with the defaults (changes are refused until it is fixed)");
+        }
+        return Ok(());
+    };
+    match config {
+        Err(e) => Err(usage(format!(
+            "{e}; {what} refused: the file may set read-only for this profile, fix it first; nothing was sent"
+        ))),
+        Ok(_) if read_only_flag => Err(refuse_read_only(what)),
+        Ok(f) if f.for_profile(&g.profile_name()).read_only == Some(true) => Err(refuse_read_only(what)),
+        Ok(_) => Ok(()),
+    }
 }
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The console on the embedded sandbox: demo fleet, live traffic, faults — all offline.
-    Demo(sandbox_cmd::SandboxArgs),
+    Demo(console_cmd::DemoArgs),
     /// Run the local SageMaker-compatible emulator (SageMaker, Runtime, CloudWatch,
     /// Application Auto Scaling, S3 listing) on loopback.
     Sandbox(sandbox_cmd::SandboxArgs),
@@ -263,10 +282,12 @@ pub fn run(cli: Cli) -> i32 {
     };
     let g = cli.global;
     let console = cli.console;
-    if let Some(what) = cli.command.as_ref().and_then(mutation_of)
-        && (console.read_only || profile_read_only(&g))
+    // The console and the demo read the config themselves (an unreadable file makes them
+    // read-only with a lasting error).
+    if !matches!(cli.command, None | Some(Command::Demo(_)))
+        && let Err(code) = gate(cli.command.as_ref(), g.read_only, &g)
     {
-        return refuse_read_only(what);
+        return code;
     }
     runtime.block_on(async move {
         match cli.command {
@@ -291,4 +312,76 @@ pub fn run(cli: Cli) -> i32 {
             None => console_cmd::run_console(&g, &console).await,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every command line sagedeck takes, with whether it changes something. A new subcommand
+    /// fails `every_subcommand_is_classified` until it has a line here.
+    const SAMPLES: &[(&str, bool)] = &[
+        ("demo", false),
+        ("sandbox", false),
+        ("fault list", false),
+        ("endpoints", false),
+        ("describe e", false),
+        ("weights e", false),
+        ("weights e --set A=1", true),
+        ("weights e --instances A=2", true),
+        ("invoke e --body {}", true),
+        ("models e", false),
+        ("prewarm e --all", true),
+        ("metrics e", false),
+        ("promote e --status", false),
+        ("promote e --canary C", true),
+        ("promote e --resume", true),
+        ("promote e --rollback", true),
+        ("promote e --abandon", true),
+        ("audit", false),
+        ("autoscaling e", false),
+        ("tools list", false),
+        ("tools call s t", true),
+        ("mcp serve --demo-tools", true),
+    ];
+
+    fn parse(line: &str) -> Cli {
+        let argv = std::iter::once("sagedeck").chain(line.split_whitespace());
+        Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    #[test]
+    fn the_gate_knows_every_mutating_command() {
+        for (line, mutates) in SAMPLES {
+            let cli = parse(line);
+            let what = cli.command.as_ref().and_then(mutation_of);
+            assert_eq!(what.is_some(), *mutates, "{line}: {what:?}");
+        }
+    }
+
+    #[test]
+    fn every_subcommand_is_classified() {
+        let covered: std::collections::BTreeSet<&str> = SAMPLES
+            .iter()
+            .filter_map(|(l, _)| l.split_whitespace().next())
+            .collect();
+        for sub in Cli::command().get_subcommands() {
+            let name = sub.get_name();
+            assert!(covered.contains(name), "subcommand {name} has no sample in SAMPLES");
+        }
+    }
+
+    #[test]
+    fn read_only_refuses_each_mutation_at_dispatch() {
+        // No config file is read from the machine: point XDG at an empty directory.
+        let dir = tempfile::tempdir().unwrap();
+        // SAFETY: this test module's only environment change; the other tests here do not read it.
+        unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path()) };
+        for (line, mutates) in SAMPLES {
+            let cli = parse(&format!("{line} --read-only"));
+            let r = gate(cli.command.as_ref(), cli.global.read_only, &cli.global);
+            assert_eq!(r.err(), mutates.then_some(EXIT_READ_ONLY), "{line}");
+        }
+    }
 }

@@ -34,8 +34,13 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if trimmed.is_empty() || !trimmed.chars().all(|c| c.is_ascii_digit() || "smhd".contains(c)) {
         return Err(bad());
     }
-    let units_alone = !trimmed.as_bytes().windows(2).any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic());
-    if !units_alone || !trimmed.starts_with(|c: char| c.is_ascii_digit()) || trimmed.ends_with(|c: char| c.is_ascii_digit())
+    let units_alone = !trimmed
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic());
+    if !units_alone
+        || !trimmed.starts_with(|c: char| c.is_ascii_digit())
+        || trimmed.ends_with(|c: char| c.is_ascii_digit())
     {
         return Err(bad());
     }

@@ -280,11 +280,7 @@ impl Registry {
 
 /// `$XDG_CONFIG_HOME/sagedeck/mcp.json`, else `~/.config/sagedeck/mcp.json`.
 pub fn default_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("sagedeck").join("mcp.json"))
+    crate::aws::dirs::config_dir().map(|d| d.join("mcp.json"))
 }
 
 /// The entry of sagedeck's own demo server, `EXE mcp serve --demo-tools` pointed at the sandbox

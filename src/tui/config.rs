@@ -67,13 +67,33 @@ pub const ACTIONS: &[(&str, char)] = &[
 ];
 
 impl ConfigFile {
-    /// Reads the file; a missing file is the default configuration.
+    /// Reads the file; a missing file is the default configuration. An unreadable file is an
+    /// error naming the file, the line and the key, so that nobody mistakes it for "no settings"
+    /// (it may hold `read_only = true`).
     pub fn load(path: &Path) -> Result<ConfigFile, String> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| format!("config {}: {}", path.display(), e.message())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
-            Err(e) => Err(format!("config {}: {e}", path.display())),
-        }
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::default()),
+            Err(e) => return Err(format!("config {}: {e}", path.display())),
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            format!("config {} line {line}: not UTF-8 text", path.display())
+        })?;
+        toml::from_str(&text).map_err(|e| {
+            let at = e.span().map(|s| s.start).unwrap_or(0).min(text.len());
+            let line = 1 + text[..at].matches('\n').count();
+            let key = text
+                .lines()
+                .nth(line - 1)
+                .and_then(|l| l.split_once('='))
+                .map(|(k, _)| format!(" (key `{}`)", k.trim()))
+                .unwrap_or_default();
+            format!("config {} line {line}{key}: {}", path.display(), e.message().trim())
+        })
     }
 
     /// The settings in force for a profile: the profile's overrides over the global ones.

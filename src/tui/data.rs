@@ -61,6 +61,9 @@ pub struct Data {
     /// Read-only was asked at start (`--read-only` or the profile's config): `:readonly` cannot
     /// turn it off in this session.
     pub read_only_locked: bool,
+    /// Why the config file could not be read (the console is then read-only for the whole
+    /// session: the file may be what asks for it).
+    pub config_error: Option<String>,
     /// The session's audit reason (`:reason TEXT`, `--reason` at start): written with every
     /// mutation that has none of its own.
     pub reason: Option<String>,
@@ -85,7 +88,9 @@ impl Data {
     pub fn refusal(&self, what: Option<&str>) -> Option<String> {
         let what = what?;
         self.read_only.then(|| {
-            format!("read-only: {what} is disabled (start without --read-only, or `:readonly` to toggle); nothing was sent")
+            format!(
+                "read-only: {what} is disabled (start without --read-only, or `:readonly` to toggle); nothing was sent"
+            )
         })
     }
 

@@ -50,6 +50,8 @@ pub struct ConsoleOptions {
     pub keys: std::collections::BTreeMap<String, String>,
     /// Problems found in the config file, shown at start.
     pub config_problems: Vec<String>,
+    /// The config file could not be read: read-only for the session, with a lasting badge.
+    pub config_error: Option<String>,
     /// MCP servers of the Tools tab (connected in the background at start).
     pub mcp: crate::mcp::Registry,
     /// Where the Tools tab remembers arguments (None: the XDG state directory's tool_args.json).
@@ -135,8 +137,9 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
                 .unwrap_or_else(|| "-".into()),
             endpoint: opts.endpoint_label.clone(),
         },
-        read_only: opts.read_only,
-        read_only_locked: opts.read_only,
+        read_only: opts.read_only || opts.config_error.is_some(),
+        read_only_locked: opts.read_only || opts.config_error.is_some(),
+        config_error: opts.config_error.clone(),
         reason: opts.reason.clone(),
         refresh_interval: intervals.inventory,
         ..Default::default()
@@ -144,7 +147,12 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
     let mut app = App::new(data, theme);
     let (keymap, key_problems) = config::Keymap::from_config(&opts.keys);
     app.keymap = keymap;
-    for p in opts.config_problems.iter().chain(&key_problems) {
+    for p in opts
+        .config_error
+        .iter()
+        .chain(&opts.config_problems)
+        .chain(&key_problems)
+    {
         app.toasts.push(widgets::toasts::Level::Error, p.clone());
     }
     app.intervals = intervals;

@@ -72,10 +72,7 @@ fn render_error_log(
                     super::widgets::toasts::Level::Error => "toast_error",
                 };
                 Line::from(vec![
-                    Span::styled(
-                        format!("{} ", crate::format::time_text(e.at)),
-                        theme.fg("muted"),
-                    ),
+                    Span::styled(format!("{} ", crate::format::time_text(e.at)), theme.fg("muted")),
                     Span::styled(
                         format!("{:<5} ", e.level.label()),
                         theme.fg(role).add_modifier(Modifier::BOLD),

@@ -48,18 +48,7 @@ pub async fn sandbox_with(config: SandboxConfig) -> SandboxHandle {
 
 /// SDK configuration for the sandbox: static test credentials, us-east-1, its endpoint URL.
 pub async fn sdk_config(handle: &SandboxHandle) -> aws_config::SdkConfig {
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_sagemaker::config::Credentials::new(
-            "AKIDSANDBOX",
-            "sandbox-secret",
-            None,
-            None,
-            "tests",
-        ))
-        .endpoint_url(handle.endpoint_url())
-        .load()
-        .await
+    sagedeck::aws::config::local_sdk_config(&handle.endpoint_url()).await
 }
 
 /// Polls `check` until it returns `Some`, or panics with `what` after `deadline`.
@@ -154,5 +143,5 @@ pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &s
 
 /// The fleet layer pointed at the sandbox (static test credentials).
 pub async fn fleet(handle: &SandboxHandle) -> sagedeck::aws::Fleet {
-    sagedeck::aws::Fleet::from_sdk_config(&sdk_config(handle).await, "sandbox".into(), Some(handle.endpoint_url()))
+    sagedeck::aws::Fleet::for_url(&handle.endpoint_url()).await
 }

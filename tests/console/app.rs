@@ -1,7 +1,6 @@
 //! The console's state machine driven by keys and events (no terminal, no network), and insta
 //! snapshots of the Endpoints pane, the overlays, and one reference screen per shipped theme.
 
-
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -399,4 +398,23 @@ fn one_reference_screen_per_theme() {
         app.theme = Theme::load(name, None).unwrap();
         insta::assert_snapshot!(format!("theme_{name}"), styled_screen(&mut app, 100, 9));
     }
+}
+
+#[test]
+fn an_unreadable_config_makes_the_console_read_only_with_a_lasting_badge() {
+    let opts = sagedeck::tui::ConsoleOptions {
+        config_error: Some("config /x/config.toml line 3 (key `readonly_typo`): unknown field".into()),
+        ..Default::default()
+    };
+    let (mut app, _) = sagedeck::tui::initial_app(&opts, None);
+    assert!(app.data.read_only && app.data.read_only_locked);
+    // `:readonly` cannot lift it; the badge is in the header, not a toast that expires.
+    app.run_command(sagedeck::tui::widgets::command_line::Command::ReadOnly);
+    assert!(app.data.read_only);
+    let screen = screen(&mut app, 140, 10);
+    assert!(
+        screen.contains("READ-ONLY") && screen.contains("CONFIG ERROR"),
+        "{screen}"
+    );
+    assert!(app.toasts.log.iter().any(|t| t.text.contains("line 3")));
 }

@@ -1,7 +1,6 @@
 //! The Invoke pane driven by key events and worker events through the real `App`, with snapshots
 //! of the screen (120×30, default theme). Fixtures are built by hand: no network, no clock.
 
-
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
@@ -212,7 +211,8 @@ fn invalid_json_blocks_sending_with_line_and_column() {
     assert_eq!(app.panes.invoke.focus(), Some(Field::Body));
     assert!(app.panes.invoke.form().unwrap().body.cursor() == (0, 11));
     assert!(
-        app.panes.invoke
+        app.panes
+            .invoke
             .keys(&app.data)
             .iter()
             .any(|k| k.action == "send" && k.disabled)
@@ -282,7 +282,14 @@ fn defaults_follow_the_container_and_pretty_print_keeps_order() {
     );
     // `b` puts the default back.
     press(&mut app, "b");
-    assert!(app.panes.invoke.form().unwrap().body_text().contains("return_all_scores"));
+    assert!(
+        app.panes
+            .invoke
+            .form()
+            .unwrap()
+            .body_text()
+            .contains("return_all_scores")
+    );
 }
 
 #[test]

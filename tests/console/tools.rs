@@ -217,7 +217,9 @@ fn app_in(dir: &std::path::Path, read_only: bool) -> App {
         ..Default::default()
     };
     let mut app = App::new(data, Theme::default_theme());
-    app.panes.tools.set_args_path(Some(dir.join("state").join("tool_args.json")));
+    app.panes
+        .tools
+        .set_args_path(Some(dir.join("state").join("tool_args.json")));
     app.panes.tools.set_servers(servers());
     app.tab = Tab::Tools;
     app
@@ -421,7 +423,8 @@ fn typing_validates_inline_and_calls() {
     assert!(form(&app).is_valid(), "{:?}", form(&app).errors);
     // The raw editor followed.
     assert!(
-        app.panes.tools
+        app.panes
+            .tools
             .tool_form()
             .unwrap()
             .raw_text()
@@ -638,7 +641,10 @@ fn repeat_gives_percentiles_and_history_reruns() {
     insta::assert_snapshot!("repeat_statistics", screen(&mut app));
     // History: re-run the call.
     press(&mut app, "h");
-    assert_eq!((app.panes.tools.focus(), app.panes.tools.panel()), (Focus::History, Panel::History));
+    assert_eq!(
+        (app.panes.tools.focus(), app.panes.tools.panel()),
+        (Focus::History, Panel::History)
+    );
     app.on_key(key(KeyCode::Enter));
     let again = tool_calls(&mut app);
     assert_eq!(again.len(), 1);
@@ -960,7 +966,10 @@ async fn console_calls_classify_intent_on_the_real_server() {
     app.on_key(key(KeyCode::Enter));
     app.on_key(ctrl('s'));
     pump(&mut app, &jobs, &mut rx, "a call after the cancel", |a| {
-        a.panes.tools.shown_call().is_some_and(|c| c.repeat == 1 && !c.in_flight())
+        a.panes
+            .tools
+            .shown_call()
+            .is_some_and(|c| c.repeat == 1 && !c.in_flight())
     })
     .await;
     assert_eq!(app.panes.tools.shown_call().unwrap().ok, 1);

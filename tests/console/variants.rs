@@ -1,7 +1,6 @@
 //! The Variants pane and its weight editor, driven by key events through the real `App`, with
 //! snapshots of the screen (120×30, default theme). Fixtures are built by hand: no network.
 
-
 use std::collections::BTreeMap;
 
 use crossterm::event::KeyCode;
@@ -13,12 +12,12 @@ use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
+use sagedeck::tui::panes::variants::weight_editor::{Field, WeightEditor};
 use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::render::draw;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
-use sagedeck::tui::panes::variants::weight_editor::{Field, WeightEditor};
 
 use crate::common::tui::{self, press, tap};
 
@@ -267,10 +266,7 @@ fn percentages_must_add_up_to_100() {
     let problems = editor(&app).problems();
     assert_eq!(problems, ["percentages add up to 60, not 100"]);
     tap(&mut app, KeyCode::Enter);
-    assert!(
-        app.panes.variants.editor.is_some(),
-        "Enter is blocked"
-    );
+    assert!(app.panes.variants.editor.is_some(), "Enter is blocked");
     assert_eq!(
         editor(&app).message.as_deref(),
         Some("percentages add up to 60, not 100")
@@ -304,10 +300,7 @@ fn invalid_input_is_shown_inline_and_blocks_enter() {
             editor(&app).problems()
         );
         tap(&mut app, KeyCode::Enter);
-        assert!(
-            app.panes.variants.editor.is_some(),
-            "{keys}: Enter must be blocked"
-        );
+        assert!(app.panes.variants.editor.is_some(), "{keys}: Enter must be blocked");
         assert!(screen(&mut app).contains(problem), "{keys}: the problem is shown");
         assert!(editor(&app).keys().iter().any(|k| k.key == "Enter" && k.disabled));
         assert!(
@@ -371,7 +364,13 @@ fn read_only_refuses_the_editor_and_shows_the_key_disabled() {
     let mut d = data();
     d.read_only = true;
     let mut app = app_with(d);
-    let w = app.panes.variants.keys(&app.data).into_iter().find(|k| k.key == "w").unwrap();
+    let w = app
+        .panes
+        .variants
+        .keys(&app.data)
+        .into_iter()
+        .find(|k| k.key == "w")
+        .unwrap();
     assert!(w.disabled);
     press(&mut app, "w");
     assert!(app.overlay.is_none());
@@ -383,7 +382,8 @@ fn read_only_refuses_the_editor_and_shows_the_key_disabled() {
         toasts(&app)
     );
     assert!(
-        !app.panes.variants
+        !app.panes
+            .variants
             .keys(&data())
             .into_iter()
             .find(|k| k.key == "w")
@@ -406,7 +406,13 @@ fn an_endpoint_not_in_service_refuses_the_editor_with_the_reason() {
         "{:?}",
         toasts(&app)
     );
-    assert!(app.panes.variants.keys(&app.data).iter().any(|k| k.key == "w" && k.disabled));
+    assert!(
+        app.panes
+            .variants
+            .keys(&app.data)
+            .iter()
+            .any(|k| k.key == "w" && k.disabled)
+    );
     // And nothing selected.
     let mut d = data();
     d.selected = None;

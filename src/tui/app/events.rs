@@ -85,10 +85,9 @@ impl App {
                     self.toasts.push(Level::Error, format!("models of {endpoint}: {e}"));
                 }
             },
-            AppEvent::Notice { error, text } => {
-                self.toasts
-                    .push(if *error { Level::Error } else { Level::Info }, text.clone())
-            }
+            AppEvent::Notice { error, text } => self
+                .toasts
+                .push(if *error { Level::Error } else { Level::Info }, text.clone()),
             _ => {}
         }
     }

@@ -182,7 +182,11 @@ impl App {
     }
 
     /// Runs `f` on one pane with the shared data and an outbox, then applies the outbox.
-    pub(crate) fn with_pane<R>(&mut self, tab: Tab, f: impl FnOnce(&mut dyn super::panes::Pane, &mut Data, &mut Outbox) -> R) -> R {
+    pub(crate) fn with_pane<R>(
+        &mut self,
+        tab: Tab,
+        f: impl FnOnce(&mut dyn super::panes::Pane, &mut Data, &mut Outbox) -> R,
+    ) -> R {
         let mut out = Outbox::default();
         let mut data = std::mem::take(&mut self.data);
         let r = f(self.panes.get_mut(tab), &mut data, &mut out);

@@ -1,7 +1,6 @@
 //! The console's panes. Each pane keeps its own UI state, reads the shared [`Data`], and answers
 //! keys by changing its state and putting requests in the [`Outbox`]; it never touches the network.
 
-
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;

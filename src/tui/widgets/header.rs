@@ -58,6 +58,13 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
             theme.fg("readonly").add_modifier(Modifier::REVERSED | Modifier::BOLD),
         ));
     }
+    if data.config_error.is_some() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            " CONFIG ERROR: e shows it ",
+            theme.fg("danger").add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+    }
     if let Some(r) = &data.reason {
         spans.push(Span::styled("  reason ", muted));
         spans.push(Span::styled(r.clone(), theme.fg("accent")));

@@ -6,8 +6,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::centered;
 use super::KeyHint;
+use super::centered;
 use crate::tui::theme::Theme;
 
 /// Keys that work everywhere.

@@ -26,10 +26,7 @@ pub(super) async fn run(
     job: Job,
     cancel: CancellationToken,
     events: &UnboundedSender<AppEvent>,
-    (guard, fleet): (
-        &super::guard::Guard,
-        &Result<crate::aws::Fleet, crate::aws::AwsError>,
-    ),
+    (guard, fleet): (&super::guard::Guard, &Result<crate::aws::Fleet, crate::aws::AwsError>),
 ) {
     let Some(hub) = hub else {
         if let Job::ToolCall { .. } = job {

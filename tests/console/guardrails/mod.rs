@@ -22,8 +22,8 @@ use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
-use crate::common::tui::{self, ctrl, press, tap};
 use crate::common;
+use crate::common::tui::{self, ctrl, press, tap};
 
 const EP: &str = "fraud-detector";
 
@@ -92,7 +92,16 @@ fn toasts(app: &App) -> Vec<String> {
 
 /// Focuses field `i` of the open plan editor and replaces its text.
 fn set_field(app: &mut App, i: usize, text: &str) {
-    while app.panes.variants.promo.editor.as_ref().expect("plan editor open").cursor != i {
+    while app
+        .panes
+        .variants
+        .promo
+        .editor
+        .as_ref()
+        .expect("plan editor open")
+        .cursor
+        != i
+    {
         tap(app, KeyCode::Down);
     }
     for _ in 0..40 {
@@ -109,7 +118,13 @@ fn problem(app: &App) -> Option<(usize, String)> {
 fn the_plan_editor_validates_then_states_the_plan() {
     let mut app = app();
     press(&mut app, "P");
-    let ed = app.panes.variants.promo.editor.as_ref().expect("P opens the plan editor");
+    let ed = app
+        .panes
+        .variants
+        .promo
+        .editor
+        .as_ref()
+        .expect("P opens the plan editor");
     assert_eq!((ed.values[0].as_str(), ed.values[1].as_str()), ("Canary", "Stable"));
     assert_eq!(ed.values[2], "10,25,50,100");
     assert!(

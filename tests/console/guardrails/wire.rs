@@ -142,7 +142,8 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
             app.on_event(ev);
         }
         std::future::ready(
-            app.panes.activity
+            app.panes
+                .activity
                 .rows
                 .first()
                 .map(|r| r.cells[5].starts_with("refused"))

@@ -2,8 +2,8 @@
 //! --rollback), prewarm, invoke, tools call, mcp serve (its tools invoke endpoints) — with exit 5 and a reason, sending nothing; reads
 //! stay allowed. The profile's `read_only = true` in config.toml does the same.
 
-use crate::common::{demo_config, run_cli_env, sandbox_with};
 use super::support::{DEMO_EP, State};
+use crate::common::{demo_config, run_cli_env, sandbox_with};
 
 const MME: &str = "mcp-multi-model-endpoint";
 
@@ -77,4 +77,48 @@ async fn the_profiles_read_only_setting_refuses_too() {
     .await;
     assert_eq!(other.code, 0, "{}", other.stderr);
     assert_eq!(sb.sandbox.request_count("UpdateEndpointWeightsAndCapacities"), 0);
+}
+
+/// A config file that asks for read-only but cannot be read: unknown key, syntax error, wrong type.
+const BROKEN: &[(&str, &str, &str)] = &[
+    (
+        "[profiles.default]\nread_only = true\nreadonly_typo = 1\n",
+        "line 3",
+        "readonly_typo",
+    ),
+    (
+        "[profiles.default]\nread_only = true\ntheme = \"dark\n",
+        "line 3",
+        "theme",
+    ),
+    ("[profiles.default]\nread_only = \"yes\"\n", "line 2", "read_only"),
+];
+
+#[tokio::test]
+async fn an_unreadable_config_fails_closed_for_every_mutation() {
+    let sb = sandbox_with(demo_config()).await;
+    for (text, line, key) in BROKEN {
+        let config = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(config.path().join("sagedeck")).unwrap();
+        let file = config.path().join("sagedeck/config.toml");
+        std::fs::write(&file, text).unwrap();
+        let xdg = config.path().to_str().unwrap();
+        let env = [("XDG_CONFIG_HOME", xdg)];
+        for args in entry_points() {
+            let r = run_cli_env(&sb, &args, &env).await;
+            assert_eq!(r.code, 2, "{text:?} {args:?}: {}", r.stderr);
+            let names = r.stderr.contains(&file.display().to_string())
+                && r.stderr.contains(line)
+                && r.stderr.contains(key)
+                && r.stderr.contains("nothing was sent");
+            assert!(names, "{text:?} {args:?}: {}", r.stderr);
+            assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        }
+        // Reads go on, with a warning naming the file.
+        let r = run_cli_env(&sb, &["weights", DEMO_EP], &env).await;
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stderr.contains("warning") && r.stderr.contains(line), "{}", r.stderr);
+    }
+    assert_eq!(sb.sandbox.request_count("UpdateEndpointWeightsAndCapacities"), 0);
+    assert_eq!(sb.sandbox.request_count("InvokeEndpoint"), 0);
 }
