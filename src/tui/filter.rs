@@ -1,6 +1,7 @@
 //! The `/` filter: a case-insensitive substring, or a regex when the text uses regex syntax and
 //! compiles; a leading `!` inverts it.
 
+use crate::tui::theme::Role;
 use regex::Regex;
 
 /// A filter over names.
@@ -104,9 +105,9 @@ impl Filter {
             "  (substring; !inverts)"
         };
         Line::from(vec![
-            Span::styled("/", theme.fg("accent")),
-            Span::styled(format!("{}{cursor}", self.text()), theme.fg("fg")),
-            Span::styled(how, theme.fg("muted")),
+            Span::styled("/", theme.fg(Role::Accent)),
+            Span::styled(format!("{}{cursor}", self.text()), theme.fg(Role::Fg)),
+            Span::styled(how, theme.fg(Role::Muted)),
         ])
     }
 

@@ -1,6 +1,7 @@
 //! Draws the whole screen: context bar, tabs, the visible pane, footer, command line, overlays
 //! and toasts.
 
+use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -61,28 +62,28 @@ fn render_error_log(
 ) {
     let rect = centered(area, 90, 80, 40, 8);
     let lines: Vec<Line> = if log.is_empty() {
-        vec![Line::from(Span::styled("no messages yet", theme.fg("muted")))]
+        vec![Line::from(Span::styled("no messages yet", theme.fg(Role::Muted)))]
     } else {
         log.iter()
             .rev()
             .map(|e| {
                 let role = match e.level {
-                    super::widgets::toasts::Level::Info => "toast_info",
-                    super::widgets::toasts::Level::Warn => "toast_warn",
-                    super::widgets::toasts::Level::Error => "toast_error",
+                    super::widgets::toasts::Level::Info => Role::ToastInfo,
+                    super::widgets::toasts::Level::Warn => Role::ToastWarn,
+                    super::widgets::toasts::Level::Error => Role::ToastError,
                 };
                 Line::from(vec![
-                    Span::styled(format!("{} ", crate::format::time_text(e.at)), theme.fg("muted")),
+                    Span::styled(format!("{} ", crate::format::time_text(e.at)), theme.fg(Role::Muted)),
                     Span::styled(
                         format!("{:<5} ", e.level.label()),
                         theme.fg(role).add_modifier(Modifier::BOLD),
                     ),
-                    Span::styled(e.text.clone(), theme.fg("fg")),
+                    Span::styled(e.text.clone(), theme.fg(Role::Fg)),
                 ])
             })
             .collect()
     };
-    let heading = Span::styled(" Messages, newest first — Esc closes ", theme.fg("title"));
+    let heading = Span::styled(" Messages, newest first — Esc closes ", theme.fg(Role::Title));
     let body = Paragraph::new(lines).scroll((scroll, 0));
     super::widgets::modal(f, rect, theme.border(true), heading, body, theme);
 }

@@ -5,7 +5,7 @@
 
 use crate::common::tui;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use sagedeck::aws::AwsError;
@@ -451,13 +451,10 @@ fn ten_thousand_models_draw_only_the_visible_rows() {
     let mut app = models_app(10_000);
     screen(&mut app);
     keys(&mut app, "G");
-    let start = Instant::now();
+    // How long such a frame takes is measured in benches/console_render.rs.
     let text = screen(&mut app);
-    let elapsed = start.elapsed();
     assert!(text.contains("tenant-umbrella-9999.tar.gz"), "{text}");
     assert!(text.contains("10,000 models"), "{text}");
-    // Generous for debug builds on a loaded machine; release draws in well under a millisecond.
-    assert!(elapsed < Duration::from_millis(250), "a frame took {elapsed:?}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::variants::weight_editor::{Field, WeightEditor};
 use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::render::draw;
+use sagedeck::tui::theme::Role;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
@@ -498,8 +499,8 @@ fn baseline_and_canary_use_their_theme_roles() {
         }
         panic!("{text} not on screen");
     };
-    assert_eq!(find("CANARY"), theme.color("canary"));
-    assert_eq!(find("▓ Canary"), theme.color("canary"));
+    assert_eq!(find("CANARY"), theme.color(Role::Canary));
+    assert_eq!(find("▓ Canary"), theme.color(Role::Canary));
     // The selected row is drawn in the selection style; move off the baseline to see its colour.
     tap(&mut app, KeyCode::Down);
     t.draw(|f| draw(f, &mut app)).unwrap();
@@ -507,8 +508,8 @@ fn baseline_and_canary_use_their_theme_roles() {
     let line: String = (0..buf.area.width).map(|x| buf[(x, 6)].symbol().to_string()).collect();
     assert!(line.contains("BASELINE"), "{line}");
     let x = line[..line.find("BASELINE").unwrap()].chars().count() as u16;
-    assert_eq!(buf[(x, 6)].fg, theme.color("baseline"));
-    assert_ne!(theme.color("baseline"), theme.color("canary"));
+    assert_eq!(buf[(x, 6)].fg, theme.color(Role::Baseline));
+    assert_ne!(theme.color(Role::Baseline), theme.color(Role::Canary));
 }
 
 #[test]

@@ -69,13 +69,12 @@ async fn esc_cancels_a_slow_call() {
         (sb.sandbox.request_count("InvokeEndpoint") == 1).then_some(())
     })
     .await;
-    let started = std::time::Instant::now();
+    // The hanging call (30 s) ends at once: `next` waits at most 10 s.
     jobs.submit(8, Job::Cancel(7));
     assert!(matches!(
         next(&mut rx).await,
         AppEvent::Finished { id: 7, cancelled: true }
     ));
-    assert!(started.elapsed() < Duration::from_secs(5));
     // Nothing else arrives for the cancelled job.
     assert!(
         tokio::time::timeout(Duration::from_millis(300), rx.recv())

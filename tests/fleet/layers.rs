@@ -27,7 +27,9 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn ident(text: &str) -> &str {
     let text = text.trim_start();
-    let end = text.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len());
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
     &text[..end]
 }
 
@@ -90,7 +92,11 @@ fn the_check_finds_a_backward_import() {
     std::fs::create_dir_all(dir.path().join("aws")).unwrap();
     std::fs::create_dir_all(dir.path().join("tui")).unwrap();
     std::fs::write(dir.path().join("aws/x.rs"), "use crate::tui::app::App; // backwards\n").unwrap();
-    std::fs::write(dir.path().join("tui/y.rs"), "fn f() { crate::aws::dirs::state_dir(); }\n").unwrap();
+    std::fs::write(
+        dir.path().join("tui/y.rs"),
+        "fn f() { crate::aws::dirs::state_dir(); }\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("tui/z.rs"), "\nuse crate::{format::bar, cli::Cli};\n").unwrap();
     assert_eq!(
         violations(dir.path()),

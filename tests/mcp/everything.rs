@@ -124,7 +124,6 @@ async fn everything_over_stdio() {
             c2.cancel();
         }
     });
-    let started = Instant::now();
     let e = conn
         .call_tool(
             "trigger-long-running-operation",
@@ -137,8 +136,8 @@ async fn everything_over_stdio() {
         )
         .await
         .unwrap_err();
+    // Cancelled before the 1.6 s operation ended: its progress goes on arriving after (below).
     assert_eq!(e, CallError::Cancelled);
-    assert!(started.elapsed() < Duration::from_millis(1500));
     let late = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
             match events.recv().await {

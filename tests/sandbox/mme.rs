@@ -1,7 +1,7 @@
 //! Multi-model endpoints: TargetModel against the S3 catalog, cold and warm loads, LRU eviction,
 //! ModelNotReadyException while a long load continues, and the ValidationError texts.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_sagemaker::types::{
     ContainerDefinition, ContainerMode, EndpointStatus, ProductionVariant, ProductionVariantInstanceType,
@@ -79,8 +79,7 @@ async fn mme_sandbox() -> (SandboxHandle, aws_config::SdkConfig) {
     (sb, conf)
 }
 
-async fn invoke(rt: &aws_sdk_sagemakerruntime::Client, model: &str) -> Result<Duration, InvokeEndpointError> {
-    let start = Instant::now();
+async fn invoke(rt: &aws_sdk_sagemakerruntime::Client, model: &str) -> Result<(), InvokeEndpointError> {
     rt.invoke_endpoint()
         .endpoint_name("mme")
         .target_model(model)
@@ -88,7 +87,7 @@ async fn invoke(rt: &aws_sdk_sagemakerruntime::Client, model: &str) -> Result<Du
         .body(Blob::new(r#"{"inputs": "warmup"}"#))
         .send()
         .await
-        .map(|_| start.elapsed())
+        .map(|_| ())
         .map_err(|e| e.into_service_error())
 }
 
@@ -101,24 +100,21 @@ fn loaded(sb: &SandboxHandle) -> Vec<String> {
 async fn cold_then_warm_then_evicted() {
     let (sb, conf) = mme_sandbox().await;
     let rt = aws_sdk_sagemakerruntime::Client::new(&conf);
-    let cold = invoke(&rt, "a.tar.gz").await.unwrap();
-    assert!(
-        cold >= Duration::from_millis(90),
-        "a cold load waits download + load, took {cold:?}"
-    );
-    assert_eq!(loaded(&sb), vec!["a.tar.gz"]);
-    let warm = invoke(&rt, "a.tar.gz").await.unwrap();
-    assert!(warm < cold, "warm {warm:?} should beat cold {cold:?}");
+    assert!(loaded(&sb).is_empty(), "nothing is loaded before the first call");
+    invoke(&rt, "a.tar.gz").await.unwrap();
+    assert_eq!(loaded(&sb), vec!["a.tar.gz"], "the first call loaded it (cold)");
+    invoke(&rt, "a.tar.gz").await.unwrap();
+    assert_eq!(loaded(&sb), vec!["a.tar.gz"], "the second found it loaded (warm)");
     invoke(&rt, "b.tar.gz").await.unwrap();
     invoke(&rt, "a.tar.gz").await.unwrap(); // a is now more recent than b
     invoke(&rt, "c.tar.gz").await.unwrap(); // capacity 2: b (least recently used) goes
     let mut now_loaded = loaded(&sb);
     now_loaded.sort();
     assert_eq!(now_loaded, vec!["a.tar.gz", "c.tar.gz"]);
-    let again = invoke(&rt, "b.tar.gz").await.unwrap();
+    invoke(&rt, "b.tar.gz").await.unwrap();
     assert!(
-        again >= Duration::from_millis(90),
-        "an evicted model loads cold again, took {again:?}"
+        loaded(&sb).contains(&"b.tar.gz".to_string()),
+        "the evicted model loads again"
     );
 
     // The cache metrics saw it: 4 misses, 2 hits.

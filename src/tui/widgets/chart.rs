@@ -11,7 +11,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph};
 
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// The eight block heights of a text sparkline.
 const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -167,7 +167,7 @@ impl LineChart<'_> {
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         let mut spans = vec![Span::styled(
             format!(" {} ", self.title),
-            theme.fg("title").add_modifier(Modifier::BOLD),
+            theme.fg(Role::Title).add_modifier(Modifier::BOLD),
         )];
         for p in self.plots {
             spans.push(Span::styled(format!(" {} {}", p.label, p.value), p.style));
@@ -175,7 +175,7 @@ impl LineChart<'_> {
         if self.unit.is_empty() {
             spans.push(Span::raw(" "));
         } else {
-            spans.push(Span::styled(format!(" {} ", self.unit), theme.fg("muted")));
+            spans.push(Span::styled(format!(" {} ", self.unit), theme.fg(Role::Muted)));
         }
         let block = Block::default()
             .borders(Borders::ALL)
@@ -183,7 +183,7 @@ impl LineChart<'_> {
             .title(Line::from(spans));
         if self.plots.iter().all(|p| p.points.is_empty()) {
             f.render_widget(
-                Paragraph::new(Span::styled("no datapoints in the window", theme.fg("muted")))
+                Paragraph::new(Span::styled("no datapoints in the window", theme.fg(Role::Muted)))
                     .style(theme.base())
                     .block(block),
                 area,
@@ -215,7 +215,7 @@ impl LineChart<'_> {
             .y_axis(
                 Axis::default()
                     .bounds([0.0, ceiling])
-                    .style(theme.fg("muted"))
+                    .style(theme.fg(Role::Muted))
                     .labels(vec![
                         Span::raw("0"),
                         Span::raw((self.fmt)(ceiling / 2.0)),

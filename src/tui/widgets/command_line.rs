@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// The console's own commands, with whether they take an argument (each pane adds its tab's
 /// name and its own commands: [`CommandLine::pane_commands`]).
@@ -223,14 +223,14 @@ impl CommandLine {
     /// Draws the line (and candidates, when any).
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         let mut spans = vec![
-            Span::styled(":", theme.fg("accent")),
-            Span::styled(self.input.clone(), theme.fg("fg")),
-            Span::styled("█", theme.fg("accent")),
+            Span::styled(":", theme.fg(Role::Accent)),
+            Span::styled(self.input.clone(), theme.fg(Role::Fg)),
+            Span::styled("█", theme.fg(Role::Accent)),
         ];
         if !self.candidates.is_empty() {
             spans.push(Span::styled(
                 format!("   {}", self.candidates.join("  ")),
-                theme.fg("muted"),
+                theme.fg(Role::Muted),
             ));
         }
         f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::centered;
 use crate::tui::event::Job;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// A pending confirmation.
 #[derive(Debug, Clone)]
@@ -29,17 +29,17 @@ impl Confirm {
         let h = (self.lines.len() as u16 + 5).min(area.height);
         let rect = centered(area, 60, 10, 50, h);
         let border = if self.danger {
-            theme.fg("danger")
+            theme.fg(Role::Danger)
         } else {
             theme.border(true)
         };
         let mut lines: Vec<Line> = self.lines.iter().map(|l| Line::from(l.clone())).collect();
         lines.push(Line::from(""));
         lines.push(Line::from(vec![
-            Span::styled(" y / Enter ", theme.fg("accent").add_modifier(Modifier::BOLD)),
-            Span::styled("apply   ", theme.fg("muted")),
-            Span::styled(" n / Esc ", theme.fg("accent").add_modifier(Modifier::BOLD)),
-            Span::styled("cancel", theme.fg("muted")),
+            Span::styled(" y / Enter ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
+            Span::styled("apply   ", theme.fg(Role::Muted)),
+            Span::styled(" n / Esc ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
+            Span::styled("cancel", theme.fg(Role::Muted)),
         ]));
         super::modal(
             f,

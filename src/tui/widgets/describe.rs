@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::centered;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// A scrollable JSON document.
 #[derive(Debug, Clone)]
@@ -56,9 +56,9 @@ impl DescribeView {
         let page = rect.height.saturating_sub(2) as usize;
         self.scroll = self.scroll.min(self.lines.len().saturating_sub(page));
         let body: Vec<Line> = if let Some(e) = &self.error {
-            vec![Line::from(Span::styled(e.clone(), theme.fg("status_error")))]
+            vec![Line::from(Span::styled(e.clone(), theme.fg(Role::StatusError)))]
         } else if self.lines.is_empty() {
-            vec![Line::from(Span::styled("loading…", theme.fg("muted")))]
+            vec![Line::from(Span::styled("loading…", theme.fg(Role::Muted)))]
         } else {
             self.lines
                 .iter()
@@ -74,7 +74,7 @@ impl DescribeView {
                 self.scroll + 1,
                 self.lines.len().max(1)
             ),
-            theme.fg("title"),
+            theme.fg(Role::Title),
         );
         super::modal(f, rect, theme.border(true), heading, Paragraph::new(body), theme);
     }
@@ -88,20 +88,20 @@ pub fn highlight<'a>(line: &'a str, theme: &Theme) -> Line<'a> {
     let value_style = |v: &str| -> Style {
         let t = v.trim_end_matches(',');
         if t.starts_with('"') {
-            theme.fg("chart_4")
+            theme.fg(Role::Chart4)
         } else if t == "true" || t == "false" || t == "null" {
-            theme.fg("chart_2")
+            theme.fg(Role::Chart2)
         } else if t.parse::<f64>().is_ok() {
-            theme.fg("chart_3")
+            theme.fg(Role::Chart3)
         } else {
-            theme.fg("fg")
+            theme.fg(Role::Fg)
         }
     };
     if rest.starts_with('"')
         && let Some(pos) = rest.find("\": ")
     {
         let (k, v) = rest.split_at(pos + 1);
-        spans.push(Span::styled(k, theme.fg("accent")));
+        spans.push(Span::styled(k, theme.fg(Role::Accent)));
         spans.push(Span::raw(": "));
         let v = &v[2..];
         spans.push(Span::styled(v, value_style(v)));

@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use super::KeyHint;
 use super::centered;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// Keys that work everywhere.
 pub const GLOBAL_KEYS: &[(&str, &str)] = &[
@@ -41,16 +41,16 @@ pub const COMMANDS: &[(&str, &str)] = &[
 /// Draws the help overlay from line `scroll` (clamped to the last screenful, and written back).
 pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: &mut u16, theme: &Theme) {
     let rect = centered(area, 80, 100, 60, 20);
-    let key = theme.fg("accent").add_modifier(Modifier::BOLD);
+    let key = theme.fg(Role::Accent).add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::from(Span::styled(
         format!("{pane} pane"),
-        theme.fg("title").add_modifier(Modifier::BOLD),
+        theme.fg(Role::Title).add_modifier(Modifier::BOLD),
     ))];
     for h in hints {
         let style = if h.disabled {
-            theme.fg("muted").add_modifier(Modifier::CROSSED_OUT)
+            theme.fg(Role::Muted).add_modifier(Modifier::CROSSED_OUT)
         } else {
-            theme.fg("fg")
+            theme.fg(Role::Fg)
         };
         lines.push(Line::from(vec![
             Span::styled(format!("  {:<22}", h.key), key),
@@ -60,23 +60,23 @@ pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: 
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "Everywhere",
-        theme.fg("title").add_modifier(Modifier::BOLD),
+        theme.fg(Role::Title).add_modifier(Modifier::BOLD),
     )));
     for (k, a) in GLOBAL_KEYS {
         lines.push(Line::from(vec![
             Span::styled(format!("  {k:<22}"), key),
-            Span::styled(*a, theme.fg("fg")),
+            Span::styled(*a, theme.fg(Role::Fg)),
         ]));
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "Commands",
-        theme.fg("title").add_modifier(Modifier::BOLD),
+        theme.fg(Role::Title).add_modifier(Modifier::BOLD),
     )));
     for (k, a) in COMMANDS {
         lines.push(Line::from(vec![
             Span::styled(format!("  {k:<22} "), key),
-            Span::styled(*a, theme.fg("fg")),
+            Span::styled(*a, theme.fg(Role::Fg)),
         ]));
     }
     let visible = rect.height.saturating_sub(2) as usize;
@@ -89,7 +89,7 @@ pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: 
         (_, 1) => " Help — ↑↓ scroll (1 more line) · Esc closes ".to_string(),
         (_, n) => format!(" Help — ↑↓ scroll ({n} more lines) · Esc closes "),
     };
-    let heading = Span::styled(title, theme.fg("title"));
+    let heading = Span::styled(title, theme.fg(Role::Title));
     let body = Paragraph::new(lines).scroll((*scroll, 0));
     super::modal(f, rect, theme.border(true), heading, body, theme);
 }

@@ -17,7 +17,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// A modal layer over the panes; it gets every key first.
 #[derive(Debug)]
@@ -103,7 +103,7 @@ pub fn centered(area: Rect, pct_w: u16, pct_h: u16, min_w: u16, min_h: u16) -> R
 
 /// A pane or box title: bold, in the theme's title colour.
 pub fn title(text: impl Into<String>, theme: &Theme) -> Span<'static> {
-    Span::styled(text.into(), theme.fg("title").add_modifier(Modifier::BOLD))
+    Span::styled(text.into(), theme.fg(Role::Title).add_modifier(Modifier::BOLD))
 }
 
 /// Draws a pane's bordered frame titled `text` over `area` (the border lit when `focused`) and

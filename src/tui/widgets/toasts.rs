@@ -9,7 +9,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 /// How loud a toast is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,11 +23,11 @@ pub enum Level {
 }
 
 impl Level {
-    fn role(self) -> &'static str {
+    fn role(self) -> Role {
         match self {
-            Level::Info => "toast_info",
-            Level::Warn => "toast_warn",
-            Level::Error => "toast_error",
+            Level::Info => Role::ToastInfo,
+            Level::Warn => Role::ToastWarn,
+            Level::Error => Role::ToastError,
         }
     }
 

@@ -15,7 +15,7 @@ use crate::aws::audit::{AuditPhase, AuditRecord};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::{centered, modal, pane_frame};
 
 /// One row: a result line, or an intent whose result never came.
@@ -230,11 +230,11 @@ impl Pane for ActivityPane {
             ),
         };
         let inner = pane_frame(f, area, title, true, theme);
-        let muted = theme.fg("muted");
+        let muted = theme.fg(Role::Muted);
         if let Some(e) = &self.error {
             let p = Paragraph::new(Span::styled(
                 format!("cannot read the audit log: {e}"),
-                theme.fg("status_error"),
+                theme.fg(Role::StatusError),
             ));
             return f.render_widget(p.wrap(Wrap { trim: false }), inner);
         }
@@ -255,17 +255,17 @@ impl Pane for ActivityPane {
             .take(height)
             .map(|(i, r)| {
                 let result_style = if r.cells[5] == "ok" {
-                    theme.fg("status_ok")
+                    theme.fg(Role::StatusOk)
                 } else if r.cells[5].starts_with("refused") || r.cells[5].starts_with("no result") {
-                    theme.fg("status_warn")
+                    theme.fg(Role::StatusWarn)
                 } else {
-                    theme.fg("status_error")
+                    theme.fg(Role::StatusError)
                 };
                 let cells = r.cells.iter().enumerate().map(|(c, t)| {
                     let style = match c {
                         0 | 1 | 6 => muted,
                         5 => result_style,
-                        _ => theme.fg("fg"),
+                        _ => theme.fg(Role::Fg),
                     };
                     Cell::from(Span::styled(t.clone(), style))
                 });
@@ -286,12 +286,12 @@ impl Pane for ActivityPane {
             Constraint::Fill(2),
             Constraint::Length(12),
         ];
-        let header = Row::new(COLUMNS.iter().map(|c| Cell::from(Span::styled(*c, theme.fg("header")))));
+        let header = Row::new(COLUMNS.iter().map(|c| Cell::from(Span::styled(*c, theme.fg(Role::Header)))));
         f.render_widget(Table::new(rows, widths).header(header).column_spacing(1), inner);
         if let Some(d) = &self.detail {
             let rect = centered(area, 80, 80, 40, 10);
             let lines: Vec<Line> = d.lines().map(|l| Line::from(l.to_string())).collect();
-            let heading = Span::styled(" Audit record — Esc closes ", theme.fg("title"));
+            let heading = Span::styled(" Audit record — Esc closes ", theme.fg(Role::Title));
             modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
         }
     }

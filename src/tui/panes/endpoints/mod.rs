@@ -15,7 +15,7 @@ use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::{Overlay, pane_frame};
 
@@ -185,7 +185,7 @@ impl EndpointsPane {
             };
             Cell::from(text)
         }))
-        .style(theme.fg("title").add_modifier(Modifier::BOLD))
+        .style(theme.fg(Role::Title).add_modifier(Modifier::BOLD))
     }
 }
 
@@ -287,7 +287,7 @@ impl Pane for EndpointsPane {
             } else {
                 "loading endpoints…"
             };
-            f.render_widget(Paragraph::new(Span::styled(msg, theme.fg("muted"))), table_area);
+            f.render_widget(Paragraph::new(Span::styled(msg, theme.fg(Role::Muted))), table_area);
             return;
         }
         self.page = table_area.height.saturating_sub(1).max(1) as usize;
@@ -349,9 +349,9 @@ impl Pane for EndpointsPane {
                     Cell::from(Span::styled(
                         opt(data.error_rate_5xx(e), |v| format!("{:.2}%", v * 100.0)),
                         if data.error_rate_5xx(e).unwrap_or(0.0) > 0.01 {
-                            theme.fg("status_error")
+                            theme.fg(Role::StatusError)
                         } else {
-                            theme.fg("fg")
+                            theme.fg(Role::Fg)
                         },
                     )),
                     Cell::from(crate::format::time_text(e.modified)),
@@ -366,7 +366,7 @@ impl Pane for EndpointsPane {
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
-                    row.style(theme.fg("fg"))
+                    row.style(theme.fg(Role::Fg))
                 }
             })
             .collect();

@@ -14,7 +14,7 @@ use super::{InvokePane, model_completions};
 use crate::aws::AwsError;
 use crate::format::body_text;
 use crate::tui::data::Data;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::{modal, title};
 
 const LABEL: usize = 14;
@@ -41,7 +41,7 @@ pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data,
             "loading endpoints…"
         };
         f.render_widget(
-            Paragraph::new(Span::styled(msg, theme.fg("muted")))
+            Paragraph::new(Span::styled(msg, theme.fg(Role::Muted)))
                 .style(theme.base())
                 .block(block),
             area,
@@ -105,22 +105,22 @@ fn render_form(
     };
     let label = |name: &str, field: Field| {
         let style = if focus == Some(field) {
-            theme.fg("accent").add_modifier(Modifier::BOLD)
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
         } else {
-            theme.fg("muted")
+            theme.fg(Role::Muted)
         };
         Span::styled(format!(" {name:<LABEL$}"), style)
     };
     let value = |text: &str, field: Field, placeholder: &str| -> Vec<Span<'static>> {
         if focus == Some(field) {
             vec![
-                Span::styled(text.to_string(), theme.fg("fg")),
-                Span::styled("█", theme.fg("accent")),
+                Span::styled(text.to_string(), theme.fg(Role::Fg)),
+                Span::styled("█", theme.fg(Role::Accent)),
             ]
         } else if text.is_empty() {
-            vec![Span::styled(placeholder.to_string(), theme.fg("muted"))]
+            vec![Span::styled(placeholder.to_string(), theme.fg(Role::Muted))]
         } else {
-            vec![Span::styled(text.to_string(), theme.fg("fg"))]
+            vec![Span::styled(text.to_string(), theme.fg(Role::Fg))]
         }
     };
     let mut lines = Vec::new();
@@ -139,11 +139,11 @@ fn render_form(
     let options = std::iter::once(None).chain(form.variants.iter().map(Some));
     for (i, o) in options.enumerate() {
         if i > 0 {
-            variants.push(Span::styled(" · ", theme.fg("muted")));
+            variants.push(Span::styled(" · ", theme.fg(Role::Muted)));
         }
         let name = o.cloned().unwrap_or_else(|| "by weight".into());
         let chosen = o.cloned() == form.variant;
-        let style = if chosen { theme.selection() } else { theme.fg("muted") };
+        let style = if chosen { theme.selection() } else { theme.fg(Role::Muted) };
         variants.push(Span::styled(name, style));
     }
     row("Variant", Field::Variant, variants);
@@ -155,14 +155,14 @@ fn render_form(
         };
         value(&form.model, Field::Model, &hint)
     } else {
-        vec![Span::styled("— (not a multi-model endpoint)", theme.fg("muted"))]
+        vec![Span::styled("— (not a multi-model endpoint)", theme.fg(Role::Muted))]
     };
     row("Target model", Field::Model, model);
     row("Repeat", Field::Repeat, value(&form.repeat, Field::Repeat, "(1)"));
     let status = match notice {
-        Some(n) => Span::styled(format!(" {n}"), theme.fg("status_error").add_modifier(Modifier::BOLD)),
-        None if data.read_only => Span::styled(" read-only: sending is disabled", theme.fg("readonly")),
-        None => Span::styled(" Ctrl-S or F5 sends · i or Enter edits the body", theme.fg("muted")),
+        Some(n) => Span::styled(format!(" {n}"), theme.fg(Role::StatusError).add_modifier(Modifier::BOLD)),
+        None if data.read_only => Span::styled(" read-only: sending is disabled", theme.fg(Role::Readonly)),
+        None => Span::styled(" Ctrl-S or F5 sends · i or Enter edits the body", theme.fg(Role::Muted)),
     };
     lines.push(Line::from(status));
     f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), area);
@@ -170,12 +170,12 @@ fn render_form(
 
 fn render_body(form: &mut Form, focused: bool, f: &mut Frame, area: Rect, theme: &Theme) {
     let (state, style) = match &form.check {
-        BodyCheck::Json => ("JSON ✓".to_string(), theme.fg("status_ok")),
-        BodyCheck::Text(n) => (format!("text, {n} bytes"), theme.fg("muted")),
-        BodyCheck::Hex(n) => (format!("binary, {n} bytes (hex:)"), theme.fg("muted")),
-        BodyCheck::File(p) => (format!("file {p}, read when sent"), theme.fg("muted")),
-        BodyCheck::Empty => ("empty".to_string(), theme.fg("status_warn")),
-        BodyCheck::Invalid { .. } => ("invalid".to_string(), theme.fg("status_error")),
+        BodyCheck::Json => ("JSON ✓".to_string(), theme.fg(Role::StatusOk)),
+        BodyCheck::Text(n) => (format!("text, {n} bytes"), theme.fg(Role::Muted)),
+        BodyCheck::Hex(n) => (format!("binary, {n} bytes (hex:)"), theme.fg(Role::Muted)),
+        BodyCheck::File(p) => (format!("file {p}, read when sent"), theme.fg(Role::Muted)),
+        BodyCheck::Empty => ("empty".to_string(), theme.fg(Role::StatusWarn)),
+        BodyCheck::Invalid { .. } => ("invalid".to_string(), theme.fg(Role::StatusError)),
     };
     let mut block = Block::default()
         .borders(Borders::ALL)
@@ -187,11 +187,11 @@ fn render_body(form: &mut Form, focused: bool, f: &mut Frame, area: Rect, theme:
     block = match &form.check {
         BodyCheck::Invalid { message, line, column } => block.title_bottom(Span::styled(
             format!(" line {line}, column {column}: {message} "),
-            theme.fg("status_error").add_modifier(Modifier::BOLD),
+            theme.fg(Role::StatusError).add_modifier(Modifier::BOLD),
         )),
         _ if form.kind == super::form::PayloadKind::Image => block.title_bottom(Span::styled(
             " binary body: hex:ffd8… bytes, or @/path/to/file.jpg ",
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         )),
         _ => block,
     };
@@ -199,7 +199,7 @@ fn render_body(form: &mut Form, focused: bool, f: &mut Frame, area: Rect, theme:
     form.body.set_style(theme.base());
     form.body.set_cursor_line_style(Style::default());
     form.body.set_wrap_mode(WrapMode::WordOrGlyph);
-    form.body.set_line_number_style(theme.fg("muted"));
+    form.body.set_line_number_style(theme.fg(Role::Muted));
     form.body.set_cursor_style(if focused {
         Style::default().add_modifier(Modifier::REVERSED)
     } else {
@@ -232,7 +232,7 @@ fn render_completions(form: &Form, f: &mut Frame, body_area: Rect, data: &Data, 
             let style = if i == form.model_pick {
                 theme.selection()
             } else {
-                theme.fg("fg")
+                theme.fg(Role::Fg)
             };
             Line::from(Span::styled(m.clone(), style))
         })
@@ -267,12 +267,12 @@ fn render_history(p: &InvokePane, f: &mut Frame, area: Rect, theme: &Theme) {
             if i == p.history_cursor {
                 row.style(theme.selection())
             } else {
-                row.style(theme.fg("fg"))
+                row.style(theme.fg(Role::Fg))
             }
         })
         .collect();
     let header =
-        Row::new(vec!["#", "ENDPOINT", "N", "TARGET", "RESULT"]).style(theme.fg("title").add_modifier(Modifier::BOLD));
+        Row::new(vec!["#", "ENDPOINT", "N", "TARGET", "RESULT"]).style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
     let widths = [
         Constraint::Length(4),
         Constraint::Min(12),
@@ -295,7 +295,7 @@ fn render_history(p: &InvokePane, f: &mut Frame, area: Rect, theme: &Theme) {
 
 /// The response panel's lines for a call.
 fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
-    let muted = theme.fg("muted");
+    let muted = theme.fg(Role::Muted);
     let Some(c) = call else {
         return vec![Line::from(Span::styled(
             "nothing sent yet: Ctrl-S or F5 sends the request",
@@ -314,15 +314,15 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
     match c.state {
         CallState::Waiting => lines.push(Line::from(Span::styled(
             "⟳ invoking… (Esc cancels)",
-            theme.fg("accent"),
+            theme.fg(Role::Accent),
         ))),
         CallState::Running => lines.push(Line::from(Span::styled(
             format!("⟳ {} of {} answered… (Esc cancels)", c.received, c.repeat),
-            theme.fg("accent"),
+            theme.fg(Role::Accent),
         ))),
         CallState::Cancelled => lines.push(Line::from(Span::styled(
             format!("cancelled after {} of {} answers", c.received, c.repeat),
-            theme.fg("status_warn"),
+            theme.fg(Role::StatusWarn),
         ))),
         CallState::Done => {}
     }
@@ -334,7 +334,7 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(Line::from(""));
         lines.push(Line::from(Span::styled(
             "Last answer",
-            theme.fg("title").add_modifier(Modifier::BOLD),
+            theme.fg(Role::Title).add_modifier(Modifier::BOLD),
         )));
     }
     if c.last_failed {
@@ -343,18 +343,18 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
         }
     } else if let Some(r) = &c.last_ok {
         let mut head = vec![
-            Span::styled("✓ ", theme.fg("status_ok").add_modifier(Modifier::BOLD)),
+            Span::styled("✓ ", theme.fg(Role::StatusOk).add_modifier(Modifier::BOLD)),
             Span::styled("variant ", muted),
-            Span::styled(r.invoked_variant.clone().unwrap_or_else(|| "?".into()), theme.fg("fg")),
+            Span::styled(r.invoked_variant.clone().unwrap_or_else(|| "?".into()), theme.fg(Role::Fg)),
             Span::styled(" · ", muted),
-            Span::styled(ms(r.latency), theme.fg("fg")),
+            Span::styled(ms(r.latency), theme.fg(Role::Fg)),
             Span::styled(" · ", muted),
-            Span::styled(plural(r.attempts, "attempt"), theme.fg("fg")),
+            Span::styled(plural(r.attempts, "attempt"), theme.fg(Role::Fg)),
         ];
         if !r.retried.is_empty() {
             head.push(Span::styled(
                 format!(" (retried: {})", r.retried.join(", ")),
-                theme.fg("status_warn"),
+                theme.fg(Role::StatusWarn),
             ));
         }
         lines.push(Line::from(head));
@@ -368,15 +368,15 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
         )));
         lines.push(Line::from(""));
         for l in c.last_ok_text.lines() {
-            lines.push(Line::from(Span::styled(l.to_string(), theme.fg("fg"))));
+            lines.push(Line::from(Span::styled(l.to_string(), theme.fg(Role::Fg))));
         }
     }
     lines
 }
 
 fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &mut Vec<Line<'static>>) {
-    let muted = theme.fg("muted");
-    let err = theme.fg("status_error").add_modifier(Modifier::BOLD);
+    let muted = theme.fg(Role::Muted);
+    let err = theme.fg(Role::StatusError).add_modifier(Modifier::BOLD);
     lines.push(Line::from(vec![
         Span::styled(format!("✗ {}", e.error.class()), err),
         Span::styled(
@@ -389,7 +389,7 @@ fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &m
             muted,
         ),
     ]));
-    lines.push(Line::from(Span::styled(e.error.to_string(), theme.fg("status_error"))));
+    lines.push(Line::from(Span::styled(e.error.to_string(), theme.fg(Role::StatusError))));
     if let AwsError::ModelError {
         original_status,
         original_message,
@@ -401,7 +401,7 @@ fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &m
         let field = |name: &str, value: String| {
             Line::from(vec![
                 Span::styled(format!("{name:<20}"), muted),
-                Span::styled(value, theme.fg("fg")),
+                Span::styled(value, theme.fg(Role::Fg)),
             ])
         };
         lines.push(field(
@@ -411,7 +411,7 @@ fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &m
         lines.push(field("OriginalMessage", String::new()));
         let body = original_message.as_deref().unwrap_or("-");
         for l in body_text(None, body.as_bytes()).lines() {
-            lines.push(Line::from(Span::styled(format!("  {l}"), theme.fg("fg"))));
+            lines.push(Line::from(Span::styled(format!("  {l}"), theme.fg(Role::Fg))));
         }
         if let Some(arn) = log_stream_arn {
             lines.push(field("LogStreamArn", arn.clone()));
@@ -420,8 +420,8 @@ fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &m
 }
 
 fn repeat_lines(c: &Call, theme: &Theme, lines: &mut Vec<Line<'static>>) {
-    let muted = theme.fg("muted");
-    let head = theme.fg("title").add_modifier(Modifier::BOLD);
+    let muted = theme.fg(Role::Muted);
+    let head = theme.fg(Role::Title).add_modifier(Modifier::BOLD);
     lines.push(Line::from(vec![
         Span::styled(format!("{} invocations", c.repeat), head),
         Span::styled(
@@ -443,7 +443,7 @@ fn repeat_lines(c: &Call, theme: &Theme, lines: &mut Vec<Line<'static>>) {
         let stat = |name: &str, v: f64| {
             vec![
                 Span::styled(format!("{name} "), muted),
-                Span::styled(format!("{v:<8.1}"), theme.fg("fg").add_modifier(Modifier::BOLD)),
+                Span::styled(format!("{v:<8.1}"), theme.fg(Role::Fg).add_modifier(Modifier::BOLD)),
             ]
         };
         let mut a = vec![Span::styled("latency ms  ", muted)];
@@ -462,12 +462,12 @@ fn repeat_lines(c: &Call, theme: &Theme, lines: &mut Vec<Line<'static>>) {
         lines.push(Line::from(Span::styled("Variant split", head)));
         let total = c.ok.max(1) as f64;
         let width = c.variants.keys().map(|k| k.len()).max().unwrap_or(0).max(8);
-        let series = ["chart_1", "chart_2", "chart_3", "chart_4"];
+        let series = [Role::Chart1, Role::Chart2, Role::Chart3, Role::Chart4];
         for (i, (v, n)) in c.variants.iter().enumerate() {
             let share = *n as f64 / total;
             let bar = "█".repeat((share * 20.0).round() as usize);
             lines.push(Line::from(vec![
-                Span::styled(format!("  {v:<width$} "), theme.fg("fg")),
+                Span::styled(format!("  {v:<width$} "), theme.fg(Role::Fg)),
                 Span::styled(format!("{n:>4}  {:>5.1}%  ", share * 100.0), muted),
                 Span::styled(bar, theme.fg(series[i % series.len()])),
             ]));
@@ -478,7 +478,7 @@ fn repeat_lines(c: &Call, theme: &Theme, lines: &mut Vec<Line<'static>>) {
         lines.push(Line::from(Span::styled("Errors", head)));
         for (class, n) in &c.errors {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {class:<20}"), theme.fg("status_error")),
+                Span::styled(format!("  {class:<20}"), theme.fg(Role::StatusError)),
                 Span::styled(format!("{n:>4}"), muted),
             ]));
         }

@@ -15,7 +15,7 @@ use crate::aws::inventory::EndpointInfo;
 use crate::aws::latency::LatencyStats;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::toasts::Level;
 
 mod view;
@@ -41,13 +41,13 @@ pub const REFRESH: [Duration; 6] = [
 /// Whether a variant is the endpoint's `canary` or `baseline` (a theme role), or neither when the
 /// endpoint has one variant. A name containing "canary" makes a canary; otherwise the variant
 /// with the largest current weight is the baseline and the others are canaries.
-pub fn variant_role(e: &EndpointInfo, variant: &str) -> Option<&'static str> {
+pub fn variant_role(e: &EndpointInfo, variant: &str) -> Option<Role> {
     if e.variants.len() < 2 {
         return None;
     }
     let named = |n: &str| n.to_ascii_lowercase().contains("canary");
     if e.variants.iter().any(|v| named(&v.name)) {
-        return Some(if named(variant) { "canary" } else { "baseline" });
+        return Some(if named(variant) { Role::Canary } else { Role::Baseline });
     }
     let b = super::variants::baseline_index(e)?;
     Some(super::variants::role(e.variants[b].name == variant))

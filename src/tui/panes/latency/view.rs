@@ -14,7 +14,7 @@ use super::{LatencyPane, WINDOWS, variant_role};
 use crate::aws::inventory::{EndpointInfo, VariantInfo};
 use crate::aws::metrics::{Metric, MetricsSnapshot, VariantMetrics};
 use crate::tui::data::Data;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::pane_frame;
 
 /// Rows a variant needs: its title line and a chart of four plot rows with borders.
@@ -33,14 +33,14 @@ fn snapshot<'a>(data: &'a Data, endpoint: &str, window: Duration) -> Option<(&'a
 
 fn muted_text(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
     f.render_widget(
-        Paragraph::new(Span::styled(text.into(), theme.fg("muted"))).wrap(Wrap { trim: false }),
+        Paragraph::new(Span::styled(text.into(), theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
         area,
     );
 }
 
 /// A percentile plot of a latency metric.
 fn latency_plots(vm: &VariantMetrics, metric: Metric, end: f64, theme: &Theme) -> Vec<Plot> {
-    [("p50", "chart_1"), ("p90", "chart_2"), ("p99", "chart_3")]
+    [("p50", Role::Chart1), ("p90", Role::Chart2), ("p99", Role::Chart3)]
         .into_iter()
         .map(|(stat, role)| {
             let s = vm.series(metric, stat);
@@ -63,9 +63,9 @@ fn latency_plots(vm: &VariantMetrics, metric: Metric, end: f64, theme: &Theme) -
 fn call_plots(vm: &VariantMetrics, end: f64, period: i32, theme: &Theme) -> Vec<Plot> {
     let per_min = 60.0 / f64::from(period.max(60));
     [
-        (Metric::Invocations, "inv", "chart_4"),
-        (Metric::Invocation4xxErrors, "4XX", "status_warn"),
-        (Metric::Invocation5xxErrors, "5XX", "status_error"),
+        (Metric::Invocations, "inv", Role::Chart4),
+        (Metric::Invocation4xxErrors, "4XX", Role::StatusWarn),
+        (Metric::Invocation5xxErrors, "5XX", Role::StatusError),
     ]
     .into_iter()
     .map(|(metric, label, role)| {
@@ -90,14 +90,14 @@ fn variant_title(e: &EndpointInfo, v: &VariantInfo, vm: Option<&VariantMetrics>,
     let mut spans = Vec::new();
     if let Some(role) = variant_role(e, &v.name) {
         spans.push(Span::styled(
-            format!(" {role} "),
+            format!(" {} ", role.name()),
             theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD),
         ));
         spans.push(Span::raw(" "));
     }
     spans.push(Span::styled(
         v.name.clone(),
-        theme.fg("title").add_modifier(Modifier::BOLD),
+        theme.fg(Role::Title).add_modifier(Modifier::BOLD),
     ));
     let kind = v.instance_type.clone().unwrap_or_else(|| "serverless".into());
     spans.push(Span::styled(
@@ -106,25 +106,25 @@ fn variant_title(e: &EndpointInfo, v: &VariantInfo, vm: Option<&VariantMetrics>,
             v.current_instances,
             v.traffic_share * 100.0
         ),
-        theme.fg("muted"),
+        theme.fg(Role::Muted),
     ));
     if let Some(vm) = vm {
         let s = &vm.summary;
         let pct = |r: Option<f64>| r.map(|r| format!(" ({:.2}%)", r * 100.0)).unwrap_or_default();
         spans.push(Span::styled(
             format!(" · {} calls", thousands(s.invocations.max(0.0).round() as usize)),
-            theme.fg("fg"),
+            theme.fg(Role::Fg),
         ));
         spans.push(Span::styled(
             format!(" · 4XX {}{}", fmt_count(s.errors_4xx), pct(s.error_rate_4xx)),
-            theme.fg("status_warn"),
+            theme.fg(Role::StatusWarn),
         ));
         spans.push(Span::styled(
             format!(" · 5XX {}{}", fmt_count(s.errors_5xx), pct(s.error_rate_5xx)),
-            theme.fg("status_error"),
+            theme.fg(Role::StatusError),
         ));
         if let Some(max) = s.model_latency_p99_max_ms {
-            spans.push(Span::styled(format!(" · worst p99 {}", fmt_ms(max)), theme.fg("muted")));
+            spans.push(Span::styled(format!(" · worst p99 {}", fmt_ms(max)), theme.fg(Role::Muted)));
         }
     }
     Line::from(spans)
@@ -187,13 +187,13 @@ impl LatencyPane {
         hidden: usize,
         theme: &Theme,
     ) {
-        let label = theme.fg("muted");
+        let label = theme.fg(Role::Muted);
         let mut spans = vec![Span::styled("window ", label)];
         for (i, w) in WINDOWS.iter().enumerate() {
             if i == self.window_index {
                 spans.push(Span::styled(
                     format!("[{}]", window_label(*w)),
-                    theme.fg("accent").add_modifier(Modifier::BOLD),
+                    theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
                 ));
             } else {
                 spans.push(Span::styled(format!(" {} ", window_label(*w)), label));
@@ -201,26 +201,26 @@ impl LatencyPane {
         }
         spans.push(Span::styled(
             format!("  ·  refresh {}", window_label(self.refresh_interval())),
-            theme.fg("fg"),
+            theme.fg(Role::Fg),
         ));
         let focus = self.focused(e).unwrap_or("all");
         spans.push(Span::styled("  ·  variants ", label));
-        spans.push(Span::styled(focus.to_string(), theme.fg("fg")));
+        spans.push(Span::styled(focus.to_string(), theme.fg(Role::Fg)));
         if hidden > 0 {
             spans.push(Span::styled(
                 format!(" (+{hidden} below; v shows one)"),
-                theme.fg("status_warn"),
+                theme.fg(Role::StatusWarn),
             ));
         }
         match snap {
-            None => spans.push(Span::styled("  ·  loading…", theme.fg("accent"))),
+            None => spans.push(Span::styled("  ·  loading…", theme.fg(Role::Accent))),
             Some((s, false)) => spans.push(Span::styled(
                 format!(
                     "  ·  loading {}… (showing {})",
                     window_label(self.window()),
                     window_label(Duration::from_secs_f64((s.end - s.start).max(0.0)))
                 ),
-                theme.fg("accent"),
+                theme.fg(Role::Accent),
             )),
             Some((s, true)) => {
                 let period = window_label(Duration::from_secs(s.period.max(0) as u64));
@@ -230,7 +230,7 @@ impl LatencyPane {
                 if !s.warnings.is_empty() {
                     spans.push(Span::styled(
                         format!("  ·  {} warnings", s.warnings.len()),
-                        theme.fg("status_warn"),
+                        theme.fg(Role::StatusWarn),
                     ));
                 }
             }
@@ -290,7 +290,7 @@ fn render_own(f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
         );
     };
     let [text, hist] = Layout::horizontal([Constraint::Length(34), Constraint::Min(0)]).areas(inner);
-    let (label, value) = (theme.fg("muted"), theme.fg("fg"));
+    let (label, value) = (theme.fg(Role::Muted), theme.fg(Role::Fg));
     let pair = |a: &str, x: f64, b: &str, y: f64| {
         Line::from(vec![
             Span::styled(format!("{a:<5}"), label),
@@ -303,7 +303,7 @@ fn render_own(f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
         Line::from(vec![
             Span::styled(
                 thousands(p.count as usize),
-                theme.fg("accent").add_modifier(Modifier::BOLD),
+                theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
             ),
             Span::styled(" calls  (x clears)", label),
         ]),
@@ -330,9 +330,9 @@ fn render_own(f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
             .data(BarGroup::default().bars(&bars))
             .bar_width(5)
             .bar_gap(1)
-            .bar_style(theme.fg("chart_1"))
-            .value_style(theme.fg("chart_1").add_modifier(Modifier::REVERSED))
-            .label_style(theme.fg("muted"))
+            .bar_style(theme.fg(Role::Chart1))
+            .value_style(theme.fg(Role::Chart1).add_modifier(Modifier::REVERSED))
+            .label_style(theme.fg(Role::Muted))
             .style(Style::default()),
         hist,
     );

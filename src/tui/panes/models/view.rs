@@ -16,7 +16,7 @@ use crate::aws::prewarm::PrewarmStatus;
 use crate::format::time_text;
 use crate::tui::data::{Data, ModelKnowledge};
 use crate::tui::widgets::chart::{fmt_ms, spark, thousands, window_label};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::pane_frame;
 
 /// Points of the inline sparklines.
@@ -42,24 +42,24 @@ fn short_time(epoch: f64) -> String {
 
 fn state_span(run: Option<&RunState>, k: Option<&ModelKnowledge>, theme: &Theme) -> Span<'static> {
     let (text, style): (String, Style) = match run {
-        Some(RunState::Queued) => ("queued".into(), theme.fg("muted")),
-        Some(RunState::Loading) => ("loading…".into(), theme.fg("accent")),
-        Some(RunState::Retrying { attempt, reason }) => (format!("retry {attempt}: {reason}"), theme.fg("status_warn")),
-        Some(RunState::Done(PrewarmStatus::Cold)) => ("✓ loaded (was cold)".into(), theme.fg("status_warn")),
-        Some(RunState::Done(PrewarmStatus::Warm)) => ("✓ already warm".into(), theme.fg("status_ok")),
-        Some(RunState::Done(PrewarmStatus::Failed)) => ("✗ failed".into(), theme.fg("status_error")),
+        Some(RunState::Queued) => ("queued".into(), theme.fg(Role::Muted)),
+        Some(RunState::Loading) => ("loading…".into(), theme.fg(Role::Accent)),
+        Some(RunState::Retrying { attempt, reason }) => (format!("retry {attempt}: {reason}"), theme.fg(Role::StatusWarn)),
+        Some(RunState::Done(PrewarmStatus::Cold)) => ("✓ loaded (was cold)".into(), theme.fg(Role::StatusWarn)),
+        Some(RunState::Done(PrewarmStatus::Warm)) => ("✓ already warm".into(), theme.fg(Role::StatusOk)),
+        Some(RunState::Done(PrewarmStatus::Failed)) => ("✗ failed".into(), theme.fg(Role::StatusError)),
         None => match k {
             Some(ModelKnowledge {
                 prewarmed_at: Some(t), ..
-            }) => (format!("prewarmed {}", short_time(*t)), theme.fg("fg")),
+            }) => (format!("prewarmed {}", short_time(*t)), theme.fg(Role::Fg)),
             Some(ModelKnowledge {
                 last_latency_ms: Some(_),
                 ..
-            }) => ("invoked".into(), theme.fg("fg")),
+            }) => ("invoked".into(), theme.fg(Role::Fg)),
             Some(ModelKnowledge {
                 last_error: Some(_), ..
-            }) => ("failed".into(), theme.fg("status_error")),
-            _ => ("never invoked".into(), theme.fg("muted")),
+            }) => ("failed".into(), theme.fg(Role::StatusError)),
+            _ => ("never invoked".into(), theme.fg(Role::Muted)),
         },
     };
     Span::styled(text, style)
@@ -67,16 +67,16 @@ fn state_span(run: Option<&RunState>, k: Option<&ModelKnowledge>, theme: &Theme)
 
 fn latency_span(k: Option<&ModelKnowledge>, theme: &Theme) -> Span<'static> {
     match k.and_then(|k| k.last_latency_ms.map(|ms| (ms, k.cold))) {
-        Some((ms, Some(true))) => Span::styled(format!("{} cold", fmt_ms(ms)), theme.fg("status_warn")),
-        Some((ms, Some(false))) => Span::styled(format!("{} warm", fmt_ms(ms)), theme.fg("status_ok")),
-        Some((ms, None)) => Span::styled(fmt_ms(ms), theme.fg("fg")),
-        None => Span::styled("-", theme.fg("muted")),
+        Some((ms, Some(true))) => Span::styled(format!("{} cold", fmt_ms(ms)), theme.fg(Role::StatusWarn)),
+        Some((ms, Some(false))) => Span::styled(format!("{} warm", fmt_ms(ms)), theme.fg(Role::StatusOk)),
+        Some((ms, None)) => Span::styled(fmt_ms(ms), theme.fg(Role::Fg)),
+        None => Span::styled("-", theme.fg(Role::Muted)),
     }
 }
 
 fn muted(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
     f.render_widget(
-        Paragraph::new(Span::styled(text.into(), theme.fg("muted"))).wrap(Wrap { trim: false }),
+        Paragraph::new(Span::styled(text.into(), theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
         area,
     );
 }
@@ -91,33 +91,33 @@ fn not_mme(f: &mut Frame, area: Rect, e: &EndpointInfo, data: &Data, theme: &The
         .collect();
     let mut lines = vec![
         Line::from(vec![
-            Span::styled(e.name.clone(), theme.fg("accent").add_modifier(Modifier::BOLD)),
+            Span::styled(e.name.clone(), theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
             Span::styled(
                 " is not a multi-model endpoint.",
-                theme.fg("fg").add_modifier(Modifier::BOLD),
+                theme.fg(Role::Fg).add_modifier(Modifier::BOLD),
             ),
         ]),
         Line::from(""),
         Line::from(Span::styled(
             "Each of its variants serves one model: there is no catalog to list and nothing to prewarm.",
-            theme.fg("fg"),
+            theme.fg(Role::Fg),
         )),
         Line::from(Span::styled(
             "This tab lists the models of a multi-model endpoint (MME): the artifacts under its S3 prefix, what \
              the console saw of each (prewarmed, cold or warm latency, last error) and the endpoint's cache metrics.",
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         )),
         Line::from(""),
     ];
     lines.push(if mmes.is_empty() {
         Line::from(Span::styled(
             "No endpoint of this fleet is multi-model.",
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         ))
     } else {
         Line::from(vec![
-            Span::styled("Pick one marked MME on the Endpoints tab (1): ", theme.fg("fg")),
-            Span::styled(mmes.join(", "), theme.fg("accent")),
+            Span::styled("Pick one marked MME on the Endpoints tab (1): ", theme.fg(Role::Fg)),
+            Span::styled(mmes.join(", "), theme.fg(Role::Accent)),
         ])
     });
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
@@ -125,12 +125,12 @@ fn not_mme(f: &mut Frame, area: Rect, e: &EndpointInfo, data: &Data, theme: &The
 
 /// One line of cache metrics of an MME variant.
 fn metrics_line(data: &Data, e: &EndpointInfo, variant: &str, theme: &Theme) -> Line<'static> {
-    let name = Span::styled(format!("{variant:<12} "), theme.fg("title"));
+    let name = Span::styled(format!("{variant:<12} "), theme.fg(Role::Title));
     let Some((vm, _)) = mme_metrics(data, &e.name, variant) else {
-        return Line::from(vec![name, Span::styled("no metrics yet", theme.fg("muted"))]);
+        return Line::from(vec![name, Span::styled("no metrics yet", theme.fg(Role::Muted))]);
     };
     let values = |m: Metric, stat: &str| vm.series(m, stat).map(|s| s.values.as_slice()).unwrap_or(&[]);
-    let (label, value) = (theme.fg("muted"), theme.fg("fg"));
+    let (label, value) = (theme.fg(Role::Muted), theme.fg(Role::Fg));
     let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map(f).unwrap_or_else(|| "-".into());
     let s = &vm.summary;
     let loaded = values(Metric::LoadedModelCount, "Average");
@@ -142,10 +142,10 @@ fn metrics_line(data: &Data, e: &EndpointInfo, variant: &str, theme: &Theme) -> 
             opt(s.loaded_models_per_instance, &|v| format!("{v:.0}/instance ")),
             value,
         ),
-        Span::styled(spark(loaded, SPARK_WIDTH), theme.fg("chart_1")),
+        Span::styled(spark(loaded, SPARK_WIDTH), theme.fg(Role::Chart1)),
         Span::styled("  cache hit ", label),
         Span::styled(opt(s.cache_hit_ratio, &|v| format!("{:.1}% ", v * 100.0)), value),
-        Span::styled(spark(&hits, SPARK_WIDTH), theme.fg("chart_2")),
+        Span::styled(spark(&hits, SPARK_WIDTH), theme.fg(Role::Chart2)),
         Span::styled("  wait p99 ", label),
         Span::styled(opt(s.model_loading_wait_p99_ms, &fmt_ms), value),
         Span::styled("  download ", label),
@@ -172,21 +172,21 @@ fn progress(f: &mut Frame, area: Rect, run: &PrewarmRun, theme: &Theme) {
             .ratio(ratio.clamp(0.0, 1.0))
             .label(Span::styled(
                 format!("{verb} {}/{}{cancel} ", run.done(), run.total()),
-                theme.fg("title").add_modifier(Modifier::BOLD),
+                theme.fg(Role::Title).add_modifier(Modifier::BOLD),
             ))
             .filled_symbol(symbols::line::THICK_HORIZONTAL)
             .unfilled_symbol(symbols::line::HORIZONTAL)
-            .filled_style(theme.fg("chart_1"))
-            .unfilled_style(theme.fg("border")),
+            .filled_style(theme.fg(Role::Chart1))
+            .unfilled_style(theme.fg(Role::Border)),
         gauge,
     );
     let mut spans = vec![
-        Span::styled(format!("cold {}", run.cold), theme.fg("status_warn")),
-        Span::styled("  ·  ", theme.fg("muted")),
-        Span::styled(format!("warm {}", run.warm), theme.fg("status_ok")),
-        Span::styled("  ·  ", theme.fg("muted")),
-        Span::styled(format!("failed {}", run.failed), theme.fg("status_error")),
-        Span::styled("  ·  ", theme.fg("muted")),
+        Span::styled(format!("cold {}", run.cold), theme.fg(Role::StatusWarn)),
+        Span::styled("  ·  ", theme.fg(Role::Muted)),
+        Span::styled(format!("warm {}", run.warm), theme.fg(Role::StatusOk)),
+        Span::styled("  ·  ", theme.fg(Role::Muted)),
+        Span::styled(format!("failed {}", run.failed), theme.fg(Role::StatusError)),
+        Span::styled("  ·  ", theme.fg(Role::Muted)),
     ];
     match &run.ended {
         None => {
@@ -196,18 +196,18 @@ fn progress(f: &mut Frame, area: Rect, run: &PrewarmRun, theme: &Theme) {
                 .filter(|s| !matches!(s, RunState::Done(_) | RunState::Queued));
             spans.push(Span::styled(
                 format!("{} in flight", loading.count()),
-                theme.fg("accent"),
+                theme.fg(Role::Accent),
             ));
             if let Some(r) = &run.last_retry {
-                spans.push(Span::styled(format!("  ·  retrying {r}"), theme.fg("status_warn")));
+                spans.push(Span::styled(format!("  ·  retrying {r}"), theme.fg(Role::StatusWarn)));
             }
         }
-        Some(RunEnd::Finished) => spans.push(Span::styled("done", theme.fg("status_ok"))),
+        Some(RunEnd::Finished) => spans.push(Span::styled("done", theme.fg(Role::StatusOk))),
         Some(RunEnd::Cancelled) => spans.push(Span::styled(
             format!("cancelled after {} of {}", run.done(), run.total()),
-            theme.fg("status_warn"),
+            theme.fg(Role::StatusWarn),
         )),
-        Some(RunEnd::Failed(e)) => spans.push(Span::styled(format!("failed: {e}"), theme.fg("status_error"))),
+        Some(RunEnd::Failed(e)) => spans.push(Span::styled(format!("failed: {e}"), theme.fg(Role::StatusError))),
     }
     f.render_widget(Paragraph::new(Line::from(spans)), text);
 }
@@ -263,8 +263,8 @@ impl ModelsPane {
     }
 
     fn info_line(&self, f: &mut Frame, area: Rect, data: &Data, e: &EndpointInfo, prefix: &str, theme: &Theme) {
-        let (label, value) = (theme.fg("muted"), theme.fg("fg"));
-        let mut spans = vec![Span::styled(prefix.to_string(), theme.fg("accent"))];
+        let (label, value) = (theme.fg(Role::Muted), theme.fg(Role::Fg));
+        let mut spans = vec![Span::styled(prefix.to_string(), theme.fg(Role::Accent))];
         match data.catalogs.get(&e.name) {
             Some(cat) => {
                 spans.push(Span::styled("  ·  ", label));
@@ -286,7 +286,7 @@ impl ModelsPane {
             None => match data.catalog_errors.get(&e.name) {
                 Some(err) => spans.push(Span::styled(
                     format!("  ·  listing failed: {err} (c retries)"),
-                    theme.fg("status_error"),
+                    theme.fg(Role::StatusError),
                 )),
                 None => spans.push(Span::styled("  ·  listing…", label)),
             },
@@ -295,7 +295,7 @@ impl ModelsPane {
             spans.push(Span::styled("  ·  ", label));
             spans.push(Span::styled(
                 format!("{} marked", thousands(self.marked.len())),
-                theme.fg("accent").add_modifier(Modifier::BOLD),
+                theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
             ));
         }
         let window = e
@@ -350,7 +350,7 @@ impl ModelsPane {
                 let k = data.models.get(&(e.name.clone(), m.key.clone()));
                 let mark = if self.marked.contains(&m.key) { "●" } else { " " };
                 let row = Row::new(vec![
-                    Cell::from(Span::styled(mark, theme.fg("accent"))),
+                    Cell::from(Span::styled(mark, theme.fg(Role::Accent))),
                     // ♨: in the warm set (models that should stay loaded).
                     Cell::from(if data.warm_set.contains(&e.name, &m.key) {
                         format!("♨ {}", m.key)
@@ -367,18 +367,18 @@ impl ModelsPane {
                     Cell::from(latency_span(k, theme)),
                     Cell::from(Span::styled(
                         k.and_then(|k| k.last_error.clone()).unwrap_or_default(),
-                        theme.fg("status_error"),
+                        theme.fg(Role::StatusError),
                     )),
                 ]);
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
-                    row.style(theme.fg("fg"))
+                    row.style(theme.fg(Role::Fg))
                 }
             })
             .collect();
         let header = Row::new(["", "MODEL", "SIZE", "MODIFIED", "STATE", "LAST LATENCY", "LAST ERROR"])
-            .style(theme.fg("title").add_modifier(Modifier::BOLD));
+            .style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
         let widths = [
             Constraint::Length(1),
             Constraint::Fill(5),

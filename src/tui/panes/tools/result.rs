@@ -9,7 +9,7 @@ use super::{ToolCall, ToolCallState, ToolsPane};
 use crate::format::bar;
 use crate::mcp::CallError;
 use crate::mcp::events::LogSource;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 fn ms(d: std::time::Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
@@ -21,18 +21,18 @@ fn progress_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
     } else {
         format!("calling {}…  (Esc cancels)", c.tool)
     };
-    lines.push(Line::from(Span::styled(what, theme.fg("status_warn"))));
+    lines.push(Line::from(Span::styled(what, theme.fg(Role::StatusWarn))));
     if let Some(p) = &c.progress {
         let (bar, count) = match (p.fraction(), p.total) {
             (Some(f), Some(t)) => (bar(f, 24), format!(" {}/{} ({:.0}%)", p.progress, t, f * 100.0)),
             _ => (bar(0.0, 24), format!(" {} so far", p.progress)),
         };
         lines.push(Line::from(vec![
-            Span::styled(bar, theme.fg("accent")),
-            Span::styled(count, theme.fg("fg")),
+            Span::styled(bar, theme.fg(Role::Accent)),
+            Span::styled(count, theme.fg(Role::Fg)),
         ]));
         if let Some(m) = &p.message {
-            lines.push(Line::from(Span::styled(m.clone(), theme.fg("muted"))));
+            lines.push(Line::from(Span::styled(m.clone(), theme.fg(Role::Muted))));
         }
     }
 }
@@ -41,27 +41,27 @@ fn answer_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
     match &c.last {
         Some(Ok(o)) => {
             let (head, role) = if o.result.is_error {
-                ("✗ the tool reported an error (isError)".to_string(), "status_error")
+                ("✗ the tool reported an error (isError)".to_string(), Role::StatusError)
             } else {
-                ("✓ ok".to_string(), "status_ok")
+                ("✓ ok".to_string(), Role::StatusOk)
             };
             let mut spans = vec![
                 Span::styled(head, theme.fg(role).add_modifier(Modifier::BOLD)),
-                Span::styled(format!(" · {}", ms(o.duration)), theme.fg("fg")),
+                Span::styled(format!(" · {}", ms(o.duration)), theme.fg(Role::Fg)),
             ];
             if o.progress > 0 {
                 spans.push(Span::styled(
                     format!(" · {} progress notifications", o.progress),
-                    theme.fg("muted"),
+                    theme.fg(Role::Muted),
                 ));
             }
             lines.push(Line::from(spans));
-            let text_role = if o.result.is_error { "status_error" } else { "fg" };
+            let text_role = if o.result.is_error { Role::StatusError } else { Role::Fg };
             for l in c.last_text.lines() {
                 let role = if l.starts_with("structured content") || l.starts_with('[') {
-                    "title"
+                    Role::Title
                 } else if l.starts_with("ERROR") {
-                    "status_error"
+                    Role::StatusError
                 } else {
                     text_role
                 };
@@ -70,7 +70,7 @@ fn answer_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
         }
         Some(Err(CallError::Cancelled)) => lines.push(Line::from(Span::styled(
             "cancelled: notifications/cancelled was sent",
-            theme.fg("status_warn"),
+            theme.fg(Role::StatusWarn),
         ))),
         Some(Err(e)) => {
             let class = match e {
@@ -81,9 +81,9 @@ fn answer_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
             };
             lines.push(Line::from(Span::styled(
                 format!("✗ {class}"),
-                theme.fg("status_error").add_modifier(Modifier::BOLD),
+                theme.fg(Role::StatusError).add_modifier(Modifier::BOLD),
             )));
-            lines.push(Line::from(Span::styled(e.to_string(), theme.fg("status_error"))));
+            lines.push(Line::from(Span::styled(e.to_string(), theme.fg(Role::StatusError))));
         }
         None => {}
     }
@@ -94,7 +94,7 @@ pub(super) fn result_lines(call: Option<&ToolCall>, theme: &Theme) -> Vec<Line<'
     let Some(c) = call else {
         return vec![Line::from(Span::styled(
             "no call yet: fill the arguments, then Ctrl-S or F5",
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         ))];
     };
     let mut lines = Vec::new();
@@ -104,16 +104,16 @@ pub(super) fn result_lines(call: Option<&ToolCall>, theme: &Theme) -> Vec<Line<'
                 "{} calls · {} ok · {} isError · {} failed",
                 c.done, c.ok, c.tool_errors, c.failed
             ),
-            theme.fg("fg"),
+            theme.fg(Role::Fg),
         )));
         if let Some(p) = c.stats.percentiles() {
             lines.push(Line::from(Span::styled(
                 format!("p50 {:.1}  p95 {:.1}  p99 {:.1} ms", p.p50_ms, p.p95_ms, p.p99_ms),
-                theme.fg("accent").add_modifier(Modifier::BOLD),
+                theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
             )));
             lines.push(Line::from(Span::styled(
                 format!("min {:.1}  max {:.1}  mean {:.1} ms", p.min_ms, p.max_ms, p.mean_ms),
-                theme.fg("muted"),
+                theme.fg(Role::Muted),
             )));
         }
         lines.push(Line::from(""));
@@ -123,17 +123,17 @@ pub(super) fn result_lines(call: Option<&ToolCall>, theme: &Theme) -> Vec<Line<'
             progress_lines(c, theme, &mut lines);
             if c.repeat > 1 && c.last.is_some() {
                 lines.push(Line::from(""));
-                lines.push(Line::from(Span::styled("Last answer", theme.fg("title"))));
+                lines.push(Line::from(Span::styled("Last answer", theme.fg(Role::Title))));
                 answer_lines(c, theme, &mut lines);
             }
         }
         ToolCallState::Cancelled if c.last.is_none() => lines.push(Line::from(Span::styled(
             "cancelled: notifications/cancelled was sent",
-            theme.fg("status_warn"),
+            theme.fg(Role::StatusWarn),
         ))),
         _ => {
             if c.repeat > 1 {
-                lines.push(Line::from(Span::styled("Last answer", theme.fg("title"))));
+                lines.push(Line::from(Span::styled("Last answer", theme.fg(Role::Title))));
             }
             answer_lines(c, theme, &mut lines);
         }
@@ -146,23 +146,23 @@ pub(super) fn log_lines(p: &ToolsPane, theme: &Theme, n: usize) -> Vec<Line<'sta
     let Some(log) = p.log() else {
         return vec![Line::from(Span::styled(
             "no log: the server is not connected",
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         ))];
     };
     let tail = log.tail(n);
     if tail.is_empty() {
-        return vec![Line::from(Span::styled("the log is empty", theme.fg("muted")))];
+        return vec![Line::from(Span::styled("the log is empty", theme.fg(Role::Muted)))];
     }
     tail.into_iter()
         .map(|l| {
             let (src, role) = match &l.source {
-                LogSource::Stderr => ("stderr".to_string(), "status_warn"),
-                LogSource::Notification(level) => (level.clone(), "accent"),
-                LogSource::Client => ("client".to_string(), "muted"),
+                LogSource::Stderr => ("stderr".to_string(), Role::StatusWarn),
+                LogSource::Notification(level) => (level.clone(), Role::Accent),
+                LogSource::Client => ("client".to_string(), Role::Muted),
             };
             Line::from(vec![
                 Span::styled(format!("{src:<7} "), theme.fg(role)),
-                Span::styled(l.text, theme.fg("fg")),
+                Span::styled(l.text, theme.fg(Role::Fg)),
             ])
         })
         .collect()
@@ -173,20 +173,20 @@ pub(super) fn history_lines(p: &ToolsPane, theme: &Theme) -> Vec<Line<'static>> 
     let calls = p.tool_calls();
     let mut lines = vec![Line::from(Span::styled(
         format!("{:<5} {:<6} {:<10} RESULT", "#", "N", "DURATION"),
-        theme.fg("header").add_modifier(Modifier::BOLD),
+        theme.fg(Role::Header).add_modifier(Modifier::BOLD),
     ))];
     for (row, &i) in calls.iter().enumerate() {
         let c = &p.history[i];
         let duration = c.last_duration().map(ms).unwrap_or_else(|| "-".into());
         let role = match (&c.last, c.state) {
-            (_, ToolCallState::Running) => "status_warn",
-            (Some(Ok(o)), _) if !o.result.is_error && c.failed == 0 && c.tool_errors == 0 => "status_ok",
-            _ => "status_error",
+            (_, ToolCallState::Running) => Role::StatusWarn,
+            (Some(Ok(o)), _) if !o.result.is_error && c.failed == 0 && c.tool_errors == 0 => Role::StatusOk,
+            _ => Role::StatusError,
         };
         let mut line = Line::from(vec![
             Span::styled(
                 format!("#{:<4} ×{:<5} {:<10} ", c.number, c.repeat, duration),
-                theme.fg("fg"),
+                theme.fg(Role::Fg),
             ),
             Span::styled(c.summary(), theme.fg(role)),
         ]);

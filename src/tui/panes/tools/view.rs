@@ -13,7 +13,7 @@ use super::result::{history_lines, log_lines, result_lines};
 use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::title;
 
 fn block(text: String, focused: bool, theme: &Theme) -> Block<'static> {
@@ -27,11 +27,11 @@ fn block(text: String, focused: bool, theme: &Theme) -> Block<'static> {
 pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
     if p.servers.is_empty() {
         let text = vec![
-            Line::from(Span::styled("no MCP servers configured", theme.fg("fg"))),
+            Line::from(Span::styled("no MCP servers configured", theme.fg(Role::Fg))),
             Line::from(Span::styled(
                 "pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (the mcpServers format of Claude \
                  Desktop, Cursor and the MCP Inspector); `sagedeck demo` registers its own demo server",
-                theme.fg("muted"),
+                theme.fg(Role::Muted),
             )),
         ];
         f.render_widget(
@@ -66,26 +66,26 @@ fn render_servers(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
                 connect_ms,
             } => (
                 "●",
-                "status_ok",
+                Role::StatusOk,
                 format!("{protocol_version} · {} tools · {connect_ms:.0}ms", s.tools.len()),
             ),
-            ServerStatus::Connecting => ("◌", "status_warn", "connecting…".to_string()),
-            ServerStatus::Failed { reason, .. } => ("✗", "status_error", reason.clone()),
-            ServerStatus::Idle => ("○", "status_unknown", "not connected".to_string()),
-            ServerStatus::Disconnected => ("○", "status_unknown", "disconnected".to_string()),
+            ServerStatus::Connecting => ("◌", Role::StatusWarn, "connecting…".to_string()),
+            ServerStatus::Failed { reason, .. } => ("✗", Role::StatusError, reason.clone()),
+            ServerStatus::Idle => ("○", Role::StatusUnknown, "not connected".to_string()),
+            ServerStatus::Disconnected => ("○", Role::StatusUnknown, "disconnected".to_string()),
         };
         let mut head = Line::from(vec![
             Span::styled(format!("{glyph} "), theme.fg(role)),
             Span::styled(
                 format!("{} ({})", s.name, s.transport),
-                theme.fg("fg").add_modifier(Modifier::BOLD),
+                theme.fg(Role::Fg).add_modifier(Modifier::BOLD),
             ),
         ]);
         if i == p.server_cursor {
             head = head.style(theme.selection());
         }
         lines.push(head);
-        let detail_role = if role == "status_ok" { "muted" } else { role };
+        let detail_role = if role == Role::StatusOk { Role::Muted } else { role };
         lines.push(Line::from(Span::styled(
             format!("  {}", truncate(&detail, w.saturating_sub(2))),
             theme.fg(detail_role),
@@ -106,10 +106,10 @@ fn render_tools(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
     let mut lines = Vec::new();
     if s.tools.is_empty() {
         let (text, role) = match &s.status {
-            ServerStatus::Connected { .. } => ("this server offers no tools".to_string(), "muted"),
-            ServerStatus::Connecting => ("connecting…".to_string(), "status_warn"),
-            ServerStatus::Failed { reason, .. } => (format!("failed: {reason}"), "status_error"),
-            _ => ("not connected: c connects".to_string(), "muted"),
+            ServerStatus::Connected { .. } => ("this server offers no tools".to_string(), Role::Muted),
+            ServerStatus::Connecting => ("connecting…".to_string(), Role::StatusWarn),
+            ServerStatus::Failed { reason, .. } => (format!("failed: {reason}"), Role::StatusError),
+            _ => ("not connected: c connects".to_string(), Role::Muted),
         };
         lines.push(Line::from(Span::styled(text, theme.fg(role))));
     }
@@ -117,11 +117,11 @@ fn render_tools(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
     let top = p.tool_cursor.saturating_sub(h.saturating_sub(1));
     for (i, t) in s.tools.iter().enumerate().skip(top).take(h.max(1)) {
         let a = t.annotations.as_ref();
-        let mut spans = vec![Span::styled(t.name.to_string(), theme.fg("fg"))];
+        let mut spans = vec![Span::styled(t.name.to_string(), theme.fg(Role::Fg))];
         if a.and_then(|a| a.read_only_hint) == Some(true) {
-            spans.push(Span::styled(" ro", theme.fg("status_ok")));
+            spans.push(Span::styled(" ro", theme.fg(Role::StatusOk)));
         } else if a.and_then(|a| a.destructive_hint) == Some(true) {
-            spans.push(Span::styled(" ⚠ destructive", theme.fg("danger")));
+            spans.push(Span::styled(" ⚠ destructive", theme.fg(Role::Danger)));
         }
         let mut line = Line::from(spans);
         if i == p.tool_cursor {
@@ -142,7 +142,7 @@ fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &
     let b = block(" Tool ".into(), false, theme).padding(Padding::horizontal(1));
     let Some(t) = p.selected_tool() else {
         f.render_widget(
-            Paragraph::new(Span::styled("select a server, then a tool", theme.fg("muted")))
+            Paragraph::new(Span::styled("select a server, then a tool", theme.fg(Role::Muted)))
                 .style(theme.base())
                 .block(b),
             area,
@@ -152,57 +152,57 @@ fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &
     let w = area.width.saturating_sub(4) as usize;
     let mut first = vec![Span::styled(
         t.name.to_string(),
-        theme.fg("accent").add_modifier(Modifier::BOLD),
+        theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
     )];
     if let Some(title) = &t.title {
-        first.push(Span::styled(format!(" — {title}"), theme.fg("fg")));
+        first.push(Span::styled(format!(" — {title}"), theme.fg(Role::Fg)));
     }
     if let Some(a) = &t.annotations {
-        let flag = |v: Option<bool>, text: &'static str, role: &'static str| {
+        let flag = |v: Option<bool>, text: &'static str, role: Role| {
             (v == Some(true)).then(|| Span::styled(format!("  [{text}]"), theme.fg(role)))
         };
-        first.extend(flag(a.read_only_hint, "read-only", "status_ok"));
-        first.extend(flag(a.destructive_hint, "destructive", "danger"));
-        first.extend(flag(a.idempotent_hint, "idempotent", "muted"));
-        first.extend(flag(a.open_world_hint, "open-world", "muted"));
+        first.extend(flag(a.read_only_hint, "read-only", Role::StatusOk));
+        first.extend(flag(a.destructive_hint, "destructive", Role::Danger));
+        first.extend(flag(a.idempotent_hint, "idempotent", Role::Muted));
+        first.extend(flag(a.open_world_hint, "open-world", Role::Muted));
     }
     let description = t.description.as_deref().unwrap_or("(no description)");
     let mut lines = vec![
         Line::from(first),
-        Line::from(Span::styled(truncate(description, w), theme.fg("muted"))),
+        Line::from(Span::styled(truncate(description, w), theme.fg(Role::Muted))),
     ];
     lines.push(match p.endpoint_link() {
         None => Line::from(Span::styled(
             "no SageMaker endpoint named by this tool",
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         )),
         Some(l) => {
             let mut spans = vec![
-                Span::styled("⇄ endpoint ", theme.fg("muted")),
-                Span::styled(l.endpoint.clone(), theme.fg("fg").add_modifier(Modifier::BOLD)),
+                Span::styled("⇄ endpoint ", theme.fg(Role::Muted)),
+                Span::styled(l.endpoint.clone(), theme.fg(Role::Fg).add_modifier(Modifier::BOLD)),
             ];
             match data.endpoint(&l.endpoint) {
                 Some(e) => {
                     spans.push(Span::styled(format!(" · {}", e.status), theme.status(&e.status)));
                     let p99 = data.p99(e).map(|v| format!("{v:.1} ms")).unwrap_or_else(|| "—".into());
-                    spans.push(Span::styled(format!(" · p99 {p99}"), theme.fg("fg")));
+                    spans.push(Span::styled(format!(" · p99 {p99}"), theme.fg(Role::Fg)));
                 }
-                None if data.loaded => spans.push(Span::styled(" · not in the inventory", theme.fg("status_warn"))),
-                None => spans.push(Span::styled(" · loading…", theme.fg("muted"))),
+                None if data.loaded => spans.push(Span::styled(" · not in the inventory", theme.fg(Role::StatusWarn))),
+                None => spans.push(Span::styled(" · loading…", theme.fg(Role::Muted))),
             }
             if let Some(v) = &l.invoked_variant {
-                spans.push(Span::styled(format!(" · variant {v}"), theme.fg("fg")));
+                spans.push(Span::styled(format!(" · variant {v}"), theme.fg(Role::Fg)));
             }
             if let Some(m) = &l.target_model {
-                spans.push(Span::styled(format!(" · model {m}"), theme.fg("fg")));
+                spans.push(Span::styled(format!(" · model {m}"), theme.fg(Role::Fg)));
             }
             if let Some(n) = l.attempts {
                 spans.push(Span::styled(
                     format!(" · {n} attempt{}", if n == 1 { "" } else { "s" }),
-                    theme.fg("fg"),
+                    theme.fg(Role::Fg),
                 ));
             }
-            spans.push(Span::styled("  g/G jumps", theme.fg("muted")));
+            spans.push(Span::styled("  g/G jumps", theme.fg(Role::Muted)));
             Line::from(spans)
         }
     });
@@ -218,14 +218,14 @@ fn render_form(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         return;
     };
     let (state, role) = if focus == Focus::Raw && tf.raw_error.is_some() {
-        ("✗ not JSON".to_string(), "status_error")
+        ("✗ not JSON".to_string(), Role::StatusError)
     } else if tf.form.is_valid() {
-        ("✓ valid".to_string(), "status_ok")
+        ("✓ valid".to_string(), Role::StatusOk)
     } else {
         let n = tf.form.errors.len();
         (
             format!("✗ {n} problem{}", if n == 1 { "" } else { "s" }),
-            "status_error",
+            Role::StatusError,
         )
     };
     let mode = if focus == Focus::Raw { "raw JSON" } else { "form" };
@@ -234,19 +234,19 @@ fn render_form(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         Span::styled(format!("{state} "), theme.fg(role).add_modifier(Modifier::BOLD)),
     ];
     if focus == Focus::Repeat {
-        heading.push(Span::styled(format!("· repeat ×{repeat}▏ "), theme.fg("accent")));
+        heading.push(Span::styled(format!("· repeat ×{repeat}▏ "), theme.fg(Role::Accent)));
     } else if !repeat.is_empty() && repeat != "1" {
-        heading.push(Span::styled(format!("· repeat ×{repeat} "), theme.fg("accent")));
+        heading.push(Span::styled(format!("· repeat ×{repeat} "), theme.fg(Role::Accent)));
     }
     let bottom = match (&notice, focus) {
-        (Some(n), _) => Span::styled(format!(" {n} "), theme.fg("status_error").add_modifier(Modifier::BOLD)),
+        (Some(n), _) => Span::styled(format!(" {n} "), theme.fg(Role::StatusError).add_modifier(Modifier::BOLD)),
         (None, Focus::Raw) => match &tf.raw_error {
-            Some(e) => Span::styled(format!(" {e} "), theme.fg("status_error")),
-            None => Span::styled(" Esc returns to the form ", theme.fg("muted")),
+            Some(e) => Span::styled(format!(" {e} "), theme.fg(Role::StatusError)),
+            None => Span::styled(" Esc returns to the form ", theme.fg(Role::Muted)),
         },
         (None, _) => Span::styled(
             format!(" {} ", tf.form.help_line().unwrap_or_default()),
-            theme.fg("muted"),
+            theme.fg(Role::Muted),
         ),
     };
     let focused = matches!(focus, Focus::Form | Focus::Raw | Focus::Repeat);

@@ -16,7 +16,7 @@ use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
 use weight_editor::WeightEditor;
@@ -41,8 +41,8 @@ pub fn baseline_index(e: &EndpointInfo) -> Option<usize> {
 }
 
 /// The theme role of a variant: `baseline` or `canary`.
-pub fn role(is_baseline: bool) -> &'static str {
-    if is_baseline { "baseline" } else { "canary" }
+pub fn role(is_baseline: bool) -> Role {
+    if is_baseline { Role::Baseline } else { Role::Canary }
 }
 
 /// The bar glyph of the `n`-th variant, given which one is the baseline.
@@ -217,7 +217,7 @@ impl Pane for VariantsPane {
             None => " Variants ".to_string(),
         };
         let inner = pane_frame(f, area, title, true, theme);
-        let muted = theme.fg("muted");
+        let muted = theme.fg(Role::Muted);
         let message = |f: &mut Frame, text: String| {
             f.render_widget(Paragraph::new(Span::styled(text, muted)), inner);
         };

@@ -10,25 +10,25 @@ use ratatui::widgets::{Cell, Row, Table};
 use super::{VariantsPane, baseline_index, following, glyph, num, observed_shares, pct, role, split_bar};
 use crate::aws::inventory::{EndpointInfo, VariantInfo};
 use crate::tui::data::Data;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 impl VariantsPane {
     pub(super) fn header_line(e: &EndpointInfo, theme: &Theme) -> Line<'static> {
         let base = baseline_index(e);
-        let muted = theme.fg("muted");
+        let muted = theme.fg(Role::Muted);
         let mut spans = vec![
-            Span::styled(e.name.clone(), theme.fg("fg").add_modifier(Modifier::BOLD)),
+            Span::styled(e.name.clone(), theme.fg(Role::Fg).add_modifier(Modifier::BOLD)),
             Span::raw("  "),
             Span::styled(e.status.clone(), theme.status(&e.status)),
         ];
         if let Some(c) = &e.config_name {
             spans.push(Span::styled("  config ", muted));
-            spans.push(Span::styled(c.clone(), theme.fg("fg")));
+            spans.push(Span::styled(c.clone(), theme.fg(Role::Fg)));
         }
         spans.push(Span::styled(format!("  {} variants", e.variants.len()), muted));
         for (i, v) in e.variants.iter().enumerate() {
             let is_base = Some(i) == base;
-            spans.push(Span::styled(format!("  {} ", role(is_base)), muted));
+            spans.push(Span::styled(format!("  {} ", role(is_base).name()), muted));
             spans.push(Span::styled(
                 v.name.clone(),
                 theme.fg(role(is_base)).add_modifier(Modifier::BOLD),
@@ -57,11 +57,11 @@ impl VariantsPane {
                 let is_base = Some(i) == base;
                 let r = theme.fg(role(is_base));
                 let s = data.summary(&e.name, &v.name);
-                let moving = theme.fg("status_warn").add_modifier(Modifier::BOLD);
+                let moving = theme.fg(Role::StatusWarn).add_modifier(Modifier::BOLD);
                 let desired_style = if v.desired_weight != v.current_weight {
                     moving
                 } else {
-                    theme.fg("fg")
+                    theme.fg(Role::Fg)
                 };
                 let inst = if v.desired_instances != v.current_instances {
                     format!("{} → {}", v.current_instances, v.desired_instances)
@@ -73,16 +73,16 @@ impl VariantsPane {
                 } else {
                     v.statuses.join(",")
                 };
-                let status_style = v.statuses.last().map(|s| theme.status(s)).unwrap_or(theme.fg("muted"));
+                let status_style = v.statuses.last().map(|s| theme.status(s)).unwrap_or(theme.fg(Role::Muted));
                 let err = s.and_then(|s| s.error_rate_5xx);
                 let err_style = if err.unwrap_or(0.0) > 0.01 {
-                    theme.fg("status_error")
+                    theme.fg(Role::StatusError)
                 } else {
-                    theme.fg("fg")
+                    theme.fg(Role::Fg)
                 };
                 let row = Row::new(vec![
                     Cell::from(Span::styled(
-                        format!("{} {}", glyph(i, base), role(is_base).to_uppercase()),
+                        format!("{} {}", glyph(i, base), role(is_base).name().to_uppercase()),
                         r.add_modifier(Modifier::BOLD),
                     )),
                     Cell::from(Span::styled(v.name.clone(), r)),
@@ -94,7 +94,7 @@ impl VariantsPane {
                         if v.desired_instances != v.current_instances {
                             moving
                         } else {
-                            theme.fg("fg")
+                            theme.fg(Role::Fg)
                         },
                     )),
                     Cell::from(Span::styled(status, status_style)),
@@ -118,7 +118,7 @@ impl VariantsPane {
                 if i == self.cursor {
                     row.style(theme.selection())
                 } else {
-                    row.style(theme.fg("fg"))
+                    row.style(theme.fg(Role::Fg))
                 }
             })
             .collect();
@@ -139,7 +139,7 @@ impl VariantsPane {
             ]
             .map(Cell::from),
         )
-        .style(theme.fg("title").add_modifier(Modifier::BOLD));
+        .style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
         let name_width = e.variants.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
         let widths = [
             Constraint::Length(10),
@@ -162,7 +162,7 @@ impl VariantsPane {
         let base = baseline_index(e);
         let legend_w: usize = e.variants.iter().map(|v| v.name.chars().count() + 10).sum::<usize>() + 15;
         let bar_w = width.saturating_sub(22 + legend_w).clamp(10, 60);
-        let muted = theme.fg("muted");
+        let muted = theme.fg(Role::Muted);
         let parts = |shares: &[f64]| -> Vec<(f64, Style, &'static str)> {
             shares
                 .iter()
@@ -175,15 +175,15 @@ impl VariantsPane {
             for (i, (v, s)) in e.variants.iter().zip(shares).enumerate() {
                 let st = theme.fg(role(Some(i) == base));
                 out.push(Span::styled(format!("  {} ", glyph(i, base)), st));
-                out.push(Span::styled(format!("{} {}", v.name, pct(*s)), theme.fg("fg")));
+                out.push(Span::styled(format!("{} {}", v.name, pct(*s)), theme.fg(Role::Fg)));
             }
             out
         };
         let configured: Vec<f64> = e.variants.iter().map(|v| v.traffic_share).collect();
-        let mut first = vec![Span::styled(" Traffic   configured ", theme.fg("title"))];
+        let mut first = vec![Span::styled(" Traffic   configured ", theme.fg(Role::Title))];
         first.extend(split_bar(&parts(&configured), bar_w, muted));
         first.extend(legend(&configured));
-        let mut second = vec![Span::styled("           observed   ", theme.fg("title"))];
+        let mut second = vec![Span::styled("           observed   ", theme.fg(Role::Title))];
         match observed_shares(data, e) {
             Some(obs) => {
                 second.extend(split_bar(&parts(&obs), bar_w, muted));
@@ -208,26 +208,26 @@ impl VariantsPane {
         if !follow && !moving {
             return Vec::new();
         }
-        let muted = theme.fg("muted");
+        let muted = theme.fg(Role::Muted);
         if matches!(e.status.as_str(), "Failed" | "UpdateRollbackFailed" | "OutOfService") {
             let why = e.failure_reason.clone().unwrap_or_else(|| "no reason given".into());
             return vec![Line::from(vec![
-                Span::styled(" Update    ", theme.fg("title")),
+                Span::styled(" Update    ", theme.fg(Role::Title)),
                 Span::styled(format!("{}: {why}", e.status), theme.status(&e.status)),
             ])];
         }
         let done = e.status == "InService";
         let step = |label: &str, on: bool, current: bool| {
             let style = if current {
-                theme.fg("accent").add_modifier(Modifier::BOLD)
+                theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
             } else if on {
-                theme.fg("status_ok")
+                theme.fg(Role::StatusOk)
             } else {
                 muted
             };
             Span::styled(format!("{} {label}", if on { "●" } else { "○" }), style)
         };
-        let mut steps = vec![Span::styled(" Update    ", theme.fg("title"))];
+        let mut steps = vec![Span::styled(" Update    ", theme.fg(Role::Title))];
         if follow {
             steps.push(step("sent", true, false));
             steps.push(Span::styled(" ── ", muted));
@@ -249,33 +249,33 @@ impl VariantsPane {
         let filled = (ratio * bar_w as f64).round() as usize;
         let gauge = vec![
             Span::raw("           "),
-            Span::styled("━".repeat(filled), theme.fg("accent")),
+            Span::styled("━".repeat(filled), theme.fg(Role::Accent)),
             Span::styled("─".repeat(bar_w - filled), muted),
             Span::styled(
                 format!(
                     "  {converged}/{} variants at their desired weight and count",
                     e.variants.len()
                 ),
-                theme.fg("fg"),
+                theme.fg(Role::Fg),
             ),
         ];
         let mut each = vec![Span::raw("           ")];
         for v in &e.variants {
             let ok = settled(v);
-            each.push(Span::styled(format!("{} ", v.name), theme.fg("fg")));
+            each.push(Span::styled(format!("{} ", v.name), theme.fg(Role::Fg)));
             each.push(Span::styled(
                 format!("weight {} → {}", num(v.current_weight), num(v.desired_weight)),
-                if ok { theme.fg("fg") } else { theme.fg("status_warn") },
+                if ok { theme.fg(Role::Fg) } else { theme.fg(Role::StatusWarn) },
             ));
             if v.current_instances != v.desired_instances {
                 each.push(Span::styled(
                     format!(", instances {} → {}", v.current_instances, v.desired_instances),
-                    theme.fg("status_warn"),
+                    theme.fg(Role::StatusWarn),
                 ));
             }
             each.push(Span::styled(
                 if ok { " ✓   " } else { " …   " },
-                if ok { theme.fg("status_ok") } else { muted },
+                if ok { theme.fg(Role::StatusOk) } else { muted },
             ));
         }
         vec![Line::from(steps), Line::from(gauge), Line::from(each)]
@@ -286,14 +286,14 @@ impl VariantsPane {
             return Vec::new();
         };
         let is_base = baseline_index(e) == Some(self.cursor);
-        let muted = theme.fg("muted");
-        let fg = theme.fg("fg");
+        let muted = theme.fg(Role::Muted);
+        let fg = theme.fg(Role::Fg);
         let mut first = vec![
             Span::styled(
                 format!(" {} ", v.name),
                 theme.fg(role(is_base)).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(format!("({}) ", role(is_base)), theme.fg(role(is_base))),
+            Span::styled(format!("({}) ", role(is_base).name()), theme.fg(role(is_base))),
             Span::styled(" model ", muted),
             Span::styled(v.model_name.clone().unwrap_or_else(|| "-".into()), fg),
             Span::styled("  instances ", muted),

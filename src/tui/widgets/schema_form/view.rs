@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Kind, Node, SchemaForm};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 
 fn type_name(n: &Node) -> &'static str {
     match n.kind {
@@ -89,7 +89,7 @@ impl SchemaForm {
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
         if self.rows.is_empty() {
             f.render_widget(
-                Paragraph::new(Span::styled("this tool takes no arguments", theme.fg("muted"))).style(theme.base()),
+                Paragraph::new(Span::styled("this tool takes no arguments", theme.fg(Role::Muted))).style(theme.base()),
                 area,
             );
             return;
@@ -119,21 +119,21 @@ impl SchemaForm {
                 label.push_str(&" ".repeat(label_w - w));
             }
             let label_style = if n.required {
-                theme.fg("fg").add_modifier(Modifier::BOLD)
+                theme.fg(Role::Fg).add_modifier(Modifier::BOLD)
             } else {
-                theme.fg("fg")
+                theme.fg(Role::Fg)
             };
             let (value, placeholder) = value_text(n);
             let mut value_style = if placeholder {
-                theme.fg("muted")
+                theme.fg(Role::Muted)
             } else {
-                theme.fg("accent")
+                theme.fg(Role::Accent)
             };
             let mut spans = vec![Span::styled(format!("{label} "), label_style)];
             if here && self.editing {
-                value_style = theme.fg("fg");
+                value_style = theme.fg(Role::Fg);
                 spans.push(Span::styled(n.text.clone(), value_style));
-                spans.push(Span::styled("▏", theme.fg("accent").add_modifier(Modifier::BOLD)));
+                spans.push(Span::styled("▏", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)));
             } else {
                 spans.push(Span::styled(value, value_style));
             }
@@ -142,7 +142,7 @@ impl SchemaForm {
             {
                 spans.push(Span::styled(
                     format!("  ✗ {e}"),
-                    theme.fg("status_error").add_modifier(Modifier::BOLD),
+                    theme.fg(Role::StatusError).add_modifier(Modifier::BOLD),
                 ));
             }
             let mut line = Line::from(spans);

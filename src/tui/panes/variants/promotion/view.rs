@@ -13,7 +13,7 @@ use crate::aws::promote::{Mode, Phase, PlanState, Verdict};
 use crate::aws::promote_gate::GateReport;
 use crate::aws::promote_run::Question;
 use crate::tui::panes::variants::num;
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::{centered, modal, title};
 
 /// `45s`, `5m`, `1h30m`, `2m05s`.
@@ -91,12 +91,12 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         return match &p.error {
             Some(e) => vec![Line::from(Span::styled(
                 format!("promotion: {e}"),
-                theme.fg("status_error"),
+                theme.fg(Role::StatusError),
             ))],
-            None => vec![Line::from(Span::styled("promotion starting…", theme.fg("muted")))],
+            None => vec![Line::from(Span::styled("promotion starting…", theme.fg(Role::Muted)))],
         };
     };
-    let muted = theme.fg("muted");
+    let muted = theme.fg(Role::Muted);
     let g = &s.spec.gates;
     let mode = match s.spec.mode {
         Mode::Auto => "auto",
@@ -110,14 +110,14 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         "stopped: R resumes, B rolls back"
     };
     let phase_style = match s.phase {
-        Phase::Completed => theme.fg("status_ok"),
-        Phase::RolledBack | Phase::RollingBack => theme.fg("status_error"),
-        Phase::Held => theme.fg("status_warn"),
-        _ => theme.fg("accent"),
+        Phase::Completed => theme.fg(Role::StatusOk),
+        Phase::RolledBack | Phase::RollingBack => theme.fg(Role::StatusError),
+        Phase::Held => theme.fg(Role::StatusWarn),
+        _ => theme.fg(Role::Accent),
     };
     let mut lines = vec![Line::from(vec![
-        Span::styled("Promotion ", theme.fg("title").add_modifier(Modifier::BOLD)),
-        Span::styled(format!("{} vs {}", s.spec.canary, s.baseline), theme.fg("fg")),
+        Span::styled("Promotion ", theme.fg(Role::Title).add_modifier(Modifier::BOLD)),
+        Span::styled(format!("{} vs {}", s.spec.canary, s.baseline), theme.fg(Role::Fg)),
         Span::styled(
             format!(
                 " — {mode}, bake {}, p99 ≤{}×, 5XX ≤{}, ≥{} inv — ",
@@ -137,33 +137,33 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         let marker = if current { "▶" } else { " " };
         let mut spans = vec![Span::styled(
             format!(" {marker} step {} {:>5}%  ", i + 1, num(*share)),
-            if current { theme.fg("accent") } else { theme.fg("fg") },
+            if current { theme.fg(Role::Accent) } else { theme.fg(Role::Fg) },
         )];
         let (text, style): (String, Style) = match rec {
-            None if current && s.phase == Phase::Applying => ("applying…".into(), theme.fg("accent")),
+            None if current && s.phase == Phase::Applying => ("applying…".into(), theme.fg(Role::Accent)),
             None => ("pending".into(), muted),
             Some(r) => match (&r.gate, current, s.phase) {
                 (Some(gr), _, _) => {
                     let style = match gr.verdict {
-                        Verdict::Pass => theme.fg("status_ok"),
-                        Verdict::Fail => theme.fg("status_error"),
-                        Verdict::NoVerdict => theme.fg("status_warn"),
+                        Verdict::Pass => theme.fg(Role::StatusOk),
+                        Verdict::Fail => theme.fg(Role::StatusError),
+                        Verdict::NoVerdict => theme.fg(Role::StatusWarn),
                     };
-                    spans.push(Span::styled("InService ✓  ", theme.fg("status_ok")));
-                    spans.push(Span::styled(format!("{}  ", check_text(gr)), theme.fg("fg")));
+                    spans.push(Span::styled("InService ✓  ", theme.fg(Role::StatusOk)));
+                    spans.push(Span::styled(format!("{}  ", check_text(gr)), theme.fg(Role::Fg)));
                     (gr.verdict.as_str().to_uppercase(), style.add_modifier(Modifier::BOLD))
                 }
-                (None, true, Phase::Applying) => ("applying…".into(), theme.fg("accent")),
-                (None, true, Phase::Updating) => ("Updating → InService…".into(), theme.fg("status_warn")),
+                (None, true, Phase::Applying) => ("applying…".into(), theme.fg(Role::Accent)),
+                (None, true, Phase::Updating) => ("Updating → InService…".into(), theme.fg(Role::StatusWarn)),
                 (None, true, Phase::Baking) => {
-                    spans.push(Span::styled("InService ✓  ", theme.fg("status_ok")));
+                    spans.push(Span::styled("InService ✓  ", theme.fg(Role::StatusOk)));
                     let until = p.baking_until.or(r.bake_end);
                     match until {
-                        Some(u) if u > now => (format!("baking, {} left", duration_text(u - now)), theme.fg("accent")),
-                        _ => ("baked; reading the gate…".into(), theme.fg("accent")),
+                        Some(u) if u > now => (format!("baking, {} left", duration_text(u - now)), theme.fg(Role::Accent)),
+                        _ => ("baked; reading the gate…".into(), theme.fg(Role::Accent)),
                     }
                 }
-                (None, _, _) if r.applied_at.is_some() => ("applied".into(), theme.fg("fg")),
+                (None, _, _) if r.applied_at.is_some() => ("applied".into(), theme.fg(Role::Fg)),
                 (None, _, _) => ("not applied".into(), muted),
             },
         };
@@ -174,7 +174,7 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         lines.push(Line::from(Span::styled(format!("   {m}"), muted)));
     }
     if let Some(e) = &p.error {
-        lines.push(Line::from(Span::styled(format!("   {e}"), theme.fg("status_error"))));
+        lines.push(Line::from(Span::styled(format!("   {e}"), theme.fg(Role::StatusError))));
     }
     lines
 }
@@ -186,7 +186,7 @@ impl PlanEditor {
         let mut lines = vec![
             Line::from(Span::styled(
                 format!("Variants: {}", self.variants.join(", ")),
-                theme.fg("muted"),
+                theme.fg(Role::Muted),
             )),
             Line::from(""),
         ];
@@ -208,24 +208,24 @@ impl PlanEditor {
                 self.values[i].clone()
             };
             let style = if bad {
-                theme.fg("status_error")
+                theme.fg(Role::StatusError)
             } else if focused {
                 theme.selection()
             } else {
-                theme.fg("fg")
+                theme.fg(Role::Fg)
             };
             let cursor = if focused && i != MODE { "▏" } else { "" };
             lines.push(Line::from(vec![
-                Span::styled(format!(" {:<17}", name), theme.fg("muted")),
+                Span::styled(format!(" {:<17}", name), theme.fg(Role::Muted)),
                 Span::styled(format!("{value}{cursor}"), style),
             ]));
         }
         lines.push(Line::from(""));
         match &self.problem {
-            Some((_, why)) => lines.push(Line::from(Span::styled(why.clone(), theme.fg("status_error")))),
+            Some((_, why)) => lines.push(Line::from(Span::styled(why.clone(), theme.fg(Role::StatusError)))),
             None => lines.push(Line::from(Span::styled(
                 "↑↓/Tab field · type to edit · Space toggles the mode · Enter review · Esc cancel",
-                theme.fg("muted"),
+                theme.fg(Role::Muted),
             ))),
         }
         modal(
@@ -244,7 +244,7 @@ fn small_box(f: &mut Frame, area: Rect, heading: String, lines: Vec<Line<'static
     modal(
         f,
         rect,
-        theme.fg("danger"),
+        theme.fg(Role::Danger),
         title(heading, theme),
         Paragraph::new(lines).wrap(Wrap { trim: false }),
         theme,
@@ -256,9 +256,9 @@ fn key_line(keys: &[(&'static str, &'static str)], theme: &Theme) -> Line<'stati
     for (k, a) in keys {
         spans.push(Span::styled(
             format!(" {k} "),
-            theme.fg("accent").add_modifier(Modifier::BOLD),
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
         ));
-        spans.push(Span::styled(format!("{a}  "), theme.fg("muted")));
+        spans.push(Span::styled(format!("{a}  "), theme.fg(Role::Muted)));
     }
     Line::from(spans)
 }
@@ -297,7 +297,7 @@ impl PromotionUi {
                 ),
                 Line::from(Span::styled(
                     "Ctrl-C quits; the plan stays saved (R resumes at the next start)",
-                    theme.fg("muted"),
+                    theme.fg(Role::Muted),
                 )),
             ];
             small_box(f, area, format!(" Promotion of {ep} "), lines, theme);

@@ -12,7 +12,7 @@ use crate::aws::weights::WeightPlan;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::panes::variants::{num, pct, role, split_bar};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::{centered, modal};
 
@@ -85,11 +85,11 @@ impl WeightEditor {
         };
         let editing = i == self.cursor && field == self.field;
         let style = if bad {
-            theme.fg("status_error").add_modifier(Modifier::BOLD)
+            theme.fg(Role::StatusError).add_modifier(Modifier::BOLD)
         } else if editing {
-            theme.fg("accent").add_modifier(Modifier::BOLD)
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
         } else {
-            theme.fg("fg")
+            theme.fg(Role::Fg)
         };
         let shown = if editing {
             format!("[{text}▏]")
@@ -108,8 +108,8 @@ impl WeightEditor {
 
     /// Draws the editor.
     pub fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
-        let muted = theme.fg("muted");
-        let title = theme.fg("title").add_modifier(Modifier::BOLD);
+        let muted = theme.fg(Role::Muted);
+        let title = theme.fg(Role::Title).add_modifier(Modifier::BOLD);
         let name_w = self
             .rows
             .iter()
@@ -140,9 +140,9 @@ impl WeightEditor {
             };
             let name: String = r.variant.chars().take(name_w).collect();
             let mut spans = vec![
-                Span::styled(if i == self.cursor { " ▸ " } else { "   " }, theme.fg("accent")),
+                Span::styled(if i == self.cursor { " ▸ " } else { "   " }, theme.fg(Role::Accent)),
                 Span::styled(pad(name, name_w + 2), rs.add_modifier(Modifier::BOLD)),
-                Span::styled(pad(format!("{} {}", r.glyph, role(r.baseline)), 12), rs),
+                Span::styled(pad(format!("{} {}", r.glyph, role(r.baseline).name()), 12), rs),
                 Span::styled(pad(now, 8), muted),
             ];
             for field in [Field::Weight, Field::Instances] {
@@ -155,7 +155,7 @@ impl WeightEditor {
             let moved = (after - r.share_before).abs() > 1e-9;
             spans.push(Span::styled(
                 format!("{} → {}", pct(r.share_before), pct(after)),
-                if moved { theme.fg("status_warn") } else { theme.fg("fg") },
+                if moved { theme.fg(Role::StatusWarn) } else { theme.fg(Role::Fg) },
             ));
             lines.push(Line::from(spans));
         }
@@ -179,11 +179,11 @@ impl WeightEditor {
         let mut legend = vec![Span::raw("         ")];
         for (r, s) in self.rows.iter().zip(&shares) {
             legend.push(Span::styled(format!("{} ", r.glyph), theme.fg(role(r.baseline))));
-            legend.push(Span::styled(format!("{} {}   ", r.variant, pct(*s)), theme.fg("fg")));
+            legend.push(Span::styled(format!("{} {}   ", r.variant, pct(*s)), theme.fg(Role::Fg)));
         }
         lines.push(Line::from(legend));
         lines.push(Line::from(""));
-        let bad = theme.fg("status_error").add_modifier(Modifier::BOLD);
+        let bad = theme.fg(Role::StatusError).add_modifier(Modifier::BOLD);
         let problems = self.problems();
         if let Some(e) = data.endpoint(&self.endpoint).filter(|e| e.status != "InService") {
             lines.push(Line::from(Span::styled(
@@ -196,10 +196,10 @@ impl WeightEditor {
         }
         if problems.is_empty() {
             lines.push(match &self.message {
-                Some(m) => Line::from(Span::styled(format!(" ✗ {m}"), theme.fg("status_warn"))),
+                Some(m) => Line::from(Span::styled(format!(" ✗ {m}"), theme.fg(Role::StatusWarn))),
                 None => Line::from(Span::styled(
                     " ✓ Enter reviews the exact request before anything is sent",
-                    theme.fg("status_ok"),
+                    theme.fg(Role::StatusOk),
                 )),
             });
         }
@@ -208,7 +208,7 @@ impl WeightEditor {
             let ks = if k.disabled {
                 muted.add_modifier(Modifier::CROSSED_OUT)
             } else {
-                theme.fg("accent").add_modifier(Modifier::BOLD)
+                theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
             };
             keys.push(Span::styled(k.key, ks));
             keys.push(Span::styled(format!(" {}  ", k.action), muted));
