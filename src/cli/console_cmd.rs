@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::sandbox_cmd::SandboxArgs;
-use super::{EXIT_AWS, EXIT_OK, EXIT_USAGE, GlobalArgs};
+use super::{EXIT_AWS, EXIT_USAGE, GlobalArgs};
 use crate::aws::Fleet;
 use crate::aws::dirs::{config_dir, state_dir};
 use crate::sandbox::start;
@@ -95,9 +95,9 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
     }
 }
 
-fn finish(r: Result<(), String>) -> i32 {
+fn finish(r: Result<i32, String>) -> i32 {
     match r {
-        Ok(()) => EXIT_OK,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("sagedeck: {e}");
             EXIT_AWS

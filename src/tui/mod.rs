@@ -198,9 +198,45 @@ fn osc52(text: &str) {
     let _ = out.flush();
 }
 
-/// Runs the console until the user quits. `fleet` is given when the caller already built one
-/// (the demo's sandbox); otherwise the worker connects in the background.
-pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), String> {
+/// The signals that end the console (the terminal is restored first): SIGHUP, SIGINT, SIGQUIT
+/// and SIGTERM, each ending the process with 128 + its number, as shells expect.
+#[cfg(unix)]
+struct Signals(Vec<(i32, tokio::signal::unix::Signal)>);
+
+#[cfg(unix)]
+impl Signals {
+    fn watch() -> Result<Signals, String> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let kinds = [
+            (libc::SIGHUP, SignalKind::hangup()),
+            (libc::SIGINT, SignalKind::interrupt()),
+            (libc::SIGQUIT, SignalKind::quit()),
+            (libc::SIGTERM, SignalKind::terminate()),
+        ];
+        kinds
+            .into_iter()
+            .map(|(n, k)| signal(k).map(|s| (n, s)).map_err(|e| format!("cannot watch signal {n}: {e}")))
+            .collect::<Result<_, _>>()
+            .map(Signals)
+    }
+
+    /// The next signal's number.
+    async fn next(&mut self) -> i32 {
+        let waits = self.0.iter_mut().map(|(n, s)| {
+            let n = *n;
+            Box::pin(async move {
+                s.recv().await;
+                n
+            })
+        });
+        futures_util::future::select_all(waits).await.0
+    }
+}
+
+/// Runs the console until the user quits (exit code 0) or a signal ends it (128 + its number;
+/// a running promotion plan stays saved as it was, to resume). `fleet` is given when the caller
+/// already built one (the demo's sandbox); otherwise the worker connects in the background.
+pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, String> {
     let (mut app, warning) = initial_app(&opts, fleet.as_ref());
     if let Some(w) = warning {
         app.toasts.push(widgets::toasts::Level::Error, w);
@@ -227,8 +263,8 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), Strin
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     #[cfg(unix)]
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
+    let mut signals = Signals::watch()?;
+    let mut exit_code = 0;
     app.schedule_refreshes();
     loop {
         for (id, job) in app.take_jobs() {
@@ -277,9 +313,9 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), Strin
             app.dirty = false;
         }
         #[cfg(unix)]
-        let term = sigterm.recv();
+        let term = signals.next();
         #[cfg(not(unix))]
-        let term = std::future::pending::<Option<()>>();
+        let term = std::future::pending::<i32>();
         tokio::select! {
             ev = input.next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press || k.kind == KeyEventKind::Repeat => app.on_key(k),
@@ -297,12 +333,16 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<(), Strin
                 }
             }
             _ = tick.tick() => app.on_tick(),
-            _ = term => break,
+            signal = term => {
+                exit_code = 128 + signal;
+                break;
+            }
         }
     }
+    drop(_guard);
     // Stdio servers are told to exit, then reaped (killed after a grace period).
     hub.shutdown().await;
-    Ok(())
+    Ok(exit_code)
 }
 
 /// Mouse: click a tab, scroll the list.

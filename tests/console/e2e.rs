@@ -12,12 +12,17 @@ struct Tmux {
 
 impl Tmux {
     fn start(args: &str) -> Tmux {
-        let session = format!("sagedeck-e2e-{}", std::process::id());
+        Tmux::start_then("e2e", args, "")
+    }
+
+    /// Starts the console in session `sagedeck-NAME-PID`; the shell then prints its exit status
+    /// and runs `then`.
+    fn start_then(name: &str, args: &str, then: &str) -> Tmux {
+        let session = format!("sagedeck-{name}-{}", std::process::id());
         let home = tempfile::tempdir().unwrap();
         let bin = env!("CARGO_BIN_EXE_sagedeck");
-        // The shell prints the console's exit status once it is gone.
         let cmd = format!(
-            "env HOME={} TERM=xterm-256color {bin} {args}; echo sagedeck-exit:$?",
+            "env HOME={} TERM=xterm-256color {bin} {args}; echo sagedeck-exit:$?; {then}",
             home.path().display()
         );
         let ok = Command::new("tmux")
@@ -55,6 +60,15 @@ impl Tmux {
                 .unwrap();
             assert!(ok.success());
         }
+    }
+
+    /// The console's process id (the child of the pane's shell).
+    fn console_pid(&self) -> String {
+        let shell = self.display("#{pane_pid}");
+        let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+        let pid = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+        assert!(!pid.is_empty(), "no console process under the pane's shell {shell}");
+        pid
     }
 
     /// Polls the screen until `pred` holds, or fails with the last screen.
@@ -187,4 +201,33 @@ fn prewarm(t: &Tmux) {
     t.wait_for("the prewarm result", Duration::from_secs(60), |s| {
         s.contains("prewarmed 1 model of")
     });
+}
+
+/// A signal ends the console with 128 + its number, and the terminal is as it was: cooked mode
+/// (`stty -a` shows icanon, echo, isig, opost), the main screen. The shell writes the exit status
+/// and the modes to files once the console is gone.
+#[test]
+fn signals_restore_the_terminal_and_exit_128_plus_n() {
+    for (name, number) in [("INT", 2), ("HUP", 1), ("TERM", 15)] {
+        let out = tempfile::tempdir().unwrap();
+        let (status, modes) = (out.path().join("status"), out.path().join("modes"));
+        let then = format!("stty -a > {}; echo $? > {}.done; sleep 60", modes.display(), status.display());
+        let t = Tmux::start_then(&format!("sig{number}"), "demo --fast --no-traffic --backfill-hours 1", &then);
+        t.wait_for("the fleet", Duration::from_secs(60), |s| s.contains("mcp-intent-classifier-prod"));
+        let ok = Command::new("kill").args([&format!("-{name}"), &t.console_pid()]).status().unwrap();
+        assert!(ok.success());
+        let done = status.with_extension("done");
+        let start = Instant::now();
+        while !done.exists() {
+            assert!(start.elapsed() < Duration::from_secs(20), "SIG{name}: the shell did not go on:\n{}", t.screen());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let screen = t.screen();
+        assert!(screen.contains(&format!("sagedeck-exit:{}", 128 + number)), "SIG{name}:\n{screen}");
+        let modes = std::fs::read_to_string(&modes).unwrap().replace('\n', " ");
+        for mode in ["icanon", "echo", "isig", "opost"] {
+            assert!(modes.contains(&format!(" {mode} ")), "SIG{name}: {mode} not restored: {modes}");
+        }
+        assert_eq!(t.display("#{alternate_on}"), "0", "SIG{name}: the alternate screen was left");
+    }
 }
