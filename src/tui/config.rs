@@ -148,12 +148,17 @@ impl Keymap {
                 to_default.insert(k, default);
             }
         }
+        let mut conflict = false;
         for (action, key) in &effective {
             if let Some(other) = assigned.insert(*key, action.to_string()) {
+                conflict = true;
                 problems.push(format!(
-                    "keys: `{key}` is bound to both {other} and {action}; {action} keeps it"
+                    "keys: `{key}` is bound to both {other} and {action}: give one of them another key; every key stays at its default until then"
                 ));
             }
+        }
+        if conflict {
+            return (Keymap::default(), problems);
         }
         (Keymap { to_default }, problems)
     }
@@ -186,14 +191,30 @@ mod tests {
             (Some("prod-red"), Some(true), Some(20))
         );
         assert_eq!(c.for_profile("dev").read_only, None);
-        let (map, problems) = Keymap::from_config(&c.keys);
+        let mut ok = c.keys.clone();
+        ok.remove("refresh");
+        let (map, problems) = Keymap::from_config(&ok);
+        assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(
             map.translate(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE))
                 .code,
             KeyCode::Char('q')
         );
+        let (map, problems) = Keymap::from_config(&c.keys);
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].contains("`d` is bound to both"));
+        assert!(
+            problems[0].contains("`d` is bound to both describe and refresh"),
+            "{problems:?}"
+        );
+        // A conflict is an error: no key is remapped, so no key is bound twice.
+        assert_eq!(map, Keymap::default());
+        let quit_on_r: BTreeMap<String, String> = [("quit".to_string(), "r".to_string())].into();
+        let (map, problems) = Keymap::from_config(&quit_on_r);
+        assert_eq!(map, Keymap::default());
+        assert!(
+            problems[0].contains("`r` is bound to both quit and refresh"),
+            "{problems:?}"
+        );
         let bad: BTreeMap<String, String> = [
             ("jump".to_string(), "j".to_string()),
             ("quit".to_string(), "xx".to_string()),

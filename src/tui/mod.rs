@@ -14,10 +14,8 @@ pub mod theme;
 pub mod widgets;
 pub mod worker;
 
-use std::io::Write;
 use std::time::Duration;
 
-use base64::Engine;
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::unbounded_channel;
@@ -192,10 +190,8 @@ impl Drop for TerminalGuard {
 
 /// Copies text to the clipboard through the terminal (OSC 52; works over ssh).
 fn osc52(text: &str) {
-    let b64 = base64::engine::general_purpose::STANDARD.encode(text);
-    let mut out = std::io::stdout();
-    let _ = write!(out, "\x1b]52;c;{b64}\x07");
-    let _ = out.flush();
+    let copy = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text);
+    let _ = crossterm::execute!(std::io::stdout(), copy);
 }
 
 /// The signals that end the console (the terminal is restored first): SIGHUP, SIGINT, SIGQUIT
@@ -215,7 +211,11 @@ impl Signals {
         ];
         kinds
             .into_iter()
-            .map(|(n, k)| signal(k).map(|s| (n, s)).map_err(|e| format!("cannot watch signal {n}: {e}")))
+            .map(|(n, k)| {
+                signal(k)
+                    .map(|s| (n, s))
+                    .map_err(|e| format!("cannot watch signal {n}: {e}"))
+            })
             .collect::<Result<_, _>>()
             .map(Signals)
     }

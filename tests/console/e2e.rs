@@ -66,7 +66,11 @@ impl Tmux {
     fn console_pid(&self) -> String {
         let shell = self.display("#{pane_pid}");
         let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
-        let pid = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+        let pid = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
         assert!(!pid.is_empty(), "no console process under the pane's shell {shell}");
         pid
     }
@@ -211,23 +215,50 @@ fn signals_restore_the_terminal_and_exit_128_plus_n() {
     for (name, number) in [("INT", 2), ("HUP", 1), ("TERM", 15)] {
         let out = tempfile::tempdir().unwrap();
         let (status, modes) = (out.path().join("status"), out.path().join("modes"));
-        let then = format!("stty -a > {}; echo $? > {}.done; sleep 60", modes.display(), status.display());
-        let t = Tmux::start_then(&format!("sig{number}"), "demo --fast --no-traffic --backfill-hours 1", &then);
-        t.wait_for("the fleet", Duration::from_secs(60), |s| s.contains("mcp-intent-classifier-prod"));
-        let ok = Command::new("kill").args([&format!("-{name}"), &t.console_pid()]).status().unwrap();
+        let then = format!(
+            "stty -a > {}; echo $? > {}.done; sleep 60",
+            modes.display(),
+            status.display()
+        );
+        let t = Tmux::start_then(
+            &format!("sig{number}"),
+            "demo --fast --no-traffic --backfill-hours 1",
+            &then,
+        );
+        t.wait_for("the fleet", Duration::from_secs(60), |s| {
+            s.contains("mcp-intent-classifier-prod")
+        });
+        let ok = Command::new("kill")
+            .args([&format!("-{name}"), &t.console_pid()])
+            .status()
+            .unwrap();
         assert!(ok.success());
         let done = status.with_extension("done");
         let start = Instant::now();
         while !done.exists() {
-            assert!(start.elapsed() < Duration::from_secs(20), "SIG{name}: the shell did not go on:\n{}", t.screen());
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "SIG{name}: the shell did not go on:\n{}",
+                t.screen()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let screen = t.screen();
-        assert!(screen.contains(&format!("sagedeck-exit:{}", 128 + number)), "SIG{name}:\n{screen}");
+        assert!(
+            screen.contains(&format!("sagedeck-exit:{}", 128 + number)),
+            "SIG{name}:\n{screen}"
+        );
         let modes = std::fs::read_to_string(&modes).unwrap().replace('\n', " ");
         for mode in ["icanon", "echo", "isig", "opost"] {
-            assert!(modes.contains(&format!(" {mode} ")), "SIG{name}: {mode} not restored: {modes}");
+            assert!(
+                modes.contains(&format!(" {mode} ")),
+                "SIG{name}: {mode} not restored: {modes}"
+            );
         }
-        assert_eq!(t.display("#{alternate_on}"), "0", "SIG{name}: the alternate screen was left");
+        assert_eq!(
+            t.display("#{alternate_on}"),
+            "0",
+            "SIG{name}: the alternate screen was left"
+        );
     }
 }
