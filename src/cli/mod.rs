@@ -373,6 +373,24 @@ mod tests {
     }
 
     #[test]
+    fn console_flags_show_only_on_the_console_and_the_demo() {
+        let mut cli = Cli::command();
+        cli.build();
+        let has = |c: &clap::Command, flag: &str| c.get_arguments().any(|a| a.get_long() == Some(flag));
+        for flag in ["theme", "refresh", "metrics-refresh", "mouse", "log-file"] {
+            assert!(has(&cli, flag), "sagedeck --{flag}");
+            let demo = cli.find_subcommand("demo").unwrap();
+            assert!(has(demo, flag), "demo --{flag}");
+            for sub in cli
+                .get_subcommands()
+                .filter(|s| !["demo", "help"].contains(&s.get_name()))
+            {
+                assert!(!has(sub, flag), "{} shows --{flag}", sub.get_name());
+            }
+        }
+    }
+
+    #[test]
     fn read_only_refuses_each_mutation_at_dispatch() {
         // No config file is read from the machine: point XDG at an empty directory.
         let dir = tempfile::tempdir().unwrap();
