@@ -19,6 +19,21 @@ pub(super) fn snapshot(hub: &McpHub) -> AppEvent {
     AppEvent::McpServers { servers, logs }
 }
 
+/// The audit log and the fleet (for the principal) a tool call is written with.
+type Audited<'a> = (
+    &'a super::guard::Guard,
+    &'a Result<crate::aws::Fleet, crate::aws::AwsError>,
+);
+
+/// One tool call job: which tool, with what, how many times.
+struct ToolCall {
+    server: String,
+    tool: String,
+    arguments: Option<rmcp::model::JsonObject>,
+    repeat: u32,
+    reason: Option<String>,
+}
+
 /// Runs one MCP job.
 pub(super) async fn run(
     hub: Option<McpHub>,
@@ -26,7 +41,7 @@ pub(super) async fn run(
     job: Job,
     cancel: CancellationToken,
     events: &UnboundedSender<AppEvent>,
-    (guard, fleet): (&super::guard::Guard, &Result<crate::aws::Fleet, crate::aws::AwsError>),
+    audited: Audited<'_>,
 ) {
     let Some(hub) = hub else {
         if let Job::ToolCall { .. } = job {
@@ -39,37 +54,7 @@ pub(super) async fn run(
         return;
     };
     match job {
-        Job::McpConnect { server } => {
-            let names = match server {
-                Some(s) => vec![s],
-                None => hub.servers().into_iter().map(|v| v.name).collect(),
-            };
-            let connect = |name: String| {
-                let (hub, events) = (hub.clone(), events.clone());
-                async move {
-                    let conn = hub.connect(&name).await;
-                    let _ = events.send(snapshot(&hub));
-                    if let Ok(conn) = conn {
-                        let mut rx = conn.subscribe();
-                        drop(conn);
-                        tokio::spawn(async move {
-                            loop {
-                                match rx.recv().await {
-                                    Ok(ServerEvent::ToolsChanged { .. } | ServerEvent::Disconnected { .. }) => {
-                                        if events.send(snapshot(&hub)).is_err() {
-                                            break;
-                                        }
-                                    }
-                                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                                    Err(_) => break,
-                                }
-                            }
-                        });
-                    }
-                }
-            };
-            futures_util::future::join_all(names.into_iter().map(connect)).await;
-        }
+        Job::McpConnect { server } => connect(&hub, server, events).await,
         Job::ToolCall {
             server,
             tool,
@@ -77,71 +62,14 @@ pub(super) async fn run(
             repeat,
             reason,
         } => {
-            let audit = match super::guard::tool_call_intent(
-                guard,
-                fleet,
-                &format!("{server}/{tool}"),
-                &serde_json::json!(arguments),
+            let call = ToolCall {
+                server,
+                tool,
+                arguments,
                 repeat,
                 reason,
-                events,
-            )
-            .await
-            {
-                Ok(a) => a,
-                Err(e) => {
-                    let refusal = CallError::Other(e);
-                    let _ = events.send(AppEvent::ToolResult {
-                        id,
-                        index: 0,
-                        result: Err(refusal),
-                    });
-                    return;
-                }
             };
-            let (mut ok, mut failed, mut last_error) = (0u32, 0u32, None::<String>);
-            for index in 0..repeat.max(1) {
-                if cancel.is_cancelled() {
-                    break;
-                }
-                let (ptx, mut prx) = unbounded_channel();
-                let forward = {
-                    let events = events.clone();
-                    tokio::spawn(async move {
-                        while let Some(progress) = prx.recv().await {
-                            let _ = events.send(AppEvent::ToolProgress { id, progress });
-                        }
-                    })
-                };
-                let opts = CallOptions {
-                    cancel: cancel.clone(),
-                    progress: Some(ptx),
-                    ..CallOptions::default()
-                };
-                let result = hub.call(&server, &tool, arguments.clone(), opts).await;
-                let _ = forward.await;
-                match &result {
-                    Ok(r) if !r.result.is_error => ok += 1,
-                    Ok(_) => {
-                        failed += 1;
-                        last_error = Some("the tool answered isError".into());
-                    }
-                    Err(e) => {
-                        failed += 1;
-                        last_error = Some(e.to_string());
-                    }
-                }
-                let stop = matches!(result, Err(CallError::Cancelled | CallError::Disconnected(_)));
-                let _ = events.send(AppEvent::ToolResult { id, index, result });
-                if stop {
-                    break;
-                }
-            }
-            let outcome = match last_error {
-                None => Ok(None),
-                Some(e) => Err(format!("{ok} ok, {failed} failed; last: {e}")),
-            };
-            super::guard::tool_call_finish(guard, audit, outcome, events);
+            call_tool(&hub, id, call, cancel, events, audited).await
         }
         // Not MCP jobs: run by the worker's other parts (`JobKind::runner`).
         Job::Inventory
@@ -157,4 +85,118 @@ pub(super) async fn run(
         | Job::Prewarm { .. }
         | Job::Cancel(_) => {}
     }
+}
+
+/// Connects one server (or all), reporting the status as it changes; tool-list changes and
+/// disconnects are forwarded for as long as the connection lives.
+async fn connect(hub: &McpHub, server: Option<String>, events: &UnboundedSender<AppEvent>) {
+    let names = match server {
+        Some(s) => vec![s],
+        None => hub.servers().into_iter().map(|v| v.name).collect(),
+    };
+    let connect = |name: String| {
+        let (hub, events) = (hub.clone(), events.clone());
+        async move {
+            let conn = hub.connect(&name).await;
+            let _ = events.send(snapshot(&hub));
+            if let Ok(conn) = conn {
+                let mut rx = conn.subscribe();
+                drop(conn);
+                tokio::spawn(async move {
+                    loop {
+                        match rx.recv().await {
+                            Ok(ServerEvent::ToolsChanged { .. } | ServerEvent::Disconnected { .. }) => {
+                                if events.send(snapshot(&hub)).is_err() {
+                                    break;
+                                }
+                            }
+                            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                            Err(_) => break,
+                        }
+                    }
+                });
+            }
+        }
+    };
+    futures_util::future::join_all(names.into_iter().map(connect)).await;
+}
+
+/// A tool call, `repeat` times: audited first (refused when the log cannot be written), progress
+/// forwarded, stopped by cancel or a lost server; the audit's result line sums it up.
+async fn call_tool(
+    hub: &McpHub,
+    id: u64,
+    call: ToolCall,
+    cancel: CancellationToken,
+    events: &UnboundedSender<AppEvent>,
+    (guard, fleet): Audited<'_>,
+) {
+    let target = format!("{}/{}", call.server, call.tool);
+    let args = serde_json::json!(call.arguments);
+    let audit =
+        match super::guard::tool_call_intent(guard, fleet, &target, &args, call.repeat, call.reason.clone(), events)
+            .await
+        {
+            Ok(a) => a,
+            Err(e) => {
+                let result = Err(CallError::Other(e));
+                let _ = events.send(AppEvent::ToolResult { id, index: 0, result });
+                return;
+            }
+        };
+    let (mut ok, mut failed, mut last_error) = (0u32, 0u32, None::<String>);
+    for index in 0..call.repeat.max(1) {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let result = call_once(hub, id, &call, cancel.clone(), events).await;
+        match &result {
+            Ok(r) if !r.result.is_error => ok += 1,
+            Ok(_) => {
+                failed += 1;
+                last_error = Some("the tool answered isError".into());
+            }
+            Err(e) => {
+                failed += 1;
+                last_error = Some(e.to_string());
+            }
+        }
+        let stop = matches!(result, Err(CallError::Cancelled | CallError::Disconnected(_)));
+        let _ = events.send(AppEvent::ToolResult { id, index, result });
+        if stop {
+            break;
+        }
+    }
+    let outcome = match last_error {
+        None => Ok(None),
+        Some(e) => Err(format!("{ok} ok, {failed} failed; last: {e}")),
+    };
+    super::guard::tool_call_finish(guard, audit, outcome, events);
+}
+
+/// One call, its progress notifications forwarded as [`AppEvent::ToolProgress`].
+async fn call_once(
+    hub: &McpHub,
+    id: u64,
+    call: &ToolCall,
+    cancel: CancellationToken,
+    events: &UnboundedSender<AppEvent>,
+) -> Result<crate::mcp::CallOutcome, CallError> {
+    let (ptx, mut prx) = unbounded_channel();
+    let forward = {
+        let events = events.clone();
+        tokio::spawn(async move {
+            while let Some(progress) = prx.recv().await {
+                let _ = events.send(AppEvent::ToolProgress { id, progress });
+            }
+        })
+    };
+    let opts = CallOptions {
+        cancel,
+        progress: Some(ptx),
+        ..CallOptions::default()
+    };
+    let result = hub.call(&call.server, &call.tool, call.arguments.clone(), opts).await;
+    let _ = forward.await;
+    result
 }
