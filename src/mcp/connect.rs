@@ -12,6 +12,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use super::events::{LogSource, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
+use super::transport_sse::SseError;
 
 /// Standard-error lines quoted when a child exits during the handshake.
 pub const STDERR_LINES_SHOWN: usize = 5;
@@ -66,6 +67,8 @@ pub enum ConnectError {
     Config(String),
     /// The peer answered, but not an MCP handshake.
     Protocol(String),
+    /// The peer asked for something refused for safety (another origin, an oversized event).
+    Refused(String),
 }
 
 impl ConnectError {
@@ -81,6 +84,7 @@ impl ConnectError {
             ConnectError::Timeout { .. } => "timeout",
             ConnectError::Config(_) => "config",
             ConnectError::Protocol(_) => "protocol",
+            ConnectError::Refused(_) => "refused",
         }
     }
 }
@@ -135,6 +139,7 @@ impl fmt::Display for ConnectError {
             ),
             ConnectError::Config(m) => write!(f, "configuration: {m}"),
             ConnectError::Protocol(m) => write!(f, "not an MCP handshake: {m}"),
+            ConnectError::Refused(m) => f.write_str(m),
         }
     }
 }
@@ -227,9 +232,54 @@ pub fn http_client(entry: &ServerEntry, connect_timeout: Duration) -> Result<req
     }
     reqwest::Client::builder()
         .default_headers(headers)
+        .redirect(same_origin_redirects())
         .connect_timeout(connect_timeout)
         .build()
         .map_err(|e| ConnectError::Config(crate::aws::error::chain_text(&e)))
+}
+
+/// Follows a redirect only within the origin of the request (so configured headers such as
+/// `X-Api-Key` never reach another origin); a redirect elsewhere is answered as its 3xx status.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(|u| u.origin());
+        if first != Some(attempt.url().origin()) {
+            attempt.stop()
+        } else if attempt.previous().len() > 5 {
+            attempt.error("more than 5 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Explains a failed legacy SSE connection from the error's type.
+pub async fn explain_sse_failure(e: SseError, url: &str) -> ConnectError {
+    let tried = TransportKind::Sse;
+    match e {
+        SseError::Url(u) => ConnectError::Config(format!("`url` {u} is not a valid URL")),
+        SseError::Status {
+            status: s @ (401 | 403),
+        } => ConnectError::Unauthorized { status: s },
+        SseError::Status {
+            status: s @ (400 | 404 | 405 | 406 | 415),
+        } => ConnectError::WrongTransport {
+            detail: format!("HTTP {s} to the event-stream GET"),
+            tried,
+        },
+        SseError::NotEventStream(_) => ConnectError::WrongTransport {
+            detail: e.to_string(),
+            tried,
+        },
+        SseError::Http(ref err) if err.is_connect() || err.is_timeout() => {
+            let unreachable = ConnectError::Unreachable {
+                detail: format!("nothing answers at {url} ({e})"),
+            };
+            refine_unreachable(unreachable, url).await
+        }
+        SseError::ForeignEndpoint { .. } | SseError::TooLarge(_) => ConnectError::Refused(e.to_string()),
+        other => ConnectError::Protocol(other.to_string()),
+    }
 }
 
 /// The first HTTP status code mentioned in an error text (`HTTP 404`, `(405 Method Not Allowed)`,
