@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod audit_files;
 mod catalog;
 mod cli;
 mod guardrails;
