@@ -166,6 +166,12 @@ fn line_of(ctx: &AuditContext, m: Mutation, phase: AuditPhase, result: Option<St
     }
 }
 
+/// An exclusive lock on an audit log, held until dropped.
+#[derive(Debug)]
+pub struct AuditLock {
+    _file: std::fs::File,
+}
+
 /// An open audit log (append-only; shareable between tasks).
 #[derive(Debug)]
 pub struct Audit {
@@ -283,6 +289,30 @@ impl Audit {
             path,
             file: Mutex::new(file),
         })
+    }
+
+    /// Takes an exclusive advisory lock on the log (released when the returned lock drops):
+    /// guarded changes sharing a log, in this process or another, run one at a time.
+    pub async fn lock_exclusive(&self) -> Result<AuditLock, AuditError> {
+        let path = self.path.clone();
+        let fail = |message: String| AuditError {
+            path: self.path.display().to_string(),
+            message,
+        };
+        let locked = tokio::task::spawn_blocking(move || {
+            use std::os::fd::AsRawFd;
+            let file = std::fs::OpenOptions::new().append(true).open(&path)?;
+            // SAFETY: flock only uses the descriptor, which `file` keeps open during the call.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(file)
+        })
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+        locked
+            .map(|_file| AuditLock { _file })
+            .map_err(|e| fail(format!("cannot lock it: {e}")))
     }
 
     /// The file written to.

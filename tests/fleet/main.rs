@@ -10,3 +10,4 @@ mod cli;
 mod guardrails;
 mod inventory;
 mod metrics;
+mod weights_race;
