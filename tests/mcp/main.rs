@@ -15,6 +15,7 @@ mod hub;
 mod own_server;
 mod peers;
 mod python;
+mod registry_input;
 mod serve_guard;
 mod sse_origin;
 
