@@ -7,6 +7,7 @@ mod common;
 mod audit_files;
 mod catalog;
 mod cli;
+mod complete_period;
 mod guardrails;
 mod inventory;
 mod metrics;
