@@ -16,6 +16,7 @@ mod own_server;
 mod peers;
 mod python;
 mod registry_input;
+mod schema_keywords;
 mod serve_guard;
 mod sse_origin;
 
