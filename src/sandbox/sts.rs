@@ -22,14 +22,10 @@ pub fn query_action(headers: &HeaderMap, body: &[u8]) -> Option<String> {
     if form { action(body) } else { None }
 }
 
-/// The `Action` parameter of a form body.
+/// The `Action` parameter of a form body (percent- and `+`-decoded, as every form field).
 pub fn action(body: &[u8]) -> Option<String> {
-    std::str::from_utf8(body)
-        .ok()?
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == "Action")
-        .map(|(_, v)| v.to_string())
+    let fields: Vec<(String, String)> = serde_urlencoded::from_bytes(body).ok()?;
+    fields.into_iter().find(|(k, _)| k == "Action").map(|(_, v)| v)
 }
 
 /// The access key id named in a SigV4 `Authorization` header.
@@ -74,6 +70,12 @@ mod tests {
             Some("GetCallerIdentity")
         );
         assert_eq!(action(b"Version=2011-06-15"), None);
+        assert_eq!(
+            action(b"Version=2011-06-15&%41ction=Get%43allerIdentity").as_deref(),
+            Some("GetCallerIdentity"),
+            "names and values are percent-decoded"
+        );
+        assert_eq!(action(b"Action=Assume+Role%20X").as_deref(), Some("Assume Role X"));
         let mut h = HeaderMap::new();
         h.insert(
             "authorization",

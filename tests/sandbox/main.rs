@@ -10,6 +10,7 @@ mod cloudwatch;
 mod compat_boto3;
 mod control;
 mod faults;
+mod form_decoding;
 mod front_door;
 mod mme;
 mod runtime;
