@@ -8,7 +8,7 @@ use axum::response::Response;
 
 use super::Sandbox;
 use super::faults::fault_error;
-use super::wire::{ApiError, Protocol, bytes_response, next_request_id, xml_escape};
+use super::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
 
 const XMLNS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 
@@ -50,13 +50,17 @@ pub fn handle(sb: &Sandbox, op: &str, headers: &HeaderMap) -> Response {
     }
     let key = access_key(headers).unwrap_or_else(|| "anonymous".into());
     let account = &sb.config.account;
-    let body = format!(
-        "<GetCallerIdentityResponse xmlns=\"{XMLNS}\">\n  <GetCallerIdentityResult>\n    <Arn>arn:aws:iam::{account}:user/sandbox-{}</Arn>\n    <UserId>{}</UserId>\n    <Account>{account}</Account>\n  </GetCallerIdentityResult>\n  <ResponseMetadata>\n    <RequestId>{}</RequestId>\n  </ResponseMetadata>\n</GetCallerIdentityResponse>\n",
-        xml_escape(&key),
-        xml_escape(&key),
-        next_request_id()
+    let result = XmlNode::Parent(
+        "GetCallerIdentityResult",
+        vec![
+            XmlNode::text("Arn", &format!("arn:aws:iam::{account}:user/sandbox-{key}")),
+            XmlNode::text("UserId", &key),
+            XmlNode::text("Account", account),
+        ],
     );
-    bytes_response(StatusCode::OK, "text/xml", body.into_bytes())
+    let metadata = XmlNode::Parent("ResponseMetadata", vec![XmlNode::text("RequestId", &next_request_id())]);
+    let body = xml_document(false, "GetCallerIdentityResponse", Some(XMLNS), &[result, metadata]);
+    bytes_response(StatusCode::OK, "text/xml", body)
 }
 
 #[cfg(test)]
