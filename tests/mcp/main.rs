@@ -19,6 +19,7 @@ mod registry_input;
 mod schema_keywords;
 mod serve_guard;
 mod sse_origin;
+mod sse_props;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

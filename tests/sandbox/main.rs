@@ -9,6 +9,7 @@ mod autoscaling;
 mod cloudwatch;
 mod compat_boto3;
 mod control;
+mod decoder_props;
 mod faults;
 mod form_decoding;
 mod front_door;
