@@ -449,7 +449,7 @@ impl Fleet {
             vm.series.insert(series_name(q.metric, q.stat), series);
         }
         for vm in &mut variants {
-            vm.summary = summarize(vm, plan.window, end_dt.as_secs_f64(), f64::from(plan.period));
+            vm.summary = summarize_until(vm, plan.window, end_dt.as_secs_f64(), f64::from(plan.period));
         }
         Ok(MetricsSnapshot {
             start: start_dt.as_secs_f64(),
@@ -528,9 +528,15 @@ impl Fleet {
     }
 }
 
+/// Summary numbers of a variant's series over `window`, every period in them taken as complete
+/// (series built by hand); figures of a query use [`summarize_until`] with its end.
+pub fn summarize(vm: &VariantMetrics, window: Duration) -> VariantSummary {
+    summarize_until(vm, window, f64::INFINITY, 0.0)
+}
+
 /// Summary numbers of a variant's series over `window` ending at `end` in `period`-second
 /// periods; the latest figures are those of the last complete period.
-pub fn summarize(vm: &VariantMetrics, window: Duration, end: f64, period: f64) -> VariantSummary {
+pub fn summarize_until(vm: &VariantMetrics, window: Duration, end: f64, period: f64) -> VariantSummary {
     let s = |m: Metric, stat: &str| vm.series(m, stat);
     let latest = |m: Metric, stat: &str| s(m, stat)?.latest_complete(end, period).map(|(_, v)| v);
     let latest_period_start = s(Metric::ModelLatency, "p99")

@@ -10,6 +10,7 @@ use sagedeck::aws::inventory::{EndpointInfo, InventoryOptions, VariantInfo};
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::aws::metrics::{
     MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, Series, VariantMetrics, VariantSummary, summarize,
+    summarize_until,
 };
 use sagedeck::sandbox::SandboxConfig;
 
@@ -329,7 +330,7 @@ fn summary_rates_and_ratios() {
         .insert("model_latency_p99".into(), ser(&[0.0, 60.0], &[80.0, 20.5]));
     vm.series
         .insert("model_cache_hit_average".into(), ser(&[0.0, 60.0], &[1.0, 0.0]));
-    let s = summarize(&vm, Duration::from_secs(600), 120.0, 60.0);
+    let s = summarize(&vm, Duration::from_secs(600));
     assert_eq!(s.invocations, 40.0);
     assert_eq!(s.invocations_per_min, 4.0);
     assert_eq!(s.error_rate_5xx, Some(0.1));
@@ -340,7 +341,7 @@ fn summary_rates_and_ratios() {
     assert_eq!(s.model_latency_p50_ms, None);
     assert_eq!((s.latest_period_start, s.latest_samples), (Some(60.0), Some(10.0)));
     // At 90 s the minute from 60 s is still filling: the latest figures are the minute before.
-    let partial = summarize(&vm, Duration::from_secs(600), 90.0, 60.0);
+    let partial = summarize_until(&vm, Duration::from_secs(600), 90.0, 60.0);
     assert_eq!(partial.model_latency_p99_ms, Some(80.0));
     assert_eq!(
         (partial.latest_period_start, partial.latest_samples),
