@@ -22,7 +22,7 @@ pub fn validate(schema: &Value, value: &Value) -> Vec<String> {
             return Vec::new();
         }
     };
-    validator.iter_errors(value).map(|e| problem(&e)).collect()
+    validator.iter_errors(value).flat_map(|e| problem(&e)).collect()
 }
 
 /// `$`, `$.a.b[0]`: the path of an instance location.
@@ -42,16 +42,43 @@ fn path_of(location: &Location) -> String {
     out
 }
 
-/// One violation as `PATH: WHAT`.
-fn problem(e: &ValidationError<'_>) -> String {
+/// One violation as `PATH: WHAT` lines (one per unexpected property), in the wording the console
+/// and the tools have always shown; the crate's own message for the rest.
+fn problem(e: &ValidationError<'_>) -> Vec<String> {
     let path = path_of(e.instance_path());
-    match e.kind() {
+    let v = e.instance();
+    let what = match e.kind() {
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
-            format!("{path}: missing required property `{name}`")
+            format!("missing required property `{name}`")
         }
-        _ => format!("{path}: {e}"),
-    }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            return unexpected
+                .iter()
+                .map(|k| format!("{path}: unexpected property `{k}`"))
+                .collect();
+        }
+        ValidationErrorKind::Minimum { limit } => format!("{v} is below the minimum {limit}"),
+        ValidationErrorKind::Maximum { limit } => format!("{v} is above the maximum {limit}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => format!("{v} must be above {limit}"),
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!("{v} must be below {limit}"),
+        ValidationErrorKind::Enum { options } => format!("{v} is not one of {options}"),
+        ValidationErrorKind::Constant { expected_value } => format!("must be {expected_value}"),
+        ValidationErrorKind::MinLength { limit } => format!("needs at least {limit} character(s)"),
+        ValidationErrorKind::MaxLength { limit } => format!("allows at most {limit} character(s)"),
+        ValidationErrorKind::AnyOf { context } => {
+            let first = context.iter().flatten().flat_map(problem).next().unwrap_or_default();
+            format!("matches none of the anyOf choices ({first})")
+        }
+        ValidationErrorKind::OneOfNotValid { .. } => "matches 0 of the oneOf choices, not exactly one".into(),
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            "matches more than one of the oneOf choices, not exactly one".into()
+        }
+        ValidationErrorKind::Not { .. } => "matches a schema it must not match".into(),
+        ValidationErrorKind::FalseSchema => "no value is allowed here".into(),
+        _ => e.to_string(),
+    };
+    vec![format!("{path}: {what}")]
 }
 
 /// The schema a local `$ref` (`#`, `#/$defs/X`) points at in `root`.
@@ -86,6 +113,7 @@ mod tests {
             "$: missing required property `sign`",
             "$.n: ",
             "$.tags[0]: missing required property `k`",
+            "$.n: 0.5 is below the minimum 1",
         ] {
             assert!(text.contains(want), "{want} not in:\n{text}");
         }
