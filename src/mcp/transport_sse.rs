@@ -333,7 +333,10 @@ mod tests {
         assert!(l.check(b"data: 1234567890\r\n\r\ndata: 1234567890\n\n").is_ok());
         assert!(l.check(b"data:1\ndata:2\n").is_ok(), "12 bytes in the event so far");
         assert!(l.check(b"data").is_ok(), "16");
-        assert!(matches!(l.check(b"x"), Err(SseError::TooLarge(16))), "an event of 17 bytes");
+        assert!(
+            matches!(l.check(b"x"), Err(SseError::TooLarge(16))),
+            "an event of 17 bytes"
+        );
         let mut l = FrameLimit::new(8);
         assert!(l.check(b"data: 12\r").is_ok());
         assert!(l.check(b"\n\r\n").is_ok(), "CRLF split across chunks ends the event");
