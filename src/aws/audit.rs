@@ -6,6 +6,7 @@
 //! and anything shaped like an AWS access key are redacted.
 
 use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -155,6 +156,12 @@ fn line_of(ctx: &AuditContext, m: Mutation, phase: AuditPhase, result: Option<St
     }
 }
 
+/// An exclusive lock on an audit log, held until dropped.
+#[derive(Debug)]
+pub struct AuditLock {
+    _file: std::fs::File,
+}
+
 /// An open audit log (append-only; shareable between tasks).
 #[derive(Debug)]
 pub struct Audit {
@@ -178,44 +185,71 @@ fn new_id(epoch: f64) -> String {
     format!("{:x}-{:x}-{n}", (epoch * 1000.0) as u64, std::process::id())
 }
 
-const SECRET_KEYS: [&str; 8] = [
-    "secret",
-    "password",
-    "token",
-    "authorization",
-    "credential",
-    "api_key",
-    "apikey",
-    "session",
-];
+/// Field names whose values are never written (matched case-insensitively, anywhere in the name).
+const SECRET_KEYS: [&str; 7] = ["key", "auth", "token", "secret", "password", "credential", "session"];
 
-/// A copy of `v` with values under secret-looking keys and AWS access-key-shaped strings replaced
-/// by `"[redacted]"`.
+const REDACTED: &str = "[redacted]";
+
+/// A copy of `v` with every value under a secret-looking field name replaced by `"[redacted]"`,
+/// and every secret-shaped part of a string (see [`redact_text`]) too.
 pub fn redact(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, v)| {
                     let lk = k.to_ascii_lowercase();
-                    if SECRET_KEYS.iter().any(|s| lk.contains(s)) {
-                        (k.clone(), Value::String("[redacted]".into()))
-                    } else {
-                        (k.clone(), redact(v))
-                    }
+                    let secret = SECRET_KEYS.iter().any(|s| lk.contains(s));
+                    let hidden = secret && !matches!(v, Value::Null | Value::Bool(_));
+                    (
+                        k.clone(),
+                        if hidden {
+                            Value::String(REDACTED.into())
+                        } else {
+                            redact(v)
+                        },
+                    )
                 })
                 .collect(),
         ),
         Value::Array(a) => Value::Array(a.iter().map(redact).collect()),
-        Value::String(s) if looks_like_access_key(s) => Value::String("[redacted]".into()),
+        Value::String(s) => Value::String(redact_text(s).into_owned()),
         other => other.clone(),
     }
 }
 
-fn looks_like_access_key(s: &str) -> bool {
-    let s = s.trim();
-    (s.starts_with("AKIA") || s.starts_with("ASIA"))
-        && s.len() == 20
-        && s.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+/// Runs of base64-alphabet characters (`=` padding only at the end): the candidates for AWS
+/// credentials in free text.
+static CREDENTIAL_RUN: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"[A-Za-z0-9/+]+=*").expect("a valid pattern"));
+
+/// Whether a base64-alphabet run is shaped like an AWS credential: an access key id (`AKIA` or
+/// `ASIA` and 16 upper-case letters or digits), a secret access key (40 characters mixing upper-
+/// and lower-case), or a session token (100 characters or more).
+fn credential_shaped(run: &str) -> bool {
+    let body = run.trim_end_matches('=');
+    let access_key = body.len() == 20
+        && (body.starts_with("AKIA") || body.starts_with("ASIA"))
+        && body.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    let mixed_case = body.bytes().any(|b| b.is_ascii_uppercase()) && body.bytes().any(|b| b.is_ascii_lowercase());
+    access_key || (body.len() == 40 && mixed_case) || body.len() >= 100
+}
+
+/// `text` with every AWS-credential-shaped part replaced by `[redacted]`.
+pub fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
+    CREDENTIAL_RUN.replace_all(text, |c: &regex::Captures<'_>| {
+        let run = &c[0];
+        if credential_shaped(run) {
+            REDACTED.to_string()
+        } else {
+            run.to_string()
+        }
+    })
+}
+
+/// Creates `dir` and its missing parents readable by the owner only (0700, whatever the umask).
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
 impl Audit {
@@ -227,17 +261,48 @@ impl Audit {
             message: e.to_string(),
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(fail)?;
+            create_private_dir(dir).map_err(fail)?;
         }
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
             .map_err(fail)?;
+        // A file created before (or by hand) is made private too: it names who changed what.
+        let mode = file.metadata().map_err(fail)?.permissions().mode();
+        if mode & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))
+                .map_err(fail)?;
+        }
         Ok(Audit {
             path,
             file: Mutex::new(file),
         })
+    }
+
+    /// Takes an exclusive advisory lock on the log (released when the returned lock drops):
+    /// guarded changes sharing a log, in this process or another, run one at a time.
+    pub async fn lock_exclusive(&self) -> Result<AuditLock, AuditError> {
+        let path = self.path.clone();
+        let fail = |message: String| AuditError {
+            path: self.path.display().to_string(),
+            message,
+        };
+        let locked = tokio::task::spawn_blocking(move || {
+            use std::os::fd::AsRawFd;
+            let file = std::fs::OpenOptions::new().append(true).open(&path)?;
+            // SAFETY: flock only uses the descriptor, which `file` keeps open during the call.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(file)
+        })
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+        locked
+            .map(|_file| AuditLock { _file })
+            .map_err(|e| fail(format!("cannot lock it: {e}")))
     }
 
     /// The file written to.
@@ -251,7 +316,8 @@ impl Audit {
             path: self.path.display().to_string(),
             message: m,
         };
-        let mut line = serde_json::to_vec(rec).map_err(|e| fail(e.to_string()))?;
+        let value = serde_json::to_value(rec).map_err(|e| fail(e.to_string()))?;
+        let mut line = serde_json::to_vec(&redact(&value)).map_err(|e| fail(e.to_string()))?;
         line.push(b'\n');
         let mut f = self.file.lock();
         f.write_all(&line).map_err(|e| fail(e.to_string()))?;
@@ -325,6 +391,29 @@ mod tests {
         assert_eq!(r["weights"]["Stable"], 9);
         assert_eq!(r["args"][0], "[redacted]");
         assert_eq!(r["args"][1], "fine");
+    }
+
+    #[test]
+    fn credential_shaped_values_are_redacted_anywhere() {
+        let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        let token = "IQoJb3JpZ2luX2VjEJr".repeat(8);
+        let v = serde_json::json!({
+            "note": format!("export AWS_ACCESS_KEY_ID=ASIAABCDEFGHIJKLMNOP and secret={secret}"),
+            "blob": format!("{token}=="),
+            "x_api_key": 12345, "Authorization": "Bearer abc", "use_auth": true,
+            "sha": "0123456789abcdef0123456789abcdef01234567",
+            "request_id": "8f9e0c2a-1b2c-4d5e-8f9a-0b1c2d3e4f5a",
+            "weights": {"Stable": 0.9},
+        });
+        let r = redact(&v);
+        assert_eq!(r["note"], "export AWS_ACCESS_KEY_ID=[redacted] and secret=[redacted]");
+        assert_eq!(r["blob"], "[redacted]");
+        assert_eq!(r["x_api_key"], "[redacted]");
+        assert_eq!(r["Authorization"], "[redacted]");
+        assert_eq!(r["use_auth"], true);
+        assert_eq!(r["sha"], v["sha"], "a lower-case hex digest is not a secret key");
+        assert_eq!(r["request_id"], v["request_id"]);
+        assert_eq!(r["weights"]["Stable"], 0.9);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::audit::{Audit, AuditContext, AuditError, Mutation};
 use super::config::Fleet;
 use super::error::AwsError;
 use super::inventory::EndpointInfo;
-use super::weights::{WeightPlan, weight_text};
+use super::weights::{WeightPlan, weight_text, wire_weight};
 
 /// What the operator saw of one variant; `None` fields are not checked.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -118,6 +118,7 @@ impl Expectation {
                 .trim()
                 .parse()
                 .map_err(|_| format!("--expect weight `{w}` of variant {v} is not a number"))?;
+            wire_weight(w).map_err(|why| format!("--expect weight of {v} {why}"))?;
             weights.push((v.trim().to_string(), w));
         }
         if weights.is_empty() {
@@ -180,6 +181,23 @@ pub enum GuardError {
         /// Endpoint.
         endpoint: String,
         /// What differs.
+        differences: Vec<Difference>,
+    },
+    /// The endpoint is not InService (Creating, Updating, Failed...): nothing was sent.
+    #[error("refused: {endpoint} is {status}; it changes only when InService; nothing was sent (wait, then retry)")]
+    NotInService {
+        /// Endpoint.
+        endpoint: String,
+        /// Its status.
+        status: String,
+    },
+    /// The change was sent, but another writer's change landed with it: the endpoint does not
+    /// hold what this change asked for.
+    #[error("lost race: another change to {endpoint} landed with this one ({}); the endpoint keeps the other's values (look again, then retry)", .differences.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))]
+    LostRace {
+        /// Endpoint.
+        endpoint: String,
+        /// Where the endpoint differs from what was asked (expected: asked, actual: what is).
         differences: Vec<Difference>,
     },
     /// The audit log could not be written: nothing was sent.
@@ -272,6 +290,8 @@ impl Fleet {
         action: &str,
         reason: Option<String>,
     ) -> Result<Applied, GuardError> {
+        // Writers sharing this log check, send and re-read one at a time.
+        let _lock = audited.audit.lock_exclusive().await?;
         let calls = AtomicUsize::new(0);
         let info = self.describe_endpoint_info(&plan.endpoint, &calls).await?;
         let differences = expect.check(&info);
@@ -294,11 +314,24 @@ impl Fleet {
         match sent {
             Ok(out) => {
                 let request_id = out.request_id().map(str::to_string);
-                let audit_warning = audited
-                    .audit
-                    .finish(&pending, Ok(request_id.clone()))
-                    .err()
-                    .map(|e| e.to_string());
+                // Accepted: the endpoint must now want what was asked, else another writer's
+                // change landed with this one.
+                let after = self.describe_endpoint_info(&plan.endpoint, &calls).await;
+                let lost = match &after {
+                    Ok(now) => lost_race(plan, now, false),
+                    Err(_) => None,
+                };
+                let outcome = match &lost {
+                    None => Ok(request_id.clone()),
+                    Some(e) => Err(format!(
+                        "sent (request id {}), then {e}",
+                        request_id.as_deref().unwrap_or("-")
+                    )),
+                };
+                let audit_warning = audited.audit.finish(&pending, outcome).err().map(|e| e.to_string());
+                if let Some(e) = lost {
+                    return Err(e);
+                }
                 Ok(Applied {
                     before: info,
                     request_id,
@@ -317,6 +350,45 @@ impl Fleet {
             }
         }
     }
+}
+
+/// The lost race, if `info` does not hold what `plan` asked: its desired weights and instance
+/// counts (and, once `settled` at InService, the current ones).
+pub fn lost_race(plan: &WeightPlan, info: &EndpointInfo, settled: bool) -> Option<GuardError> {
+    let mut differences = Vec::new();
+    let diff = |variant: &str, field: &str, asked: String, got: String| Difference {
+        variant: variant.to_string(),
+        field: field.to_string(),
+        expected: asked,
+        actual: got,
+    };
+    for c in &plan.changes {
+        let Some(v) = info.variant(&c.variant) else {
+            differences.push(diff(&c.variant, "variant", "present".into(), "missing".into()));
+            continue;
+        };
+        let mut weights = vec![("desired_weight", v.desired_weight)];
+        let mut counts = vec![("desired_instances", v.desired_instances)];
+        if settled {
+            weights.push(("current_weight", v.current_weight));
+            counts.push(("current_instances", v.current_instances));
+        }
+        if let Some(w) = c.weight {
+            let asked = wire_weight(w).map_or(w, f64::from);
+            for (field, got) in weights.iter().filter(|(_, got)| !same(asked, *got)) {
+                differences.push(diff(&c.variant, field, weight_text(w), weight_text(*got)));
+            }
+        }
+        if let Some(n) = c.instances {
+            for (field, got) in counts.iter().filter(|(_, got)| *got != n) {
+                differences.push(diff(&c.variant, field, n.to_string(), got.to_string()));
+            }
+        }
+    }
+    (!differences.is_empty()).then(|| GuardError::LostRace {
+        endpoint: plan.endpoint.clone(),
+        differences,
+    })
 }
 
 #[cfg(test)]

@@ -238,9 +238,26 @@ pub struct Series {
 }
 
 impl Series {
-    /// The most recent value.
+    /// The most recent value (its period may still be filling: see [`Series::latest_complete`]).
     pub fn latest(&self) -> Option<f64> {
         self.values.last().copied()
+    }
+
+    /// The start and value of the last period complete by `end` (epoch seconds): its start plus
+    /// `period` seconds is not after `end`, so no more samples can arrive in it.
+    pub fn latest_complete(&self, end: f64, period: f64) -> Option<(f64, f64)> {
+        self.timestamps
+            .iter()
+            .zip(&self.values)
+            .rev()
+            .find(|(t, _)| **t + period <= end)
+            .map(|(t, v)| (*t, *v))
+    }
+
+    /// The value of the period starting at `start`.
+    pub fn at(&self, start: f64) -> Option<f64> {
+        let i = self.timestamps.iter().position(|t| *t == start)?;
+        self.values.get(i).copied()
     }
 
     /// The sum of every value.
@@ -254,9 +271,15 @@ impl Series {
     }
 }
 
-/// The numbers the console and `sagedeck metrics` show for a variant.
+/// The numbers the console and `sagedeck metrics` show for a variant. "Latest" figures come from
+/// the last complete period (the one still filling is left out), named by `latest_period_start`
+/// with its sample count in `latest_samples`.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct VariantSummary {
+    /// Start (epoch seconds) of the last complete period, which the latest figures describe.
+    pub latest_period_start: Option<f64>,
+    /// Invocations in that period: the sample count of its latency figures.
+    pub latest_samples: Option<f64>,
     /// Latest ModelLatency p50.
     pub model_latency_p50_ms: Option<f64>,
     /// Latest ModelLatency p90.
@@ -426,7 +449,7 @@ impl Fleet {
             vm.series.insert(series_name(q.metric, q.stat), series);
         }
         for vm in &mut variants {
-            vm.summary = summarize(vm, plan.window);
+            vm.summary = summarize_until(vm, plan.window, end_dt.as_secs_f64(), f64::from(plan.period));
         }
         Ok(MetricsSnapshot {
             start: start_dt.as_secs_f64(),
@@ -505,10 +528,22 @@ impl Fleet {
     }
 }
 
-/// Summary numbers of a variant's series over `window`.
+/// Summary numbers of a variant's series over `window`, every period in them taken as complete
+/// (series built by hand); figures of a query use [`summarize_until`] with its end.
 pub fn summarize(vm: &VariantMetrics, window: Duration) -> VariantSummary {
+    summarize_until(vm, window, f64::INFINITY, 0.0)
+}
+
+/// Summary numbers of a variant's series over `window` ending at `end` in `period`-second
+/// periods; the latest figures are those of the last complete period.
+pub fn summarize_until(vm: &VariantMetrics, window: Duration, end: f64, period: f64) -> VariantSummary {
     let s = |m: Metric, stat: &str| vm.series(m, stat);
-    let latest = |m: Metric, stat: &str| s(m, stat).and_then(Series::latest);
+    let latest = |m: Metric, stat: &str| s(m, stat)?.latest_complete(end, period).map(|(_, v)| v);
+    let latest_period_start = s(Metric::ModelLatency, "p99")
+        .and_then(|p99| p99.latest_complete(end, period))
+        .map(|(t, _)| t);
+    let latest_samples =
+        latest_period_start.map(|t| s(Metric::Invocations, "Sum").and_then(|i| i.at(t)).unwrap_or(0.0));
     let sum = |m: Metric| s(m, "Sum").map(Series::sum).unwrap_or(0.0);
     let invocations = sum(Metric::Invocations);
     let (e4, e5) = (sum(Metric::Invocation4xxErrors), sum(Metric::Invocation5xxErrors));
@@ -528,6 +563,8 @@ pub fn summarize(vm: &VariantMetrics, window: Duration) -> VariantSummary {
         (den > 0.0).then(|| num / den)
     });
     VariantSummary {
+        latest_period_start,
+        latest_samples,
         model_latency_p50_ms: latest(Metric::ModelLatency, "p50"),
         model_latency_p90_ms: latest(Metric::ModelLatency, "p90"),
         model_latency_p99_ms: latest(Metric::ModelLatency, "p99"),

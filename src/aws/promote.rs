@@ -297,7 +297,7 @@ pub fn plan_path(dir: &Path, endpoint: &str) -> PathBuf {
 /// Writes a state: a temporary file, fsync, rename over the old one, fsync of the directory.
 pub fn save_state(path: &Path, state: &PlanState) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    super::audit::create_private_dir(dir)?;
     let tmp = dir.join(format!(
         ".{}.tmp{}",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("plan"),

@@ -69,10 +69,10 @@ impl PromotionRunner {
             .describe_endpoint_info(&spec.endpoint, &AtomicUsize::new(0))
             .await?;
         if info.status != "InService" {
-            return Err(PromoteError::Invalid(format!(
-                "{} is {}; a promotion starts only when it is InService",
-                info.name, info.status
-            )));
+            return Err(PromoteError::Guard(GuardError::NotInService {
+                endpoint: info.name.clone(),
+                status: info.status.clone(),
+            }));
         }
         let baseline = pick_baseline(&info, &spec.canary, spec.baseline.as_deref()).map_err(PromoteError::Invalid)?;
         let start = now();
@@ -283,7 +283,12 @@ impl PromotionRunner {
         );
         let request_id = match self.send(&target, "promote.step", why).await {
             Ok(id) => id,
-            Err(PromoteError::Guard(e @ (GuardError::Changed { .. } | GuardError::Audit(_)))) => {
+            Err(PromoteError::Guard(
+                e @ (GuardError::Changed { .. }
+                | GuardError::NotInService { .. }
+                | GuardError::LostRace { .. }
+                | GuardError::Audit(_)),
+            )) => {
                 let m = self.held_text(&format!("held: {e}"));
                 self.transition(Phase::Held, Some(m))?;
                 return Err(e.into());

@@ -135,13 +135,8 @@ pub fn plan_weights(info: &EndpointInfo, changes: &[WeightChange]) -> Result<Wei
                 known.join(", ")
             ));
         }
-        if let Some(w) = c.weight
-            && (!w.is_finite() || w < 0.0)
-        {
-            return Err(format!(
-                "weight of {} must be a finite number >= 0 (got {w})",
-                c.variant
-            ));
+        if let Some(w) = c.weight {
+            wire_weight(w).map_err(|why| format!("weight of {} {why}", c.variant))?;
         }
         if let Some(n) = c.instances
             && n < 0
@@ -179,6 +174,21 @@ pub fn plan_weights(info: &EndpointInfo, changes: &[WeightChange]) -> Result<Wei
     })
 }
 
+/// A weight as the API carries it (`DesiredWeight` is a 32-bit float): finite, >= 0, within
+/// f32's range, and not a positive number that f32 rounds to 0. The error completes
+/// "weight of VARIANT ...".
+pub fn wire_weight(w: f64) -> Result<f32, String> {
+    let wire = w as f32;
+    if !w.is_finite() || w < 0.0 || !wire.is_finite() || (w > 0.0 && wire == 0.0) {
+        return Err(format!(
+            "must be a finite number >= 0 that the API's 32-bit float holds ({:e} at most, {:e} at least when not 0); got {w}",
+            f32::MAX,
+            f32::from_bits(1)
+        ));
+    }
+    Ok(wire)
+}
+
 /// A weight without a trailing `.0` when whole.
 pub fn weight_text(w: f64) -> String {
     if w.fract() == 0.0 {
@@ -197,7 +207,7 @@ impl Fleet {
             .map(|c| {
                 DesiredWeightAndCapacity::builder()
                     .variant_name(&c.variant)
-                    .set_desired_weight(c.weight.map(|w| w as f32))
+                    .set_desired_weight(c.weight.and_then(|w| wire_weight(w).ok()))
                     .set_desired_instance_count(c.instances)
                     .build()
             })
@@ -305,6 +315,12 @@ mod tests {
         assert!(bad(&["Nope=1"]).contains("no variant Nope"));
         assert!(bad(&["Stable=-1"]).contains(">= 0"));
         assert!(bad(&["Stable=NaN"]).contains("finite"));
+        assert!(
+            bad(&["Stable=1e308"]).contains("32-bit float"),
+            "f32 overflows to infinity"
+        );
+        assert!(bad(&["Stable=1e-50"]).contains("32-bit float"), "f32 rounds it to 0");
+        assert!(wire_weight(3e38).is_ok() && wire_weight(0.0) == Ok(0.0));
         assert!(bad(&["Stable=0", "Canary=0"]).contains("all weights would be 0"));
         assert!(bad(&["Stable=1", "Stable=2"]).contains("more than once"));
         assert!(bad(&["Stable=50%", "Canary=1"]).contains("percentage"));

@@ -12,9 +12,9 @@ use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
 use super::output::{print_json, print_table};
-use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, usage};
+use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, GlobalArgs, usage};
 use crate::aws::audit::AuditContext;
-use crate::mcp::{CallError, CallOptions, ConnectOptions, McpConnection, Registry, ServerEntry};
+use crate::mcp::{CallError, CallOptions, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry};
 
 /// `sagedeck tools`.
 #[derive(Debug, Args)]
@@ -137,6 +137,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
     };
     let results = futures_util::future::join_all(entries.iter().map(|e| McpConnection::connect(e, &opts))).await;
     let mut failed = 0;
+    let mut worst = EXIT_OK;
     let mut report = Vec::new();
     for (entry, r) in entries.iter().zip(results) {
         match r {
@@ -177,6 +178,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
             }
             Err(e) => {
                 failed += 1;
+                worst = worst.max(connect_exit(&e));
                 eprintln!("sagedeck: {}: {e}", entry.name);
                 if !g.json {
                     println!("== {} ({}): FAILED: {e}", entry.name, entry.transport);
@@ -191,7 +193,16 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
     if g.json {
         print_json(&report);
     }
-    if failed > 0 { EXIT_AWS } else { EXIT_OK }
+    if failed > 0 { worst } else { EXIT_OK }
+}
+
+/// The exit code of a connection failure: a configuration that cannot be used is invalid input
+/// (2), anything else a failure to reach or speak to the server (3).
+fn connect_exit(e: &ConnectError) -> i32 {
+    match e {
+        ConnectError::Config(_) => EXIT_USAGE,
+        _ => EXIT_AWS,
+    }
 }
 
 /// Builds the arguments object from `--args JSON` or `--arg k=v` (typed by the tool's schema).
@@ -254,7 +265,7 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> i32 {
         Ok(c) => c,
         Err(e) => {
             eprintln!("sagedeck: {}: {e}", entry.name);
-            return EXIT_AWS;
+            return connect_exit(&e);
         }
     };
     let code = call_on(g, &conn, &args, ctx).await;

@@ -41,7 +41,7 @@ pub const EXIT_REFUSED: i32 = 6;
 /// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held).
 pub const EXIT_PROMOTION: i32 = 7;
 
-const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint changed since read, audit log unwritable; nothing sent), 7 promotion not completed (rolled back, no verdict or held).";
+const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held).";
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
 #[derive(Debug, Parser)]

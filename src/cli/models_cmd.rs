@@ -13,7 +13,7 @@ use super::output::{print_json, print_table};
 use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::audit::Mutation;
 use crate::aws::catalog::{Catalog, CatalogEntry, human_size};
-use crate::aws::guard::Audited;
+use crate::aws::guard::{Audited, GuardError};
 use crate::aws::invoke::validate_body;
 use crate::aws::prewarm::PrewarmReport;
 use crate::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
@@ -81,7 +81,7 @@ pub struct PrewarmArgs {
 
 /// Describes `endpoint`, refuses anything but a multi-model endpoint (exit 2) and lists its
 /// catalog; the error is already printed and its exit code returned.
-async fn mme_catalog(fleet: &Fleet, endpoint: &str) -> Result<(String, Catalog), i32> {
+async fn mme_catalog(fleet: &Fleet, endpoint: &str) -> Result<(String, Catalog, String), i32> {
     let calls = AtomicUsize::new(0);
     let info = fleet
         .describe_endpoint_info(endpoint, &calls)
@@ -93,7 +93,7 @@ async fn mme_catalog(fleet: &Fleet, endpoint: &str) -> Result<(String, Catalog),
         )));
     };
     let catalog = fleet.list_catalog(&url, None).await.map_err(|e| report(&e))?;
-    Ok((url, catalog))
+    Ok((url, catalog, info.status))
 }
 
 #[derive(Serialize)]
@@ -124,7 +124,7 @@ pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> i32 {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let (url, catalog) = match mme_catalog(&fleet, &args.endpoint).await {
+    let (url, catalog, _) = match mme_catalog(&fleet, &args.endpoint).await {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -245,10 +245,15 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         Ok(f) => f,
         Err(e) => return report(&e),
     };
-    let (_, catalog) = match mme_catalog(&fleet, &args.endpoint).await {
+    let (_, catalog, status) = match mme_catalog(&fleet, &args.endpoint).await {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if status != "InService" {
+        let endpoint = args.endpoint.clone();
+        eprintln!("sagedeck: {}", GuardError::NotInService { endpoint, status });
+        return EXIT_REFUSED;
+    }
     let asked: Vec<String> = match &from {
         Some(w) => w.models(&args.endpoint).to_vec(),
         None => args.models.clone(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
-use crate::mcp::server::{ToolServer, serve_http, serve_stdio};
+use crate::mcp::server::{HttpAccess, ToolServer, check_origin, serve_http_with, serve_stdio};
 use crate::mcp::tools_config::ToolsConfig;
 
 /// `sagedeck mcp`.
@@ -39,6 +39,10 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on HTTP (default: SAGEDECK_MCP_TOKEN).
     #[arg(long, env = "SAGEDECK_MCP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Also accept requests from this browser origin (`https://HOST[:PORT]`, repeatable); other
+    /// origins than the server's own are refused with 403.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
 /// `PORT` → 127.0.0.1:PORT; `HOST:PORT` as given.
@@ -65,6 +69,9 @@ pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return usage(e),
     };
+    if let Err(e) = args.allow_origin.iter().try_for_each(|o| check_origin(o)) {
+        return usage(e);
+    }
     let fleet = match g.connect().await {
         Ok(f) => f,
         Err(code) => return code,
@@ -94,7 +101,11 @@ pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
     } else {
         ""
     };
-    let handle = match serve_http(server, addr, args.token.clone()).await {
+    let access = HttpAccess {
+        token: args.token.clone(),
+        allow_origins: args.allow_origin.clone(),
+    };
+    let handle = match serve_http_with(server, addr, access).await {
         Ok(h) => h,
         Err(e) => {
             eprintln!("sagedeck: cannot listen on {addr}: {e}");

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::endpoints_cmd::print_variants;
 use super::output::{pct, print_json, print_table, weight};
 use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
-use crate::aws::guard::{Expectation, GuardError};
+use crate::aws::guard::{Expectation, GuardError, lost_race};
 use crate::aws::weights::{WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
 
 /// `sagedeck weights`.
@@ -108,10 +108,14 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         Err(e) => return usage(e),
     };
     if info.status != "InService" {
-        return usage(format!(
-            "{} is {}; weights can change only when it is InService",
-            info.name, info.status
-        ));
+        eprintln!(
+            "sagedeck: {}",
+            GuardError::NotInService {
+                endpoint: info.name.clone(),
+                status: info.status.clone()
+            }
+        );
+        return EXIT_REFUSED;
     }
     let expect = expected.unwrap_or_else(|| Expectation::from_info(&info));
     let audited = match g.audited(&fleet).await {
@@ -138,7 +142,7 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         Err(GuardError::Aws(e)) => return report(&e),
         Err(e) => {
             if g.json
-                && let GuardError::Changed { differences, .. } = &e
+                && let GuardError::Changed { differences, .. } | GuardError::LostRace { differences, .. } = &e
             {
                 print_json(&json!({ "plan": plan, "applied": false, "differences": differences }));
             }
@@ -179,7 +183,14 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
             )
             .await;
         match waited {
-            Ok(i) => finished = Some(i),
+            Ok(i) => {
+                // Settled: it must hold what was asked, else another change landed meanwhile.
+                if let Some(lost) = lost_race(&plan, &i, true) {
+                    eprintln!("sagedeck: {lost}");
+                    return EXIT_REFUSED;
+                }
+                finished = Some(i)
+            }
             Err(e) => return report(&e),
         }
     }

@@ -17,7 +17,8 @@ use tokio::process::Child;
 use tokio::sync::{broadcast, mpsc};
 
 use super::connect::{
-    ConnectError, STDERR_LINES_SHOWN, explain_child_failure, explain_http_failure, http_client, refine_unreachable,
+    ConnectError, STDERR_LINES_SHOWN, explain_child_failure, explain_handshake_failure, explain_sse_failure,
+    http_client,
 };
 use super::events::{LogSource, Progress, ServerEvent, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
@@ -204,12 +205,7 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
             );
             match tokio::time::timeout(timeout, handler.serve(transport)).await {
                 Ok(Ok(service)) => Ok((service, None)),
-                Ok(Err(e)) => {
-                    let text = crate::aws::error::chain_text(&e);
-                    let explained =
-                        explain_http_failure(&text, &url, TransportKind::Http, e.is_authorization_required());
-                    Err(refine_unreachable(explained, &url).await)
-                }
+                Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Http).await),
                 Err(_) => Err(ConnectError::Timeout {
                     after: timeout,
                     stderr: vec![],
@@ -222,20 +218,12 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
             let deadline = Instant::now() + timeout;
             let transport = match SseClientTransport::connect(client, &url, timeout).await {
                 Ok(t) => t,
-                Err(e) => {
-                    let explained = explain_http_failure(&e.to_string(), &url, TransportKind::Sse, false);
-                    return Err(refine_unreachable(explained, &url).await);
-                }
+                Err(e) => return Err(explain_sse_failure(&e, &url).await),
             };
             let left = deadline.saturating_duration_since(Instant::now());
             match tokio::time::timeout(left, handler.serve(transport)).await {
                 Ok(Ok(service)) => Ok((service, None)),
-                Ok(Err(e)) => Err(explain_http_failure(
-                    &crate::aws::error::chain_text(&e),
-                    &url,
-                    TransportKind::Sse,
-                    false,
-                )),
+                Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Sse).await),
                 Err(_) => Err(ConnectError::Timeout {
                     after: timeout,
                     stderr: vec![],

@@ -12,6 +12,9 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use super::events::{LogSource, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
+use super::transport_sse::SseError;
+use rmcp::service::ClientInitializeError;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 /// Standard-error lines quoted when a child exits during the handshake.
 pub const STDERR_LINES_SHOWN: usize = 5;
@@ -66,6 +69,8 @@ pub enum ConnectError {
     Config(String),
     /// The peer answered, but not an MCP handshake.
     Protocol(String),
+    /// The peer asked for something refused for safety (another origin, an oversized event).
+    Refused(String),
 }
 
 impl ConnectError {
@@ -81,6 +86,7 @@ impl ConnectError {
             ConnectError::Timeout { .. } => "timeout",
             ConnectError::Config(_) => "config",
             ConnectError::Protocol(_) => "protocol",
+            ConnectError::Refused(_) => "refused",
         }
     }
 }
@@ -135,6 +141,7 @@ impl fmt::Display for ConnectError {
             ),
             ConnectError::Config(m) => write!(f, "configuration: {m}"),
             ConnectError::Protocol(m) => write!(f, "not an MCP handshake: {m}"),
+            ConnectError::Refused(m) => f.write_str(m),
         }
     }
 }
@@ -227,31 +234,25 @@ pub fn http_client(entry: &ServerEntry, connect_timeout: Duration) -> Result<req
     }
     reqwest::Client::builder()
         .default_headers(headers)
+        .redirect(same_origin_redirects())
         .connect_timeout(connect_timeout)
         .build()
         .map_err(|e| ConnectError::Config(crate::aws::error::chain_text(&e)))
 }
 
-/// The first HTTP status code mentioned in an error text (`HTTP 404`, `(405 Method Not Allowed)`,
-/// `status: 401`).
-pub fn status_in(text: &str) -> Option<u16> {
-    let bytes = text.as_bytes();
-    for (i, w) in bytes.windows(3).enumerate() {
-        if !w.iter().all(u8::is_ascii_digit) {
-            continue;
+/// Follows a redirect only within the origin of the request (so configured headers such as
+/// `X-Api-Key` never reach another origin); a redirect elsewhere is answered as its 3xx status.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(|u| u.origin());
+        if first != Some(attempt.url().origin()) {
+            attempt.stop()
+        } else if attempt.previous().len() > 5 {
+            attempt.error("more than 5 redirects")
+        } else {
+            attempt.follow()
         }
-        let before_ok = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-        let after_ok = bytes.get(i + 3).is_none_or(|b| !b.is_ascii_alphanumeric());
-        let context = String::from_utf8_lossy(&bytes[i.saturating_sub(8)..i]);
-        let named = context.contains("HTTP") || context.contains('(') || context.contains("status");
-        if before_ok && after_ok && named {
-            let code: u16 = std::str::from_utf8(w).ok()?.parse().ok()?;
-            if (400..600).contains(&code) {
-                return Some(code);
-            }
-        }
-    }
-    None
+    })
 }
 
 /// Makes an unreachable-server error precise by trying a TCP connection to the URL's host.
@@ -281,62 +282,126 @@ pub async fn refine_unreachable(e: ConnectError, url: &str) -> ConnectError {
     }
 }
 
-/// Classifies a failed HTTP (streamable or SSE) handshake with `url` from its error text.
-pub fn explain_http_failure(text: &str, url: &str, tried: TransportKind, auth_required: bool) -> ConnectError {
-    if auth_required {
-        return ConnectError::Unauthorized { status: 401 };
-    }
-    match status_in(text) {
-        Some(s @ (401 | 403)) => ConnectError::Unauthorized { status: s },
-        Some(s @ (404 | 405)) => ConnectError::WrongTransport {
-            detail: format!("HTTP {s}"),
+/// What an HTTP status says about a connection attempt over `tried`, when it says something.
+fn from_status(status: u16, tried: TransportKind) -> Option<ConnectError> {
+    match status {
+        401 | 403 => Some(ConnectError::Unauthorized { status }),
+        404 | 405 => Some(ConnectError::WrongTransport {
+            detail: format!("HTTP {status}"),
             tried,
-        },
+        }),
         // A streamable HTTP endpoint refuses a bare GET (400 no session, 406 not acceptable).
-        Some(s @ (400 | 406 | 415)) if tried == TransportKind::Sse => ConnectError::WrongTransport {
-            detail: format!("HTTP {s} to the event-stream GET"),
+        400 | 406 | 415 if tried == TransportKind::Sse => Some(ConnectError::WrongTransport {
+            detail: format!("HTTP {status} to the event-stream GET"),
             tried,
-        },
-        _ if text.contains("Connection refused") || text.contains("error sending request") => {
-            let why = if text.contains("refused") {
-                "connection refused"
-            } else if text.contains("dns error") || text.contains("failed to lookup") {
-                "unknown host"
-            } else if text.contains("timed out") {
-                "connect timed out"
-            } else {
-                "the request could not be sent"
-            };
-            ConnectError::Unreachable {
-                detail: format!("nothing answers at {url} ({why})"),
-            }
+        }),
+        _ => None,
+    }
+}
+
+/// Explains a failed HTTP request to `url`: nothing listening or too slow, or its status.
+async fn explain_request(e: &reqwest::Error, url: &str, tried: TransportKind) -> ConnectError {
+    if e.is_connect() || e.is_timeout() {
+        let unreachable = ConnectError::Unreachable {
+            detail: format!("nothing answers at {url} ({})", crate::aws::error::chain_text(e)),
+        };
+        return refine_unreachable(unreachable, url).await;
+    }
+    e.status()
+        .and_then(|s| from_status(s.as_u16(), tried))
+        .unwrap_or_else(|| ConnectError::Protocol(crate::aws::error::chain_text(e)))
+}
+
+/// Explains a failed legacy SSE connection from the error's type.
+pub async fn explain_sse_failure(e: &SseError, url: &str) -> ConnectError {
+    let tried = TransportKind::Sse;
+    match e {
+        SseError::Url(u) => ConnectError::Config(format!("`url` {u} is not a valid URL")),
+        SseError::Http(err) => explain_request(err, url, tried).await,
+        SseError::Status { status } => {
+            from_status(*status, tried).unwrap_or_else(|| ConnectError::Protocol(e.to_string()))
         }
-        _ if text.contains("Unexpected content type") || text.contains("text/html") => ConnectError::WrongTransport {
-            detail: text.to_string(),
+        SseError::NotEventStream(_) => ConnectError::WrongTransport {
+            detail: e.to_string(),
             tried,
         },
-        _ => ConnectError::Protocol(text.to_string()),
+        SseError::ForeignEndpoint { .. } | SseError::TooLarge(_) => ConnectError::Refused(e.to_string()),
+        _ => ConnectError::Protocol(e.to_string()),
+    }
+}
+
+/// Explains a failed MCP handshake over HTTP (streamable, or legacy SSE once its endpoint is
+/// known) from the error's type: the transport's own error inside rmcp's.
+pub async fn explain_handshake_failure(e: &ClientInitializeError, url: &str, tried: TransportKind) -> ConnectError {
+    let text = || crate::aws::error::chain_text(e);
+    let ClientInitializeError::TransportError { error, .. } = e else {
+        return ConnectError::Protocol(text());
+    };
+    let inner = error.error.as_ref();
+    if let Some(sse) = inner.downcast_ref::<SseError>() {
+        return explain_sse_failure(sse, url).await;
+    }
+    let Some(http) = inner.downcast_ref::<StreamableHttpError<reqwest::Error>>() else {
+        return ConnectError::Protocol(text());
+    };
+    match http {
+        StreamableHttpError::AuthRequired(_) => ConnectError::Unauthorized { status: 401 },
+        StreamableHttpError::InsufficientScope(_) => ConnectError::Unauthorized { status: 403 },
+        StreamableHttpError::HttpStatus(s) => {
+            from_status(s.status, tried).unwrap_or_else(|| ConnectError::Protocol(text()))
+        }
+        StreamableHttpError::Client(re) => explain_request(re, url, tried).await,
+        StreamableHttpError::UnexpectedContentType(_) => ConnectError::WrongTransport {
+            detail: http.to_string(),
+            tried,
+        },
+        // rmcp reports other statuses as "HTTP <code> <reason>: <body>".
+        StreamableHttpError::UnexpectedServerResponse(m) => m
+            .strip_prefix("HTTP ")
+            .and_then(|rest| rest.get(..3)?.parse::<u16>().ok())
+            .and_then(|s| from_status(s, tried))
+            .unwrap_or_else(|| ConnectError::Protocol(text())),
+        _ => ConnectError::Protocol(text()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::transport::DynamicTransportError;
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+
+    fn failed(e: StreamableHttpError<reqwest::Error>) -> ClientInitializeError {
+        ClientInitializeError::TransportError {
+            error: DynamicTransportError::from_parts("http", std::any::TypeId::of::<()>(), Box::new(e)),
+            context: "send initialize request".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn handshake_failures_are_classified_by_type() {
+        let http = TransportKind::Http;
+        let auth = failed(StreamableHttpError::AuthRequired(AuthRequiredError::new(
+            "Bearer".into(),
+        )));
+        let e = explain_handshake_failure(&auth, "u", http).await;
+        assert_eq!(e, ConnectError::Unauthorized { status: 401 });
+        let gone = failed(StreamableHttpError::UnexpectedServerResponse(
+            "HTTP 405 Method Not Allowed: x".into(),
+        ));
+        let e = explain_handshake_failure(&gone, "http://h/mcp", http).await;
+        assert!(e.to_string().contains("try \"transport\": \"sse\""), "{e}");
+        let text_only = failed(StreamableHttpError::UnexpectedServerResponse(
+            "status 401 and refused".into(),
+        ));
+        let e = explain_handshake_failure(&text_only, "u", http).await;
+        assert_eq!(e.class(), "protocol", "words in a message are not a status");
+        let e = explain_sse_failure(&SseError::Status { status: 403 }, "u").await;
+        assert_eq!(e, ConnectError::Unauthorized { status: 403 });
+    }
 
     #[test]
-    fn statuses_and_lines() {
-        assert_eq!(status_in("Transport: HTTP 404 Not Found: body"), Some(404));
-        assert_eq!(
-            status_in("HTTP status client error (405 Method Not Allowed) for url (http://x:8000/sse)"),
-            Some(405)
-        );
-        assert_eq!(status_in("port 8000 refused"), None);
-        let e = explain_http_failure("HTTP 405: x", "http://h/mcp", TransportKind::Http, false);
-        assert!(matches!(
-            explain_http_failure("error sending request", "u", TransportKind::Http, false),
-            ConnectError::Unreachable { .. }
-        ));
-        assert!(e.to_string().contains("try \"transport\": \"sse\""), "{e}");
+    fn lines() {
         let e = ConnectError::Exited {
             code: Some(3),
             stderr: vec!["Traceback".into(), "ImportError: no mcp".into()],

@@ -239,6 +239,7 @@ impl Registry {
                 TransportKind::Http | TransportKind::Sse if entry.url.is_none() => {
                     return Err(format!("server `{name}`: transport {transport} needs a `url`"));
                 }
+                TransportKind::Http | TransportKind::Sse => check_http(&entry)?,
                 _ => {}
             }
             servers.push(entry);
@@ -276,6 +277,30 @@ impl Registry {
     pub fn names(&self) -> Vec<&str> {
         self.servers.iter().map(|s| s.name.as_str()).collect()
     }
+}
+
+/// Checks what an HTTP entry sends before anything is: an `http(s)://HOST` URL, and header names
+/// and values HTTP can carry (values are never quoted: they are secrets).
+fn check_http(entry: &ServerEntry) -> Result<(), String> {
+    let name = &entry.name;
+    let url = entry.url.as_deref().unwrap_or_default();
+    let parsed = reqwest::Url::parse(url).ok();
+    if !parsed.is_some_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some()) {
+        return Err(format!(
+            "server `{name}`: `url` {url:?} is not an http:// or https:// URL with a host"
+        ));
+    }
+    for (k, v) in &entry.headers {
+        if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err() {
+            return Err(format!("server `{name}`: `headers`: {k:?} is not a valid header name"));
+        }
+        if reqwest::header::HeaderValue::from_str(v.expose()).is_err() {
+            return Err(format!(
+                "server `{name}`: `headers`: the value of {k} is not valid in HTTP (a control character or a line break?)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `$XDG_CONFIG_HOME/sagedeck/mcp.json`, else `~/.config/sagedeck/mcp.json`.

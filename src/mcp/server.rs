@@ -293,37 +293,127 @@ impl HttpServerHandle {
     }
 }
 
+/// Whether `headers` carry `Authorization: Bearer TOKEN` (the scheme in any case, RFC 7235).
 fn authorized(headers: &HeaderMap, token: &str) -> bool {
-    let Some(got) = headers
+    let Some((scheme, got)) = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .and_then(|v| v.split_once(' '))
     else {
         return false;
     };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return false;
+    }
     // Constant-time comparison.
     let (a, b) = (got.trim().as_bytes(), token.as_bytes());
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// Checks an `--allow-origin` value: `null`, or `http(s)://HOST[:PORT]` with nothing after.
+pub fn check_origin(origin: &str) -> Result<(), String> {
+    if origin == "null" {
+        return Ok(());
+    }
+    let bad = || format!("--allow-origin `{origin}` is not an origin such as https://console.example.com:8443");
+    let url = reqwest::Url::parse(origin).map_err(|_| bad())?;
+    let bare = url.path() == "/" && url.query().is_none() && url.fragment().is_none() && !origin.ends_with('/');
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() || !bare {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// The browser origins of a server listening on `addr`: `http://ADDR`, and on loopback also
+/// `localhost`, `127.0.0.1` and `[::1]` with its port; `null` (a sandboxed or local page).
+pub fn own_origins(addr: SocketAddr) -> Vec<String> {
+    let mut out = vec!["null".to_string(), format!("http://{addr}")];
+    if addr.ip().is_loopback() {
+        let port = addr.port();
+        for host in ["localhost", "127.0.0.1", "[::1]"] {
+            out.push(format!("http://{host}:{port}"));
+        }
+        out.dedup();
+    }
+    out
+}
+
+/// Who may reach `mcp serve --http`.
+#[derive(Debug, Clone, Default)]
+pub struct HttpAccess {
+    /// Every request must carry `Authorization: Bearer TOKEN`.
+    pub token: Option<String>,
+    /// Browser origins allowed besides the server's own (see [`own_origins`]).
+    pub allow_origins: Vec<String>,
+}
+
+/// Answers a session DELETE as the MCP spec says: 404 for a session the server does not know,
+/// 204 once it is terminated (the transport itself answers 202).
+async fn terminate_session(
+    sessions: Arc<LocalSessionManager>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use rmcp::transport::streamable_http_server::SessionManager;
+    if req.method() != axum::http::Method::DELETE {
+        return next.run(req).await;
+    }
+    let id = req
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(std::sync::Arc::<str>::from);
+    if let Some(id) = id
+        && !sessions.has_session(&id).await.unwrap_or(false)
+    {
+        return (StatusCode::NOT_FOUND, "no such session\n").into_response();
+    }
+    let mut resp = next.run(req).await;
+    if resp.status() == StatusCode::ACCEPTED {
+        *resp.status_mut() = StatusCode::NO_CONTENT;
+        *resp.body_mut() = axum::body::Body::empty();
+    }
+    resp
+}
+
 /// Serves streamable HTTP at `/mcp` on `addr`; with `token`, every request must carry
 /// `Authorization: Bearer TOKEN` (else 401). Hosts other than loopback are accepted only when
-/// `addr` itself is not loopback (the caller asked for it explicitly).
+/// `addr` itself is not loopback (the caller asked for it explicitly); browser origins other than
+/// the server's own are refused (403).
 pub async fn serve_http(
     server: ToolServer,
     addr: SocketAddr,
     token: Option<String>,
 ) -> std::io::Result<HttpServerHandle> {
+    let access = HttpAccess {
+        token,
+        allow_origins: vec![],
+    };
+    serve_http_with(server, addr, access).await
+}
+
+/// [`serve_http`] with the origins of `access.allow_origins` allowed too.
+pub async fn serve_http_with(
+    server: ToolServer,
+    addr: SocketAddr,
+    access: HttpAccess,
+) -> std::io::Result<HttpServerHandle> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let ct = CancellationToken::new();
-    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token());
+    let origins = own_origins(addr).into_iter().chain(access.allow_origins);
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(ct.child_token())
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
     if !addr.ip().is_loopback() {
         config = config.disable_allowed_hosts();
     }
+    let sessions = Arc::new(LocalSessionManager::default());
     let service: StreamableHttpService<ToolServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
-    let token = token.map(Arc::new);
+        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let deletes = axum::middleware::from_fn(move |req, next| terminate_session(sessions.clone(), req, next));
+    let token = access.token.map(Arc::new);
     let guard = axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {
         let token = token.clone();
         async move {
@@ -340,6 +430,7 @@ pub async fn serve_http(
     });
     let app: axum::Router = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(deletes)
         .layer(guard)
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found; the MCP endpoint is /mcp\n").into_response() });
     let stop = ct.clone();

@@ -3,6 +3,7 @@
 //! protocols on one loopback port, with simulated traffic, latency, lifecycles, multi-model
 //! caches and injected faults.
 
+pub mod accept;
 pub mod autoscaling;
 pub mod clock;
 pub mod cloudwatch;
@@ -254,11 +255,7 @@ pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = server::router(sandbox.clone());
     let mut tasks = vec![tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await;
+        accept::serve(listener, app, rx).await;
     })];
     tasks.push(tokio::spawn(state::run_ticker(sandbox.clone())));
     if let Some(rate) = sandbox.config.traffic_rate {

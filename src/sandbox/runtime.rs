@@ -88,6 +88,13 @@ pub fn model_error(sb: &Sandbox, endpoint: &str, status: u16, original: &str) ->
     .with_field("LogStreamArn", format!("arn:aws:logs:{region}:{account}:log-group:{log_group}"))
 }
 
+/// The ValidationError SageMaker Runtime answers a payload of `len` bytes over [`MAX_PAYLOAD`].
+pub fn payload_too_large(len: usize) -> ApiError {
+    validation_error(format!(
+        "Received payload of {len} bytes, which exceeds the maximum payload size of {MAX_PAYLOAD} bytes."
+    ))
+}
+
 fn validation_error(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, "ValidationError", message)
 }
@@ -96,13 +103,7 @@ fn validation_error(message: impl Into<String>) -> ApiError {
 /// its metrics. Never sleeps: the caller decides whether to wait `model_wait`/`forced_wait`.
 pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     if req.body.len() > MAX_PAYLOAD {
-        return Outcome::early(
-            None,
-            validation_error(format!(
-                "Received payload of {} bytes, which exceeds the maximum payload size of {MAX_PAYLOAD} bytes.",
-                req.body.len()
-            )),
-        );
+        return Outcome::early(None, payload_too_large(req.body.len()));
     }
     // Snapshot what routing needs, then release the world.
     let snapshot = {

@@ -10,7 +10,10 @@ use serde::Serialize;
 
 use super::Sandbox;
 use super::clock::{http_date, iso8601};
-use super::wire::{ApiError, Protocol, bytes_response};
+use super::wire::{ApiError, Protocol, XmlNode, bytes_response, xml_document};
+
+/// The namespace of S3's XML answers.
+const S3_XMLNS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";
 
 #[derive(Serialize)]
 #[serde(rename = "ListBucketResult")]
@@ -166,19 +169,25 @@ fn percent_decode(s: &str) -> String {
 
 fn list_buckets(sb: &Sandbox) -> Response {
     let world = sb.world.read();
-    let buckets: String = world
+    let buckets = world
         .buckets
         .keys()
         .map(|b| {
-            format!(
-                "<Bucket><Name>{}</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>",
-                super::wire::xml_escape(b)
+            XmlNode::Parent(
+                "Bucket",
+                vec![
+                    XmlNode::text("Name", b),
+                    XmlNode::text("CreationDate", "2026-01-01T00:00:00.000Z"),
+                ],
             )
         })
         .collect();
-    xml_response(format!(
-        "<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Owner><ID>sandbox</ID></Owner><Buckets>{buckets}</Buckets></ListAllMyBucketsResult>"
-    ))
+    let children = [
+        XmlNode::Parent("Owner", vec![XmlNode::text("ID", "sandbox")]),
+        XmlNode::Parent("Buckets", buckets),
+    ];
+    let body = xml_document(true, "ListAllMyBucketsResult", Some(S3_XMLNS), &children);
+    bytes_response(StatusCode::OK, "application/xml", body)
 }
 
 fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<String>) -> Result<Response, ApiError> {
@@ -255,7 +264,7 @@ fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<Strin
         last_key = Some(key.clone());
     }
     let result = ListBucketResult {
-        xmlns: "http://s3.amazonaws.com/doc/2006-03-01/",
+        xmlns: S3_XMLNS,
         name: bucket.to_string(),
         prefix: enc(&prefix),
         delimiter: delimiter.map(|d| enc(&d)),

@@ -7,32 +7,122 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::Response;
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
 
 use super::wire::{ApiError, Protocol};
 use super::{Sandbox, autoscaling, cloudwatch, control, faults, runtime, s3, sts};
 
-/// Largest request body accepted (above SageMaker's 6 MB payload limit so that limit can be
-/// answered with the real ValidationError rather than a transport failure).
-const BODY_LIMIT: usize = 64 * 1024 * 1024;
+/// Largest SageMaker Runtime body read: 1 MiB above the 6,291,456-byte invoke limit, so bodies
+/// just above it get SageMaker's own ValidationError; larger ones get it from `Content-Length`
+/// (or the bytes read so far) without being read whole.
+pub const RUNTIME_BODY_LIMIT: usize = runtime::MAX_PAYLOAD + 1024 * 1024;
+/// Largest control-plane body (awsJson, Smithy RPC v2 CBOR, awsQuery): 1 MiB, PutMetricData's
+/// own limit; larger ones are answered 413.
+pub const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
+/// Largest body on the admin routes and S3 reads.
+pub const ADMIN_BODY_LIMIT: usize = 64 * 1024;
 
 /// The router serving every protocol on one port.
 pub fn router(sandbox: Arc<Sandbox>) -> Router {
     Router::new()
         .fallback(dispatch)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(DefaultBodyLimit::disable())
         .with_state(sandbox)
 }
 
-async fn dispatch(
-    State(sb): State<Arc<Sandbox>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+/// The body limit of a request, from its route.
+fn body_limit(headers: &HeaderMap, path: &str) -> usize {
+    if headers.contains_key("x-amz-target") || path.starts_with("/service/") || path == "/" {
+        CONTROL_BODY_LIMIT
+    } else if path.starts_with("/endpoints/") {
+        RUNTIME_BODY_LIMIT
+    } else {
+        ADMIN_BODY_LIMIT
+    }
+}
+
+/// Reads the body up to the route's limit; over it, the answer the real service would give.
+async fn read_body(headers: &HeaderMap, path: &str, body: axum::body::Body) -> Result<Bytes, Box<Response>> {
+    let limit = body_limit(headers, path);
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    let read = match declared {
+        Some(n) if n > limit => Err(n),
+        _ => axum::body::to_bytes(body, limit).await.map_err(|_| limit + 1),
+    };
+    read.map_err(|len| Box::new(too_large(limit, len, path)))
+}
+
+/// The answer to a body of `len` bytes over `limit`.
+fn too_large(limit: usize, len: usize, path: &str) -> Response {
+    if limit == RUNTIME_BODY_LIMIT {
+        return runtime::payload_too_large(len).into_response(Protocol::RestJson1);
+    }
+    untyped_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "RequestEntityTooLarge",
+        format!("Request body of {len} bytes exceeds the sandbox's limit of {limit} bytes for {path}"),
+    )
+}
+
+/// A restJson1 error for a request no service claims: no `x-amzn-errortype` header, since no
+/// service answers it.
+fn untyped_error(status: StatusCode, code: &str, message: String) -> Response {
+    let mut resp = ApiError::new(status, code, message).into_response(Protocol::RestJson1);
+    resp.headers_mut().remove("x-amzn-errortype");
+    resp
+}
+
+/// The refusal, if any, of an admin request: what a web page could send is refused, a foreign
+/// `Origin` (403) and a POST whose content type is not JSON (415: no "simple" cross-origin form
+/// or text/plain POST).
+fn admin_guard(method: &Method, headers: &HeaderMap) -> Option<Response> {
+    let text = |h: &str| headers.get(h).and_then(|v| v.to_str().ok());
+    if let Some(origin) = text("origin") {
+        let own = text("host").map(|h| format!("http://{h}"));
+        let loopback = text("host").is_some_and(|h| {
+            let host = h.rsplit_once(':').map_or(h, |(host, _)| host);
+            host == "localhost" || host == "[::1]" || host.starts_with("127.")
+        });
+        if !(loopback && own.as_deref() == Some(origin)) {
+            return Some(plain(
+                StatusCode::FORBIDDEN,
+                "the sandbox's admin routes refuse cross-origin requests\n",
+            ));
+        }
+    }
+    let json = text("content-type").is_some_and(|c| {
+        c.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    (method == Method::POST && !json).then(|| {
+        plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the sandbox's admin routes take Content-Type: application/json\n",
+        )
+    })
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    (status, [(axum::http::header::CONTENT_TYPE, "text/plain")], text).into_response()
+}
+
+async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
     let path = uri.path().to_string();
+    if path.starts_with("/_sandbox/")
+        && let Some(refused) = admin_guard(&method, &headers)
+    {
+        return refused;
+    }
+    let body = match read_body(&headers, &path, body).await {
+        Ok(b) => b,
+        Err(refused) => return *refused,
+    };
     if let Some(target) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
         let (service, op) = target.split_once('.').unwrap_or((target, ""));
         sb.count_request(op);
@@ -95,12 +185,9 @@ async fn dispatch(
         });
         return s3::handle(&sb, &method, &path, uri.query());
     }
-    let mut resp = ApiError::new(
+    untyped_error(
         StatusCode::BAD_REQUEST,
         "UnknownOperationException",
         format!("The sandbox has no operation for {method} {path}"),
     )
-    .into_response(Protocol::RestJson1);
-    resp.headers_mut().remove("x-amzn-errortype");
-    resp
 }

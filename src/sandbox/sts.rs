@@ -8,7 +8,7 @@ use axum::response::Response;
 
 use super::Sandbox;
 use super::faults::fault_error;
-use super::wire::{ApiError, Protocol, bytes_response, next_request_id, xml_escape};
+use super::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
 
 const XMLNS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 
@@ -22,14 +22,10 @@ pub fn query_action(headers: &HeaderMap, body: &[u8]) -> Option<String> {
     if form { action(body) } else { None }
 }
 
-/// The `Action` parameter of a form body.
+/// The `Action` parameter of a form body (percent- and `+`-decoded, as every form field).
 pub fn action(body: &[u8]) -> Option<String> {
-    std::str::from_utf8(body)
-        .ok()?
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == "Action")
-        .map(|(_, v)| v.to_string())
+    let fields: Vec<(String, String)> = serde_urlencoded::from_bytes(body).ok()?;
+    fields.into_iter().find(|(k, _)| k == "Action").map(|(_, v)| v)
 }
 
 /// The access key id named in a SigV4 `Authorization` header.
@@ -54,13 +50,17 @@ pub fn handle(sb: &Sandbox, op: &str, headers: &HeaderMap) -> Response {
     }
     let key = access_key(headers).unwrap_or_else(|| "anonymous".into());
     let account = &sb.config.account;
-    let body = format!(
-        "<GetCallerIdentityResponse xmlns=\"{XMLNS}\">\n  <GetCallerIdentityResult>\n    <Arn>arn:aws:iam::{account}:user/sandbox-{}</Arn>\n    <UserId>{}</UserId>\n    <Account>{account}</Account>\n  </GetCallerIdentityResult>\n  <ResponseMetadata>\n    <RequestId>{}</RequestId>\n  </ResponseMetadata>\n</GetCallerIdentityResponse>\n",
-        xml_escape(&key),
-        xml_escape(&key),
-        next_request_id()
+    let result = XmlNode::Parent(
+        "GetCallerIdentityResult",
+        vec![
+            XmlNode::text("Arn", &format!("arn:aws:iam::{account}:user/sandbox-{key}")),
+            XmlNode::text("UserId", &key),
+            XmlNode::text("Account", account),
+        ],
     );
-    bytes_response(StatusCode::OK, "text/xml", body.into_bytes())
+    let metadata = XmlNode::Parent("ResponseMetadata", vec![XmlNode::text("RequestId", &next_request_id())]);
+    let body = xml_document(false, "GetCallerIdentityResponse", Some(XMLNS), &[result, metadata]);
+    bytes_response(StatusCode::OK, "text/xml", body)
 }
 
 #[cfg(test)]
@@ -74,6 +74,12 @@ mod tests {
             Some("GetCallerIdentity")
         );
         assert_eq!(action(b"Version=2011-06-15"), None);
+        assert_eq!(
+            action(b"Version=2011-06-15&%41ction=Get%43allerIdentity").as_deref(),
+            Some("GetCallerIdentity"),
+            "names and values are percent-decoded"
+        );
+        assert_eq!(action(b"Action=Assume+Role%20X").as_deref(), Some("Assume Role X"));
         let mut h = HeaderMap::new();
         h.insert(
             "authorization",

@@ -131,42 +131,79 @@ impl ApiError {
             }
             Protocol::AwsQuery => {
                 let fault = if self.sender_fault { "Sender" } else { "Receiver" };
-                let body = format!(
-                    "<ErrorResponse xmlns=\"{}\"><Error><Type>{fault}</Type><Code>{}</Code><Message>{}</Message></Error><RequestId>{}</RequestId></ErrorResponse>",
-                    self.namespace,
-                    xml_escape(&self.code),
-                    xml_escape(&self.message),
-                    next_request_id()
+                let error = XmlNode::Parent(
+                    "Error",
+                    vec![
+                        XmlNode::text("Type", fault),
+                        XmlNode::text("Code", &self.code),
+                        XmlNode::text("Message", &self.message),
+                    ],
                 );
-                bytes_response(self.status, "text/xml", body.into_bytes())
+                let children = [error, XmlNode::text("RequestId", &next_request_id())];
+                let body = xml_document(false, "ErrorResponse", Some(self.namespace), &children);
+                bytes_response(self.status, "text/xml", body)
             }
             Protocol::RestXml => {
-                let body = format!(
-                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{}</Code><Message>{}</Message><RequestId>{}</RequestId></Error>",
-                    xml_escape(&self.code),
-                    xml_escape(&self.message),
-                    next_request_id()
-                );
-                bytes_response(self.status, "application/xml", body.into_bytes())
+                let children = [
+                    XmlNode::text("Code", &self.code),
+                    XmlNode::text("Message", &self.message),
+                    XmlNode::text("RequestId", &next_request_id()),
+                ];
+                let body = xml_document(true, "Error", None, &children);
+                bytes_response(self.status, "application/xml", body)
             }
         }
     }
 }
 
-/// Escapes the five XML special characters.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
+/// One element of an XML answer: a text element, or an element with children.
+#[derive(Debug, Clone)]
+pub enum XmlNode<'a> {
+    /// `<name>text</name>` (the text escaped).
+    Text(&'a str, String),
+    /// `<name>children</name>`.
+    Parent(&'a str, Vec<XmlNode<'a>>),
+}
+
+impl<'a> XmlNode<'a> {
+    /// A text element.
+    pub fn text(name: &'a str, text: &str) -> XmlNode<'a> {
+        XmlNode::Text(name, text.to_string())
+    }
+}
+
+fn write_nodes(w: &mut quick_xml::Writer<Vec<u8>>, nodes: &[XmlNode<'_>]) -> std::io::Result<()> {
+    for node in nodes {
+        match node {
+            XmlNode::Text(name, text) => {
+                w.create_element(*name)
+                    .write_text_content(quick_xml::events::BytesText::new(text))?;
+            }
+            XmlNode::Parent(name, children) => {
+                w.create_element(*name)
+                    .write_inner_content(|w| write_nodes(w, children))?;
+            }
         }
     }
-    out
+    Ok(())
+}
+
+/// An XML document written with quick-xml: `root` (with `xmlns` when given) holding `children`,
+/// after an `<?xml version="1.0" encoding="UTF-8"?>` line when `declaration`.
+pub fn xml_document(declaration: bool, root: &str, xmlns: Option<&str>, children: &[XmlNode<'_>]) -> Vec<u8> {
+    let mut w = quick_xml::Writer::new(Vec::new());
+    // Writing into a Vec cannot fail.
+    if declaration {
+        let decl = quick_xml::events::BytesDecl::new("1.0", Some("UTF-8"), None);
+        let _ = w.write_event(quick_xml::events::Event::Decl(decl));
+        let _ = w.write_event(quick_xml::events::Event::Text(quick_xml::events::BytesText::new("\n")));
+    }
+    let mut element = w.create_element(root);
+    if let Some(ns) = xmlns {
+        element = element.with_attribute(("xmlns", ns));
+    }
+    let _ = element.write_inner_content(|w| write_nodes(w, children));
+    w.into_inner()
 }
 
 static REQUEST_COUNTER: AtomicU64 = AtomicU64::new(1);
@@ -390,7 +427,12 @@ mod tests {
     }
 
     #[test]
-    fn xml_escape_covers_specials() {
-        assert_eq!(xml_escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
+    fn xml_documents_escape_text() {
+        let doc = xml_document(true, "Error", Some("urn:x"), &[XmlNode::text("Message", "a<b>&\"'")]);
+        let text = String::from_utf8(doc).unwrap();
+        assert_eq!(
+            text,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error xmlns=\"urn:x\"><Message>a&lt;b&gt;&amp;&quot;&apos;</Message></Error>"
+        );
     }
 }

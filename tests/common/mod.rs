@@ -145,3 +145,29 @@ pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &s
 pub async fn fleet(handle: &SandboxHandle) -> sagedeck::aws::Fleet {
     sagedeck::aws::Fleet::for_url(&handle.endpoint_url()).await
 }
+
+/// Starts `cmd` (a `sagedeck mcp serve --http` command; killed on drop) and returns it with the
+/// URL it announces on its stderr.
+pub async fn spawn_announced(mut cmd: tokio::process::Command) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("sagedeck starts");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(i) = line.find("http://") {
+                return line[i..].split_whitespace().next().map(str::to_string);
+            }
+        }
+        None
+    })
+    .await
+    .expect("the server announces its URL")
+    .expect("a URL line");
+    (child, url)
+}

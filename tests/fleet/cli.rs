@@ -102,7 +102,7 @@ async fn weights_show_plan_apply_and_refuse_bad_input() {
     assert_eq!(j["final"]["status"], "InService");
     assert_eq!(j["final"]["variants"][1]["current_weight"], 50.0);
     let busy = run_cli(&sb, &["weights", "mcp-summarizer-staging", "--set", "Blue=1", "--yes"]).await;
-    assert_eq!(busy.code, 2);
+    assert_eq!(busy.code, 6, "not InService is a guardrail refusal");
     assert!(busy.stderr.contains("Updating"));
 }
 

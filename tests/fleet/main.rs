@@ -4,9 +4,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod audit_files;
 mod catalog;
 mod cli;
+mod complete_period;
 mod guardrails;
 mod inventory;
 mod layers;
 mod metrics;
+mod weights_race;

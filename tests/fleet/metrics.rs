@@ -10,6 +10,7 @@ use sagedeck::aws::inventory::{EndpointInfo, InventoryOptions, VariantInfo};
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::aws::metrics::{
     MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, Series, VariantMetrics, VariantSummary, summarize,
+    summarize_until,
 };
 use sagedeck::sandbox::SandboxConfig;
 
@@ -68,7 +69,11 @@ async fn a_big_fleet_needs_ceil_q_over_500_calls_and_counts_match() {
     let expected_calls = plan.queries.len().div_ceil(MAX_QUERIES_PER_CALL);
     assert_eq!((plan.calls_needed(), expected_calls), (5, 5));
     let before = sb.sandbox.request_count("GetMetricData");
-    let snap = f.fetch_metrics(&plan, SystemTime::now()).await.unwrap();
+    // A window ending a minute ahead, so that the period of the calls just made is complete.
+    let snap = f
+        .fetch_metrics(&plan, SystemTime::now() + Duration::from_secs(60))
+        .await
+        .unwrap();
     assert_eq!(snap.calls, expected_calls, "no pagination needed at this size");
     assert_eq!(
         sb.sandbox.request_count("GetMetricData") - before,
@@ -334,4 +339,12 @@ fn summary_rates_and_ratios() {
     assert_eq!(s.model_latency_p99_max_ms, Some(80.0));
     assert_eq!(s.cache_hit_ratio, Some(0.75));
     assert_eq!(s.model_latency_p50_ms, None);
+    assert_eq!((s.latest_period_start, s.latest_samples), (Some(60.0), Some(10.0)));
+    // At 90 s the minute from 60 s is still filling: the latest figures are the minute before.
+    let partial = summarize_until(&vm, Duration::from_secs(600), 90.0, 60.0);
+    assert_eq!(partial.model_latency_p99_ms, Some(80.0));
+    assert_eq!(
+        (partial.latest_period_start, partial.latest_samples),
+        (Some(0.0), Some(30.0))
+    );
 }

@@ -1,14 +1,12 @@
 //! `sagedeck tools list|call` and `sagedeck mcp serve --http` as a user runs them: the real
 //! binary, an mcpServers file, exit codes, reasons on stderr, secrets never printed.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use sagedeck::sandbox::faults::FaultSpec;
 use serde_json::json;
-use tokio::io::AsyncBufReadExt;
 
-use crate::common::{cli_command, demo_config, run_cli, run_cli_env, sandbox_with};
+use crate::common::{cli_command, demo_config, run_cli, run_cli_env, sandbox_with, spawn_announced};
 use crate::peers::{python, radio_script, setup};
 
 fn write_config(dir: &tempfile::TempDir, servers: serde_json::Value) -> String {
@@ -238,7 +236,7 @@ async fn tools_call_is_audited_and_an_unwritable_log_refuses_it() {
 async fn mcp_serve_over_http_requires_the_token() {
     let sb = sandbox_with(demo_config()).await;
     let home = tempfile::tempdir().unwrap();
-    let mut server = cli_command(
+    let server = cli_command(
         &sb,
         home.path(),
         &[
@@ -251,24 +249,8 @@ async fn mcp_serve_over_http_requires_the_token() {
             "t0ken-xyz",
         ],
         &[],
-    )
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .kill_on_drop(true)
-    .spawn()
-    .unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(i) = line.find("http://") {
-                return line[i..].split_whitespace().next().map(str::to_string);
-            }
-        }
-        None
-    })
-    .await
-    .expect("the server announces its URL")
-    .expect("a URL line");
+    );
+    let (mut server, url) = spawn_announced(server).await;
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
     assert!(!url.contains("t0ken-xyz"));
 

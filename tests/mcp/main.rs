@@ -15,6 +15,11 @@ mod hub;
 mod own_server;
 mod peers;
 mod python;
+mod registry_input;
+mod schema_keywords;
+mod serve_guard;
+mod sse_origin;
+mod sse_props;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -167,7 +167,8 @@ async fn control_plane_faults_and_the_admin_route() {
         .unwrap();
     assert_eq!(r.status, 200);
     sm.describe_endpoint().endpoint_name(EP).send().await.expect("cleared");
-    let r = raw_client::send(&url, "POST", "/_sandbox/faults", &[], "{\"kind\": 3}")
+    let json = [("content-type", "application/json")];
+    let r = raw_client::send(&url, "POST", "/_sandbox/faults", &json, "{\"kind\": 3}")
         .await
         .unwrap();
     assert_eq!(r.status, 400);
