@@ -1,7 +1,6 @@
 //! The console's state machine driven by keys and events (no terminal, no network), and insta
 //! snapshots of the Endpoints pane, the overlays, and one reference screen per shipped theme.
 
-
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent};

@@ -1,7 +1,6 @@
 //! The Invoke pane driven by key events and worker events through the real `App`, with snapshots
 //! of the screen (120×30, default theme). Fixtures are built by hand: no network, no clock.
 
-
 use std::time::Duration;
 
 use crossterm::event::KeyCode;

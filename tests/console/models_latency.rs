@@ -3,7 +3,6 @@
 //! models, a prewarm in progress, a non-MME endpoint, and canary/baseline latency charts with the
 //! console's own latencies.
 
-
 use crate::common::tui;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -1,7 +1,6 @@
 //! The Variants pane and its weight editor, driven by key events through the real `App`, with
 //! snapshots of the screen (120×30, default theme). Fixtures are built by hand: no network.
 
-
 use std::collections::BTreeMap;
 
 use crossterm::event::KeyCode;

@@ -22,8 +22,8 @@ use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
-use crate::common::tui::{self, ctrl, press, tap};
 use crate::common;
+use crate::common::tui::{self, ctrl, press, tap};
 
 const EP: &str = "fraud-detector";
 

@@ -10,8 +10,8 @@ use sagedeck::aws::audit::{Audit, AuditContext, AuditPhase};
 use sagedeck::aws::guard::{Audited, Expectation, GuardError};
 use sagedeck::aws::weights::{WeightChange, plan_weights};
 
-use crate::common::{demo_config, fleet, sandbox_with};
 use super::support::{DEMO_EP, State, actions};
+use crate::common::{demo_config, fleet, sandbox_with};
 
 const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
 

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::common::{add_mme_models, demo_config, sandbox_with};
 use super::support::State;
+use crate::common::{add_mme_models, demo_config, sandbox_with};
 
 const MME: &str = "mcp-multi-model-endpoint";
 const ACME: &str = "tenant-acme-finetuned-v2.tar.gz";

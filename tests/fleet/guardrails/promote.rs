@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use sagedeck::sandbox::faults::FaultSpec;
 
-use crate::common::{cli_command, poll_until, sandbox_with};
 use super::support::{EP, State, actions, canary_config, weights};
+use crate::common::{cli_command, poll_until, sandbox_with};
 
 fn start_weights() -> Vec<(String, f64)> {
     vec![("Stable".into(), 9.0), ("Canary".into(), 1.0)]

@@ -2,8 +2,8 @@
 //! --rollback), prewarm, invoke, tools call, mcp serve (its tools invoke endpoints) — with exit 5 and a reason, sending nothing; reads
 //! stay allowed. The profile's `read_only = true` in config.toml does the same.
 
-use crate::common::{demo_config, run_cli_env, sandbox_with};
 use super::support::{DEMO_EP, State};
+use crate::common::{demo_config, run_cli_env, sandbox_with};
 
 const MME: &str = "mcp-multi-model-endpoint";
 
