@@ -8,6 +8,7 @@ mod common;
 mod alarms;
 mod alarms_boto3;
 mod autoscaling;
+mod autoscaling_acts;
 mod cloudwatch;
 mod compat_boto3;
 mod control;

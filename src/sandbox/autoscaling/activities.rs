@@ -9,6 +9,7 @@ use crate::sandbox::wire::ApiError;
 
 pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     let aas = sb.autoscaling.lock();
+    let now = crate::sandbox::now_epoch();
     let items: Vec<Value> = aas
         .activities
         .iter()
@@ -17,12 +18,20 @@ pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Va
         .filter(|a| input.resource_id.is_empty() || a.target.1 == input.resource_id)
         .filter(|a| input.scalable_dimension.is_empty() || a.target.2 == input.scalable_dimension)
         .map(|a| {
-            json!({
+            let mut item = json!({
                 "ActivityId": a.id, "ServiceNamespace": a.target.0, "ResourceId": a.target.1,
                 "ScalableDimension": a.target.2, "Description": a.description, "Cause": a.cause,
-                "StartTime": a.start, "EndTime": a.end, "StatusCode": a.status,
-                "StatusMessage": format!("Successfully set desired instance count. Change successfully fulfilled by sagemaker."),
-            })
+                "StartTime": a.start,
+            });
+            if now < a.end {
+                item["StatusCode"] = "InProgress".into();
+            } else {
+                item["EndTime"] = a.end.into();
+                item["StatusCode"] = a.status.clone().into();
+                item["StatusMessage"] =
+                    "Successfully set desired instance count. Change successfully fulfilled by sagemaker.".into();
+            }
+            item
         })
         .collect();
     paged(
@@ -58,7 +67,7 @@ pub(super) fn apply_scaling(
         ),
         target: key.clone(),
         description: format!("Setting desired instance count to {to}."),
-        cause: format!("{cause} (changing the desired capacity from {from} to {to})"),
+        cause: format!("{cause} changing the desired capacity from {from} to {to}."),
         start: now,
         end: now + sb.config.timing.update.as_secs_f64(),
         status: "Successful".into(),

@@ -1,48 +1,35 @@
 //! Target tracking that acts: each policy's metric against its target, with cooldowns.
+//!
+//! Sandbox choice: target tracking decides on a rolling 60-second window of its metric (and
+//! its cooldowns) so that scaling shows within seconds; its alarms in the alarm store carry AWS's
+//! configuration (one-minute periods, 3 above / 15 below) and are evaluated there. A metric that
+//! does not exist, has no data or is asked in another unit leaves the policy idle.
 
 use serde_json::Value;
 
 use super::activities::apply_scaling;
-use super::{Policy, current_count, parse_variant_resource};
+use super::metric_spec::tracked_metric;
+use super::{Policy, current_count, step};
 use crate::sandbox::Sandbox;
-use crate::sandbox::metrics::SeriesKey;
 
-/// The tracked metric of a target-tracking policy over the last minute.
+/// The tracked metric of a target-tracking policy over the last minute: `None` (the policy is
+/// idle) when the metric does not exist, has no data, or is asked in another unit.
 fn tracked_value(sb: &Sandbox, p: &Policy, now: f64) -> Option<f64> {
-    let (endpoint, variant) = parse_variant_resource(&p.target.1)?;
-    if let Some(pre) = p.config.get("PredefinedMetricSpecification") {
-        if pre.get("PredefinedMetricType").and_then(Value::as_str) != Some("SageMakerVariantInvocationsPerInstance") {
-            return None;
-        }
-        let key = SeriesKey::new(
-            "AWS/SageMaker",
-            "InvocationsPerInstance",
-            &[("EndpointName", endpoint), ("VariantName", variant)],
-        );
-        return sb.metrics.window_stat(&key, now - 60.0, now, "Sum");
+    let m = tracked_metric(&p.target.1, &p.config)?;
+    let series = sb.metrics.get(&m.key)?;
+    if m.unit.as_deref().is_some_and(|u| u != series.lock().unit()) {
+        return None;
     }
-    let c = p.config.get("CustomizedMetricSpecification")?;
-    let dims: Vec<(String, String)> = c
-        .get("Dimensions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|d| {
-                    Some((
-                        d.get("Name")?.as_str()?.to_string(),
-                        d.get("Value")?.as_str()?.to_string(),
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let key = SeriesKey::from_owned(
-        c.get("Namespace")?.as_str()?.to_string(),
-        c.get("MetricName")?.as_str()?.to_string(),
-        dims,
-    );
-    let stat = c.get("Statistic").and_then(Value::as_str).unwrap_or("Average");
-    sb.metrics.window_stat(&key, now - 60.0, now, stat)
+    sb.metrics.window_stat(&m.key, now - 60.0, now, &m.stat)
+}
+
+/// The alarm of `p` with this role (`AlarmHigh`/`AlarmLow`), for activity causes.
+fn alarm_named<'a>(p: &'a Policy, role: &'a str) -> &'a str {
+    p.alarms
+        .iter()
+        .find(|a| a.contains(role))
+        .map(String::as_str)
+        .unwrap_or(role)
 }
 
 /// Evaluates every target-tracking policy (at most once a second).
@@ -54,7 +41,11 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
     aas.last_evaluation = now;
     for i in 0..aas.policies.len() {
         let p = aas.policies[i].clone();
-        if p.policy_type != "TargetTrackingScaling" || p.target.0 != "sagemaker" {
+        if p.target.0 != "sagemaker" {
+            continue;
+        }
+        if p.policy_type == "StepScaling" {
+            step::evaluate_step(sb, &mut aas, &p, now);
             continue;
         }
         let Some(target) = aas.targets.get(&p.target).cloned() else {
@@ -82,8 +73,9 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
                 pol.breach_since = None;
                 if wanted > count {
                     let cause = format!(
-                        "monitor alarm TargetTracking-{}-AlarmHigh in state ALARM triggered policy {}",
-                        p.target.1, p.name
+                        "monitor alarm {} in state ALARM triggered policy {}",
+                        alarm_named(&p, "AlarmHigh"),
+                        p.name
                     );
                     apply_scaling(sb, &mut aas, &p.target, count, wanted, cause, now);
                 }
@@ -97,8 +89,9 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
                 pol.under_since = None;
                 if wanted < count {
                     let cause = format!(
-                        "monitor alarm TargetTracking-{}-AlarmLow in state ALARM triggered policy {}",
-                        p.target.1, p.name
+                        "monitor alarm {} in state ALARM triggered policy {}",
+                        alarm_named(&p, "AlarmLow"),
+                        p.name
                     );
                     apply_scaling(sb, &mut aas, &p.target, count, wanted, cause, now);
                 }

@@ -9,8 +9,11 @@
 
 mod activities;
 mod evaluate;
+pub mod metric_spec;
 mod policies;
+mod step;
 mod targets;
+pub mod tt_alarms;
 
 use std::collections::BTreeMap;
 
@@ -61,6 +64,8 @@ pub struct Policy {
     pub config: Value,
     /// Creation time.
     pub creation_time: f64,
+    /// Names of the CloudWatch alarms it owns (target tracking).
+    pub alarms: Vec<String>,
     breach_since: Option<f64>,
     under_since: Option<f64>,
 }
@@ -87,48 +92,100 @@ pub struct AutoScaling {
     last_evaluation: f64,
 }
 
+/// A target-tracking policy on invocations per instance seeded with the demo fleet.
+#[derive(Debug, Clone)]
+pub struct SeedTracking<'a> {
+    /// `endpoint/E/variant/V`.
+    pub resource_id: &'a str,
+    /// Policy name.
+    pub policy_name: &'a str,
+    /// MinCapacity, MaxCapacity.
+    pub bounds: (i64, i64),
+    /// Target invocations per instance per minute.
+    pub target_value: f64,
+    /// ScaleInCooldown, ScaleOutCooldown (s).
+    pub cooldowns: (i64, i64),
+    /// Registration time.
+    pub created: f64,
+}
+
 impl AutoScaling {
     /// Registers a SageMaker variant target with a target-tracking policy on
     /// InvocationsPerInstance (the demo fleet's autoscaling), bypassing the wire.
-    pub fn seed_target_tracking(
-        &mut self,
-        sb: &Sandbox,
-        resource_id: &str,
-        min: i64,
-        max: i64,
-        target_value: f64,
-        created: f64,
-    ) {
-        let key: TargetKey = ("sagemaker".into(), resource_id.into(), VARIANT_DIMENSION.into());
+    pub fn seed_target_tracking(&mut self, sb: &Sandbox, seed: &SeedTracking<'_>) {
+        let key: TargetKey = ("sagemaker".into(), seed.resource_id.into(), VARIANT_DIMENSION.into());
         self.targets.insert(
             key.clone(),
             ScalableTarget {
-                min,
-                max,
+                min: seed.bounds.0,
+                max: seed.bounds.1,
                 role_arn: format!("arn:aws:iam::{}:role/SageMakerAutoScaling", sb.config.account),
-                creation_time: created,
+                creation_time: seed.created,
                 arn: format!("arn:aws:application-autoscaling:{}:{}:scalable-target/demo", sb.config.region, sb.config.account),
                 suspended: json!({"DynamicScalingInSuspended": false, "DynamicScalingOutSuspended": false, "ScheduledScalingSuspended": false}),
             },
         );
-        let name = "mcp-endpoint-invocations-policy".to_string();
+        let config = json!({
+            "TargetValue": seed.target_value,
+            "PredefinedMetricSpecification": {"PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"},
+            "ScaleInCooldown": seed.cooldowns.0, "ScaleOutCooldown": seed.cooldowns.1,
+        });
+        self.insert_policy(
+            sb,
+            seed.policy_name,
+            key,
+            "TargetTrackingScaling".into(),
+            config,
+            seed.created,
+        );
+    }
+
+    /// Adds (or replaces) a policy, creating the alarms of a target-tracking one (and deleting
+    /// those of the policy it replaces). Returns its ARN and alarm names.
+    pub(crate) fn insert_policy(
+        &mut self,
+        sb: &Sandbox,
+        name: &str,
+        key: TargetKey,
+        policy_type: String,
+        config: Value,
+        now: f64,
+    ) -> (String, Vec<String>) {
+        let arn = format!(
+            "arn:aws:autoscaling:{}:{}:scalingPolicy:{}:resource/{}/{}:policyName/{name}",
+            sb.config.region,
+            sb.config.account,
+            tt_alarms::uuid_of(&key.1, name),
+            key.0,
+            key.1,
+        );
+        let old: Vec<String> = self
+            .policies
+            .iter()
+            .filter(|p| p.target == key && p.name == name)
+            .flat_map(|p| p.alarms.clone())
+            .collect();
+        tt_alarms::delete(sb, &old, now);
+        self.policies.retain(|p| !(p.target == key && p.name == name));
+        let alarms = match (policy_type.as_str(), metric_spec::tracked_metric(&key.1, &config)) {
+            ("TargetTrackingScaling", Some(metric)) => {
+                let target = config.get("TargetValue").and_then(Value::as_f64).unwrap_or(0.0);
+                tt_alarms::create(sb, &key.1, &arn, &metric, target, now)
+            }
+            _ => Vec::new(),
+        };
         self.policies.push(Policy {
-            arn: format!(
-                "arn:aws:autoscaling:{}:{}:scalingPolicy:demo:resource/sagemaker/{resource_id}:policyName/{name}",
-                sb.config.region, sb.config.account
-            ),
-            name,
+            name: name.to_string(),
+            arn: arn.clone(),
             target: key,
-            policy_type: "TargetTrackingScaling".into(),
-            config: json!({
-                "TargetValue": target_value,
-                "PredefinedMetricSpecification": {"PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"},
-                "ScaleInCooldown": 300, "ScaleOutCooldown": 60,
-            }),
-            creation_time: created,
+            policy_type,
+            config,
+            creation_time: now,
+            alarms: alarms.clone(),
             breach_since: None,
             under_since: None,
         });
+        (arn, alarms)
     }
 }
 

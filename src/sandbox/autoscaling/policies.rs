@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Policy, TargetInput, aas_error, no_target, paged};
+use super::metric_spec::validate_customized;
+use super::{TargetInput, aas_error, no_target, paged, tt_alarms};
 use crate::sandbox::wire::ApiError;
 use crate::sandbox::{Sandbox, now_epoch};
 
@@ -35,12 +36,15 @@ pub(super) fn put_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiE
                 ));
             }
             let predefined = c.get("PredefinedMetricSpecification").is_some();
-            let customized = c.get("CustomizedMetricSpecification").is_some();
-            if predefined == customized {
+            let customized = c.get("CustomizedMetricSpecification");
+            if predefined == customized.is_some() {
                 return Err(aas_error(
                     "ValidationException",
                     "Exactly one of PredefinedMetricSpecification and CustomizedMetricSpecification must be given.",
                 ));
+            }
+            if let Some(custom) = customized {
+                validate_customized(custom)?;
             }
             c
         }
@@ -59,43 +63,16 @@ pub(super) fn put_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiE
     if !aas.targets.contains_key(&key) {
         return Err(no_target(&key));
     }
-    let arn = format!(
-        "arn:aws:autoscaling:{}:{}:scalingPolicy:{:08x}-sandbox:resource/{}/{}:policyName/{}",
-        sb.config.region,
-        sb.config.account,
-        crate::sandbox::variant::fxhash(&name) as u32,
-        key.0,
-        key.1,
-        name
-    );
-    let now = now_epoch();
-    aas.policies.retain(|p| !(p.target == key && p.name == name));
-    aas.policies.push(Policy {
-        name,
-        arn: arn.clone(),
-        target: key,
-        policy_type,
-        config,
-        creation_time: now,
-        breach_since: None,
-        under_since: None,
-    });
-    Ok(json!({ "PolicyARN": arn, "Alarms": alarms_of(&aas.policies[aas.policies.len() - 1], sb) }))
+    let (arn, alarms) = aas.insert_policy(sb, &name, key, policy_type, config, now_epoch());
+    Ok(json!({ "PolicyARN": arn, "Alarms": alarm_list(sb, &alarms) }))
 }
 
-pub(super) fn alarms_of(p: &Policy, sb: &Sandbox) -> Value {
-    if p.policy_type != "TargetTrackingScaling" {
-        return json!([]);
-    }
-    let alarm = |suffix: &str| {
-        let name = format!(
-            "TargetTracking-{}-{suffix}-{:08x}",
-            p.target.1,
-            crate::sandbox::variant::fxhash(&p.arn) as u32
-        );
-        json!({"AlarmName": name, "AlarmARN": format!("arn:aws:cloudwatch:{}:{}:alarm:{name}", sb.config.region, sb.config.account)})
-    };
-    json!([alarm("AlarmHigh"), alarm("AlarmLow")])
+/// `Alarms` as the API lists them: name and ARN.
+fn alarm_list(sb: &Sandbox, names: &[String]) -> Value {
+    names
+        .iter()
+        .map(|n| json!({"AlarmName": n, "AlarmARN": sb.alarms.arn(n)}))
+        .collect()
 }
 
 pub(super) fn describe_policies(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
@@ -116,7 +93,7 @@ pub(super) fn describe_policies(sb: &Sandbox, input: TargetInput) -> Result<Valu
             json!({
                 "PolicyARN": p.arn, "PolicyName": p.name, "ServiceNamespace": p.target.0,
                 "ResourceId": p.target.1, "ScalableDimension": p.target.2, "PolicyType": p.policy_type,
-                member: p.config, "Alarms": alarms_of(p, sb), "CreationTime": p.creation_time,
+                member: p.config, "Alarms": alarm_list(sb, &p.alarms), "CreationTime": p.creation_time,
             })
         })
         .collect();
@@ -133,9 +110,7 @@ pub(super) fn delete_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, A
     let key = input.key();
     let name = input.policy_name.clone().unwrap_or_default();
     let mut aas = sb.autoscaling.lock();
-    let before = aas.policies.len();
-    aas.policies.retain(|p| !(p.target == key && p.name == name));
-    if aas.policies.len() == before {
+    let Some(i) = aas.policies.iter().position(|p| p.target == key && p.name == name) else {
         return Err(aas_error(
             "ObjectNotFoundException",
             format!(
@@ -143,6 +118,8 @@ pub(super) fn delete_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, A
                 key.0, key.1, key.2
             ),
         ));
-    }
+    };
+    let removed = aas.policies.remove(i);
+    tt_alarms::delete(sb, &removed.alarms, now_epoch());
     Ok(json!({}))
 }

@@ -86,6 +86,13 @@ pub(super) fn deregister(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiE
     if aas.targets.remove(&key).is_none() {
         return Err(no_target(&key));
     }
+    let alarms: Vec<String> = aas
+        .policies
+        .iter()
+        .filter(|p| p.target == key)
+        .flat_map(|p| p.alarms.clone())
+        .collect();
+    super::tt_alarms::delete(sb, &alarms, now_epoch());
     aas.policies.retain(|p| p.target != key);
     Ok(json!({}))
 }
