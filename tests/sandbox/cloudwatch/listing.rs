@@ -137,7 +137,7 @@ async fn unknown_operations_in_both_protocols() {
         assert!(get("message").contains(name), "{}", get("message"));
     }
     for (target, name) in [
-        ("GraniteServiceVersion20100801.PutMetricAlarm", "PutMetricAlarm"),
+        ("GraniteServiceVersion20100801.ListDashboards", "ListDashboards"),
         ("GraniteServiceVersion20100801.", "(none)"),
         ("GraniteServiceVersion20100801", "(none)"),
     ] {
