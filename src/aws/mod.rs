@@ -17,6 +17,7 @@ pub mod promote_gate;
 pub mod promote_run;
 pub mod retry;
 pub mod scaling;
+pub mod scaling_change;
 pub mod scaling_check;
 pub mod scaling_lint;
 #[cfg(test)]

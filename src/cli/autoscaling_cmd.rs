@@ -1,6 +1,8 @@
 //! `sagedeck autoscaling ENDPOINT`: scalable targets, policies and activities; `--check` lints
 //! them and `--check-request FILE.json` lints a PutScalingPolicy request before anyone sends it
-//! (exit 8 when something is wrong).
+//! (exit 8 when something is wrong); `--variant V` with `--min/--max`, `--target-invocations`,
+//! `--target-p99-ms`, cooldowns, `--remove-policy` or `--instances` changes them (see
+//! `autoscaling_change.rs`).
 
 use std::path::PathBuf;
 
@@ -25,10 +27,60 @@ pub struct AutoscalingArgs {
     /// before sending it; nothing is sent (exit 8 when something is wrong).
     #[arg(long, value_name = "FILE.json")]
     pub check_request: Option<PathBuf>,
+    /// The variant to change.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// MinCapacity (registers or updates the scalable target; with --max).
+    #[arg(long)]
+    pub min: Option<i32>,
+    /// MaxCapacity (registers or updates the scalable target; with --min).
+    #[arg(long)]
+    pub max: Option<i32>,
+    /// Target tracking on SageMakerVariantInvocationsPerInstance (invocations per instance per minute).
+    #[arg(long, value_name = "N")]
+    pub target_invocations: Option<f64>,
+    /// Target tracking on the variant's ModelLatency p99, in milliseconds (metric math, AWS/SageMaker).
+    #[arg(long, value_name = "MS")]
+    pub target_p99_ms: Option<f64>,
+    /// Scale-in cooldown in seconds (of the policy written, or of --policy-name).
+    #[arg(long, value_name = "SECONDS")]
+    pub scale_in_cooldown: Option<i32>,
+    /// Scale-out cooldown in seconds (of the policy written, or of --policy-name).
+    #[arg(long, value_name = "SECONDS")]
+    pub scale_out_cooldown: Option<i32>,
+    /// Name of the policy to write (default: sagedeck-invocations / sagedeck-p99-latency).
+    #[arg(long, value_name = "NAME")]
+    pub policy_name: Option<String>,
+    /// Delete this scaling policy of the variant.
+    #[arg(long, value_name = "NAME")]
+    pub remove_policy: Option<String>,
+    /// Set the variant's desired instance count now (within the target's min/max).
+    #[arg(long, value_name = "N")]
+    pub instances: Option<i32>,
+    /// Apply without asking.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+impl AutoscalingArgs {
+    /// Whether the arguments ask for a change (read-only refuses those).
+    pub fn is_change(&self) -> bool {
+        self.min.is_some()
+            || self.max.is_some()
+            || self.target_invocations.is_some()
+            || self.target_p99_ms.is_some()
+            || self.scale_in_cooldown.is_some()
+            || self.scale_out_cooldown.is_some()
+            || self.remove_policy.is_some()
+            || self.instances.is_some()
+    }
 }
 
 /// Runs `autoscaling`.
 pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
+    if args.is_change() {
+        return super::autoscaling_change::run(g, args).await;
+    }
     if args.check || args.check_request.is_some() {
         return run_check(g, &args).await;
     }

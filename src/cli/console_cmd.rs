@@ -15,7 +15,7 @@ use crate::tui::{ConsoleOptions, run};
 /// Options of the console.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ConsoleArgs {
-    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls) in the console and the CLI.
+    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, autoscaling changes) in the console and the CLI.
     #[arg(long, global = true)]
     pub read_only: bool,
     /// Theme name (built-in: dark, light, ansi, mono, colorblind, prod-red; or a file in the

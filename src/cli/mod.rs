@@ -2,6 +2,7 @@
 //! with human output by default and `--json` everywhere.
 
 pub mod audit_cmd;
+pub mod autoscaling_change;
 pub mod autoscaling_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
@@ -179,6 +180,7 @@ fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
         Command::Promote(a) if !a.status => Some("promote"),
         Command::Prewarm(_) => Some("prewarm"),
+        Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),
         Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod autoscaling_change;
 mod autoscaling_check;
 mod catalog;
 mod cli;
