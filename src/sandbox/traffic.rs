@@ -164,3 +164,20 @@ pub fn record_gauges(sb: &Sandbox, now: f64, fleet_rate: f64) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wave_endpoint_is_busy_two_minutes_then_quiet_two() {
+        let t0 = 1_700_000_160.0; // a multiple of 240
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 10.0), 4.0);
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 130.0), 0.3);
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 250.0), 4.0);
+        assert_eq!(
+            endpoint_share_at("llm-tgi-chat", t0 + 130.0),
+            endpoint_share("llm-tgi-chat")
+        );
+    }
+}
