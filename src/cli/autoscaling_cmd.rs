@@ -97,9 +97,12 @@ pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
         Ok(a) => a,
         Err(e) => return report(&e),
     };
+    // Every policy is checked when shown (a failed check does not hide the rest).
+    let check = fleet.check_scaling(&info.name, None).await;
+    let findings = check.as_ref().map(|c| c.findings.clone()).unwrap_or_default();
     if g.json {
         print_json(
-            &json!({ "endpoint": info.name, "autoscaling": info.autoscaling, "scaling_activities": activities }),
+            &json!({ "endpoint": info.name, "autoscaling": info.autoscaling, "scaling_activities": activities, "findings": findings }),
         );
         return EXIT_OK;
     }
@@ -110,6 +113,15 @@ pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
     }
     for a in &activities {
         println!("{}  {}  {}  ({})", time_text(a.start), a.status, a.description, a.cause);
+    }
+    match (&check, findings.len()) {
+        (Err(e), _) => println!("check: not run ({e})"),
+        (Ok(_), 0) => println!("check: no findings"),
+        (Ok(_), n) => println!(
+            "check: {n} finding{} — details: sagedeck autoscaling {} --check",
+            if n == 1 { "" } else { "s" },
+            info.name
+        ),
     }
     EXIT_OK
 }

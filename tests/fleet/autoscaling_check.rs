@@ -205,6 +205,15 @@ async fn custom_metrics_are_checked_with_list_metrics_and_targets_are_checked() 
     assert_eq!((code, kinds.len()), (0, 0), "published now: {j}");
 
     register(&sb, 0, 4).await;
+    let shown = run_cli(&sb, &["autoscaling", EP]).await;
+    assert_eq!(shown.code, 0, "showing is not checking: {}", shown.stderr);
+    assert!(
+        shown.stdout.contains(&format!(
+            "check: 1 finding — details: sagedeck autoscaling {EP} --check"
+        )),
+        "{}",
+        shown.stdout
+    );
     let r = run_cli(&sb, &["autoscaling", EP, "--check"]).await;
     assert_eq!(r.code, 8, "{}", r.stdout);
     assert!(
