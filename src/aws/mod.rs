@@ -18,6 +18,12 @@ pub mod promote_gate;
 pub mod promote_run;
 pub mod retry;
 pub mod scaling;
+pub mod scaling_change;
+pub mod scaling_check;
+pub mod scaling_lint;
+#[cfg(test)]
+mod scaling_lint_tests;
+pub mod scaling_spec;
 pub mod warmset;
 pub mod weights;
 

@@ -29,13 +29,6 @@ pub struct DescribeArgs {
     pub endpoint: String,
 }
 
-/// `sagedeck autoscaling ENDPOINT`.
-#[derive(Debug, Args)]
-pub struct AutoscalingArgs {
-    /// Endpoint name.
-    pub endpoint: String,
-}
-
 /// `ml.m5.large × 2` per variant, joined.
 pub fn instances_text(e: &EndpointInfo) -> String {
     e.variants
@@ -223,7 +216,8 @@ pub fn print_variants(info: &EndpointInfo) {
     );
 }
 
-fn print_scaling(s: &[ScalingInfo]) {
+/// Prints the scalable targets and policies of an endpoint's variants.
+pub fn print_scaling(s: &[ScalingInfo]) {
     let rows = s
         .iter()
         .flat_map(|t| {
@@ -258,36 +252,4 @@ fn print_scaling(s: &[ScalingInfo]) {
         &["VARIANT", "MIN", "MAX", "POLICY", "METRIC", "TARGET", "COOLDOWN"],
         rows,
     );
-}
-
-/// Runs `autoscaling`.
-pub async fn run_autoscaling(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let info = match fleet.endpoint(&args.endpoint).await {
-        Ok(i) => i,
-        Err(e) => return report(&e),
-    };
-    let variants: Vec<String> = info.variants.iter().map(|v| v.name.clone()).collect();
-    let activities = match fleet.scaling_activities(&info.name, &variants, 20).await {
-        Ok(a) => a,
-        Err(e) => return report(&e),
-    };
-    if g.json {
-        print_json(
-            &json!({ "endpoint": info.name, "autoscaling": info.autoscaling, "scaling_activities": activities }),
-        );
-        return EXIT_OK;
-    }
-    if info.autoscaling.is_empty() {
-        println!("{} has no autoscaling registered.", info.name);
-    } else {
-        print_scaling(&info.autoscaling);
-    }
-    for a in &activities {
-        println!("{}  {}  {}  ({})", time_text(a.start), a.status, a.description, a.cause);
-    }
-    EXIT_OK
 }

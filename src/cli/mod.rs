@@ -2,6 +2,8 @@
 //! with human output by default and `--json` everywhere.
 
 pub mod audit_cmd;
+pub mod autoscaling_change;
+pub mod autoscaling_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
 pub mod invoke_cmd;
@@ -40,8 +42,10 @@ pub const EXIT_READ_ONLY: i32 = 5;
 pub const EXIT_REFUSED: i32 = 6;
 /// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held).
 pub const EXIT_PROMOTION: i32 = 7;
+/// Exit code: `autoscaling --check` / `--check-request` found something wrong.
+pub const EXIT_CHECK_FAILED: i32 = 8;
 
-const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held).";
+const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held), 8 autoscaling --check/--check-request found problems.";
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
 #[derive(Debug, Parser)]
@@ -77,8 +81,8 @@ pub struct GlobalArgs {
     /// ~/.local/state/sagedeck/audit.jsonl).
     #[arg(long, global = true, value_name = "PATH")]
     pub audit_file: Option<PathBuf>,
-    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, mcp serve) in the
-    /// console and the CLI.
+    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, autoscaling
+    /// changes, mcp serve) in the console and the CLI.
     #[arg(long, global = true)]
     pub read_only: bool,
     /// Why: written to the audit log with the mutation (in the console, with every change of
@@ -180,6 +184,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
         Command::Promote(a) if !a.status => Some("promote"),
         Command::Prewarm(_) => Some("prewarm"),
+        Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),
         Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
@@ -242,8 +247,9 @@ pub enum Command {
     Promote(promote_cmd::PromoteArgs),
     /// The audit log of mutations (`--since 1h`, `--json`).
     Audit(audit_cmd::AuditArgs),
-    /// Scalable targets, policies and recent scaling activities of an endpoint.
-    Autoscaling(endpoints_cmd::AutoscalingArgs),
+    /// Scalable targets, policies and recent scaling activities of an endpoint; `--check` lints
+    /// them, `--check-request FILE.json` lints a PutScalingPolicy request before it is sent.
+    Autoscaling(autoscaling_cmd::AutoscalingArgs),
     /// List and call the tools of MCP servers (mcpServers registry).
     Tools(mcp_cmd::ToolsArgs),
     /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
@@ -296,7 +302,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Fault(args)) => sandbox_cmd::run_fault(args).await,
             Some(Command::Endpoints(args)) => endpoints_cmd::run_endpoints(&g, args).await,
             Some(Command::Describe(args)) => endpoints_cmd::run_describe(&g, args).await,
-            Some(Command::Autoscaling(args)) => endpoints_cmd::run_autoscaling(&g, args).await,
+            Some(Command::Autoscaling(args)) => autoscaling_cmd::run(&g, args).await,
             Some(Command::Weights(args)) => weights_cmd::run(&g, args).await,
             Some(Command::Invoke(args)) => invoke_cmd::run(&g, args).await,
             Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,

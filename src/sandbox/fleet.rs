@@ -7,11 +7,12 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Binomial, Distribution, Poisson};
 
-use super::autoscaling::VARIANT_DIMENSION;
+use super::autoscaling::SeedTracking;
 use super::state::{
     ConfigVariant, Container, Endpoint, EndpointConfig, EndpointStatus, Model, S3Object, Transition, World,
 };
-use super::traffic::{endpoint_share, rate_factor};
+use super::traffic::WAVE_ENDPOINT;
+use super::traffic::{endpoint_share, endpoint_share_at, rate_factor};
 use super::{Sandbox, now_epoch};
 
 const HF_IMAGE: &str = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.1.0-transformers4.37.0-cpu-py310-ubuntu22.04";
@@ -281,19 +282,53 @@ fn seed_demo(sb: &Sandbox) {
             fail: None,
         });
     }
+    if sb.config.traffic_rate.is_some() {
+        // Load that rises and falls (see traffic::endpoint_share_at) on one small instance.
+        add_model(
+            sb,
+            w,
+            "mcp-autoscaling-demo-model",
+            HF_IMAGE,
+            &[("HF_TASK", "text-classification"), ("SAGEDECK_INSTANCE_RPS", "3")],
+            None,
+        );
+        deploy(
+            sb,
+            w,
+            WAVE_ENDPOINT,
+            "mcp-autoscaling-demo-config",
+            &[("AllTraffic", "mcp-autoscaling-demo-model", "ml.m5.large", 1, 1.0)],
+            2.0 * day,
+        );
+    }
     drop(world);
 
     // Autoscaling on the classifier's Stable variant.
     let mut aas = sb.autoscaling.lock();
     aas.seed_target_tracking(
         sb,
-        "endpoint/mcp-intent-classifier-prod/variant/Stable",
-        2,
-        6,
-        400.0,
-        now - 10.0 * day,
+        &SeedTracking {
+            resource_id: "endpoint/mcp-intent-classifier-prod/variant/Stable",
+            policy_name: "mcp-endpoint-invocations-policy",
+            bounds: (2, 6),
+            target_value: 400.0,
+            cooldowns: (300, 60),
+            created: now - 10.0 * day,
+        },
     );
-    let _ = VARIANT_DIMENSION;
+    if sb.config.traffic_rate.is_some() {
+        aas.seed_target_tracking(
+            sb,
+            &SeedTracking {
+                resource_id: "endpoint/mcp-autoscaling-demo/variant/AllTraffic",
+                policy_name: "mcp-autoscaling-demo-invocations",
+                bounds: (1, 4),
+                target_value: 120.0,
+                cooldowns: (60, 30),
+                created: now - 2.0 * day,
+            },
+        );
+    }
 }
 
 /// The demo MME's catalog: tenant models of varied sizes, one too large to load within 60 s.
@@ -433,7 +468,7 @@ fn backfill(sb: &Sandbox, hours: u32) {
             let mut t = start.max(ep.creation_time);
             while t < now - 60.0 {
                 let lambda =
-                    rate * 60.0 * rate_factor(t, sb.config.seed) * share * endpoint_share(&ep.name) / total_share;
+                    rate * 60.0 * rate_factor(t, sb.config.seed) * share * endpoint_share_at(&ep.name, t) / total_share;
                 let n = Poisson::new(lambda.max(1e-9))
                     .map(|p| p.sample(&mut rng))
                     .unwrap_or(0.0);

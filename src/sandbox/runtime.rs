@@ -222,7 +222,7 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         }
     });
     let work = reply.as_ref().map(|r| r.work).unwrap_or(0.3);
-    let latency_us = sim.draw_model_latency_us(work);
+    let latency_us = sim.draw_model_latency_us(work) * sim.load_factor(now);
     out.model_wait = latency_us / 1e6;
     let slow_us = match &fault {
         Some(FaultKind::Slow { ms }) => *ms as f64 * 1e3,

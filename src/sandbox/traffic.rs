@@ -29,6 +29,18 @@ pub fn rate_factor(t: f64, seed: u64) -> f64 {
     diurnal * burst
 }
 
+/// The demo endpoint whose load rises and falls so that its autoscaling acts within minutes.
+pub const WAVE_ENDPOINT: &str = "mcp-autoscaling-demo";
+
+/// The relative share of traffic an endpoint receives at `t`: constant, except for
+/// [`WAVE_ENDPOINT`], busy for two minutes (share 4) then quiet for two (share 0.3).
+pub fn endpoint_share_at(name: &str, t: f64) -> f64 {
+    if name != WAVE_ENDPOINT {
+        return endpoint_share(name);
+    }
+    if t.rem_euclid(240.0) < 120.0 { 4.0 } else { 0.3 }
+}
+
 /// The relative share of traffic an endpoint receives.
 pub fn endpoint_share(name: &str) -> f64 {
     match name {
@@ -46,7 +58,7 @@ struct Target {
     models: Vec<String>,
 }
 
-fn snapshot(world: &World) -> Vec<Target> {
+fn snapshot(world: &World, now: f64) -> Vec<Target> {
     world
         .endpoints
         .values()
@@ -73,7 +85,7 @@ fn snapshot(world: &World) -> Vec<Target> {
             Some(Target {
                 name: e.name.clone(),
                 kind: v.sim.kind,
-                share: endpoint_share(&e.name),
+                share: endpoint_share_at(&e.name, now),
                 models,
             })
         })
@@ -90,7 +102,7 @@ pub async fn run(sb: Arc<Sandbox>, rate: f64) {
     loop {
         interval.tick().await;
         let now = now_epoch();
-        let targets = snapshot(&sb.world.read());
+        let targets = snapshot(&sb.world.read(), now);
         let total_share: f64 = targets.iter().map(|t| t.share).sum();
         if total_share <= 0.0 {
             continue;
@@ -135,15 +147,37 @@ pub async fn run(sb: Arc<Sandbox>, rate: f64) {
 /// Records the per-instance gauges of every serving variant.
 pub fn record_gauges(sb: &Sandbox, now: f64, fleet_rate: f64) {
     let world = sb.world.read();
-    let total: f64 = world.endpoints.keys().map(|n| endpoint_share(n)).sum::<f64>().max(1.0);
+    let total: f64 = world
+        .endpoints
+        .keys()
+        .map(|n| endpoint_share_at(n, now))
+        .sum::<f64>()
+        .max(1.0);
     for e in world
         .endpoints
         .values()
         .filter(|e| e.status == EndpointStatus::InService)
     {
-        let per_minute = fleet_rate * 60.0 * endpoint_share(&e.name) / total;
+        let per_minute = fleet_rate * 60.0 * endpoint_share_at(&e.name, now) / total;
         for v in &e.variants {
             v.sim.record_gauges(now, per_minute);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wave_endpoint_is_busy_two_minutes_then_quiet_two() {
+        let t0 = 1_700_000_160.0; // a multiple of 240
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 10.0), 4.0);
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 130.0), 0.3);
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 250.0), 4.0);
+        assert_eq!(
+            endpoint_share_at("llm-tgi-chat", t0 + 130.0),
+            endpoint_share("llm-tgi-chat")
+        );
     }
 }

@@ -84,6 +84,8 @@ pub struct Profile {
     pub error_rate: f64,
     /// Median SageMaker overhead in microseconds.
     pub overhead_median_us: f64,
+    /// Invocations per second one instance serves before requests queue.
+    pub instance_rps: f64,
 }
 
 impl Profile {
@@ -104,6 +106,7 @@ impl Profile {
                 0.0
             },
             overhead_median_us: 1200.0,
+            instance_rps: num("SAGEDECK_INSTANCE_RPS").filter(|r| *r > 0.0).unwrap_or(50.0),
         }
     }
 }
@@ -208,6 +211,20 @@ impl VariantSim {
         let d = LogNormal::new(median_us.ln(), p.latency_sigma.max(1e-6)).ok();
         let mut rng = self.rng.lock();
         d.map(|d| d.sample(&mut *rng)).unwrap_or(median_us)
+    }
+
+    /// How much queueing stretches model latency at the variant's load now: `1 / (1 - ρ)` with
+    /// ρ the invocations of the last two 10 s slots (per second) over what its instances serve (capped at 0.9, ten times),
+    /// so more instances mean lower latency under the same load.
+    pub fn load_factor(&self, now: f64) -> f64 {
+        let recent = self
+            .series
+            .invocations
+            .lock()
+            .window(now - 15.0, now + 5.0, super::metrics_query::Stat::Sum)
+            .unwrap_or(0.0);
+        let capacity = self.instance_count().max(1) as f64 * self.profile.instance_rps;
+        1.0 / (1.0 - (recent / 20.0 / capacity).min(0.9))
     }
 
     /// Draws an overhead latency in microseconds.

@@ -5,6 +5,8 @@
 mod common;
 
 mod audit_files;
+mod autoscaling_change;
+mod autoscaling_check;
 mod catalog;
 mod cli;
 mod complete_period;

@@ -6,7 +6,9 @@ use aws_sdk_applicationautoscaling::Client;
 use aws_sdk_applicationautoscaling::error::ProvideErrorMetadata;
 use aws_sdk_applicationautoscaling::types::{
     CustomizedMetricSpecification, MetricDimension, MetricStatistic, MetricType, PolicyType,
-    PredefinedMetricSpecification, ScalableDimension, ServiceNamespace, TargetTrackingScalingPolicyConfiguration,
+    PredefinedMetricSpecification, ScalableDimension, ServiceNamespace, TargetTrackingMetric,
+    TargetTrackingMetricDataQuery, TargetTrackingMetricDimension, TargetTrackingMetricStat,
+    TargetTrackingScalingPolicyConfiguration,
 };
 use aws_sdk_sagemaker::types::EndpointStatus;
 use aws_sdk_sagemakerruntime::primitives::Blob;
@@ -72,24 +74,73 @@ async fn targets_and_policies_round_trip() {
         .statistic(MetricStatistic::from("p99"))
         .unit("Microseconds")
         .build();
-    aas.put_scaling_policy()
-        .policy_name("latency")
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .policy_type(PolicyType::TargetTrackingScaling)
-        .target_tracking_scaling_policy_configuration(
-            TargetTrackingScalingPolicyConfiguration::builder()
-                .target_value(500.0)
-                .customized_metric_specification(latency)
-                .scale_in_cooldown(300)
-                .scale_out_cooldown(60)
+    let put = |spec: CustomizedMetricSpecification| {
+        aas.put_scaling_policy()
+            .policy_name("latency")
+            .service_namespace(ServiceNamespace::Sagemaker)
+            .resource_id(RESOURCE)
+            .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+            .policy_type(PolicyType::TargetTrackingScaling)
+            .target_tracking_scaling_policy_configuration(
+                TargetTrackingScalingPolicyConfiguration::builder()
+                    .target_value(500.0)
+                    .customized_metric_specification(spec)
+                    .scale_in_cooldown(300)
+                    .scale_out_cooldown(60)
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+    };
+    // "p99" is no Statistic of the single-metric form: refused as AWS refuses it.
+    let err = put(latency).await.unwrap_err();
+    assert_eq!(err.code(), Some("ValidationException"));
+    assert!(
+        err.message().unwrap().contains("Value 'p99' at 'targetTrackingScalingPolicyConfiguration.customizedMetricSpecification.statistic' failed to satisfy constraint"),
+        "{err:?}"
+    );
+    // The metric-math form takes the percentile.
+    let metric = TargetTrackingMetric::builder()
+        .namespace("AWS/SageMaker")
+        .metric_name("ModelLatency")
+        .dimensions(
+            TargetTrackingMetricDimension::builder()
+                .name("EndpointName")
+                .value("scale")
                 .build()
                 .unwrap(),
         )
-        .send()
-        .await
-        .unwrap();
+        .dimensions(
+            TargetTrackingMetricDimension::builder()
+                .name("VariantName")
+                .value("Stable")
+                .build()
+                .unwrap(),
+        )
+        .build();
+    let math = CustomizedMetricSpecification::builder()
+        .metrics(
+            TargetTrackingMetricDataQuery::builder()
+                .id("m1")
+                .return_data(true)
+                .metric_stat(
+                    TargetTrackingMetricStat::builder()
+                        .metric(metric)
+                        .stat("p99")
+                        .build()
+                        .unwrap(),
+                )
+                .build()
+                .unwrap(),
+        )
+        .build();
+    let out = put(math).await.unwrap();
+    assert_eq!(out.alarms().len(), 2, "{out:?}");
+    assert!(
+        out.alarms()[0]
+            .alarm_name()
+            .starts_with("TargetTracking-endpoint/scale/variant/Stable-AlarmHigh-")
+    );
     let policies = aas
         .describe_scaling_policies()
         .service_namespace(ServiceNamespace::Sagemaker)
@@ -102,7 +153,7 @@ async fn targets_and_policies_round_trip() {
         .unwrap()
         .customized_metric_specification()
         .unwrap();
-    assert_eq!(spec.statistic().map(|s| s.as_str()), Some("p99"));
+    assert_eq!(spec.metrics()[0].metric_stat().unwrap().stat(), "p99");
     aas.delete_scaling_policy()
         .policy_name("latency")
         .service_namespace(ServiceNamespace::Sagemaker)

@@ -5,7 +5,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod alarms;
+mod alarms_boto3;
 mod autoscaling;
+mod autoscaling_acts;
+mod autoscaling_boto3;
 mod cloudwatch;
 mod compat_boto3;
 mod control;

@@ -15,6 +15,7 @@ fn entry_points() -> Vec<Vec<&'static str>> {
         vec!["promote", DEMO_EP, "--resume"],
         vec!["promote", DEMO_EP, "--rollback"],
         vec!["prewarm", MME, "--all"],
+        vec!["autoscaling", DEMO_EP, "--variant", "Stable", "--max", "8", "--yes"],
         vec!["invoke", DEMO_EP, "--body", "{\"inputs\": \"hi\"}"],
         vec!["tools", "call", "some-server", "some-tool"],
         vec!["mcp", "serve", "--demo-tools"],

@@ -1,0 +1,76 @@
+//! Scaling activities: DescribeScalingActivities and the activity every scaling records.
+
+use serde_json::{Value, json};
+
+use super::{Activity, AutoScaling, TargetInput, TargetKey, paged, parse_variant_resource};
+use crate::sandbox::Sandbox;
+use crate::sandbox::state::scale_variant;
+use crate::sandbox::wire::ApiError;
+
+pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
+    let aas = sb.autoscaling.lock();
+    let now = crate::sandbox::now_epoch();
+    let items: Vec<Value> = aas
+        .activities
+        .iter()
+        .rev()
+        .filter(|a| a.target.0 == input.service_namespace)
+        .filter(|a| input.resource_id.is_empty() || a.target.1 == input.resource_id)
+        .filter(|a| input.scalable_dimension.is_empty() || a.target.2 == input.scalable_dimension)
+        .map(|a| {
+            let mut item = json!({
+                "ActivityId": a.id, "ServiceNamespace": a.target.0, "ResourceId": a.target.1,
+                "ScalableDimension": a.target.2, "Description": a.description, "Cause": a.cause,
+                "StartTime": a.start,
+            });
+            if now < a.end {
+                item["StatusCode"] = "InProgress".into();
+            } else {
+                item["EndTime"] = a.end.into();
+                item["StatusCode"] = a.status.clone().into();
+                item["StatusMessage"] =
+                    "Successfully set desired instance count. Change successfully fulfilled by sagemaker.".into();
+            }
+            item
+        })
+        .collect();
+    paged(
+        items,
+        "ScalingActivities",
+        input.max_results,
+        input.next_token.as_deref(),
+        50,
+    )
+}
+
+pub(super) fn apply_scaling(
+    sb: &Sandbox,
+    aas: &mut AutoScaling,
+    key: &TargetKey,
+    from: i64,
+    to: i64,
+    cause: String,
+    now: f64,
+) {
+    let Some((endpoint, variant)) = parse_variant_resource(&key.1) else {
+        return;
+    };
+    if !scale_variant(sb, endpoint, variant, to as i32) {
+        return;
+    }
+    let n = aas.activities.len() + 1;
+    aas.activities.push(Activity {
+        id: format!(
+            "{:08x}-{n:04x}-4000-8000-{:012x}",
+            crate::sandbox::variant::fxhash(&key.1) as u32,
+            now as u64
+        ),
+        target: key.clone(),
+        description: format!("Setting desired instance count to {to}."),
+        cause: format!("{cause} changing the desired capacity from {from} to {to}."),
+        start: now,
+        end: now + sb.config.timing.update.as_secs_f64(),
+        status: "Successful".into(),
+    });
+    aas.last_scaling.insert(key.clone(), now);
+}

@@ -1,0 +1,102 @@
+//! Step scaling driven by its alarm: a CloudWatch alarm in the sandbox's store whose AlarmActions
+//! name the policy's ARN triggers it while in ALARM. The step whose bounds (relative to the alarm
+//! threshold) contain how far the metric is past the threshold sets the change, by the policy's
+//! AdjustmentType, within MinCapacity/MaxCapacity, at most once per Cooldown.
+
+use serde_json::Value;
+
+use super::activities::apply_scaling;
+use super::{AutoScaling, Policy, current_count};
+use crate::sandbox::Sandbox;
+use crate::sandbox::alarms::StateValue;
+use crate::sandbox::metrics::SeriesKey;
+
+/// The capacity a step policy asks for when `delta` past the threshold on `count` instances.
+pub fn step_capacity(config: &Value, count: i64, delta: f64) -> Option<i64> {
+    let step = config.get("StepAdjustments")?.as_array()?.iter().find(|s| {
+        let bound = |k: &str| s.get(k).and_then(Value::as_f64);
+        bound("MetricIntervalLowerBound").is_none_or(|lo| delta >= lo)
+            && bound("MetricIntervalUpperBound").is_none_or(|hi| delta < hi)
+    })?;
+    let adjustment = step.get("ScalingAdjustment")?.as_i64()?;
+    let magnitude = config
+        .get("MinAdjustmentMagnitude")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    Some(match config.get("AdjustmentType").and_then(Value::as_str) {
+        Some("ExactCapacity") => adjustment,
+        Some("PercentChangeInCapacity") => {
+            let change = (count as f64 * adjustment as f64 / 100.0).trunc() as i64;
+            let change = if change.abs() < magnitude {
+                magnitude * adjustment.signum()
+            } else {
+                change
+            };
+            count + change
+        }
+        _ => count + adjustment,
+    })
+}
+
+/// Runs a step policy when one of its alarms is in ALARM (see the module docs).
+pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now: f64) {
+    let Some(target) = aas.targets.get(&p.target).cloned() else {
+        return;
+    };
+    let cooldown = p.config.get("Cooldown").and_then(Value::as_f64).unwrap_or(300.0);
+    if now - aas.last_scaling.get(&p.target).copied().unwrap_or(f64::MIN) < cooldown {
+        return;
+    }
+    let Some(count) = current_count(sb, &p.target.1) else {
+        return;
+    };
+    for state in sb.alarms.states().into_iter().filter(|s| s.value == StateValue::Alarm) {
+        let Some(spec) = sb.alarms.metric_alarm(&state.name) else {
+            continue;
+        };
+        if !spec.actions_enabled || !spec.actions[1].contains(&p.arn) {
+            continue;
+        }
+        let key = SeriesKey::from_owned(
+            spec.namespace.clone(),
+            spec.metric_name.clone(),
+            spec.dimensions.clone(),
+        );
+        let value = sb
+            .metrics
+            .window_stat(&key, now - spec.period as f64, now, spec.stat_name())
+            .unwrap_or(spec.threshold);
+        let Some(wanted) = step_capacity(&p.config, count, value - spec.threshold) else {
+            continue;
+        };
+        let wanted = wanted.clamp(target.min, target.max);
+        if wanted != count {
+            let cause = format!(
+                "monitor alarm {} in state ALARM triggered policy {}",
+                state.name, p.name
+            );
+            apply_scaling(sb, aas, &p.target, count, wanted, cause, now);
+        }
+        return;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_step_containing_the_breach_sets_the_change() {
+        let c = serde_json::json!({"AdjustmentType": "ChangeInCapacity", "StepAdjustments": [
+            {"MetricIntervalLowerBound": 0.0, "MetricIntervalUpperBound": 10.0, "ScalingAdjustment": 1},
+            {"MetricIntervalLowerBound": 10.0, "ScalingAdjustment": 3}]});
+        assert_eq!(step_capacity(&c, 2, 5.0), Some(3));
+        assert_eq!(step_capacity(&c, 2, 50.0), Some(5));
+        assert_eq!(step_capacity(&c, 2, -1.0), None);
+        let pct = serde_json::json!({"AdjustmentType": "PercentChangeInCapacity", "StepAdjustments": [{"ScalingAdjustment": -50}]});
+        assert_eq!(step_capacity(&pct, 4, 0.0), Some(2));
+        let exact =
+            serde_json::json!({"AdjustmentType": "ExactCapacity", "StepAdjustments": [{"ScalingAdjustment": 1}]});
+        assert_eq!(step_capacity(&exact, 4, 0.0), Some(1));
+    }
+}
