@@ -44,6 +44,8 @@ pub struct Fleet {
     pub s3: aws_sdk_s3::Client,
     /// STS (GetCallerIdentity: the principal named in the audit log).
     pub sts: aws_sdk_sts::Client,
+    /// CloudWatch Logs (container logs).
+    pub logs: aws_sdk_cloudwatchlogs::Client,
     /// Profile in use (for the header and the audit log).
     pub profile: String,
     /// Region in use.
@@ -79,6 +81,7 @@ impl Fleet {
             autoscaling: aws_sdk_applicationautoscaling::Client::new(conf),
             s3: aws_sdk_s3::Client::from_conf(s3_conf),
             sts: aws_sdk_sts::Client::new(conf),
+            logs: aws_sdk_cloudwatchlogs::Client::new(conf),
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
             endpoint_url,

@@ -9,6 +9,7 @@ pub mod guard;
 pub mod inventory;
 pub mod invoke;
 pub mod latency;
+pub mod logs;
 pub mod metrics;
 pub mod prewarm;
 pub mod promote;

@@ -5,6 +5,7 @@ pub mod audit_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
 pub mod invoke_cmd;
+pub mod logs_cmd;
 pub mod mcp_cmd;
 pub mod metrics_cmd;
 pub mod models_cmd;
@@ -218,6 +219,8 @@ pub enum Command {
     Prewarm(models_cmd::PrewarmArgs),
     /// Latency, invocations and errors of an endpoint's variants from CloudWatch.
     Metrics(metrics_cmd::MetricsArgs),
+    /// Container logs of an endpoint from CloudWatch Logs (`--follow`, `--filter PATTERN`).
+    Logs(logs_cmd::LogsArgs),
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
     Promote(promote_cmd::PromoteArgs),
@@ -281,6 +284,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
             Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
+            Some(Command::Logs(args)) => logs_cmd::run(&g, args).await,
             Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
             Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
             Some(Command::Tools(args)) => match args.command {

@@ -12,6 +12,10 @@ pub mod control;
 pub mod control_endpoints;
 pub mod faults;
 pub mod fleet;
+pub mod logs;
+pub mod logs_api;
+pub mod logs_content;
+pub mod logs_filter;
 pub mod metrics;
 pub mod metrics_query;
 pub mod raw_client;
@@ -158,6 +162,8 @@ pub struct Sandbox {
     pub autoscaling: Mutex<autoscaling::AutoScaling>,
     /// Injected faults.
     pub faults: faults::Faults,
+    /// CloudWatch Logs: what the containers wrote.
+    pub logs: logs::LogStore,
     /// Requests served, by operation (benchmarks and tests count API calls with it).
     pub requests: Mutex<std::collections::HashMap<String, u64>>,
 }
@@ -170,6 +176,7 @@ impl Sandbox {
             metrics: metrics::MetricStore::new(),
             autoscaling: Mutex::new(autoscaling::AutoScaling::default()),
             faults: faults::Faults::default(),
+            logs: logs::LogStore::default(),
             requests: Mutex::new(std::collections::HashMap::new()),
             config,
         });

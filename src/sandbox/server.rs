@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 
 use super::wire::{ApiError, Protocol};
-use super::{Sandbox, autoscaling, cloudwatch, control, faults, runtime, s3, sts};
+use super::{Sandbox, autoscaling, cloudwatch, control, faults, logs_api, runtime, s3, sts};
 
 /// Largest request body accepted (above SageMaker's 6 MB payload limit so that limit can be
 /// answered with the real ValidationError rather than a transport failure).
@@ -40,6 +40,7 @@ async fn dispatch(
             "SageMaker" => control::handle(&sb, op, &body).await,
             "AnyScaleFrontendService" => autoscaling::handle(&sb, op, &body),
             "GraniteServiceVersion20100801" => cloudwatch::handle(&sb, Protocol::AwsJson10, op, &headers, &body),
+            "Logs_20140328" => logs_api::handle(&sb, op, &body),
             _ => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "UnknownOperationException",

@@ -385,6 +385,7 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         let now = now_epoch();
         sb.world.write().advance(now);
         super::autoscaling::evaluate(&sb, now);
+        super::logs_content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);
             last_prune = now;

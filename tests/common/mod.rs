@@ -156,3 +156,21 @@ pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &s
 pub async fn fleet(handle: &SandboxHandle) -> sagedeck::aws::Fleet {
     sagedeck::aws::Fleet::from_sdk_config(&sdk_config(handle).await, "sandbox".into(), Some(handle.endpoint_url()))
 }
+
+/// Invokes `endpoint` `n` times with a small JSON body through the Rust SDK; returns how many
+/// invocations failed.
+pub async fn invoke_times(handle: &SandboxHandle, endpoint: &str, n: usize) -> usize {
+    let rt = aws_sdk_sagemakerruntime::Client::new(&sdk_config(handle).await);
+    let mut failed = 0;
+    for _ in 0..n {
+        let sent = rt
+            .invoke_endpoint()
+            .endpoint_name(endpoint)
+            .content_type("application/json")
+            .body(aws_sdk_sagemakerruntime::primitives::Blob::new(r#"{"inputs": "hi"}"#))
+            .send()
+            .await;
+        failed += usize::from(sent.is_err());
+    }
+    failed
+}

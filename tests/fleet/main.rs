@@ -8,4 +8,5 @@ mod catalog;
 mod cli;
 mod guardrails;
 mod inventory;
+mod logs;
 mod metrics;
