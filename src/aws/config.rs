@@ -46,6 +46,8 @@ pub struct Fleet {
     pub sts: aws_sdk_sts::Client,
     /// CloudWatch Logs (container logs).
     pub logs: aws_sdk_cloudwatchlogs::Client,
+    /// Endpoint configurations and models described so far (they never change once created).
+    pub describe_cache: std::sync::Arc<super::describe_cache::DescribeCache>,
     /// Profile in use (for the header and the audit log).
     pub profile: String,
     /// Region in use.
@@ -82,6 +84,7 @@ impl Fleet {
             s3: aws_sdk_s3::Client::from_conf(s3_conf),
             sts: aws_sdk_sts::Client::new(conf),
             logs: aws_sdk_cloudwatchlogs::Client::new(conf),
+            describe_cache: Default::default(),
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
             endpoint_url,

@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod catalog;
 pub mod config;
+pub mod describe_cache;
 pub mod error;
 pub mod guard;
 pub mod inventory;

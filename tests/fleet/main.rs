@@ -9,4 +9,5 @@ mod cli;
 mod guardrails;
 mod inventory;
 mod logs;
+mod refresh;
 mod metrics;
