@@ -12,6 +12,7 @@ pub mod invoke;
 pub mod latency;
 pub mod logs;
 pub mod metrics;
+pub mod multi;
 pub mod prewarm;
 pub mod promote;
 pub mod promote_events;

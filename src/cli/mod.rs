@@ -4,6 +4,7 @@
 pub mod audit_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
+pub mod fleets_cmd;
 pub mod invoke_cmd;
 pub mod logs_cmd;
 pub mod mcp_cmd;

@@ -32,6 +32,7 @@ async fn dispatch(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let sb = super::regions::for_request(&sb, &headers);
     let path = uri.path().to_string();
     if let Some(target) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
         let (service, op) = target.split_once('.').unwrap_or((target, ""));

@@ -140,7 +140,12 @@ pub fn cli_command(
 /// `run_cli` with extra environment variables (an empty value removes the variable).
 pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &str)]) -> CliRun {
     let home = tempfile::tempdir().expect("temp home");
-    let mut cmd = cli_command(handle, home.path(), args, env);
+    run_cli_in(handle, home.path(), args, env).await
+}
+
+/// `run_cli_env` with `home` as HOME (tests that put profiles or a config file there).
+pub async fn run_cli_in(handle: &SandboxHandle, home: &Path, args: &[&str], env: &[(&str, &str)]) -> CliRun {
+    let mut cmd = cli_command(handle, home, args, env);
     let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
         .await
         .expect("sagedeck finished within 120 s")

@@ -10,4 +10,5 @@ mod guardrails;
 mod inventory;
 mod logs;
 mod refresh;
+mod regions;
 mod metrics;
