@@ -20,6 +20,7 @@ pub mod promote_gate;
 pub mod promote_run;
 pub mod retry;
 pub mod scaling;
+pub mod timeline;
 pub mod warmset;
 pub mod weights;
 

@@ -15,6 +15,7 @@ pub mod promote_cmd;
 pub mod promote_view;
 pub mod sandbox_cmd;
 pub mod serve_cmd;
+pub mod timeline_cmd;
 pub mod tool_audit;
 pub mod weights_cmd;
 
@@ -222,6 +223,9 @@ pub enum Command {
     Metrics(metrics_cmd::MetricsArgs),
     /// Container logs of an endpoint from CloudWatch Logs (`--follow`, `--filter PATTERN`).
     Logs(logs_cmd::LogsArgs),
+    /// What changed on an endpoint, merged by time: status and deployments, audited changes,
+    /// scaling activities (`--since 6h`).
+    Timeline(timeline_cmd::TimelineArgs),
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
     Promote(promote_cmd::PromoteArgs),
@@ -286,6 +290,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
             Some(Command::Logs(args)) => logs_cmd::run(&g, args).await,
+            Some(Command::Timeline(args)) => timeline_cmd::run(&g, args).await,
             Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
             Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
             Some(Command::Tools(args)) => match args.command {

@@ -11,4 +11,5 @@ mod inventory;
 mod logs;
 mod refresh;
 mod regions;
+mod timeline;
 mod metrics;
