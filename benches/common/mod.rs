@@ -31,8 +31,14 @@ pub fn min_max(v: &[f64]) -> (f64, f64) {
 
 /// SDK configuration for `url`: static test credentials, us-east-1.
 pub async fn sdk_config(url: &str) -> aws_config::SdkConfig {
+    sdk_config_in(url, "us-east-1").await
+}
+
+/// SDK configuration for `url` in `region` (the sandbox serves each region's fleet by the
+/// signing region): static test credentials.
+pub async fn sdk_config_in(url: &str, region: &str) -> aws_config::SdkConfig {
     aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
+        .region(aws_config::Region::new(region.to_string()))
         .credentials_provider(aws_sdk_sagemaker::config::Credentials::new(
             "AKIDSANDBOX",
             "sandbox-secret",
