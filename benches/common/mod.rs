@@ -31,5 +31,11 @@ pub fn min_max(v: &[f64]) -> (f64, f64) {
 
 /// SDK configuration for `url`: static test credentials, us-east-1.
 pub async fn sdk_config(url: &str) -> aws_config::SdkConfig {
-    sagedeck::aws::config::local_sdk_config(url).await
+    sdk_config_in(url, "us-east-1").await
+}
+
+/// SDK configuration for `url` in `region` (the sandbox serves each region's fleet by the
+/// signing region): static test credentials.
+pub async fn sdk_config_in(url: &str, region: &str) -> aws_config::SdkConfig {
+    sagedeck::aws::config::local_sdk_config_in(url, region).await
 }

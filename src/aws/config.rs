@@ -19,8 +19,14 @@ pub const LOCAL_ACCESS_KEY: (&str, &str) = ("AKIDSANDBOX", "sandbox-secret");
 /// timeout. The one place such a configuration is built: the demo, the tests and the benches
 /// use it, through [`Fleet::for_url`] or directly for raw SDK clients.
 pub async fn local_sdk_config(url: &str) -> aws_config::SdkConfig {
+    local_sdk_config_in(url, "us-east-1").await
+}
+
+/// [`local_sdk_config`] signing for `region` (the sandbox serves one fleet per region, chosen
+/// by the request's signing region).
+pub async fn local_sdk_config_in(url: &str, region: &str) -> aws_config::SdkConfig {
     aws_config::defaults(BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
+        .region(aws_config::Region::new(region.to_string()))
         .credentials_provider(aws_credential_types::Credentials::new(
             LOCAL_ACCESS_KEY.0,
             LOCAL_ACCESS_KEY.1,
@@ -67,6 +73,10 @@ pub struct Fleet {
     pub s3: aws_sdk_s3::Client,
     /// STS (GetCallerIdentity: the principal named in the audit log).
     pub sts: aws_sdk_sts::Client,
+    /// CloudWatch Logs (container logs).
+    pub logs: aws_sdk_cloudwatchlogs::Client,
+    /// Endpoint configurations and models described so far (they never change once created).
+    pub describe_cache: std::sync::Arc<super::describe_cache::DescribeCache>,
     /// Profile in use (for the header and the audit log).
     pub profile: String,
     /// Region in use.
@@ -109,6 +119,8 @@ impl Fleet {
             autoscaling: aws_sdk_applicationautoscaling::Client::new(conf),
             s3: aws_sdk_s3::Client::from_conf(s3_conf),
             sts: aws_sdk_sts::Client::new(conf),
+            logs: aws_sdk_cloudwatchlogs::Client::new(conf),
+            describe_cache: Default::default(),
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
             endpoint_url,

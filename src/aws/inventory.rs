@@ -174,17 +174,7 @@ impl Fleet {
             .await
             .map_err(AwsError::from_sdk)?;
         let config = match ep.endpoint_config_name() {
-            Some(c) => {
-                calls.fetch_add(1, Ordering::Relaxed);
-                Some(
-                    self.sagemaker
-                        .describe_endpoint_config()
-                        .endpoint_config_name(c)
-                        .send()
-                        .await
-                        .map_err(AwsError::from_sdk)?,
-                )
-            }
+            Some(c) => Some(self.endpoint_config(c, calls).await?),
             None => None,
         };
         let config_variants = config.as_ref().map(|c| c.production_variants()).unwrap_or_default();
@@ -194,18 +184,9 @@ impl Fleet {
             if models.contains_key(m) {
                 continue;
             }
-            calls.fetch_add(1, Ordering::Relaxed);
             // A model deleted behind the endpoint is not fatal: the variant still shows.
-            if let Ok(d) = self.sagemaker.describe_model().model_name(m).send().await {
-                let c = d.primary_container().or_else(|| d.containers().first());
-                let info = (
-                    c.and_then(|c| c.image().map(str::to_string)),
-                    c.and_then(|c| c.mode())
-                        .map(|m| m.as_str() == "MultiModel")
-                        .unwrap_or(false),
-                    c.and_then(|c| c.model_data_url().map(str::to_string)),
-                );
-                models.insert(m.to_string(), info);
+            if let Some(facts) = self.model_facts(m, calls).await {
+                models.insert(m.to_string(), facts);
             }
         }
         let live = ep.production_variants();

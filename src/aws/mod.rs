@@ -5,12 +5,15 @@ pub mod audit;
 pub mod catalog;
 pub mod config;
 pub mod dirs;
+pub mod describe_cache;
 pub mod error;
 pub mod guard;
 pub mod inventory;
 pub mod invoke;
 pub mod latency;
+pub mod logs;
 pub mod metrics;
+pub mod multi;
 pub mod prewarm;
 pub mod promote;
 pub mod promote_events;
@@ -24,6 +27,7 @@ pub mod scaling_lint;
 #[cfg(test)]
 mod scaling_lint_tests;
 pub mod scaling_spec;
+pub mod timeline;
 pub mod warmset;
 pub mod weights;
 

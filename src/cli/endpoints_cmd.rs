@@ -20,6 +20,15 @@ pub struct EndpointsArgs {
     /// Only endpoints whose name contains this (case-insensitive).
     #[arg(long)]
     pub name_contains: Option<String>,
+    /// List these regions as one inventory (with region and account columns).
+    #[arg(long, value_delimiter = ',')]
+    pub regions: Vec<String>,
+    /// List these profiles (accounts) as one inventory, each in `--regions` (or its own region).
+    #[arg(long, value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// A `[fleets.NAME]` set of profiles × regions from config.toml.
+    #[arg(long)]
+    pub fleet: Option<String>,
 }
 
 /// `sagedeck describe ENDPOINT`.
@@ -57,6 +66,9 @@ pub fn scaling_text(s: &[ScalingInfo]) -> String {
 
 /// Runs `endpoints`.
 pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> i32 {
+    if !args.regions.is_empty() || !args.profiles.is_empty() || args.fleet.is_some() {
+        return super::fleets_cmd::run(g, &args).await;
+    }
     let fleet = match g.connect().await {
         Ok(f) => f,
         Err(code) => return code,

@@ -6,7 +6,9 @@ pub mod autoscaling_change;
 pub mod autoscaling_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
+pub mod fleets_cmd;
 pub mod invoke_cmd;
+pub mod logs_cmd;
 pub mod mcp_cmd;
 pub mod metrics_cmd;
 pub mod models_cmd;
@@ -15,6 +17,7 @@ pub mod promote_cmd;
 pub mod promote_view;
 pub mod sandbox_cmd;
 pub mod serve_cmd;
+pub mod timeline_cmd;
 pub mod tool_audit;
 pub mod weights_cmd;
 
@@ -242,6 +245,11 @@ pub enum Command {
     Prewarm(models_cmd::PrewarmArgs),
     /// Latency, invocations and errors of an endpoint's variants from CloudWatch.
     Metrics(metrics_cmd::MetricsArgs),
+    /// Container logs of an endpoint from CloudWatch Logs (`--follow`, `--filter PATTERN`).
+    Logs(logs_cmd::LogsArgs),
+    /// What changed on an endpoint, merged by time: status and deployments, audited changes,
+    /// scaling activities (`--since 6h`).
+    Timeline(timeline_cmd::TimelineArgs),
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
     Promote(promote_cmd::PromoteArgs),
@@ -308,6 +316,8 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
             Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
+            Some(Command::Logs(args)) => logs_cmd::run(&g, args).await,
+            Some(Command::Timeline(args)) => timeline_cmd::run(&g, args).await,
             Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
             Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
             Some(Command::Tools(args)) => match args.command {

@@ -31,6 +31,10 @@ pub struct SandboxArgs {
     /// Add N generated endpoints (fleet-ep-0000 ...) for scale tests.
     #[arg(long, default_value_t = 0)]
     pub fleet: usize,
+    /// Serve a further region behind the same port: `eu-west-1` (the demo fleet) or
+    /// `eu-west-1=300` (300 generated endpoints); repeatable. The signing region picks it.
+    #[arg(long = "extra-region", value_name = "REGION[=N]", value_parser = crate::sandbox::regions::RegionFleet::parse)]
+    pub extra_regions: Vec<crate::sandbox::regions::RegionFleet>,
     /// Start without the demo fleet.
     #[arg(long)]
     pub empty: bool,
@@ -93,6 +97,7 @@ impl SandboxArgs {
             backfill_hours: self.backfill_hours.min(24 * 14),
             mme_models_per_instance: self.mme_models_per_instance.max(1),
             timing,
+            extra_regions: self.extra_regions.clone(),
             ..SandboxConfig::default()
         })
     }

@@ -222,6 +222,11 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput) -> Result<Value, ApiErro
         ))
     })?;
     let variants = world.variants_for(sb, &input.endpoint_name, &config, now);
+    // A model whose environment sets SAGEDECK_DEPLOY_FAILS makes the deployment fail.
+    let fail = config.variants.iter().find_map(|cv| {
+        let model = world.models.get(&cv.model_name)?;
+        model.container.environment.get("SAGEDECK_DEPLOY_FAILS").cloned()
+    });
     let ep = world
         .endpoints
         .get_mut(&input.endpoint_name)
@@ -236,6 +241,7 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput) -> Result<Value, ApiErro
         until: now + sb.config.timing.update.as_secs_f64(),
         config_name: config.name,
         variants,
+        fail,
     });
     Ok(json!({ "EndpointArn": ep.arn }))
 }

@@ -14,9 +14,14 @@ pub mod control;
 pub mod control_endpoints;
 pub mod faults;
 pub mod fleet;
+pub mod logs;
+pub mod logs_api;
+pub mod logs_content;
+pub mod logs_filter;
 pub mod metrics;
 pub mod metrics_query;
 pub mod raw_client;
+pub mod regions;
 pub mod runtime;
 pub mod runtime_stream;
 pub mod s3;
@@ -114,6 +119,9 @@ pub struct SandboxConfig {
     pub random_errors: bool,
     /// Lifecycle and latency timings.
     pub timing: Timing,
+    /// Further regions served behind the same port, each with a fleet of its own (the region
+    /// is taken from the request's SigV4 credential scope; other regions get this one's).
+    pub extra_regions: Vec<regions::RegionFleet>,
 }
 
 impl Default for SandboxConfig {
@@ -130,6 +138,7 @@ impl Default for SandboxConfig {
             mme_models_per_instance: 6,
             random_errors: true,
             timing: Timing::default(),
+            extra_regions: Vec::new(),
         }
     }
 }
@@ -162,8 +171,12 @@ pub struct Sandbox {
     pub autoscaling: Mutex<autoscaling::AutoScaling>,
     /// Injected faults.
     pub faults: faults::Faults,
+    /// CloudWatch Logs: what the containers wrote.
+    pub logs: logs::LogStore,
     /// Requests served, by operation (benchmarks and tests count API calls with it).
     pub requests: Mutex<std::collections::HashMap<String, u64>>,
+    /// The other regions' emulated states, by region name.
+    pub regions: std::collections::HashMap<String, Arc<Sandbox>>,
 }
 
 impl Sandbox {
@@ -175,7 +188,9 @@ impl Sandbox {
             alarms: alarms::AlarmStore::new(&config.region, &config.account),
             autoscaling: Mutex::new(autoscaling::AutoScaling::default()),
             faults: faults::Faults::default(),
+            logs: logs::LogStore::default(),
             requests: Mutex::new(std::collections::HashMap::new()),
+            regions: regions::build(&config),
             config,
         });
         fleet::seed(&sandbox);
@@ -262,6 +277,9 @@ pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
         accept::serve(listener, app, rx).await;
     })];
     tasks.push(tokio::spawn(state::run_ticker(sandbox.clone())));
+    for other in sandbox.regions.values() {
+        tasks.push(tokio::spawn(state::run_ticker(other.clone())));
+    }
     if let Some(rate) = sandbox.config.traffic_rate {
         tasks.push(tokio::spawn(traffic::run(sandbox.clone(), rate)));
     }

@@ -100,8 +100,15 @@ fn validation_error(message: impl Into<String>) -> ApiError {
 }
 
 /// Runs one invocation through routing, faults, the MME cache and the container, and records
-/// its metrics. Never sleeps: the caller decides whether to wait `model_wait`/`forced_wait`.
+/// its metrics and container logs. Never sleeps: the caller decides whether to wait
+/// `model_wait`/`forced_wait`.
 pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
+    let out = invoke_unlogged(sb, req, now);
+    super::logs_content::on_invocation(sb, req.endpoint, &out, now);
+    out
+}
+
+fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     if req.body.len() > MAX_PAYLOAD {
         return Outcome::early(None, payload_too_large(req.body.len()));
     }
@@ -193,6 +200,7 @@ pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
                 sim.series.loading_wait.lock().record(now, wait * 1e6);
                 sim.series.downloading.lock().record(now, download * 1e6);
                 sim.series.loading.lock().record(now, load * 1e6);
+                super::logs_content::model_loaded(sb, req.endpoint, &variant, sim.kind, model, (download, load), now);
                 out.forced_wait += wait;
             }
             ModelAccess::NotReady { wait } => {

@@ -172,6 +172,8 @@ pub enum Transition {
         config_name: String,
         /// The variants that replace the current ones.
         variants: Vec<Variant>,
+        /// Why the deployment fails (then the endpoint stays on its old configuration).
+        fail: Option<String>,
     },
     /// Deleting → gone.
     Delete {
@@ -291,9 +293,18 @@ impl World {
                         v.sim.set_instances(v.current_instances.max(0) as usize);
                     }
                 }
+                Transition::Reconfigure { fail: Some(reason), .. } => {
+                    // AWS: back to InService on the old configuration, FailureReason set.
+                    ep.status = EndpointStatus::InService;
+                    ep.failure_reason = Some(reason);
+                    for v in &mut ep.variants {
+                        v.statuses.clear();
+                    }
+                }
                 Transition::Reconfigure {
                     config_name, variants, ..
                 } => {
+                    ep.failure_reason = None;
                     ep.status = EndpointStatus::InService;
                     ep.config_name = config_name;
                     ep.variants = variants;
@@ -387,6 +398,7 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         sb.world.write().advance(now);
         super::autoscaling::evaluate(&sb, now);
         sb.alarms.evaluate(&sb.metrics, now);
+        super::logs_content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);
             last_prune = now;

@@ -155,6 +155,7 @@ pub struct VariantSim {
     instances: Mutex<Vec<InstanceCache>>,
     clock: std::sync::atomic::AtomicU64,
     rng: Mutex<SmallRng>,
+    evictions: Mutex<Vec<(usize, String)>>,
 }
 
 impl std::fmt::Debug for VariantSim {
@@ -191,6 +192,7 @@ impl VariantSim {
             instances: Mutex::new((0..instances.max(1)).map(|_| InstanceCache::default()).collect()),
             clock: std::sync::atomic::AtomicU64::new(0),
             rng: Mutex::new(SmallRng::seed_from_u64(seed)),
+            evictions: Mutex::new(Vec::new()),
         }
     }
 
@@ -256,8 +258,10 @@ impl VariantSim {
         let tick = self.clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut evicted = 0usize;
         let mut instances = self.instances.lock();
-        for inst in instances.iter_mut() {
-            evicted += promote_ready(inst, now, self.capacity);
+        for (n, inst) in instances.iter_mut().enumerate() {
+            let gone = promote_ready(inst, now, self.capacity);
+            evicted += gone.len();
+            self.evictions.lock().extend(gone.into_iter().map(|m| (n, m)));
         }
         drop(instances);
         for _ in 0..evicted {
@@ -302,6 +306,11 @@ impl VariantSim {
         }
     }
 
+    /// Models evicted since the last call, with the instance index (for the container logs).
+    pub fn take_evictions(&self) -> Vec<(usize, String)> {
+        std::mem::take(&mut *self.evictions.lock())
+    }
+
     /// Records the per-instance gauges (LoadedModelCount, memory, CPU) at `now`.
     pub fn record_gauges(&self, now: f64, invocations_per_minute: f64) {
         let counts: Vec<usize> = self.instances.lock().iter().map(|i| i.loaded.len()).collect();
@@ -329,14 +338,14 @@ impl VariantSim {
 }
 
 /// Moves finished loads into memory, evicting least recently used models past `capacity`.
-fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize) -> usize {
+fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize) -> Vec<String> {
     let ready: Vec<(String, u64)> = inst
         .loading
         .iter()
         .filter(|(_, (t, _))| *t <= now)
         .map(|(k, (_, used))| (k.clone(), *used))
         .collect();
-    let mut evicted = 0;
+    let mut evicted = Vec::new();
     for (key, used) in ready {
         inst.loading.remove(&key);
         inst.loaded.insert(key, used);
@@ -344,7 +353,7 @@ fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize) -> usize {
             let oldest = inst.loaded.iter().min_by_key(|(_, t)| **t).map(|(k, _)| k.clone());
             if let Some(k) = oldest {
                 inst.loaded.remove(&k);
-                evicted += 1;
+                evicted.push(k);
             }
         }
     }

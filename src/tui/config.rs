@@ -49,6 +49,20 @@ pub struct ConfigFile {
     /// Per-profile overrides.
     #[serde(default)]
     pub profiles: BTreeMap<String, Settings>,
+    /// Named fleets: sets of profile × region listed as one inventory (`--fleet NAME`).
+    #[serde(default)]
+    pub fleets: BTreeMap<String, FleetSet>,
+}
+
+/// `[fleets.NAME]`: every profile × every region.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FleetSet {
+    /// Profiles (empty: the default chain).
+    #[serde(default)]
+    pub profiles: Vec<String>,
+    /// Regions.
+    pub regions: Vec<String>,
 }
 
 /// The remappable actions and their default keys.

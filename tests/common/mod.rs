@@ -129,7 +129,12 @@ pub fn cli_command(
 /// `run_cli` with extra environment variables (an empty value removes the variable).
 pub async fn run_cli_env(handle: &SandboxHandle, args: &[&str], env: &[(&str, &str)]) -> CliRun {
     let home = tempfile::tempdir().expect("temp home");
-    let mut cmd = cli_command(handle, home.path(), args, env);
+    run_cli_in(handle, home.path(), args, env).await
+}
+
+/// `run_cli_env` with `home` as HOME (tests that put profiles or a config file there).
+pub async fn run_cli_in(handle: &SandboxHandle, home: &Path, args: &[&str], env: &[(&str, &str)]) -> CliRun {
+    let mut cmd = cli_command(handle, home, args, env);
     let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
         .await
         .expect("sagedeck finished within 120 s")
@@ -170,4 +175,22 @@ pub async fn spawn_announced(mut cmd: tokio::process::Command) -> (tokio::proces
     .expect("the server announces its URL")
     .expect("a URL line");
     (child, url)
+}
+
+/// Invokes `endpoint` `n` times with a small JSON body through the Rust SDK; returns how many
+/// invocations failed.
+pub async fn invoke_times(handle: &SandboxHandle, endpoint: &str, n: usize) -> usize {
+    let rt = aws_sdk_sagemakerruntime::Client::new(&sdk_config(handle).await);
+    let mut failed = 0;
+    for _ in 0..n {
+        let sent = rt
+            .invoke_endpoint()
+            .endpoint_name(endpoint)
+            .content_type("application/json")
+            .body(aws_sdk_sagemakerruntime::primitives::Blob::new(r#"{"inputs": "hi"}"#))
+            .send()
+            .await;
+        failed += usize::from(sent.is_err());
+    }
+    failed
 }

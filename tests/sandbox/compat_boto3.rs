@@ -449,3 +449,55 @@ async fn aws_cli_against_the_sagedeck_sandbox_binary() {
     assert!(out.status.success(), "seed_calls.py against the binary\n{}", show(&out));
     child.kill().await.expect("stop sagedeck sandbox");
 }
+
+const LOGS_SCRIPT: &str = r#"
+import sys, boto3
+logs = boto3.client("logs")
+group = "/aws/sagemaker/Endpoints/mcp-intent-classifier-prod"
+names = [g["logGroupName"] for g in logs.describe_log_groups(logGroupNamePrefix="/aws/sagemaker/")["logGroups"]]
+assert group in names, names
+streams = logs.describe_log_streams(logGroupName=group, orderBy="LastEventTime", descending=True)["logStreams"]
+assert len(streams) == 3 and all("/i-0" in s["logStreamName"] for s in streams), streams
+pages = logs.get_paginator("filter_log_events").paginate(logGroupName=group, filterPattern="?Traceback ?RuntimeError", PaginationConfig={"PageSize": 1})
+found = [e for p in pages for e in p["events"]]
+assert len(found) == 4, found
+assert all(isinstance(e["timestamp"], int) and e["eventId"] for e in found)
+stream = found[0]["logStreamName"]
+head = logs.get_log_events(logGroupName=group, logStreamName=stream, startFromHead=True, limit=2)
+again = logs.get_log_events(logGroupName=group, logStreamName=stream, startFromHead=True, nextToken=head["nextForwardToken"])
+assert len(head["events"]) == 2 and again["events"], again
+try:
+    logs.filter_log_events(logGroupName="/aws/sagemaker/Endpoints/nope")
+    raise SystemExit("expected ResourceNotFoundException")
+except logs.exceptions.ResourceNotFoundException:
+    pass
+print("logs ok", len(found))
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boto3_reads_container_logs() {
+    let venv = venv_async().await;
+    let sb = demo_sandbox().await;
+    let group = "/aws/sagemaker/Endpoints/mcp-intent-classifier-prod";
+    crate::common::poll_until("the classifier's cold starts", Duration::from_secs(10), || async {
+        let d = sb.sandbox.logs.data.lock();
+        (d.groups.get(group).map_or(0, |g| g.streams.len()) == 3).then_some(())
+    })
+    .await;
+    let spec = "kind=model_error,status=500,endpoint=mcp-intent-classifier-prod,count=2";
+    sb.sandbox
+        .faults
+        .add(sagedeck::sandbox::faults::FaultSpec::parse_short(spec).unwrap());
+    assert_eq!(
+        crate::common::invoke_times(&sb, "mcp-intent-classifier-prod", 2).await,
+        2
+    );
+    let env = ClientEnv::new(sb.endpoint_url());
+    let out = env.run(venv, "boto3 logs", &["-c", LOGS_SCRIPT]).await;
+    assert!(out.status.success(), "boto3 logs calls failed\n{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("logs ok 4"),
+        "{}",
+        show(&out)
+    );
+}

@@ -17,6 +17,7 @@ mod decoder_props;
 mod faults;
 mod form_decoding;
 mod front_door;
+mod logs;
 mod mme;
 mod runtime;
 mod s3;

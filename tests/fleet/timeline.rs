@@ -1,0 +1,132 @@
+//! `sagedeck timeline`: a weight change (audit log, with its principal), a scaling activity and
+//! a failed deployment (the endpoint back on its old configuration with FailureReason) come out
+//! in the order they happened.
+
+use std::time::Duration;
+
+use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
+use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantInstanceType};
+use sagedeck::sandbox::SandboxHandle;
+
+use crate::common::{demo_config, poll_until, run_cli, sandbox_with, sdk_config};
+
+const EP: &str = "mcp-intent-classifier-prod";
+
+async fn wait_in_service(sb: &SandboxHandle, failed_deploy: bool) {
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    poll_until("InService", Duration::from_secs(20), || async {
+        let d = sm.describe_endpoint().endpoint_name(EP).send().await.ok()?;
+        let done = d.endpoint_status().map(|s| s.as_str()) == Some("InService");
+        (done && d.failure_reason().is_some() == failed_deploy).then_some(())
+    })
+    .await;
+}
+
+async fn failing_deployment(sb: &SandboxHandle) {
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    let container = ContainerDefinition::builder()
+        .image("huggingface-pytorch-inference")
+        .environment(
+            "SAGEDECK_DEPLOY_FAILS",
+            "The primary container for production variant Stable did not pass the ping health check.",
+        )
+        .build();
+    sm.create_model()
+        .model_name("broken-v5")
+        .primary_container(container)
+        .execution_role_arn("arn:aws:iam::123456789012:role/x")
+        .send()
+        .await
+        .unwrap();
+    let variant = ProductionVariant::builder()
+        .variant_name("Stable")
+        .model_name("broken-v5")
+        .instance_type(ProductionVariantInstanceType::MlM5Large)
+        .initial_instance_count(1)
+        .build();
+    sm.create_endpoint_config()
+        .endpoint_config_name("broken-config")
+        .production_variants(variant)
+        .send()
+        .await
+        .unwrap();
+    sm.update_endpoint()
+        .endpoint_name(EP)
+        .endpoint_config_name("broken-config")
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn timeline_orders_weights_scaling_and_a_failed_deployment() {
+    let sb = sandbox_with(demo_config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let audit = audit.to_str().unwrap();
+    let set = [
+        "weights",
+        EP,
+        "--set",
+        "Stable=8",
+        "--set",
+        "Canary=2",
+        "--yes",
+        "--wait",
+        "--audit-file",
+        audit,
+    ];
+    let r = run_cli(&sb, &set).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let aas = aws_sdk_applicationautoscaling::Client::new(&sdk_config(&sb).await);
+    aas.register_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(format!("endpoint/{EP}/variant/Stable"))
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .min_capacity(3)
+        .max_capacity(6)
+        .send()
+        .await
+        .unwrap();
+    wait_in_service(&sb, false).await;
+    failing_deployment(&sb).await;
+    wait_in_service(&sb, true).await;
+
+    let j = run_cli(&sb, &["timeline", EP, "--json", "--audit-file", audit])
+        .await
+        .json();
+    let events = j["events"].as_array().unwrap();
+    let at = |pred: &dyn Fn(&serde_json::Value) -> bool| {
+        events
+            .iter()
+            .position(pred)
+            .unwrap_or_else(|| panic!("missing in {events:#?}"))
+    };
+    let weights = at(&|e| e["kind"] == "audit" && e["summary"].as_str().unwrap().starts_with("weights.set"));
+    let scaling = at(&|e| e["kind"] == "scaling" && e["summary"].as_str().unwrap().contains("from 2 to 3"));
+    let failed = at(&|e| e["kind"] == "deployment");
+    assert!(weights < scaling && scaling < failed, "{events:#?}");
+    assert!(
+        events[weights]["principal"].as_str().unwrap().starts_with("arn:aws:"),
+        "{}",
+        events[weights]
+    );
+    assert_eq!(events[failed]["failed"], true);
+    let summary = events[failed]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("still on mcp-classifier-ab-config") && summary.contains("ping health check"),
+        "{summary}"
+    );
+    let times: Vec<f64> = events.iter().map(|e| e["epoch"].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    let human = run_cli(&sb, &["timeline", EP, "--audit-file", audit]).await;
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert!(
+        human
+            .stdout
+            .lines()
+            .any(|l| l.contains(" ! ") && l.contains("deployment")),
+        "{}",
+        human.stdout
+    );
+}
