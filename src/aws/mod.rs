@@ -4,8 +4,8 @@
 pub mod audit;
 pub mod catalog;
 pub mod config;
-pub mod dirs;
 pub mod describe_cache;
+pub mod dirs;
 pub mod error;
 pub mod guard;
 pub mod inventory;

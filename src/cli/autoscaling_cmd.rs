@@ -10,11 +10,11 @@ use clap::Args;
 use serde_json::json;
 
 use super::endpoints_cmd::print_scaling;
-use crate::format::time_text;
 use super::output::print_json;
 use super::{EXIT_CHECK_FAILED, EXIT_OK, GlobalArgs, report, usage};
 use crate::aws::scaling_check::ScalingCheck;
 use crate::aws::scaling_spec::PolicySpec;
+use crate::format::time_text;
 
 /// `sagedeck autoscaling ENDPOINT`.
 #[derive(Debug, Args, Default)]

@@ -8,11 +8,11 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::endpoints_cmd::{EndpointsArgs, instances_text};
-use crate::format::time_text;
 use super::output::{print_json, print_table, weight};
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
 use crate::aws::inventory::{EndpointInfo, InventoryOptions};
 use crate::aws::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
+use crate::format::time_text;
 use crate::tui::config::ConfigFile;
 
 #[derive(Serialize)]

@@ -7,11 +7,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use serde_json::json;
 
-use crate::format::time_text;
 use super::metrics_cmd::parse_since;
 use super::output::{print_json, print_table};
 use super::{EXIT_OK, GlobalArgs, report};
 use crate::aws::audit::Audit;
+use crate::format::time_text;
 
 /// `sagedeck timeline ENDPOINT`.
 #[derive(Debug, Args)]
