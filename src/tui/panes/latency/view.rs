@@ -38,8 +38,9 @@ fn muted_text(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme)
     );
 }
 
-/// A percentile plot of a latency metric.
-fn latency_plots(vm: &VariantMetrics, metric: Metric, end: f64, theme: &Theme) -> Vec<Plot> {
+/// A percentile plot of a latency metric; the figure beside it is the last complete period's
+/// (the one still filling holds too few samples to judge).
+fn latency_plots(vm: &VariantMetrics, metric: Metric, (end, period): (f64, f64), theme: &Theme) -> Vec<Plot> {
     [("p50", Role::Chart1), ("p90", Role::Chart2), ("p99", Role::Chart3)]
         .into_iter()
         .map(|(stat, role)| {
@@ -47,8 +48,8 @@ fn latency_plots(vm: &VariantMetrics, metric: Metric, end: f64, theme: &Theme) -
             Plot {
                 label: stat.into(),
                 value: s
-                    .and_then(|s| s.latest())
-                    .map(fmt_ms_short)
+                    .and_then(|s| s.latest_complete(end, period))
+                    .map(|(_, v)| fmt_ms_short(v))
                     .unwrap_or_else(|| "-".into()),
                 style: theme.fg(role),
                 points: s
@@ -73,8 +74,8 @@ fn call_plots(vm: &VariantMetrics, end: f64, period: i32, theme: &Theme) -> Vec<
         Plot {
             label: label.into(),
             value: s
-                .and_then(|s| s.latest())
-                .map(|v| fmt_count(v * per_min))
+                .and_then(|s| s.latest_complete(end, f64::from(period)))
+                .map(|(_, v)| fmt_count(v * per_min))
                 .unwrap_or_else(|| "-".into()),
             style: theme.fg(role),
             points: s
@@ -264,9 +265,9 @@ fn render_variant(f: &mut Frame, area: Rect, e: &EndpointInfo, v: &VariantInfo, 
         }
         .render(f, area, theme)
     };
-    let plots = latency_plots(vm, Metric::ModelLatency, snap.end, theme);
+    let plots = latency_plots(vm, Metric::ModelLatency, (snap.end, f64::from(snap.period)), theme);
     chart("Model", "ms", &plots, fmt_ms_short, model, f);
-    let plots = latency_plots(vm, Metric::OverheadLatency, snap.end, theme);
+    let plots = latency_plots(vm, Metric::OverheadLatency, (snap.end, f64::from(snap.period)), theme);
     chart("Overhead", "ms", &plots, fmt_ms_short, overhead, f);
     let plots = call_plots(vm, snap.end, snap.period, theme);
     chart("Calls", "/min", &plots, fmt_count, calls, f);
