@@ -2,8 +2,9 @@
 //! implementation per operation, fed by a typed request parsed from the decoded document and
 //! answering an [`Out`] tree that is encoded in the protocol the request came in.
 //!
-//! Operations: GetMetricData (in `cloudwatch_query.rs`), PutMetricData, ListMetrics. Anything
-//! else is the protocol's own `UnknownOperationException`.
+//! Operations: GetMetricData (in `cloudwatch_query.rs`), PutMetricData, ListMetrics, and the
+//! alarm operations (in `alarms/api.rs`). Anything else is the protocol's own
+//! `UnknownOperationException`.
 //!
 //! Error codes. CloudWatch is `awsQueryCompatible`: clients look errors up by their awsQuery code
 //! (`InvalidParameterValue`, `MissingParameter`, `InvalidParameterCombination`,
@@ -63,6 +64,12 @@ fn serve(sb: &Sandbox, protocol: Protocol, op: &str, headers: &HeaderMap, body: 
         "GetMetricData" => super::cloudwatch_query::get_metric_data,
         "PutMetricData" => put_metric_data,
         "ListMetrics" => list_metrics,
+        "PutMetricAlarm" => super::alarms::api::put_metric_alarm,
+        "PutCompositeAlarm" => super::alarms::api::put_composite_alarm,
+        "DescribeAlarms" => super::alarms::api::describe_alarms,
+        "DeleteAlarms" => super::alarms::api::delete_alarms,
+        "SetAlarmState" => super::alarms::api::set_alarm_state,
+        "DescribeAlarmHistory" => super::alarms::api::describe_alarm_history,
         _ => return Err(unknown_operation(protocol, op)),
     };
     let inflated;

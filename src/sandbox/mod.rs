@@ -3,6 +3,7 @@
 //! protocols on one loopback port, with simulated traffic, latency, lifecycles, multi-model
 //! caches and injected faults.
 
+pub mod alarms;
 pub mod autoscaling;
 pub mod clock;
 pub mod cloudwatch;
@@ -154,6 +155,8 @@ pub struct Sandbox {
     pub world: RwLock<state::World>,
     /// CloudWatch's store, fed by every invocation.
     pub metrics: metrics::MetricStore,
+    /// CloudWatch's alarms, evaluated over `metrics` on the background tick.
+    pub alarms: alarms::AlarmStore,
     /// Application Auto Scaling's targets, policies and activities.
     pub autoscaling: Mutex<autoscaling::AutoScaling>,
     /// Injected faults.
@@ -168,6 +171,7 @@ impl Sandbox {
         let sandbox = Arc::new(Sandbox {
             world: RwLock::new(state::World::new(config.seed)),
             metrics: metrics::MetricStore::new(),
+            alarms: alarms::AlarmStore::new(&config.region, &config.account),
             autoscaling: Mutex::new(autoscaling::AutoScaling::default()),
             faults: faults::Faults::default(),
             requests: Mutex::new(std::collections::HashMap::new()),

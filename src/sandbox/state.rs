@@ -375,7 +375,8 @@ pub fn scale_variant(sb: &Sandbox, endpoint: &str, variant: &str, desired: i32) 
     true
 }
 
-/// The background ticker: completes lifecycles, runs autoscaling, prunes old metrics.
+/// The background ticker: completes lifecycles, runs autoscaling, evaluates alarms, prunes old
+/// metrics.
 pub async fn run_ticker(sb: Arc<Sandbox>) {
     let mut interval = tokio::time::interval(sb.config.timing.tick);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -385,6 +386,7 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         let now = now_epoch();
         sb.world.write().advance(now);
         super::autoscaling::evaluate(&sb, now);
+        sb.alarms.evaluate(&sb.metrics, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);
             last_prune = now;

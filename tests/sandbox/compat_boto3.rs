@@ -74,7 +74,8 @@ fn venv() -> &'static Path {
     })
 }
 
-async fn venv_async() -> &'static Path {
+/// The venv, built off the async runtime (shared with the other Python-client test modules).
+pub(crate) async fn venv_async() -> &'static Path {
     match tokio::task::spawn_blocking(venv).await {
         Ok(dir) => dir,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
@@ -84,13 +85,13 @@ async fn venv_async() -> &'static Path {
 // ---- running clients -----------------------------------------------------------------------------
 
 /// An isolated client environment: nothing from the machine's AWS configuration leaks in.
-struct ClientEnv {
+pub(crate) struct ClientEnv {
     home: tempfile::TempDir,
     endpoint_url: String,
 }
 
 impl ClientEnv {
-    fn new(endpoint_url: String) -> ClientEnv {
+    pub(crate) fn new(endpoint_url: String) -> ClientEnv {
         ClientEnv {
             home: tempfile::tempdir().expect("temp HOME"),
             endpoint_url,
@@ -120,7 +121,7 @@ impl ClientEnv {
         cmd
     }
 
-    async fn run(&self, venv: &Path, what: &str, args: &[&str]) -> Output {
+    pub(crate) async fn run(&self, venv: &Path, what: &str, args: &[&str]) -> Output {
         let mut cmd = self.command(venv);
         cmd.args(args);
         match tokio::time::timeout(PROCESS_DEADLINE, cmd.output()).await {
@@ -130,14 +131,14 @@ impl ClientEnv {
     }
 
     /// Runs `aws ARGS` (as `python -m awscli`, the same entry point) and parses its JSON output.
-    async fn aws(&self, venv: &Path, args: &[&str]) -> Value {
+    pub(crate) async fn aws(&self, venv: &Path, args: &[&str]) -> Value {
         let out = self.aws_output(venv, args).await;
         assert!(out.status.success(), "aws {} failed\n{}", args.join(" "), show(&out));
         serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("aws {}: output is not JSON ({e})\n{}", args.join(" "), show(&out)))
     }
 
-    async fn aws_output(&self, venv: &Path, args: &[&str]) -> Output {
+    pub(crate) async fn aws_output(&self, venv: &Path, args: &[&str]) -> Output {
         let full: Vec<&str> = ["-m", "awscli", "--output", "json"]
             .into_iter()
             .chain(args.iter().copied())

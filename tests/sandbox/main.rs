@@ -5,6 +5,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod alarms;
+mod alarms_boto3;
 mod autoscaling;
 mod cloudwatch;
 mod compat_boto3;

@@ -110,14 +110,14 @@ async fn list_metrics_filters_and_pages() {
 async fn unknown_operations_in_both_protocols() {
     let handle = common::sandbox().await;
     let c = client(&handle).await;
-    let err = c.describe_alarms().send().await.expect_err("not implemented");
+    let err = c.list_dashboards().send().await.expect_err("not implemented");
     assert_eq!(err.code(), Some("UnknownOperationException"));
-    assert!(err.message().unwrap_or_default().contains("DescribeAlarms"), "{err:?}");
+    assert!(err.message().unwrap_or_default().contains("ListDashboards"), "{err:?}");
 
     for (path, name) in [
         (
-            "/service/GraniteServiceVersion20100801/operation/DescribeAlarms",
-            "DescribeAlarms",
+            "/service/GraniteServiceVersion20100801/operation/ListDashboards",
+            "ListDashboards",
         ),
         ("/service/GraniteServiceVersion20100801/operation/", "(none)"),
         ("/service/GraniteServiceVersion20100801", "(none)"),
@@ -137,7 +137,7 @@ async fn unknown_operations_in_both_protocols() {
         assert!(get("message").contains(name), "{}", get("message"));
     }
     for (target, name) in [
-        ("GraniteServiceVersion20100801.PutMetricAlarm", "PutMetricAlarm"),
+        ("GraniteServiceVersion20100801.PutDashboard", "PutDashboard"),
         ("GraniteServiceVersion20100801.", "(none)"),
         ("GraniteServiceVersion20100801", "(none)"),
     ] {

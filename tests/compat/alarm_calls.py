@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""CloudWatch alarms through boto3 (awsJson1_0) against the sandbox: a metric alarm that starts
+INSUFFICIENT_DATA and fires on breaching data, a composite alarm, SetAlarmState, describe filters
+and paginators, history, deletion and error codes.
+
+Usage: alarm_calls.py ENDPOINT_URL
+
+Prints one line per check and "all N alarm checks passed"; exits non-zero on the first failure.
+"""
+
+import datetime
+import json
+import sys
+import time
+
+import boto3
+from botocore.exceptions import ClientError
+
+ENDPOINT_URL = sys.argv[1]
+DEADLINE_SECS = 30.0
+NS = "Sandbox/Boto3Alarms"
+DIMS = [{"Name": "EndpointName", "Value": "ep-b"}]
+
+cw = boto3.client(
+    "cloudwatch",
+    region_name="us-east-1",
+    endpoint_url=ENDPOINT_URL,
+    aws_access_key_id="AKIDSANDBOX",
+    aws_secret_access_key="sandbox-secret",
+)
+checks = 0
+
+
+def ok(name, detail=""):
+    global checks
+    checks += 1
+    print(f"ok   {name}" + (f": {detail}" if detail else ""), flush=True)
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL {what}", flush=True)
+        sys.exit(1)
+
+
+def poll_until(what, fn):
+    start = time.monotonic()
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() - start > DEADLINE_SECS:
+            check(False, f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def metric_alarm(name):
+    alarms = cw.describe_alarms(AlarmNames=[name])["MetricAlarms"]
+    return alarms[0] if alarms else None
+
+
+def error_code(fn):
+    try:
+        fn()
+    except ClientError as e:
+        return e.response["Error"]["Code"]
+    return None
+
+
+cw.put_metric_alarm(
+    AlarmName="errors-high",
+    AlarmDescription="5XX above 5 in 1 of 2 minutes",
+    Namespace=NS,
+    MetricName="Invocation5XXErrors",
+    Dimensions=DIMS,
+    Statistic="Sum",
+    Period=60,
+    EvaluationPeriods=2,
+    DatapointsToAlarm=1,
+    Threshold=5.0,
+    ComparisonOperator="GreaterThanThreshold",
+    TreatMissingData="missing",
+)
+fresh = metric_alarm("errors-high")
+check(fresh is not None, "the new alarm is listed")
+check(fresh["StateValue"] == "INSUFFICIENT_DATA", f"a new alarm starts INSUFFICIENT_DATA: {fresh}")
+check(isinstance(fresh["StateUpdatedTimestamp"], datetime.datetime), "timestamps parse as datetimes")
+check(fresh["Period"] == 60 and fresh["Threshold"] == 5.0 and fresh["Statistic"] == "Sum", f"config echoed: {fresh}")
+ok("put_metric_alarm / describe_alarms", fresh["StateReason"])
+
+cw.put_metric_data(
+    Namespace=NS,
+    MetricData=[{"MetricName": "Invocation5XXErrors", "Dimensions": DIMS, "Value": 9.0}],
+)
+fired = poll_until("errors-high in ALARM", lambda: (a := metric_alarm("errors-high")) and a["StateValue"] == "ALARM" and a)
+check(
+    fired["StateReason"].startswith("Threshold Crossed: 1 out of the last 2 datapoints [9.0 (")
+    and "was greater than the threshold (5.0)" in fired["StateReason"],
+    f"AWS-like reason: {fired['StateReason']}",
+)
+json.loads(fired["StateReasonData"])
+ok("evaluation fires the alarm", fired["StateReason"])
+
+cw.put_metric_alarm(
+    AlarmName="latency-p99",
+    Namespace=NS,
+    MetricName="ModelLatency",
+    Dimensions=DIMS,
+    ExtendedStatistic="p99",
+    Period=60,
+    EvaluationPeriods=3,
+    DatapointsToAlarm=2,
+    Threshold=200000.0,
+    ComparisonOperator="GreaterThanOrEqualToThreshold",
+)
+cw.put_composite_alarm(
+    AlarmName="endpoint-unhealthy",
+    AlarmRule='ALARM("errors-high") OR ALARM(latency-p99)',
+)
+composite = poll_until(
+    "composite in ALARM",
+    lambda: (c := cw.describe_alarms(AlarmNames=["endpoint-unhealthy"], AlarmTypes=["CompositeAlarm"])["CompositeAlarms"])
+    and c[0]["StateValue"] == "ALARM"
+    and c[0],
+)
+check("errors-high transitioned to ALARM" in composite["StateReason"], composite["StateReason"])
+ok("put_composite_alarm follows its children", composite["StateReason"])
+
+cw.set_alarm_state(AlarmName="latency-p99", StateValue="ALARM", StateReason="drill from boto3")
+check(metric_alarm("latency-p99")["StateValue"] == "ALARM", "set_alarm_state sets the state")
+alarming = cw.describe_alarms(StateValue="ALARM", AlarmTypes=["MetricAlarm", "CompositeAlarm"])
+names = sorted(a["AlarmName"] for a in alarming["MetricAlarms"] + alarming["CompositeAlarms"])
+check(names == ["endpoint-unhealthy", "errors-high", "latency-p99"], f"state filter: {names}")
+ok("set_alarm_state / describe by state", ", ".join(names))
+
+for i in range(5):
+    cw.put_metric_alarm(
+        AlarmName=f"paged-{i}",
+        Namespace=NS,
+        MetricName="Invocations",
+        Statistic="SampleCount",
+        Period=60,
+        EvaluationPeriods=1,
+        Threshold=1.0,
+        ComparisonOperator="LessThanThreshold",
+    )
+pages = list(cw.get_paginator("describe_alarms").paginate(AlarmNamePrefix="paged-", PaginationConfig={"PageSize": 2}))
+paged = [a["AlarmName"] for p in pages for a in p["MetricAlarms"]]
+check(len(pages) == 3 and paged == [f"paged-{i}" for i in range(5)], f"paginator: {len(pages)} pages, {paged}")
+ok("describe_alarms paginator", f"{len(pages)} pages")
+
+history = cw.describe_alarm_history(AlarmName="errors-high", HistoryItemType="StateUpdate")["AlarmHistoryItems"]
+fired_items = [h for h in history if h["HistorySummary"] == "Alarm updated from INSUFFICIENT_DATA to ALARM"]
+check(fired_items, f"history: {history}")
+check(json.loads(fired_items[0]["HistoryData"])["newState"]["stateValue"] == "ALARM", "history data is JSON")
+check(isinstance(fired_items[0]["Timestamp"], datetime.datetime), "history timestamps parse")
+ok("describe_alarm_history", fired_items[0]["HistorySummary"])
+
+cw.delete_alarms(AlarmNames=["paged-0", "paged-1", "never-existed"])
+left = [a["AlarmName"] for a in cw.describe_alarms(AlarmNamePrefix="paged-")["MetricAlarms"]]
+check(left == ["paged-2", "paged-3", "paged-4"], f"delete_alarms: {left}")
+ok("delete_alarms skips unknown names")
+
+code = error_code(lambda: cw.set_alarm_state(AlarmName="ghost", StateValue="OK", StateReason="x"))
+check(code == "ResourceNotFound", f"unknown alarm: {code}")
+code = error_code(
+    lambda: cw.put_metric_alarm(
+        AlarmName="bad",
+        Namespace=NS,
+        MetricName="X",
+        Statistic="Average",
+        Period=60,
+        EvaluationPeriods=2,
+        DatapointsToAlarm=3,
+        Threshold=1.0,
+        ComparisonOperator="GreaterThanThreshold",
+    )
+)
+check(code == "InvalidParameterValue", f"DatapointsToAlarm > EvaluationPeriods: {code}")
+code = error_code(lambda: cw.put_composite_alarm(AlarmName="broken", AlarmRule="ALARM(errors-high) AND"))
+check(code == "InvalidParameterValue", f"bad rule: {code}")
+ok("errors carry CloudWatch codes")
+
+print(f"all {checks} alarm checks passed", flush=True)
