@@ -11,6 +11,7 @@ mod autoscaling;
 mod cloudwatch;
 mod compat_boto3;
 mod control;
+mod deployments;
 mod faults;
 mod mme;
 mod runtime;
