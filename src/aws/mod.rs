@@ -8,6 +8,7 @@ pub mod error;
 pub mod guard;
 pub mod inventory;
 pub mod invoke;
+pub mod judge;
 pub mod latency;
 pub mod metrics;
 pub mod prewarm;
@@ -17,6 +18,7 @@ pub mod promote_gate;
 pub mod promote_run;
 pub mod retry;
 pub mod scaling;
+pub mod stats;
 pub mod warmset;
 pub mod weights;
 

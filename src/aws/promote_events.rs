@@ -107,6 +107,8 @@ pub struct RunnerOptions {
     /// Wait after a bake before reading its metrics (CloudWatch publishes SageMaker's
     /// per-minute metrics a minute or two late; the sandbox at once). Default 0.
     pub metrics_delay: Duration,
+    /// The statistical judge's thresholds (None: the judge is off; saved with the plan).
+    pub judge: Option<super::judge::JudgeConfig>,
 }
 
 impl Default for RunnerOptions {
@@ -115,6 +117,7 @@ impl Default for RunnerOptions {
             poll_interval: Duration::from_secs(2),
             update_timeout: Duration::from_secs(900),
             metrics_delay: Duration::ZERO,
+            judge: None,
         }
     }
 }

@@ -15,10 +15,10 @@ use super::error::AwsError;
 use super::guard::{Audited, Expectation, GuardError};
 use super::inventory::EndpointInfo;
 use super::promote::{
-    Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict, pick_baseline, save_state, step_weights,
+    Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict, pick_baseline, save_state_with, step_weights,
 };
 pub use super::promote_events::{Control, PromoteError, PromotionEvent, Question, RunnerOptions};
-use super::promote_gate::{GateReport, evaluate};
+use super::promote_gate::{GateReport, apply_judgement, evaluate};
 use super::weights::{WeightChange, plan_weights};
 
 /// Runs one plan.
@@ -134,7 +134,8 @@ impl PromotionRunner {
     }
 
     fn save(&self) -> Result<(), PromoteError> {
-        save_state(&self.path, &self.state).map_err(|e| PromoteError::State(format!("{}: {e}", self.path.display())))
+        save_state_with(&self.path, &self.state, self.opts.judge.as_ref())
+            .map_err(|e| PromoteError::State(format!("{}: {e}", self.path.display())))
     }
 
     fn transition(&mut self, phase: Phase, message: Option<String>) -> Result<(), PromoteError> {
@@ -394,13 +395,21 @@ impl PromotionRunner {
             (g.baseline.invocations >= min && g.baseline.p99_ms.is_some())
                 .then(|| (g.baseline.clone(), format!("step {}", r.index + 1)))
         });
-        Ok(evaluate(
+        let mut report = evaluate(
             window,
             figs[0].clone(),
             figs[1].clone(),
             earlier,
             &self.state.spec.gates,
-        ))
+        );
+        if let Some(cfg) = &self.opts.judge {
+            let verdicts = self
+                .fleet
+                .window_judgement(&info, canary, baseline, start, end, cfg)
+                .await?;
+            apply_judgement(&mut report, &verdicts, cfg);
+        }
+        Ok(report)
     }
 
     /// Sets `target` weights (compare-and-swap against the weights the plan last set, audited

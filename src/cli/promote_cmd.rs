@@ -15,7 +15,10 @@ use super::promote_view::{event_line, phase_text, print_state};
 use super::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
 use crate::aws::Fleet;
 use crate::aws::guard::{Audited, GuardError};
-use crate::aws::promote::{Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_state, parse_steps, plan_path};
+use crate::aws::judge::JudgeConfig;
+use crate::aws::promote::{
+    Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_judge, load_state, parse_steps, plan_path,
+};
 use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question, RunnerOptions};
 
 /// `sagedeck promote`.
@@ -47,6 +50,28 @@ pub struct PromoteArgs {
     /// Invocations needed in a bake window for any verdict (fewer: "no verdict", not a pass).
     #[arg(long, default_value_t = 100)]
     pub min_invocations: u64,
+    /// Also judge each bake statistically: canary and baseline per-period series (ModelLatency
+    /// p99 and p50, 5XX and 4XX rates) compared with a Mann-Whitney U test and a Hodges-Lehmann
+    /// shift; a metric that regresses significantly fails the step, one with too little data
+    /// holds the plan. Saved with the plan (a resumed plan keeps it).
+    #[arg(long)]
+    pub judge: bool,
+    /// The judge's significance level.
+    #[arg(long, default_value_t = 0.05, requires = "judge")]
+    pub judge_alpha: f64,
+    /// Periods with data each side needs before the judge says anything.
+    #[arg(long, default_value_t = 5, requires = "judge")]
+    pub judge_min_points: usize,
+    /// Latency shift the judge tolerates, as a fraction of the baseline's median.
+    #[arg(long, default_value_t = 0.10, requires = "judge")]
+    pub judge_latency_tolerance: f64,
+    /// Error-rate shift the judge tolerates, absolute (0.005 = 0.5 percentage points).
+    #[arg(long, default_value_t = 0.005, requires = "judge")]
+    pub judge_rate_tolerance: f64,
+    /// Seconds per point of the judge's series: 60 (SageMaker's per-minute metrics), or 10, 20,
+    /// 30 for high-resolution data (the sandbox).
+    #[arg(long, default_value_t = 60, requires = "judge")]
+    pub judge_period: i32,
     /// Go step to step by itself; a failed gate rolls back.
     #[arg(long, conflicts_with = "manual")]
     pub auto: bool,
@@ -233,6 +258,33 @@ async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), i32> {
     Ok((fleet, audited))
 }
 
+/// The judge's thresholds from the flags (None without `--judge`).
+fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
+    if !args.judge {
+        return Ok(None);
+    }
+    let j = JudgeConfig {
+        alpha: args.judge_alpha,
+        min_points: args.judge_min_points,
+        latency_tolerance: args.judge_latency_tolerance,
+        rate_tolerance: args.judge_rate_tolerance,
+        period: args.judge_period,
+    };
+    let valid = j.alpha > 0.0
+        && j.alpha < 1.0
+        && j.min_points >= 2
+        && j.latency_tolerance >= 0.0
+        && j.rate_tolerance >= 0.0
+        && (matches!(j.period, 10 | 20 | 30) || (j.period >= 60 && j.period % 60 == 0));
+    if !valid {
+        return Err(
+            "--judge-alpha is between 0 and 1, --judge-min-points at least 2, tolerances at least 0, --judge-period 10, 20, 30 or a multiple of 60"
+                .into(),
+        );
+    }
+    Ok(Some(j))
+}
+
 /// Runs `promote`.
 pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
     let path = match state_path(&args.endpoint) {
@@ -267,9 +319,15 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         );
         return EXIT_OK;
     }
+    let judge = match judge_config(&args) {
+        Ok(Some(j)) => Some(j),
+        Ok(None) => load_judge(&path),
+        Err(e) => return usage(e),
+    };
     let opts = RunnerOptions {
         poll_interval: Duration::from_millis(args.poll_ms),
         metrics_delay: Duration::from_secs(args.metrics_delay),
+        judge,
         ..Default::default()
     };
     if args.resume || args.rollback {

@@ -8,4 +8,5 @@ mod catalog;
 mod cli;
 mod guardrails;
 mod inventory;
+mod judge_scipy;
 mod metrics;

@@ -4,6 +4,7 @@
 //! prewarming under ModelNotReady and eviction.
 
 mod audit_cas;
+mod judge;
 mod prewarm;
 mod promote;
 mod read_only;
