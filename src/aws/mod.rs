@@ -1,6 +1,7 @@
 //! The fleet layer: the only code that knows aws-config and the aws-sdk-* crates. The console,
 //! the CLI and the MCP server call it; nothing here knows the sandbox exists.
 
+pub mod alarms;
 pub mod audit;
 pub mod catalog;
 pub mod config;

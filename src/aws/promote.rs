@@ -297,11 +297,17 @@ pub fn plan_path(dir: &Path, endpoint: &str) -> PathBuf {
 
 /// Writes a state: a temporary file, fsync, rename over the old one, fsync of the directory.
 pub fn save_state(path: &Path, state: &PlanState) -> std::io::Result<()> {
-    save_state_with(path, state, None)
+    save_state_with(path, state, None, &[])
 }
 
-/// [`save_state`] with the judge's thresholds saved beside the plan (`"judge"`).
-pub fn save_state_with(path: &Path, state: &PlanState, judge: Option<&JudgeConfig>) -> std::io::Result<()> {
+/// [`save_state`] with the judge's thresholds (`"judge"`) and the gate alarms (`"alarms"`)
+/// saved beside the plan.
+pub fn save_state_with(
+    path: &Path,
+    state: &PlanState,
+    judge: Option<&JudgeConfig>,
+    alarms: &[String],
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
@@ -310,8 +316,13 @@ pub fn save_state_with(path: &Path, state: &PlanState, judge: Option<&JudgeConfi
         std::process::id()
     ));
     let mut doc = serde_json::to_value(state).map_err(std::io::Error::other)?;
-    if let (Some(j), Some(map)) = (judge, doc.as_object_mut()) {
-        map.insert("judge".into(), serde_json::to_value(j).map_err(std::io::Error::other)?);
+    if let Some(map) = doc.as_object_mut() {
+        if let Some(j) = judge {
+            map.insert("judge".into(), serde_json::to_value(j).map_err(std::io::Error::other)?);
+        }
+        if !alarms.is_empty() {
+            map.insert("alarms".into(), alarms.into());
+        }
     }
     let body = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
     {
@@ -347,6 +358,15 @@ pub fn unfinished_plans(dir: &Path) -> Vec<PlanState> {
 pub fn load_judge(path: &Path) -> Option<JudgeConfig> {
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
     serde_json::from_value(doc.get("judge")?.clone()).ok()
+}
+
+/// The gate alarms saved with the plan at `path` (empty when none).
+pub fn load_alarms(path: &Path) -> Vec<String> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|d| serde_json::from_value(d.get("alarms")?.clone()).ok())
+        .unwrap_or_default()
 }
 
 /// Reads a state; `Ok(None)` when there is none.

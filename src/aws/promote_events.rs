@@ -109,6 +109,9 @@ pub struct RunnerOptions {
     pub metrics_delay: Duration,
     /// The statistical judge's thresholds (None: the judge is off; saved with the plan).
     pub judge: Option<super::judge::JudgeConfig>,
+    /// CloudWatch alarms (metric or composite) gating every bake: one that is in ALARM at the
+    /// gate, or entered ALARM during the bake, fails the step (saved with the plan).
+    pub alarms: Vec<String>,
 }
 
 impl Default for RunnerOptions {
@@ -118,6 +121,7 @@ impl Default for RunnerOptions {
             update_timeout: Duration::from_secs(900),
             metrics_delay: Duration::ZERO,
             judge: None,
+            alarms: Vec::new(),
         }
     }
 }

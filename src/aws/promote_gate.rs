@@ -8,6 +8,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use super::alarms::AlarmStatus;
 use super::config::Fleet;
 use super::error::AwsError;
 use super::inventory::EndpointInfo;
@@ -220,6 +221,26 @@ pub fn apply_judgement(report: &mut GateReport, verdicts: &[MetricVerdict], cfg:
         Outcome::Fail => report.verdict = Verdict::Fail,
         Outcome::Inconclusive if report.verdict == Verdict::Pass => report.verdict = Verdict::NoVerdict,
         _ => {}
+    }
+}
+
+/// Adds the gate alarms to a report: one `alarm_<name>` check each; one that fired during the
+/// bake (or is in ALARM now) fails the gate, with its reason.
+pub fn apply_alarms(report: &mut GateReport, names: &[String], fired: &[AlarmStatus]) {
+    for name in names {
+        let hit = fired.iter().find(|a| &a.name == name);
+        report.checks.push(GateCheck {
+            name: format!("alarm_{name}"),
+            value: None,
+            limit: 0.0,
+            ok: Some(hit.is_none()),
+        });
+        if let Some(a) = hit {
+            report
+                .reasons
+                .push(format!("alarm {name} entered ALARM during the bake: {}", a.reason));
+            report.verdict = Verdict::Fail;
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use super::promote::{
     Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict, pick_baseline, save_state_with, step_weights,
 };
 pub use super::promote_events::{Control, PromoteError, PromotionEvent, Question, RunnerOptions};
-use super::promote_gate::{GateReport, apply_judgement, evaluate};
+use super::promote_gate::{GateReport, apply_alarms, apply_judgement, evaluate};
 use super::weights::{WeightChange, plan_weights};
 
 /// Runs one plan.
@@ -134,7 +134,7 @@ impl PromotionRunner {
     }
 
     fn save(&self) -> Result<(), PromoteError> {
-        save_state_with(&self.path, &self.state, self.opts.judge.as_ref())
+        save_state_with(&self.path, &self.state, self.opts.judge.as_ref(), &self.opts.alarms)
             .map_err(|e| PromoteError::State(format!("{}: {e}", self.path.display())))
     }
 
@@ -408,6 +408,10 @@ impl PromotionRunner {
                 .window_judgement(&info, canary, baseline, start, end, cfg)
                 .await?;
             apply_judgement(&mut report, &verdicts, cfg);
+        }
+        if !self.opts.alarms.is_empty() {
+            let fired = self.fleet.alarms_fired_since(&self.opts.alarms, start).await?;
+            apply_alarms(&mut report, &self.opts.alarms, &fired);
         }
         Ok(report)
     }

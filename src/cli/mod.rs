@@ -1,6 +1,7 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
 
+pub mod alarms_cmd;
 pub mod audit_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
@@ -223,6 +224,9 @@ pub enum Command {
     Promote(promote_cmd::PromoteArgs),
     /// The audit log of mutations (`--since 1h`, `--json`).
     Audit(audit_cmd::AuditArgs),
+    /// The CloudWatch alarms that watch an endpoint (by its EndpointName dimension, and
+    /// composite alarms over them), with their states.
+    Alarms(alarms_cmd::AlarmsArgs),
     /// Scalable targets, policies and recent scaling activities of an endpoint.
     Autoscaling(endpoints_cmd::AutoscalingArgs),
     /// List and call the tools of MCP servers (mcpServers registry).
@@ -283,6 +287,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
             Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
             Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
+            Some(Command::Alarms(args)) => alarms_cmd::run(&g, args).await,
             Some(Command::Tools(args)) => match args.command {
                 mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,

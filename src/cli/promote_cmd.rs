@@ -17,7 +17,7 @@ use crate::aws::Fleet;
 use crate::aws::guard::{Audited, GuardError};
 use crate::aws::judge::JudgeConfig;
 use crate::aws::promote::{
-    Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_judge, load_state, parse_steps, plan_path,
+    Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps, plan_path,
 };
 use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question, RunnerOptions};
 
@@ -72,6 +72,11 @@ pub struct PromoteArgs {
     /// 30 for high-resolution data (the sandbox).
     #[arg(long, default_value_t = 60, requires = "judge")]
     pub judge_period: i32,
+    /// A CloudWatch alarm (metric or composite) that gates the plan: it does not start while
+    /// the alarm is in ALARM, and a step fails when it enters ALARM during its bake. Repeatable;
+    /// saved with the plan.
+    #[arg(long = "alarm", value_name = "NAME")]
+    pub alarms: Vec<String>,
     /// Go step to step by itself; a failed gate rolls back.
     #[arg(long, conflicts_with = "manual")]
     pub auto: bool,
@@ -258,6 +263,22 @@ async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), i32> {
     Ok((fleet, audited))
 }
 
+/// Refuses to start a plan while one of its gate alarms is in ALARM (or does not exist).
+async fn refuse_under_firing_alarms(fleet: &Fleet, alarms: &[String]) -> Result<(), i32> {
+    let states = match fleet.alarm_states(alarms).await {
+        Ok(s) => s,
+        Err(e) => return Err(usage(format!("cannot read the gate alarms: {e}"))),
+    };
+    if let Some(a) = states.iter().find(|a| a.firing()) {
+        eprintln!(
+            "sagedeck: refused: alarm {} is in ALARM ({}); the plan starts once it is OK (nothing was sent)",
+            a.name, a.reason
+        );
+        return Err(EXIT_REFUSED);
+    }
+    Ok(())
+}
+
 /// The judge's thresholds from the flags (None without `--judge`).
 fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
     if !args.judge {
@@ -328,6 +349,11 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         poll_interval: Duration::from_millis(args.poll_ms),
         metrics_delay: Duration::from_secs(args.metrics_delay),
         judge,
+        alarms: if args.alarms.is_empty() {
+            load_alarms(&path)
+        } else {
+            args.alarms.clone()
+        },
         ..Default::default()
     };
     if args.resume || args.rollback {
@@ -393,6 +419,9 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if let Err(code) = refuse_under_firing_alarms(&fleet, &opts.alarms).await {
+        return code;
+    }
     match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {
         Ok((runner, tx)) => drive(g, runner, tx, args.yes, false).await,
         Err(e) => promote_error(&e),

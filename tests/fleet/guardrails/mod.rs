@@ -3,6 +3,7 @@
 //! regressing canary, "no verdict" on too little traffic, kill -9 then --resume), and warm-set
 //! prewarming under ModelNotReady and eviction.
 
+mod alarm_gates;
 mod audit_cas;
 mod judge;
 mod prewarm;
