@@ -5,6 +5,7 @@ pub mod alarms;
 pub mod audit;
 pub mod catalog;
 pub mod config;
+pub mod consolidate;
 pub mod error;
 pub mod guard;
 pub mod inventory;

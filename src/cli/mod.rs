@@ -4,6 +4,7 @@
 pub mod alarms_cmd;
 pub mod audit_cmd;
 pub mod console_cmd;
+pub mod consolidate_cmd;
 pub mod endpoints_cmd;
 pub mod invoke_cmd;
 pub mod mcp_cmd;

@@ -27,7 +27,7 @@ pub struct PromoteArgs {
     /// Endpoint name.
     pub endpoint: String,
     /// The variant to promote.
-    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon"])]
+    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "unconsolidate"])]
     pub canary: Option<String>,
     /// The variant to compare with (default: the other variant with the most weight).
     #[arg(long)]
@@ -77,6 +77,14 @@ pub struct PromoteArgs {
     /// saved with the plan.
     #[arg(long = "alarm", value_name = "NAME")]
     pub alarms: Vec<String>,
+    /// Keep only the canary: a new endpoint config with its variant alone (settings copied, live
+    /// instance count), UpdateEndpoint, followed to InService; the old config is kept. Needs the
+    /// canary at 100%. Run again after an interruption to follow the deployment to its end.
+    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon"])]
+    pub consolidate: bool,
+    /// Roll a finished consolidation back: UpdateEndpoint to the config it replaced.
+    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate"])]
+    pub unconsolidate: bool,
     /// Go step to step by itself; a failed gate rolls back.
     #[arg(long, conflicts_with = "manual")]
     pub auto: bool,
@@ -312,6 +320,9 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if args.consolidate || args.unconsolidate {
+        return super::consolidate_cmd::run(g, &args, &path.with_extension("consolidation")).await;
+    }
     let existing = match load_state(&path) {
         Ok(s) => s,
         Err(e) => return usage(e),
