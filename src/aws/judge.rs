@@ -243,6 +243,27 @@ pub fn judge_variants(canary: &VariantMetrics, baseline: &VariantMetrics, cfg: &
     out
 }
 
+/// The judge's verdicts on client-measured load figures (client latency p99, client error
+/// rate), per period.
+pub fn client_verdicts(load: &super::bake_load::LoadReport, cfg: &JudgeConfig) -> Vec<MetricVerdict> {
+    vec![
+        judge_metric(
+            "client_latency_p99",
+            load.canary.period_p99_ms.clone(),
+            load.baseline.period_p99_ms.clone(),
+            Tolerance::Relative,
+            cfg,
+        ),
+        judge_metric(
+            "client_error_rate",
+            load.canary.period_error_rate.clone(),
+            load.baseline.period_error_rate.clone(),
+            Tolerance::Absolute,
+            cfg,
+        ),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

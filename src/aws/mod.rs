@@ -3,6 +3,7 @@
 
 pub mod alarms;
 pub mod audit;
+pub mod bake_load;
 pub mod catalog;
 pub mod config;
 pub mod consolidate;

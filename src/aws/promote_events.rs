@@ -112,6 +112,9 @@ pub struct RunnerOptions {
     /// CloudWatch alarms (metric or composite) gating every bake: one that is in ALARM at the
     /// gate, or entered ALARM during the bake, fails the step (saved with the plan).
     pub alarms: Vec<String>,
+    /// Traffic pinned to canary and baseline during each bake (None: none), measured
+    /// client-side and given to the judge.
+    pub load: Option<super::bake_load::LoadConfig>,
 }
 
 impl Default for RunnerOptions {
@@ -122,6 +125,7 @@ impl Default for RunnerOptions {
             metrics_delay: Duration::ZERO,
             judge: None,
             alarms: Vec::new(),
+            load: None,
         }
     }
 }

@@ -14,6 +14,7 @@ use super::output::{print_json, weight};
 use super::promote_view::{event_line, phase_text, print_state};
 use super::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
 use crate::aws::Fleet;
+use crate::aws::bake_load::LoadConfig;
 use crate::aws::guard::{Audited, GuardError};
 use crate::aws::judge::JudgeConfig;
 use crate::aws::promote::{
@@ -85,6 +86,16 @@ pub struct PromoteArgs {
     /// Roll a finished consolidation back: UpdateEndpoint to the config it replaced.
     #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate"])]
     pub unconsolidate: bool,
+    /// Send this many invocations per second during each bake, alternating canary and baseline
+    /// (TargetVariant), at most 32 in flight; measured client-side and judged with `--judge`.
+    #[arg(long, value_name = "RPS")]
+    pub load: Option<f64>,
+    /// Body of the load's invocations (default `{"inputs": "sagedeck bake load"}`).
+    #[arg(long, value_name = "FILE", requires = "load")]
+    pub load_body: Option<PathBuf>,
+    /// Content-Type of the load's invocations.
+    #[arg(long, default_value = "application/json", requires = "load")]
+    pub load_content_type: String,
     /// Go step to step by itself; a failed gate rolls back.
     #[arg(long, conflicts_with = "manual")]
     pub auto: bool,
@@ -287,6 +298,27 @@ async fn refuse_under_firing_alarms(fleet: &Fleet, alarms: &[String]) -> Result<
     Ok(())
 }
 
+/// The bake load from the flags (None without `--load`).
+fn load_config(args: &PromoteArgs) -> Result<Option<LoadConfig>, String> {
+    let Some(rps) = args.load else {
+        return Ok(None);
+    };
+    if !(rps > 0.0 && rps <= 1000.0) {
+        return Err(format!(
+            "--load {rps}: give invocations per second above 0 and at most 1000"
+        ));
+    }
+    let body = match &args.load_body {
+        Some(p) => std::fs::read(p).map_err(|e| format!("--load-body {}: {e}", p.display()))?,
+        None => br#"{"inputs": "sagedeck bake load"}"#.to_vec(),
+    };
+    Ok(Some(LoadConfig {
+        rps,
+        body,
+        content_type: args.load_content_type.clone(),
+    }))
+}
+
 /// The judge's thresholds from the flags (None without `--judge`).
 fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
     if !args.judge {
@@ -360,6 +392,10 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         poll_interval: Duration::from_millis(args.poll_ms),
         metrics_delay: Duration::from_secs(args.metrics_delay),
         judge,
+        load: match load_config(&args) {
+            Ok(l) => l,
+            Err(e) => return usage(e),
+        },
         alarms: if args.alarms.is_empty() {
             load_alarms(&path)
         } else {

@@ -5,6 +5,7 @@
 
 mod alarm_gates;
 mod audit_cas;
+mod bake_load;
 mod consolidation;
 mod judge;
 mod prewarm;
