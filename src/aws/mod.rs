@@ -1,15 +1,19 @@
 //! The fleet layer: the only code that knows aws-config and the aws-sdk-* crates. The console,
 //! the CLI and the MCP server call it; nothing here knows the sandbox exists.
 
+pub mod alarms;
 pub mod audit;
+pub mod bake_load;
 pub mod catalog;
 pub mod config;
+pub mod consolidate;
 pub mod describe_cache;
 pub mod dirs;
 pub mod error;
 pub mod guard;
 pub mod inventory;
 pub mod invoke;
+pub mod judge;
 pub mod latency;
 pub mod logs;
 pub mod metrics;
@@ -27,6 +31,7 @@ pub mod scaling_lint;
 #[cfg(test)]
 mod scaling_lint_tests;
 pub mod scaling_spec;
+pub mod stats;
 pub mod timeline;
 pub mod warmset;
 pub mod weights;

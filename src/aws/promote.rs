@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::inventory::EndpointInfo;
+use super::judge::JudgeConfig;
 use super::promote_gate::GateReport;
 
 /// Thresholds of a step's gate.
@@ -296,6 +297,17 @@ pub fn plan_path(dir: &Path, endpoint: &str) -> PathBuf {
 
 /// Writes a state: a temporary file, fsync, rename over the old one, fsync of the directory.
 pub fn save_state(path: &Path, state: &PlanState) -> std::io::Result<()> {
+    save_state_with(path, state, None, &[])
+}
+
+/// [`save_state`] with the judge's thresholds (`"judge"`) and the gate alarms (`"alarms"`)
+/// saved beside the plan.
+pub fn save_state_with(
+    path: &Path,
+    state: &PlanState,
+    judge: Option<&JudgeConfig>,
+    alarms: &[String],
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     super::audit::create_private_dir(dir)?;
     let tmp = dir.join(format!(
@@ -303,7 +315,16 @@ pub fn save_state(path: &Path, state: &PlanState) -> std::io::Result<()> {
         path.file_name().and_then(|n| n.to_str()).unwrap_or("plan"),
         std::process::id()
     ));
-    let body = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
+    let mut doc = serde_json::to_value(state).map_err(std::io::Error::other)?;
+    if let Some(map) = doc.as_object_mut() {
+        if let Some(j) = judge {
+            map.insert("judge".into(), serde_json::to_value(j).map_err(std::io::Error::other)?);
+        }
+        if !alarms.is_empty() {
+            map.insert("alarms".into(), alarms.into());
+        }
+    }
+    let body = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
     {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(&body)?;
@@ -331,6 +352,21 @@ pub fn unfinished_plans(dir: &Path) -> Vec<PlanState> {
         .collect();
     out.sort_by(|a, b| a.spec.endpoint.cmp(&b.spec.endpoint));
     out
+}
+
+/// The judge's thresholds saved with the plan at `path`, if any.
+pub fn load_judge(path: &Path) -> Option<JudgeConfig> {
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    serde_json::from_value(doc.get("judge")?.clone()).ok()
+}
+
+/// The gate alarms saved with the plan at `path` (empty when none).
+pub fn load_alarms(path: &Path) -> Vec<String> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|d| serde_json::from_value(d.get("alarms")?.clone()).ok())
+        .unwrap_or_default()
 }
 
 /// Reads a state; `Ok(None)` when there is none.

@@ -107,6 +107,14 @@ pub struct RunnerOptions {
     /// Wait after a bake before reading its metrics (CloudWatch publishes SageMaker's
     /// per-minute metrics a minute or two late; the sandbox at once). Default 0.
     pub metrics_delay: Duration,
+    /// The statistical judge's thresholds (None: the judge is off; saved with the plan).
+    pub judge: Option<super::judge::JudgeConfig>,
+    /// CloudWatch alarms (metric or composite) gating every bake: one that is in ALARM at the
+    /// gate, or entered ALARM during the bake, fails the step (saved with the plan).
+    pub alarms: Vec<String>,
+    /// Traffic pinned to canary and baseline during each bake (None: none), measured
+    /// client-side and given to the judge.
+    pub load: Option<super::bake_load::LoadConfig>,
 }
 
 impl Default for RunnerOptions {
@@ -115,6 +123,9 @@ impl Default for RunnerOptions {
             poll_interval: Duration::from_secs(2),
             update_timeout: Duration::from_secs(900),
             metrics_delay: Duration::ZERO,
+            judge: None,
+            alarms: Vec::new(),
+            load: None,
         }
     }
 }

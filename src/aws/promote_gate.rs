@@ -8,10 +8,12 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use super::alarms::AlarmStatus;
 use super::config::Fleet;
 use super::error::AwsError;
 use super::inventory::EndpointInfo;
-use super::metrics::MetricsPlan;
+use super::judge::{JudgeConfig, MetricVerdict, Outcome, combine, judge_variants};
+use super::metrics::{MetricsPlan, MetricsSnapshot, VariantMetrics};
 use super::promote::{Gates, Verdict};
 
 /// One variant's figures over a window.
@@ -195,7 +197,106 @@ pub fn gate_window(start: f64, end: f64) -> (f64, f64, i32) {
     }
 }
 
+/// Adds the judge's per-metric verdicts to a gate report: one `judge_<metric>` check each
+/// (value: the p-value, limit: alpha; not judged when inconclusive), a reason line per metric
+/// that did not pass (with its p-value, shift and the data's size and medians); a failing metric
+/// fails the gate, an inconclusive one turns a pass into no verdict.
+pub fn apply_judgement(report: &mut GateReport, verdicts: &[MetricVerdict], cfg: &JudgeConfig) {
+    for v in verdicts {
+        report.checks.push(GateCheck {
+            name: format!("judge_{}", v.metric),
+            value: v.p_value,
+            limit: cfg.alpha,
+            ok: match v.outcome {
+                Outcome::Pass => Some(true),
+                Outcome::Fail => Some(false),
+                Outcome::Inconclusive => None,
+            },
+        });
+        if v.outcome != Outcome::Pass {
+            report.reasons.push(format!("judge: {}", v.summary()));
+        }
+    }
+    match combine(verdicts) {
+        Outcome::Fail => report.verdict = Verdict::Fail,
+        Outcome::Inconclusive if report.verdict == Verdict::Pass => report.verdict = Verdict::NoVerdict,
+        _ => {}
+    }
+}
+
+/// Adds the gate alarms to a report: one `alarm_<name>` check each; one that fired during the
+/// bake (or is in ALARM now) fails the gate, with its reason.
+pub fn apply_alarms(report: &mut GateReport, names: &[String], fired: &[AlarmStatus]) {
+    for name in names {
+        let hit = fired.iter().find(|a| &a.name == name);
+        report.checks.push(GateCheck {
+            name: format!("alarm_{name}"),
+            value: None,
+            limit: 0.0,
+            ok: Some(hit.is_none()),
+        });
+        if let Some(a) = hit {
+            report
+                .reasons
+                .push(format!("alarm {name} entered ALARM during the bake: {}", a.reason));
+            report.verdict = Verdict::Fail;
+        }
+    }
+}
+
 impl Fleet {
+    async fn window_snapshot(
+        &self,
+        info: &EndpointInfo,
+        (start, end): (f64, f64),
+        period: Option<i32>,
+    ) -> Result<(MetricsSnapshot, (f64, f64)), AwsError> {
+        let (start, end, period) = match period {
+            // Whole periods inside the bake.
+            Some(p) => {
+                let pf = f64::from(p);
+                let (a, b) = ((start / pf).ceil() * pf, (end / pf).floor() * pf);
+                if b > a { (a, b, p) } else { (start, end, p) }
+            }
+            None => gate_window(start, end),
+        };
+        let window = Duration::from_secs_f64((end - start).max(1.0));
+        let mut plan = MetricsPlan::for_endpoints(std::slice::from_ref(info), window, 60);
+        plan.period = period;
+        let end_t = UNIX_EPOCH + Duration::from_secs_f64(end.max(0.0));
+        Ok((self.fetch_metrics(&plan, end_t).await?, (start, end)))
+    }
+
+    /// The judge's verdicts for `canary` against `baseline` of `info` over the bake
+    /// `[start, end)`, from their per-period series (see `judge.rs`).
+    pub async fn window_judgement(
+        &self,
+        info: &EndpointInfo,
+        canary: &str,
+        baseline: &str,
+        start: f64,
+        end: f64,
+        cfg: &JudgeConfig,
+    ) -> Result<Vec<MetricVerdict>, AwsError> {
+        let (snap, _) = self.window_snapshot(info, (start, end), Some(cfg.period)).await?;
+        let empty = |v: &str| VariantMetrics {
+            endpoint: info.name.clone(),
+            variant: v.to_string(),
+            multi_model: false,
+            summary: Default::default(),
+            series: Default::default(),
+        };
+        let c = snap
+            .variant(&info.name, canary)
+            .cloned()
+            .unwrap_or_else(|| empty(canary));
+        let b = snap
+            .variant(&info.name, baseline)
+            .cloned()
+            .unwrap_or_else(|| empty(baseline));
+        Ok(judge_variants(&c, &b, cfg))
+    }
+
     /// The figures of `variants` of `info` over the bake `[start, end)` (epoch seconds), and the
     /// window actually queried ([`gate_window`]).
     pub async fn window_figures(
@@ -205,12 +306,7 @@ impl Fleet {
         start: f64,
         end: f64,
     ) -> Result<(Vec<Figures>, (f64, f64)), AwsError> {
-        let (start, end, period) = gate_window(start, end);
-        let window = Duration::from_secs_f64((end - start).max(1.0));
-        let mut plan = MetricsPlan::for_endpoints(std::slice::from_ref(info), window, 60);
-        plan.period = period;
-        let end_t = UNIX_EPOCH + Duration::from_secs_f64(end.max(0.0));
-        let snap = self.fetch_metrics(&plan, end_t).await?;
+        let (snap, (start, end)) = self.window_snapshot(info, (start, end), None).await?;
         let figures = variants
             .iter()
             .map(|v| {

@@ -10,15 +10,17 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use super::bake_load::LoadReport;
 use super::config::Fleet;
 use super::error::AwsError;
 use super::guard::{Audited, Expectation, GuardError};
 use super::inventory::EndpointInfo;
+use super::judge::client_verdicts;
 use super::promote::{
-    Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict, pick_baseline, save_state, step_weights,
+    Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict, pick_baseline, save_state_with, step_weights,
 };
 pub use super::promote_events::{Control, PromoteError, PromotionEvent, Question, RunnerOptions};
-use super::promote_gate::{GateReport, evaluate};
+use super::promote_gate::{GateReport, apply_alarms, apply_judgement, evaluate};
 use super::weights::{WeightChange, plan_weights};
 
 /// Runs one plan.
@@ -134,7 +136,8 @@ impl PromotionRunner {
     }
 
     fn save(&self) -> Result<(), PromoteError> {
-        save_state(&self.path, &self.state).map_err(|e| PromoteError::State(format!("{}: {e}", self.path.display())))
+        save_state_with(&self.path, &self.state, self.opts.judge.as_ref(), &self.opts.alarms)
+            .map_err(|e| PromoteError::State(format!("{}: {e}", self.path.display())))
     }
 
     fn transition(&mut self, phase: Phase, message: Option<String>) -> Result<(), PromoteError> {
@@ -345,10 +348,24 @@ impl PromotionRunner {
         };
         self.emit(PromotionEvent::Baking { step: i, until: end });
         let left = Duration::from_secs_f64((end - now()).max(0.0)) + self.opts.metrics_delay;
+        let load = self.opts.load.as_ref().map(|cfg| {
+            let period = self.opts.judge.map_or(10, |j| j.period.max(1)) as u64;
+            self.fleet.start_bake_load(
+                &self.state.spec.endpoint,
+                [self.state.spec.canary.as_str(), self.state.baseline.as_str()],
+                cfg,
+                Duration::from_secs(period),
+            )
+        });
         if let Err(c) = self.interruptible(tokio::time::sleep(left)).await {
+            drop(load);
             return self.on_control(c, &format!("the bake of step {}", i + 1)).await;
         }
-        let report = self.gate(start, end).await?;
+        let measured = match load {
+            Some(h) => Some(h.stop().await),
+            None => None,
+        };
+        let report = self.gate(start, end, measured.as_ref()).await?;
         let verdict = report.verdict;
         if let Some(r) = self.state.current_mut() {
             r.gate = Some(report.clone());
@@ -382,7 +399,7 @@ impl PromotionRunner {
         }
     }
 
-    async fn gate(&self, start: f64, end: f64) -> Result<GateReport, PromoteError> {
+    async fn gate(&self, start: f64, end: f64, load: Option<&LoadReport>) -> Result<GateReport, PromoteError> {
         let calls = AtomicUsize::new(0);
         let info = self
             .fleet
@@ -399,13 +416,28 @@ impl PromotionRunner {
             (g.baseline.invocations >= min && g.baseline.p99_ms.is_some())
                 .then(|| (g.baseline.clone(), format!("step {}", r.index + 1)))
         });
-        Ok(evaluate(
+        let mut report = evaluate(
             window,
             figs[0].clone(),
             figs[1].clone(),
             earlier,
             &self.state.spec.gates,
-        ))
+        );
+        if let Some(cfg) = &self.opts.judge {
+            let mut verdicts = self
+                .fleet
+                .window_judgement(&info, canary, baseline, start, end, cfg)
+                .await?;
+            if let Some(l) = load {
+                verdicts.extend(client_verdicts(l, cfg));
+            }
+            apply_judgement(&mut report, &verdicts, cfg);
+        }
+        if !self.opts.alarms.is_empty() {
+            let fired = self.fleet.alarms_fired_since(&self.opts.alarms, start).await?;
+            apply_alarms(&mut report, &self.opts.alarms, &fired);
+        }
+        Ok(report)
     }
 
     /// Sets `target` weights (compare-and-swap against the weights the plan last set, audited

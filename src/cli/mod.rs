@@ -1,10 +1,12 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
 
+pub mod alarms_cmd;
 pub mod audit_cmd;
 pub mod autoscaling_change;
 pub mod autoscaling_cmd;
 pub mod console_cmd;
+pub mod consolidate_cmd;
 pub mod endpoints_cmd;
 pub mod fleets_cmd;
 pub mod invoke_cmd;
@@ -255,6 +257,9 @@ pub enum Command {
     Promote(promote_cmd::PromoteArgs),
     /// The audit log of mutations (`--since 1h`, `--json`).
     Audit(audit_cmd::AuditArgs),
+    /// The CloudWatch alarms that watch an endpoint (by its EndpointName dimension, and
+    /// composite alarms over them), with their states.
+    Alarms(alarms_cmd::AlarmsArgs),
     /// Scalable targets, policies and recent scaling activities of an endpoint; `--check` lints
     /// them, `--check-request FILE.json` lints a PutScalingPolicy request before it is sent.
     Autoscaling(autoscaling_cmd::AutoscalingArgs),
@@ -320,6 +325,7 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Timeline(args)) => timeline_cmd::run(&g, args).await,
             Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
             Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
+            Some(Command::Alarms(args)) => alarms_cmd::run(&g, args).await,
             Some(Command::Tools(args)) => match args.command {
                 mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
@@ -357,6 +363,8 @@ mod tests {
         ("promote e --resume", true),
         ("promote e --rollback", true),
         ("promote e --abandon", true),
+        ("promote e --consolidate --canary C", true),
+        ("alarms e", false),
         ("audit", false),
         ("autoscaling e", false),
         ("autoscaling e --check", false),

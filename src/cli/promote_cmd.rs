@@ -15,8 +15,12 @@ use super::output::{print_json, weight};
 use super::promote_view::{event_line, phase_text, print_state};
 use super::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
 use crate::aws::Fleet;
+use crate::aws::bake_load::LoadConfig;
 use crate::aws::guard::{Audited, GuardError};
-use crate::aws::promote::{Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_state, parse_steps, plan_path};
+use crate::aws::judge::JudgeConfig;
+use crate::aws::promote::{
+    Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps, plan_path,
+};
 use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question, RunnerOptions};
 
 /// `sagedeck promote`.
@@ -25,7 +29,7 @@ pub struct PromoteArgs {
     /// Endpoint name.
     pub endpoint: String,
     /// The variant to promote.
-    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon"])]
+    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "unconsolidate"])]
     pub canary: Option<String>,
     /// The variant to compare with (default: the other variant with the most weight).
     #[arg(long)]
@@ -48,6 +52,51 @@ pub struct PromoteArgs {
     /// Invocations needed in a bake window for any verdict (fewer: "no verdict", not a pass).
     #[arg(long, default_value_t = 100)]
     pub min_invocations: u64,
+    /// Also judge each bake statistically: canary and baseline per-period series (ModelLatency
+    /// p99 and p50, 5XX and 4XX rates) compared with a Mann-Whitney U test and a Hodges-Lehmann
+    /// shift; a metric that regresses significantly fails the step, one with too little data
+    /// holds the plan. Saved with the plan (a resumed plan keeps it).
+    #[arg(long)]
+    pub judge: bool,
+    /// The judge's significance level.
+    #[arg(long, default_value_t = 0.05, requires = "judge")]
+    pub judge_alpha: f64,
+    /// Periods with data each side needs before the judge says anything.
+    #[arg(long, default_value_t = 5, requires = "judge")]
+    pub judge_min_points: usize,
+    /// Latency shift the judge tolerates, as a fraction of the baseline's median.
+    #[arg(long, default_value_t = 0.10, requires = "judge")]
+    pub judge_latency_tolerance: f64,
+    /// Error-rate shift the judge tolerates, absolute (0.005 = 0.5 percentage points).
+    #[arg(long, default_value_t = 0.005, requires = "judge")]
+    pub judge_rate_tolerance: f64,
+    /// Seconds per point of the judge's series: 60 (SageMaker's per-minute metrics), or 10, 20,
+    /// 30 for high-resolution data (the sandbox).
+    #[arg(long, default_value_t = 60, requires = "judge")]
+    pub judge_period: i32,
+    /// A CloudWatch alarm (metric or composite) that gates the plan: it does not start while
+    /// the alarm is in ALARM, and a step fails when it enters ALARM during its bake. Repeatable;
+    /// saved with the plan.
+    #[arg(long = "alarm", value_name = "NAME")]
+    pub alarms: Vec<String>,
+    /// Keep only the canary: a new endpoint config with its variant alone (settings copied, live
+    /// instance count), UpdateEndpoint, followed to InService; the old config is kept. Needs the
+    /// canary at 100%. Run again after an interruption to follow the deployment to its end.
+    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon"])]
+    pub consolidate: bool,
+    /// Roll a finished consolidation back: UpdateEndpoint to the config it replaced.
+    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate"])]
+    pub unconsolidate: bool,
+    /// Send this many invocations per second during each bake, alternating canary and baseline
+    /// (TargetVariant), at most 32 in flight; measured client-side and judged with `--judge`.
+    #[arg(long, value_name = "RPS")]
+    pub load: Option<f64>,
+    /// Body of the load's invocations (default `{"inputs": "sagedeck bake load"}`).
+    #[arg(long, value_name = "FILE", requires = "load")]
+    pub load_body: Option<PathBuf>,
+    /// Content-Type of the load's invocations.
+    #[arg(long, default_value = "application/json", requires = "load")]
+    pub load_content_type: String,
     /// Go step to step by itself; a failed gate rolls back.
     #[arg(long, conflicts_with = "manual")]
     pub auto: bool,
@@ -225,12 +274,79 @@ async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), i32> {
     Ok((fleet, audited))
 }
 
+/// Refuses to start a plan while one of its gate alarms is in ALARM (or does not exist).
+async fn refuse_under_firing_alarms(fleet: &Fleet, alarms: &[String]) -> Result<(), i32> {
+    let states = match fleet.alarm_states(alarms).await {
+        Ok(s) => s,
+        Err(e) => return Err(usage(format!("cannot read the gate alarms: {e}"))),
+    };
+    if let Some(a) = states.iter().find(|a| a.firing()) {
+        eprintln!(
+            "sagedeck: refused: alarm {} is in ALARM ({}); the plan starts once it is OK (nothing was sent)",
+            a.name, a.reason
+        );
+        return Err(EXIT_REFUSED);
+    }
+    Ok(())
+}
+
+/// The bake load from the flags (None without `--load`).
+fn load_config(args: &PromoteArgs) -> Result<Option<LoadConfig>, String> {
+    let Some(rps) = args.load else {
+        return Ok(None);
+    };
+    if !(rps > 0.0 && rps <= 1000.0) {
+        return Err(format!(
+            "--load {rps}: give invocations per second above 0 and at most 1000"
+        ));
+    }
+    let body = match &args.load_body {
+        Some(p) => std::fs::read(p).map_err(|e| format!("--load-body {}: {e}", p.display()))?,
+        None => br#"{"inputs": "sagedeck bake load"}"#.to_vec(),
+    };
+    Ok(Some(LoadConfig {
+        rps,
+        body,
+        content_type: args.load_content_type.clone(),
+    }))
+}
+
+/// The judge's thresholds from the flags (None without `--judge`).
+fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
+    if !args.judge {
+        return Ok(None);
+    }
+    let j = JudgeConfig {
+        alpha: args.judge_alpha,
+        min_points: args.judge_min_points,
+        latency_tolerance: args.judge_latency_tolerance,
+        rate_tolerance: args.judge_rate_tolerance,
+        period: args.judge_period,
+    };
+    let valid = j.alpha > 0.0
+        && j.alpha < 1.0
+        && j.min_points >= 2
+        && j.latency_tolerance >= 0.0
+        && j.rate_tolerance >= 0.0
+        && (matches!(j.period, 10 | 20 | 30) || (j.period >= 60 && j.period % 60 == 0));
+    if !valid {
+        return Err(
+            "--judge-alpha is between 0 and 1, --judge-min-points at least 2, tolerances at least 0, --judge-period 10, 20, 30 or a multiple of 60"
+                .into(),
+        );
+    }
+    Ok(Some(j))
+}
+
 /// Runs `promote`.
 pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
     let path = match state_path(&args.endpoint) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if args.consolidate || args.unconsolidate {
+        return super::consolidate_cmd::run(g, &args, &path.with_extension("consolidation")).await;
+    }
     let existing = match load_state(&path) {
         Ok(s) => s,
         Err(e) => return usage(e),
@@ -259,9 +375,24 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         );
         return EXIT_OK;
     }
+    let judge = match judge_config(&args) {
+        Ok(Some(j)) => Some(j),
+        Ok(None) => load_judge(&path),
+        Err(e) => return usage(e),
+    };
     let opts = RunnerOptions {
         poll_interval: Duration::from_millis(args.poll_ms),
         metrics_delay: Duration::from_secs(args.metrics_delay),
+        judge,
+        load: match load_config(&args) {
+            Ok(l) => l,
+            Err(e) => return usage(e),
+        },
+        alarms: if args.alarms.is_empty() {
+            load_alarms(&path)
+        } else {
+            args.alarms.clone()
+        },
         ..Default::default()
     };
     if args.resume || args.rollback {
@@ -327,6 +458,9 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if let Err(code) = refuse_under_firing_alarms(&fleet, &opts.alarms).await {
+        return code;
+    }
     match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {
         Ok((runner, tx)) => drive(g, runner, tx, args.yes, false).await,
         Err(e) => promote_error(&e),

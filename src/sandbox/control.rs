@@ -24,10 +24,14 @@ pub async fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
 fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
     let doc = decode_json(body)?;
     let endpoint_hint = doc.get("EndpointName").and_then(Value::as_str).map(str::to_string);
-    if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None)
-        && let Some(e) = super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or(""))
-    {
-        return Err(e);
+    // A deployment failure is not an error answer: the update is accepted and fails later.
+    let mut deployment_failure = None;
+    if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None) {
+        if let super::faults::FaultKind::DeploymentFailure { message } = kind {
+            deployment_failure = Some(message);
+        } else if let Some(e) = super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or("")) {
+            return Err(e);
+        }
     }
     sb.world.write().advance(now_epoch());
     match op {
@@ -43,7 +47,7 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "DescribeEndpoint" => endpoints::describe(sb, &name_of(&doc, "EndpointName")?),
         "ListEndpoints" => endpoints::list(sb, parse_input(doc)?),
         "DeleteEndpoint" => endpoints::delete(sb, &name_of(&doc, "EndpointName")?),
-        "UpdateEndpoint" => endpoints::update(sb, parse_input(doc)?),
+        "UpdateEndpoint" => super::control_deploy::update(sb, parse_input(doc)?, deployment_failure),
         "UpdateEndpointWeightsAndCapacities" => endpoints::update_weights(sb, parse_input(doc)?),
         "" => Err(unknown_op("(none)")),
         other => Err(unknown_op(other)),
@@ -322,6 +326,9 @@ struct VariantInput {
     initial_instance_count: Option<i32>,
     initial_variant_weight: Option<f64>,
     serverless_config: Option<Value>,
+    /// Every other member (VolumeSizeInGB, RoutingConfig, ...), kept and echoed.
+    #[serde(flatten)]
+    extra: serde_json::Map<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -329,6 +336,9 @@ struct VariantInput {
 struct CreateEndpointConfigInput {
     endpoint_config_name: String,
     production_variants: Vec<VariantInput>,
+    /// Every other member (DataCaptureConfig, KmsKeyId, ...), kept and echoed (Tags excepted).
+    #[serde(flatten)]
+    extra: serde_json::Map<String, Value>,
 }
 
 fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigInput) -> Result<Value, ApiError> {
@@ -346,6 +356,8 @@ fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigInput) -> Res
             "Cannot create already existing endpoint configuration \"{arn}\"."
         )));
     }
+    let mut extra = input.extra;
+    extra.remove("Tags");
     let mut variants = Vec::new();
     for v in input.production_variants {
         check_name("VariantName", &v.variant_name)?;
@@ -381,6 +393,7 @@ fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigInput) -> Res
             initial_instance_count: v.initial_instance_count.unwrap_or(1),
             initial_weight: weight,
             serverless: v.serverless_config,
+            extra: v.extra,
         });
     }
     world.configs.insert(
@@ -390,6 +403,7 @@ fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigInput) -> Res
             arn: arn.clone(),
             creation_time: now_epoch(),
             variants,
+            extra,
         },
     );
     Ok(json!({ "EndpointConfigArn": arn }))
@@ -407,9 +421,10 @@ fn describe_endpoint_config(sb: &Sandbox, name: &str) -> Result<Value, ApiError>
         .variants
         .iter()
         .map(|v| {
-            let mut j = json!({
-                "VariantName": v.name, "ModelName": v.model_name, "InitialVariantWeight": v.initial_weight,
-            });
+            let mut j = Value::Object(v.extra.clone());
+            j["VariantName"] = v.name.clone().into();
+            j["ModelName"] = v.model_name.clone().into();
+            j["InitialVariantWeight"] = v.initial_weight.into();
             if let Some(t) = &v.instance_type {
                 j["InstanceType"] = t.clone().into();
                 j["InitialInstanceCount"] = v.initial_instance_count.into();
@@ -420,10 +435,12 @@ fn describe_endpoint_config(sb: &Sandbox, name: &str) -> Result<Value, ApiError>
             j
         })
         .collect();
-    Ok(json!({
-        "EndpointConfigName": c.name, "EndpointConfigArn": c.arn,
-        "ProductionVariants": variants, "CreationTime": c.creation_time,
-    }))
+    let mut out = Value::Object(c.extra.clone());
+    out["EndpointConfigName"] = c.name.clone().into();
+    out["EndpointConfigArn"] = c.arn.clone().into();
+    out["ProductionVariants"] = Value::Array(variants);
+    out["CreationTime"] = c.creation_time.into();
+    Ok(out)
 }
 
 fn list_endpoint_configs(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {

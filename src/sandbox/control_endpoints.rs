@@ -1,5 +1,6 @@
 //! Endpoint operations of the control plane: CreateEndpoint, DescribeEndpoint, ListEndpoints,
-//! DeleteEndpoint, UpdateEndpoint and UpdateEndpointWeightsAndCapacities with their lifecycles.
+//! DeleteEndpoint and UpdateEndpointWeightsAndCapacities with their lifecycles (UpdateEndpoint is
+//! in `control_deploy.rs`).
 //!
 //! Validation texts the reference marks UNVERIFIED are the sandbox's choice, documented here:
 //! - unknown variant: `The variant(s) "X" are not production variants of endpoint "ARN".`
@@ -15,11 +16,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::control::{ListParams, check_name, page, passes};
-use super::state::{Endpoint, EndpointStatus, Transition, World};
+use super::state::{Endpoint, EndpointStatus, Transition, Variant, World};
 use super::wire::ApiError;
 use super::{Sandbox, now_epoch};
 
-fn not_found(sb: &Sandbox, name: &str) -> ApiError {
+/// `Could not find endpoint "ARN".`
+pub(crate) fn not_found(sb: &Sandbox, name: &str) -> ApiError {
     ApiError::validation(format!("Could not find endpoint \"{}\".", sb.arn("endpoint", name)))
 }
 
@@ -64,12 +66,14 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
                 until: now + sb.config.timing.create.as_secs_f64(),
                 fail: None,
             }),
+            last_deployment_config: None,
         },
     );
     Ok(json!({ "EndpointArn": arn }))
 }
 
-fn image_of(world: &World, model: &str) -> String {
+/// The image URI of a model's container.
+pub(crate) fn image_of(world: &World, model: &str) -> String {
     world
         .models
         .get(model)
@@ -79,33 +83,7 @@ fn image_of(world: &World, model: &str) -> String {
 
 /// The DescribeEndpoint document of an endpoint.
 pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
-    let variants: Vec<Value> = ep
-        .variants
-        .iter()
-        .map(|v| {
-            let statuses: Vec<Value> = v
-                .statuses
-                .iter()
-                .map(|(s, t)| json!({"Status": s, "StatusMessage": format!("{s} variant {}", v.name), "StartTime": t}))
-                .collect();
-            let mut j = json!({
-                "VariantName": v.name,
-                "DeployedImages": [{
-                    "SpecifiedImage": image_of(world, &v.model_name),
-                    "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), super::variant::fxhash(&v.model_name)),
-                    "ResolutionTime": ep.creation_time,
-                }],
-                "CurrentWeight": v.current_weight,
-                "DesiredWeight": v.desired_weight,
-                "CurrentInstanceCount": v.current_instances,
-                "DesiredInstanceCount": v.desired_instances,
-            });
-            if !statuses.is_empty() {
-                j["VariantStatus"] = Value::Array(statuses);
-            }
-            j
-        })
-        .collect();
+    let variants: Vec<Value> = ep.variants.iter().map(|v| variant_json(ep, v, world)).collect();
     let mut out = json!({
         "EndpointName": ep.name,
         "EndpointArn": ep.arn,
@@ -120,7 +98,38 @@ pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
     if let Some(r) = &ep.failure_reason {
         out["FailureReason"] = r.clone().into();
     }
+    if let Some(d) = &ep.last_deployment_config {
+        out["LastDeploymentConfig"] = d.clone();
+    }
+    if let Some(pending) = super::control_deploy::pending_summary(ep, world) {
+        out["PendingDeploymentSummary"] = pending;
+    }
     out
+}
+
+/// One ProductionVariantSummary of DescribeEndpoint.
+pub(crate) fn variant_json(ep: &Endpoint, v: &Variant, world: &World) -> Value {
+    let statuses: Vec<Value> = v
+        .statuses
+        .iter()
+        .map(|(s, t)| json!({"Status": s, "StatusMessage": format!("{s} variant {}", v.name), "StartTime": t}))
+        .collect();
+    let mut j = json!({
+        "VariantName": v.name,
+        "DeployedImages": [{
+            "SpecifiedImage": image_of(world, &v.model_name),
+            "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), super::variant::fxhash(&v.model_name)),
+            "ResolutionTime": ep.creation_time,
+        }],
+        "CurrentWeight": v.current_weight,
+        "DesiredWeight": v.desired_weight,
+        "CurrentInstanceCount": v.current_instances,
+        "DesiredInstanceCount": v.desired_instances,
+    });
+    if !statuses.is_empty() {
+        j["VariantStatus"] = Value::Array(statuses);
+    }
+    j
 }
 
 /// DescribeEndpoint.
@@ -189,61 +198,23 @@ pub fn delete(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     Ok(json!({}))
 }
 
-fn ensure_updatable(ep: &Endpoint) -> Result<(), ApiError> {
+/// Refuses an update unless the endpoint is InService.
+pub(crate) fn ensure_updatable(ep: &Endpoint) -> Result<(), ApiError> {
     match ep.status {
         EndpointStatus::InService => Ok(()),
-        EndpointStatus::Creating | EndpointStatus::Updating | EndpointStatus::Deleting => Err(ApiError::validation(
-            format!("Cannot update in-progress endpoint \"{}\".", ep.arn),
-        )),
+        EndpointStatus::Creating
+        | EndpointStatus::Updating
+        | EndpointStatus::Deleting
+        | EndpointStatus::RollingBack => Err(ApiError::validation(format!(
+            "Cannot update in-progress endpoint \"{}\".",
+            ep.arn
+        ))),
         other => Err(ApiError::validation(format!(
             "Cannot update endpoint \"{}\" in status {}.",
             ep.arn,
             other.as_str()
         ))),
     }
-}
-
-/// UpdateEndpoint input.
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct UpdateEndpointInput {
-    endpoint_name: String,
-    endpoint_config_name: String,
-}
-
-/// UpdateEndpoint: Updating onto a new configuration, then InService with its variants.
-pub fn update(sb: &Sandbox, input: UpdateEndpointInput) -> Result<Value, ApiError> {
-    let now = now_epoch();
-    let mut world = sb.world.write();
-    let config = world.configs.get(&input.endpoint_config_name).cloned().ok_or_else(|| {
-        ApiError::validation(format!(
-            "Could not find endpoint configuration \"{}\".",
-            sb.arn("endpoint-config", &input.endpoint_config_name)
-        ))
-    })?;
-    let variants = world.variants_for(sb, &input.endpoint_name, &config, now);
-    // A model whose environment sets SAGEDECK_DEPLOY_FAILS makes the deployment fail.
-    let fail = config.variants.iter().find_map(|cv| {
-        let model = world.models.get(&cv.model_name)?;
-        model.container.environment.get("SAGEDECK_DEPLOY_FAILS").cloned()
-    });
-    let ep = world
-        .endpoints
-        .get_mut(&input.endpoint_name)
-        .ok_or_else(|| not_found(sb, &input.endpoint_name))?;
-    ensure_updatable(ep)?;
-    ep.status = EndpointStatus::Updating;
-    ep.last_modified = now;
-    for v in &mut ep.variants {
-        v.statuses = vec![("Updating".into(), now)];
-    }
-    ep.transition = Some(Transition::Reconfigure {
-        until: now + sb.config.timing.update.as_secs_f64(),
-        config_name: config.name,
-        variants,
-        fail,
-    });
-    Ok(json!({ "EndpointArn": ep.arn }))
 }
 
 #[derive(Deserialize)]

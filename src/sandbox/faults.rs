@@ -42,6 +42,13 @@ pub enum FaultKind {
     Drop,
     /// ExpiredTokenException: the caller's session credentials have expired.
     ExpiredToken,
+    /// UpdateEndpoint is accepted, then the deployment fails and rolls back: Updating →
+    /// RollingBack → InService on the previous configuration with FailureReason set.
+    DeploymentFailure {
+        /// FailureReason (a default health-check failure text when absent).
+        #[serde(default)]
+        message: Option<String>,
+    },
 }
 
 /// One fault rule.
@@ -121,6 +128,10 @@ impl FaultSpec {
             Some("hang") => FaultKind::Hang,
             Some("drop") => FaultKind::Drop,
             Some("expired_token") | Some("expired") => FaultKind::ExpiredToken,
+            Some("deployment_failure") | Some("deploy_fail") => {
+                f.operation.get_or_insert_with(|| "UpdateEndpoint".to_string());
+                FaultKind::DeploymentFailure { message }
+            }
             Some(other) => {
                 return Err(format!(
                     "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token)"
@@ -259,7 +270,9 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
             "ExpiredTokenException",
             "The security token included in the request is expired",
         ),
-        FaultKind::Slow { .. } | FaultKind::Hang | FaultKind::Drop => return None,
+        FaultKind::Slow { .. } | FaultKind::Hang | FaultKind::Drop | FaultKind::DeploymentFailure { .. } => {
+            return None;
+        }
     })
 }
 

@@ -81,8 +81,10 @@ pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, var
                 initial_instance_count: *count,
                 initial_weight: *weight,
                 serverless: None,
+                extra: Default::default(),
             })
             .collect(),
+        extra: Default::default(),
     };
     let mut live = world.variants_for(sb, endpoint, &cfg, now - age);
     for v in &mut live {
@@ -101,6 +103,7 @@ pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, var
             last_modified: now - age / 3.0,
             variants: live,
             transition: None,
+            last_deployment_config: None,
         },
     );
 }

@@ -11,6 +11,7 @@ pub mod cloudwatch;
 pub mod cloudwatch_query;
 pub mod containers;
 pub mod control;
+pub mod control_deploy;
 pub mod control_endpoints;
 pub mod faults;
 pub mod fleet;

@@ -263,7 +263,10 @@ fn routing_snapshot(
             req.endpoint, sb.config.account
         )));
     };
-    if !matches!(ep.status, EndpointStatus::InService | EndpointStatus::Updating) {
+    if !matches!(
+        ep.status,
+        EndpointStatus::InService | EndpointStatus::Updating | EndpointStatus::RollingBack
+    ) {
         return Err(validation_error(format!(
             "Endpoint {} is not in service (status {}); it can be invoked once it is InService.",
             req.endpoint,

@@ -66,6 +66,9 @@ pub struct ConfigVariant {
     pub initial_weight: f64,
     /// Serverless configuration as sent.
     pub serverless: Option<serde_json::Value>,
+    /// The variant's other settings as sent (VolumeSizeInGB, RoutingConfig, ...), echoed by
+    /// DescribeEndpointConfig.
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// An endpoint configuration.
@@ -79,6 +82,9 @@ pub struct EndpointConfig {
     pub creation_time: f64,
     /// Production variants (1-10).
     pub variants: Vec<ConfigVariant>,
+    /// The configuration's other settings as sent (DataCaptureConfig, KmsKeyId, ...), echoed by
+    /// DescribeEndpointConfig.
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Endpoint status as AWS spells it.
@@ -96,6 +102,8 @@ pub enum EndpointStatus {
     Deleting,
     /// Failed.
     Failed,
+    /// RollingBack: a failed deployment returning to the previous configuration.
+    RollingBack,
 }
 
 impl EndpointStatus {
@@ -108,6 +116,7 @@ impl EndpointStatus {
             EndpointStatus::InService => "InService",
             EndpointStatus::Deleting => "Deleting",
             EndpointStatus::Failed => "Failed",
+            EndpointStatus::RollingBack => "RollingBack",
         }
     }
 
@@ -120,6 +129,7 @@ impl EndpointStatus {
             EndpointStatus::InService,
             EndpointStatus::Deleting,
             EndpointStatus::Failed,
+            EndpointStatus::RollingBack,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
@@ -164,16 +174,25 @@ pub enum Transition {
         /// Completion time.
         until: f64,
     },
-    /// Updating → InService onto a new endpoint configuration.
+    /// Updating → InService onto a new endpoint configuration (or → RollingBack when `fail`).
     Reconfigure {
+        /// When the deployment started.
+        started: f64,
         /// Completion time.
         until: f64,
+        /// When set, the deployment fails with this reason and rolls back.
+        fail: Option<String>,
         /// The new configuration.
         config_name: String,
         /// The variants that replace the current ones.
         variants: Vec<Variant>,
-        /// Why the deployment fails (then the endpoint stays on its old configuration).
-        fail: Option<String>,
+    },
+    /// RollingBack → InService on the previous configuration, with the failure's reason.
+    Rollback {
+        /// Completion time.
+        until: f64,
+        /// FailureReason once back in service.
+        reason: String,
     },
     /// Deleting → gone.
     Delete {
@@ -188,6 +207,7 @@ impl Transition {
             Transition::Create { until, .. }
             | Transition::Update { until }
             | Transition::Reconfigure { until, .. }
+            | Transition::Rollback { until, .. }
             | Transition::Delete { until } => *until,
         }
     }
@@ -214,6 +234,8 @@ pub struct Endpoint {
     pub variants: Vec<Variant>,
     /// The lifecycle step in progress.
     pub transition: Option<Transition>,
+    /// The DeploymentConfig of the last UpdateEndpoint that gave one.
+    pub last_deployment_config: Option<serde_json::Value>,
 }
 
 impl Endpoint {
@@ -293,8 +315,20 @@ impl World {
                         v.sim.set_instances(v.current_instances.max(0) as usize);
                     }
                 }
-                Transition::Reconfigure { fail: Some(reason), .. } => {
-                    // AWS: back to InService on the old configuration, FailureReason set.
+                Transition::Reconfigure {
+                    fail: Some(reason),
+                    until,
+                    started,
+                    ..
+                } => {
+                    // Rolling back takes as long as the deployment took to fail.
+                    ep.status = EndpointStatus::RollingBack;
+                    ep.transition = Some(Transition::Rollback {
+                        until: until + (until - started).max(0.0),
+                        reason,
+                    });
+                }
+                Transition::Rollback { reason, .. } => {
                     ep.status = EndpointStatus::InService;
                     ep.failure_reason = Some(reason);
                     for v in &mut ep.variants {
@@ -304,8 +338,8 @@ impl World {
                 Transition::Reconfigure {
                     config_name, variants, ..
                 } => {
-                    ep.failure_reason = None;
                     ep.status = EndpointStatus::InService;
+                    ep.failure_reason = None;
                     ep.config_name = config_name;
                     ep.variants = variants;
                     for v in &mut ep.variants {

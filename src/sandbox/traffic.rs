@@ -62,7 +62,12 @@ fn snapshot(world: &World, now: f64) -> Vec<Target> {
     world
         .endpoints
         .values()
-        .filter(|e| matches!(e.status, EndpointStatus::InService | EndpointStatus::Updating))
+        .filter(|e| {
+            matches!(
+                e.status,
+                EndpointStatus::InService | EndpointStatus::Updating | EndpointStatus::RollingBack
+            )
+        })
         .filter_map(|e| {
             let v = e.variants.first()?;
             let models = if v.sim.multi_model {

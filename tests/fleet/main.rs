@@ -12,6 +12,7 @@ mod cli;
 mod complete_period;
 mod guardrails;
 mod inventory;
+mod judge_scipy;
 mod layers;
 mod logs;
 mod metrics;

@@ -14,6 +14,7 @@ mod cloudwatch;
 mod compat_boto3;
 mod control;
 mod decoder_props;
+mod deployments;
 mod faults;
 mod form_decoding;
 mod front_door;

@@ -3,7 +3,11 @@
 //! regressing canary, "no verdict" on too little traffic, kill -9 then --resume), and warm-set
 //! prewarming under ModelNotReady and eviction.
 
+mod alarm_gates;
 mod audit_cas;
+mod bake_load;
+mod consolidation;
+mod judge;
 mod prewarm;
 mod promote;
 mod read_only;
