@@ -106,7 +106,7 @@ impl Profile {
                 0.0
             },
             overhead_median_us: 1200.0,
-            instance_rps: num("SAGEDECK_INSTANCE_RPS").filter(|r| *r > 0.0).unwrap_or(50.0),
+            instance_rps: num("SAGEDECK_INSTANCE_RPS").filter(|r| *r > 0.0).unwrap_or(1000.0),
         }
     }
 }
