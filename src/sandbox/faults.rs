@@ -42,6 +42,21 @@ pub enum FaultKind {
     Drop,
     /// ExpiredTokenException: the caller's session credentials have expired.
     ExpiredToken,
+    /// A TGI-style container's tool call comes back cut short (malformed JSON).
+    MalformedToolCall,
+    /// A TGI-style container's tool call names a tool that was not offered.
+    UnknownTool,
+}
+
+impl FaultKind {
+    /// The model fault this kind injects into a generator's answer, if it is one.
+    pub fn llm_fault(&self) -> Option<super::llm::LlmFault> {
+        match self {
+            FaultKind::MalformedToolCall => Some(super::llm::LlmFault::MalformedToolCall),
+            FaultKind::UnknownTool => Some(super::llm::LlmFault::UnknownTool),
+            _ => None,
+        }
+    }
 }
 
 /// One fault rule.
@@ -121,9 +136,11 @@ impl FaultSpec {
             Some("hang") => FaultKind::Hang,
             Some("drop") => FaultKind::Drop,
             Some("expired_token") | Some("expired") => FaultKind::ExpiredToken,
+            Some("malformed_tool_call") | Some("malformed") => FaultKind::MalformedToolCall,
+            Some("unknown_tool") => FaultKind::UnknownTool,
             Some(other) => {
                 return Err(format!(
-                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token)"
+                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token, malformed_tool_call, unknown_tool)"
                 ));
             }
             None => return Err("fault spec needs kind=...".into()),
@@ -259,7 +276,11 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
             "ExpiredTokenException",
             "The security token included in the request is expired",
         ),
-        FaultKind::Slow { .. } | FaultKind::Hang | FaultKind::Drop => return None,
+        FaultKind::Slow { .. }
+        | FaultKind::Hang
+        | FaultKind::Drop
+        | FaultKind::MalformedToolCall
+        | FaultKind::UnknownTool => return None,
     })
 }
 

@@ -12,6 +12,7 @@ pub mod control;
 pub mod control_endpoints;
 pub mod faults;
 pub mod fleet;
+pub mod llm;
 pub mod metrics;
 pub mod metrics_query;
 pub mod raw_client;

@@ -74,7 +74,7 @@ fn venv() -> &'static Path {
     })
 }
 
-async fn venv_async() -> &'static Path {
+pub(crate) async fn venv_async() -> &'static Path {
     match tokio::task::spawn_blocking(venv).await {
         Ok(dir) => dir,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
@@ -84,13 +84,13 @@ async fn venv_async() -> &'static Path {
 // ---- running clients -----------------------------------------------------------------------------
 
 /// An isolated client environment: nothing from the machine's AWS configuration leaks in.
-struct ClientEnv {
+pub(crate) struct ClientEnv {
     home: tempfile::TempDir,
     endpoint_url: String,
 }
 
 impl ClientEnv {
-    fn new(endpoint_url: String) -> ClientEnv {
+    pub(crate) fn new(endpoint_url: String) -> ClientEnv {
         ClientEnv {
             home: tempfile::tempdir().expect("temp HOME"),
             endpoint_url,
@@ -120,7 +120,7 @@ impl ClientEnv {
         cmd
     }
 
-    async fn run(&self, venv: &Path, what: &str, args: &[&str]) -> Output {
+    pub(crate) async fn run(&self, venv: &Path, what: &str, args: &[&str]) -> Output {
         let mut cmd = self.command(venv);
         cmd.args(args);
         match tokio::time::timeout(PROCESS_DEADLINE, cmd.output()).await {

@@ -10,6 +10,7 @@ mod cloudwatch;
 mod compat_boto3;
 mod control;
 mod faults;
+mod llm;
 mod mme;
 mod runtime;
 mod s3;
