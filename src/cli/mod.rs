@@ -1,6 +1,7 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
 
+pub mod agent_cmd;
 pub mod audit_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;
@@ -40,8 +41,11 @@ pub const EXIT_READ_ONLY: i32 = 5;
 pub const EXIT_REFUSED: i32 = 6;
 /// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held).
 pub const EXIT_PROMOTION: i32 = 7;
+/// Exit code: an agent run stopped without a final answer (max steps, token budget, deadline,
+/// retries, denied, LLM error, cancelled).
+pub const EXIT_NO_ANSWER: i32 = 8;
 
-const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint changed since read, audit log unwritable; nothing sent), 7 promotion not completed (rolled back, no verdict or held).";
+const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint changed since read, audit log unwritable; nothing sent), 7 promotion not completed (rolled back, no verdict or held), 8 agent stopped without a final answer.";
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
 #[derive(Debug, Parser)]
@@ -180,6 +184,8 @@ fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
         Command::Mcp(_) => Some("mcp serve"),
+        // Its LLM calls invoke an endpoint and its tool calls may change things.
+        Command::Agent(a) if a.runs() => Some("agent"),
         _ => None,
     }
 }
@@ -229,6 +235,8 @@ pub enum Command {
     Tools(mcp_cmd::ToolsArgs),
     /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
     Mcp(serve_cmd::McpArgs),
+    /// An LLM on a SageMaker endpoint answering a question with the tools of MCP servers.
+    Agent(agent_cmd::AgentArgs),
 }
 
 /// Prints a classified error on one line and returns its exit code.
@@ -288,6 +296,7 @@ pub fn run(cli: Cli) -> i32 {
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
             },
             Some(Command::Mcp(args)) => serve_cmd::run_mcp(&g, args).await,
+            Some(Command::Agent(args)) => agent_cmd::run(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })

@@ -1,0 +1,431 @@
+//! `sagedeck agent`: an LLM on a SageMaker endpoint driving the tools of MCP servers. Prints each
+//! step as it happens and the final answer (`--json`: the transcript); `--transcript FILE.jsonl`
+//! saves the trace; `--replay FILE` shows one again and, with `--from-step N`, re-runs it from
+//! step N with another endpoint (`--llm`) or system prompt (`--system-prompt`).
+//!
+//! Exit codes: 0 final answer; 2 usage; 3 a server could not be reached; 5 read-only; 6 the audit
+//! log cannot be written; 8 stopped without a final answer (max steps, token budget, deadline,
+//! retries, denied, LLM error, cancelled).
+
+use std::io::{BufRead, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::Value;
+
+use super::mcp_cmd::RegistryArgs;
+use super::{EXIT_AWS, EXIT_NO_ANSWER, EXIT_OK, EXIT_REFUSED, GlobalArgs, usage};
+use crate::aws::audit::AuditContext;
+use crate::aws::guard::Audited;
+use crate::mcp::agent::run::{Event, OnEvent};
+use crate::mcp::agent::trace::TranscriptFile;
+use crate::mcp::agent::{
+    Agent, AgentConfig, ApprovalMode, ApprovalRequest, Decision, Shape, Step, Stop, Template, ToolFilter, Transcript,
+    gather_tools,
+};
+use crate::mcp::{ConnectOptions, McpHub, Registry};
+use crate::tui::config::AgentDefaults;
+
+/// `sagedeck agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The question (read from stdin when absent).
+    pub question: Option<String>,
+    /// The LLM endpoint (default: `[agent] llm` of the config file).
+    #[arg(long, value_name = "ENDPOINT")]
+    pub llm: Option<String>,
+    /// MCP server of the registry (repeatable; default: `[agent] servers`).
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Offer only tools matching (`tool` or `server/tool`, `*` wildcard; repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// Never offer tools matching (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<String>,
+    /// Request shape (default messages).
+    #[arg(long, value_enum)]
+    pub shape: Option<Shape>,
+    /// Chat template for `--shape generate`: chatml, llama3, mistral, or a tokenizer_config.json.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub template: Option<String>,
+    /// Send the tools in the `tools` field and read native `tool_calls` (messages shape).
+    #[arg(long)]
+    pub native_tools: bool,
+    /// Stream the replies (InvokeEndpointWithResponseStream).
+    #[arg(long)]
+    pub stream: bool,
+    /// System prompt file; `{tools}` is replaced by the tool list (default: the seed's prompt).
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt: Option<PathBuf>,
+    /// LLM calls at most.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub max_steps: u32,
+    /// Stop once this many tokens (in + out, as the container reports them) are used.
+    #[arg(long, value_name = "N")]
+    pub token_budget: Option<u64>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "S")]
+    pub deadline: Option<f64>,
+    /// Token limit of each reply.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    pub max_new_tokens: u32,
+    /// Consecutive bad steps (unknown tool, malformed JSON, bad arguments, tool errors) sent back
+    /// to the model before the run stops.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub max_retries: u32,
+    /// Approval of tool calls (default: ask for tools not annotated read-only, or destructive).
+    #[arg(long, value_enum)]
+    pub approve: Option<ApprovalMode>,
+    /// TargetVariant of the LLM calls.
+    #[arg(long, value_name = "VARIANT")]
+    pub target_variant: Option<String>,
+    /// TargetModel of the LLM calls (multi-model endpoints).
+    #[arg(long, value_name = "MODEL")]
+    pub target_model: Option<String>,
+    /// Seconds a tool call may go without an answer or progress.
+    #[arg(long, default_value_t = 60.0, value_name = "S")]
+    pub tool_timeout: f64,
+    /// Save the trace as JSON Lines.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub transcript: Option<PathBuf>,
+    /// Show a saved transcript (with `--from-step`, re-run it).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub replay: Option<PathBuf>,
+    /// Re-run the replayed transcript from this step.
+    #[arg(long, value_name = "N", requires = "replay")]
+    pub from_step: Option<u32>,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+impl AgentArgs {
+    /// Whether this invocation calls anything (read-only refuses it): every run but a replay
+    /// that only shows.
+    pub fn runs(&self) -> bool {
+        self.replay.is_none() || self.from_step.is_some()
+    }
+}
+
+fn defaults(g: &GlobalArgs) -> AgentDefaults {
+    super::console_cmd::config_dir()
+        .map(|d| d.join("config.toml"))
+        .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
+        .and_then(|f| f.for_profile(&g.profile_name()).agent)
+        .unwrap_or_default()
+}
+
+fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> Result<AgentConfig, String> {
+    let shape = match (a.shape, d.shape.as_deref()) {
+        (Some(s), _) => s,
+        (None, Some("generate")) => Shape::Generate,
+        (None, Some("messages") | None) => Shape::Messages,
+        (None, Some(other)) => return Err(format!("config: [agent] shape `{other}` is not messages or generate")),
+    };
+    let template = Template::named(a.template.as_deref().or(d.template.as_deref()).unwrap_or("chatml"))?;
+    let approval = match (a.approve, d.approve.as_deref()) {
+        (Some(m), _) => Some(m),
+        (None, Some("auto")) => Some(ApprovalMode::Auto),
+        (None, Some("ask")) => Some(ApprovalMode::Ask),
+        (None, Some("never")) => Some(ApprovalMode::Never),
+        (None, None) => None,
+        (None, Some(other)) => return Err(format!("config: [agent] approve `{other}` is not auto, ask or never")),
+    };
+    if a.native_tools && shape != Shape::Messages {
+        return Err("--native-tools needs --shape messages".into());
+    }
+    if a.stream && a.target_model.is_some() {
+        return Err(
+            "--stream cannot be used with --target-model (SageMaker does not stream from multi-model endpoints)".into(),
+        );
+    }
+    let system_prompt = match &a.system_prompt {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("--system-prompt {}: {e}", p.display()))?),
+        None => None,
+    };
+    let secs = |s: f64| Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 });
+    Ok(AgentConfig {
+        llm,
+        target_variant: a.target_variant.clone(),
+        target_model: a.target_model.clone(),
+        shape,
+        template,
+        native_tools: a.native_tools,
+        stream: a.stream,
+        system_prompt,
+        max_steps: a.max_steps,
+        token_budget: a.token_budget,
+        deadline: a.deadline.map(secs),
+        max_new_tokens: a.max_new_tokens,
+        max_retries: a.max_retries,
+        approval,
+        tool_timeout: secs(a.tool_timeout),
+        reason: g.reason.clone(),
+        ..Default::default()
+    })
+}
+
+fn read_question(a: &AgentArgs) -> Result<String, String> {
+    if let Some(q) = &a.question {
+        return Ok(q.clone());
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read the question from stdin: {e}"))?;
+    let q = text.trim().to_string();
+    if q.is_empty() {
+        return Err("no question: give it as an argument or on stdin".into());
+    }
+    Ok(q)
+}
+
+/// Asks on the terminal: y approves, e edits the arguments (a JSON line), anything else denies.
+fn ask_terminal(req: ApprovalRequest) -> Decision {
+    let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+        eprintln!(
+            "sagedeck: step {}: {} needs approval ({}) and there is no terminal to ask: denied (use --approve auto to allow)",
+            req.step, req.tool, req.why
+        );
+        return Decision::Deny;
+    };
+    let mut out = &tty;
+    let mut lines = std::io::BufReader::new(&tty).lines();
+    let _ = write!(
+        out,
+        "step {}: call {}/{} {} ? ({}) [y]es / [n]o / [e]dit: ",
+        req.step, req.server, req.tool, req.arguments, req.why
+    );
+    let _ = out.flush();
+    match lines.next().and_then(Result::ok).as_deref().map(str::trim) {
+        Some("y") | Some("yes") => Decision::Approve,
+        Some("e") | Some("edit") => {
+            let _ = write!(out, "arguments (one JSON object): ");
+            let _ = out.flush();
+            match lines
+                .next()
+                .and_then(Result::ok)
+                .map(|l| serde_json::from_str::<Value>(&l))
+            {
+                Some(Ok(v)) if v.is_object() => Decision::Edit(v),
+                _ => {
+                    let _ = writeln!(out, "not a JSON object: denied");
+                    Decision::Deny
+                }
+            }
+        }
+        _ => Decision::Deny,
+    }
+}
+
+/// One step in one or two lines.
+pub fn step_text(s: &Step) -> String {
+    let mut out = format!("step {}  llm {:.1} ms", s.step, s.llm_ms);
+    if let Some(v) = &s.invoked_variant {
+        out.push_str(&format!(" ({v})"));
+    }
+    if let (Some(i), Some(o)) = (s.tokens_in, s.tokens_out) {
+        out.push_str(&format!("  tokens {i}→{o}"));
+    } else if let Some(o) = s.tokens_out {
+        out.push_str(&format!("  tokens →{o}"));
+    }
+    out.push_str(&format!("  own {:.2} ms", s.own_ms));
+    if let Some(t) = &s.tool {
+        let result: String = t.result.chars().take(160).collect();
+        let mark = if t.is_error { "isError " } else { "" };
+        out.push_str(&format!(
+            "\n  call {}/{} {}  tool {:.1} ms → {mark}{}",
+            t.server,
+            t.tool,
+            t.arguments,
+            t.ms,
+            result.replace('\n', " ")
+        ));
+    }
+    if let Some(a) = &s.approval {
+        out.push_str(&format!("\n  approval: {a}"));
+    }
+    if let Some(p) = &s.problem {
+        out.push_str(&format!("\n  ! {p} (sent back to the model)"));
+    }
+    out
+}
+
+fn printer(json: bool) -> OnEvent {
+    Arc::new(move |e: &Event| {
+        if json {
+            return;
+        }
+        match e {
+            Event::Step(s) => println!("{}", step_text(s)),
+            Event::Calling { step, server, tool, .. } => eprintln!("sagedeck: step {step}: calling {server}/{tool}"),
+            Event::End(end) => match (&end.answer, end.stop) {
+                (Some(a), Stop::FinalAnswer) => println!("answer: {a}"),
+                _ => println!(
+                    "{}{}",
+                    end.stop.describe(),
+                    end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
+                ),
+            },
+            Event::StepStarted(_) | Event::Token(_) => {}
+        }
+    })
+}
+
+fn exit_of(t: &Transcript) -> i32 {
+    match t.end.as_ref().map(|e| e.stop) {
+        Some(Stop::FinalAnswer) => EXIT_OK,
+        Some(Stop::Refused) => EXIT_REFUSED,
+        _ => EXIT_NO_ANSWER,
+    }
+}
+
+fn show(t: &Transcript) {
+    println!(
+        "run {} on {} ({}{}), servers {}",
+        t.header.run_id,
+        t.header.llm,
+        t.header.shape,
+        t.header.template.as_ref().map(|x| format!("/{x}")).unwrap_or_default(),
+        t.header.servers.join(", ")
+    );
+    println!("question: {}", t.header.question);
+    let p = printer(false);
+    for s in &t.steps {
+        p(&Event::Step(Box::new(s.clone())));
+    }
+    if let Some(e) = &t.end {
+        p(&Event::End(e.clone()));
+    }
+}
+
+/// Runs `sagedeck agent`.
+pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
+    let replayed = match &a.replay {
+        Some(p) => match Transcript::read(p) {
+            Ok(t) => Some(t),
+            Err(e) => return usage(e),
+        },
+        None => None,
+    };
+    if let (Some(t), None) = (&replayed, a.from_step) {
+        if g.json {
+            super::output::print_json(t);
+        } else {
+            show(t);
+        }
+        return exit_of(t);
+    }
+    let d = defaults(g);
+    let from_header = |f: fn(&Transcript) -> Vec<String>| replayed.as_ref().map(f).unwrap_or_default();
+    let llm = a
+        .llm
+        .clone()
+        .or_else(|| replayed.as_ref().map(|t| t.header.llm.clone()))
+        .or(d.llm.clone());
+    let Some(llm) = llm else {
+        return usage("no LLM endpoint: pass --llm ENDPOINT (or set [agent] llm in config.toml)");
+    };
+    let servers = [
+        a.servers.clone(),
+        from_header(|t| t.header.servers.clone()),
+        d.servers.clone(),
+    ]
+    .into_iter()
+    .find(|s| !s.is_empty())
+    .unwrap_or_default();
+    if servers.is_empty() {
+        return usage("no MCP server: pass --server NAME (or set [agent] servers in config.toml)");
+    }
+    let config = match config_of(g, &a, &d, llm) {
+        Ok(c) => c,
+        Err(e) => return usage(e),
+    };
+    let question = match &replayed {
+        Some(t) => t.header.question.clone(),
+        None => match read_question(&a) {
+            Ok(q) => q,
+            Err(e) => return usage(e),
+        },
+    };
+    let registry = match Registry::load_default(a.registry.mcp_config.as_deref()) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    if let Some(missing) = servers.iter().find(|s| registry.get(s).is_none()) {
+        return usage(format!(
+            "no server `{missing}` in the registry (have: {})",
+            registry.names().join(", ")
+        ));
+    }
+    let audit = match g.open_audit() {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let fleet = match g.connect().await {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let ctx = AuditContext::from_fleet(&fleet).await;
+    let hub = McpHub::new(
+        &registry,
+        ConnectOptions {
+            timeout: Duration::from_secs_f64(a.registry.connect_timeout.max(0.001)),
+        },
+    );
+    let filter = ToolFilter {
+        allow: a.allow.clone(),
+        deny: a.deny.clone(),
+    };
+    let tools = match gather_tools(&hub, &servers, &filter).await {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("sagedeck: {e}");
+            hub.shutdown().await;
+            return EXIT_AWS;
+        }
+    };
+    let transcript_file = match a.transcript.as_deref().map(TranscriptFile::create).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            hub.shutdown().await;
+            return usage(e);
+        }
+    };
+    let mut agent = Agent {
+        fleet,
+        hub: hub.clone(),
+        tools,
+        config,
+        audited: Audited { audit, ctx },
+        approver: Some(Arc::new(ask_terminal)),
+        on_event: printer(g.json),
+        cancel: tokio_util::sync::CancellationToken::new(),
+        transcript_file,
+    };
+    let cancel = agent.cancel.clone();
+    let mut interrupts = super::interrupts();
+    tokio::spawn(async move {
+        if interrupts.recv().await.is_some() {
+            cancel.cancel();
+        }
+    });
+    let transcript = match (&replayed, a.from_step) {
+        (Some(old), Some(n)) => match agent.rerun(old, n).await {
+            Ok(t) => t,
+            Err(e) => {
+                hub.shutdown().await;
+                return usage(e);
+            }
+        },
+        _ => agent.run(&question).await,
+    };
+    hub.shutdown().await;
+    if g.json {
+        super::output::print_json(&transcript);
+    }
+    exit_of(&transcript)
+}
