@@ -16,7 +16,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::mcp_cmd::RegistryArgs;
-use super::{EXIT_AWS, EXIT_NO_ANSWER, EXIT_OK, EXIT_REFUSED, GlobalArgs, usage};
+use super::{EXIT_AWS, EXIT_NO_ANSWER, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, GlobalArgs, usage};
 use crate::aws::audit::AuditContext;
 use crate::aws::guard::Audited;
 use crate::mcp::agent::run::{Event, OnEvent};
@@ -97,6 +97,10 @@ pub struct AgentArgs {
     /// Re-run the replayed transcript from this step.
     #[arg(long, value_name = "N", requires = "replay")]
     pub from_step: Option<u32>,
+    /// Run offline on the embedded sandbox: its demo fleet (LLM `llm-tgi-chat`) and its demo MCP
+    /// server (`sagedeck-demo`, the demo fleet's endpoints as tools).
+    #[arg(long)]
+    pub demo: bool,
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
@@ -302,14 +306,79 @@ fn show(t: &Transcript) {
     }
 }
 
+/// Where the run happens: the fleet, the registry and, with `--demo`, the embedded sandbox.
+struct Setting {
+    fleet: crate::aws::Fleet,
+    registry: Registry,
+    sandbox: Option<crate::sandbox::SandboxHandle>,
+}
+
+/// The fleet and registry: AWS (or `--endpoint-url`) and the mcpServers file, or with `--demo`
+/// the embedded sandbox's demo fleet and its demo MCP server added to the registry.
+async fn setting(g: &GlobalArgs, a: &AgentArgs) -> Result<Setting, i32> {
+    let mut registry = Registry::load_default(a.registry.mcp_config.as_deref()).map_err(usage)?;
+    if !a.demo {
+        let fleet = g.connect().await?;
+        return Ok(Setting {
+            fleet,
+            registry,
+            sandbox: None,
+        });
+    }
+    let config = crate::sandbox::SandboxConfig {
+        bind: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        demo_fleet: true,
+        traffic_rate: None,
+        backfill_hours: 0,
+        ..Default::default()
+    };
+    let handle = crate::sandbox::start(config).await.map_err(|e| {
+        eprintln!("sagedeck: cannot start the sandbox: {e}");
+        EXIT_USAGE
+    })?;
+    let url = handle.endpoint_url();
+    let exe = std::env::current_exe().map_err(|e| usage(format!("cannot find the sagedeck binary: {e}")))?;
+    registry.servers.insert(0, crate::mcp::registry::demo_entry(&exe, &url));
+    Ok(Setting {
+        fleet: super::console_cmd::sandbox_fleet(&url).await,
+        registry,
+        sandbox: Some(handle),
+    })
+}
+
+/// The endpoint and servers: flags, else the replayed run's, else `--demo`'s, else config.toml's.
+fn targets(a: &AgentArgs, d: &AgentDefaults, replayed: Option<&Transcript>) -> Result<(String, Vec<String>), String> {
+    let demo_llm = a.demo.then(|| DEMO_LLM.to_string());
+    let llm = a
+        .llm
+        .clone()
+        .or_else(|| replayed.map(|t| t.header.llm.clone()))
+        .or(demo_llm)
+        .or(d.llm.clone())
+        .ok_or("no LLM endpoint: pass --llm ENDPOINT (or set [agent] llm in config.toml)")?;
+    let demo_servers = if a.demo { vec![DEMO_SERVER.to_string()] } else { vec![] };
+    let servers = [
+        a.servers.clone(),
+        replayed.map(|t| t.header.servers.clone()).unwrap_or_default(),
+        demo_servers,
+        d.servers.clone(),
+    ]
+    .into_iter()
+    .find(|s| !s.is_empty())
+    .ok_or("no MCP server: pass --server NAME (or set [agent] servers in config.toml)")?;
+    Ok((llm, servers))
+}
+
+/// The demo's LLM endpoint.
+const DEMO_LLM: &str = "llm-tgi-chat";
+/// The demo's MCP server.
+const DEMO_SERVER: &str = "sagedeck-demo";
+
 /// Runs `sagedeck agent`.
 pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
-    let replayed = match &a.replay {
-        Some(p) => match Transcript::read(p) {
-            Ok(t) => Some(t),
-            Err(e) => return usage(e),
-        },
-        None => None,
+    let replayed = match a.replay.as_deref().map(Transcript::read).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(e),
     };
     if let (Some(t), None) = (&replayed, a.from_step) {
         if g.json {
@@ -320,26 +389,10 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
         return exit_of(t);
     }
     let d = defaults(g);
-    let from_header = |f: fn(&Transcript) -> Vec<String>| replayed.as_ref().map(f).unwrap_or_default();
-    let llm = a
-        .llm
-        .clone()
-        .or_else(|| replayed.as_ref().map(|t| t.header.llm.clone()))
-        .or(d.llm.clone());
-    let Some(llm) = llm else {
-        return usage("no LLM endpoint: pass --llm ENDPOINT (or set [agent] llm in config.toml)");
+    let (llm, servers) = match targets(&a, &d, replayed.as_ref()) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
     };
-    let servers = [
-        a.servers.clone(),
-        from_header(|t| t.header.servers.clone()),
-        d.servers.clone(),
-    ]
-    .into_iter()
-    .find(|s| !s.is_empty())
-    .unwrap_or_default();
-    if servers.is_empty() {
-        return usage("no MCP server: pass --server NAME (or set [agent] servers in config.toml)");
-    }
     let config = match config_of(g, &a, &d, llm) {
         Ok(c) => c,
         Err(e) => return usage(e),
@@ -351,56 +404,80 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
             Err(e) => return usage(e),
         },
     };
-    let registry = match Registry::load_default(a.registry.mcp_config.as_deref()) {
-        Ok(r) => r,
-        Err(e) => return usage(e),
-    };
-    if let Some(missing) = servers.iter().find(|s| registry.get(s).is_none()) {
-        return usage(format!(
-            "no server `{missing}` in the registry (have: {})",
-            registry.names().join(", ")
-        ));
-    }
     let audit = match g.open_audit() {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let fleet = match g.connect().await {
-        Ok(f) => f,
+    let setting = match setting(g, &a).await {
+        Ok(s) => s,
         Err(code) => return code,
     };
-    let ctx = AuditContext::from_fleet(&fleet).await;
+    if let Some(missing) = servers.iter().find(|s| setting.registry.get(s).is_none()) {
+        return usage(format!(
+            "no server `{missing}` in the registry (have: {})",
+            setting.registry.names().join(", ")
+        ));
+    }
+    let ctx = AuditContext::from_fleet(&setting.fleet).await;
     let hub = McpHub::new(
-        &registry,
+        &setting.registry,
         ConnectOptions {
             timeout: Duration::from_secs_f64(a.registry.connect_timeout.max(0.001)),
         },
     );
+    let code = drive(
+        g,
+        &a,
+        setting.fleet,
+        &hub,
+        &servers,
+        config,
+        Audited { audit, ctx },
+        replayed,
+        &question,
+    )
+    .await;
+    hub.shutdown().await;
+    if let Some(sb) = setting.sandbox {
+        sb.shutdown().await;
+    }
+    code
+}
+
+/// Gathers the tools, runs (or re-runs) and prints; returns the exit code.
+#[allow(clippy::too_many_arguments)]
+async fn drive(
+    g: &GlobalArgs,
+    a: &AgentArgs,
+    fleet: crate::aws::Fleet,
+    hub: &McpHub,
+    servers: &[String],
+    config: AgentConfig,
+    audited: Audited,
+    replayed: Option<Transcript>,
+    question: &str,
+) -> i32 {
     let filter = ToolFilter {
         allow: a.allow.clone(),
         deny: a.deny.clone(),
     };
-    let tools = match gather_tools(&hub, &servers, &filter).await {
+    let tools = match gather_tools(hub, servers, &filter).await {
         Ok(t) => t,
         Err(e) => {
             eprintln!("sagedeck: {e}");
-            hub.shutdown().await;
             return EXIT_AWS;
         }
     };
     let transcript_file = match a.transcript.as_deref().map(TranscriptFile::create).transpose() {
         Ok(f) => f,
-        Err(e) => {
-            hub.shutdown().await;
-            return usage(e);
-        }
+        Err(e) => return usage(e),
     };
     let mut agent = Agent {
         fleet,
         hub: hub.clone(),
         tools,
         config,
-        audited: Audited { audit, ctx },
+        audited,
         approver: Some(Arc::new(ask_terminal)),
         on_event: printer(g.json),
         cancel: tokio_util::sync::CancellationToken::new(),
@@ -416,14 +493,10 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
     let transcript = match (&replayed, a.from_step) {
         (Some(old), Some(n)) => match agent.rerun(old, n).await {
             Ok(t) => t,
-            Err(e) => {
-                hub.shutdown().await;
-                return usage(e);
-            }
+            Err(e) => return usage(e),
         },
-        _ => agent.run(&question).await,
+        _ => agent.run(question).await,
     };
-    hub.shutdown().await;
     if g.json {
         super::output::print_json(&transcript);
     }

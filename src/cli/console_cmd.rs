@@ -128,6 +128,28 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
     finish(run(options(g, c, label, &g.profile_name()), None).await)
 }
 
+/// The fleet layer on an embedded sandbox at `url` (static demo credentials, us-east-1).
+pub async fn sandbox_fleet(url: &str) -> Fleet {
+    let conf = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(aws_credential_types::Credentials::new(
+            "sandbox",
+            "sandbox",
+            None,
+            None,
+            "sagedeck-demo",
+        ))
+        .endpoint_url(url)
+        .timeout_config(
+            aws_config::timeout::TimeoutConfig::builder()
+                .connect_timeout(Duration::from_secs(3))
+                .build(),
+        )
+        .load()
+        .await;
+    Fleet::from_sdk_config(&conf, "sandbox".into(), Some(url.to_string()))
+}
+
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
 pub async fn run_demo(g: &GlobalArgs, c: &ConsoleArgs, s: SandboxArgs) -> i32 {
     init_logging(c.log_file.clone());
@@ -143,24 +165,7 @@ pub async fn run_demo(g: &GlobalArgs, c: &ConsoleArgs, s: SandboxArgs) -> i32 {
         }
     };
     let url = handle.endpoint_url();
-    let conf = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_credential_types::Credentials::new(
-            "sandbox",
-            "sandbox",
-            None,
-            None,
-            "sagedeck-demo",
-        ))
-        .endpoint_url(&url)
-        .timeout_config(
-            aws_config::timeout::TimeoutConfig::builder()
-                .connect_timeout(Duration::from_secs(3))
-                .build(),
-        )
-        .load()
-        .await;
-    let fleet = Fleet::from_sdk_config(&conf, "sandbox".into(), Some(url.clone()));
+    let fleet = sandbox_fleet(&url).await;
     let mut opts = options(g, c, format!("sandbox {url}"), "sandbox");
     // The demo's own MCP server: `sagedeck mcp serve --demo-tools` over this sandbox.
     match std::env::current_exe() {

@@ -204,3 +204,20 @@ async fn the_demo_server_and_the_sandbox_llm_converse_offline_with_the_question_
             .contains("According to classify_intent")
     );
 }
+
+#[tokio::test]
+async fn agent_demo_runs_offline_on_the_embedded_sandbox() {
+    // The sandbox started here only gives run_cli its URL; `--demo` starts its own.
+    let sb = sandbox_with(crate::common::demo_config()).await;
+    let r = run_cli(
+        &sb,
+        &[
+            "agent",
+            "--demo",
+            "Score the churn of a customer with 4 support calls, 2 tenure years, 1 late payment, 0.8 monthly charges",
+        ],
+    )
+    .await;
+    expect(&r, 0, "call sagedeck-demo/score_churn");
+    assert!(r.stdout.contains("answer: According to score_churn"), "{}", r.stdout);
+}

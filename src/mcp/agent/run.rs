@@ -92,6 +92,8 @@ struct State {
     started: Instant,
     tokens: u64,
     bad: u32,
+    /// Time spent writing (and fsyncing) audit lines in the current step.
+    audit: Duration,
 }
 
 /// How one step ended.
@@ -161,7 +163,7 @@ impl Agent {
     fn emit(&mut self, event: Event) {
         (self.on_event)(&event);
         let record = match event {
-            Event::Step(s) => Record::Step(*s),
+            Event::Step(s) => Record::Step(s),
             Event::End(e) => Record::End(e),
             _ => return,
         };
@@ -185,6 +187,7 @@ impl Agent {
             started: Instant::now(),
             tokens: 0,
             bad: 0,
+            audit: Duration::ZERO,
         };
         let mut n = first;
         let (stop, answer, detail) = loop {
@@ -228,8 +231,16 @@ impl Agent {
             .unwrap_or(Duration::from_secs(24 * 3600))
     }
 
-    fn audit_intent(&self, action: &str, target: &str, after: Value) -> Result<crate::aws::audit::Pending, String> {
-        self.audited
+    fn audit_intent(
+        &self,
+        st: &mut State,
+        action: &str,
+        target: &str,
+        after: Value,
+    ) -> Result<crate::aws::audit::Pending, String> {
+        let t = Instant::now();
+        let r = self
+            .audited
             .intent(Mutation {
                 action: action.into(),
                 target: target.into(),
@@ -237,12 +248,24 @@ impl Agent {
                 after,
                 reason: self.config.reason.clone(),
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string());
+        st.audit += t.elapsed();
+        r
+    }
+
+    /// The result line; the call has happened, so a log that fails now is only logged.
+    fn audit_finish(&self, st: &mut State, pending: &crate::aws::audit::Pending, outcome: Result<(), String>) {
+        let t = Instant::now();
+        if let Err(e) = self.audited.finish(pending, outcome.map(|()| None)) {
+            tracing::warn!("{e}");
+        }
+        st.audit += t.elapsed();
     }
 
     /// One step; its record is emitted before it returns.
     async fn step(&mut self, st: &mut State, n: u32) -> Outcome {
         let t0 = Instant::now();
+        st.audit = Duration::ZERO;
         self.emit(Event::StepStarted(n));
         let native = self
             .config
@@ -267,7 +290,7 @@ impl Agent {
         rec.request = request.clone();
         let run_id = st.transcript.header.run_id.clone();
         let after = json!({"run_id": run_id, "step": n, "shape": spec_name(&self.config), "request_bytes": request.to_string().len()});
-        let pending = match self.audit_intent("agent.llm", &self.config.llm.clone(), after) {
+        let pending = match self.audit_intent(st, "agent.llm", &self.config.llm.clone(), after) {
             Ok(p) => p,
             Err(e) => return self.finish_step(st, rec, Outcome::Stop(Stop::Refused, None, Some(e))),
         };
@@ -276,16 +299,16 @@ impl Agent {
         rec.llm_ms = ms(t_llm.elapsed());
         let (reply, variant, attempts) = match called {
             Err(_) => {
-                let _ = self.audited.finish(&pending, Err("deadline".into()));
+                self.audit_finish(st, &pending, Err("deadline".into()));
                 return self.finish_step(st, rec, Outcome::Stop(Stop::Deadline, None, None));
             }
             Ok(Err(e)) => {
-                let _ = self.audited.finish(&pending, Err(e.clone()));
+                self.audit_finish(st, &pending, Err(e.clone()));
                 return self.finish_step(st, rec, Outcome::Stop(Stop::LlmError, None, Some(e)));
             }
             Ok(Ok(r)) => r,
         };
-        let _ = self.audited.finish(&pending, Ok(None));
+        self.audit_finish(st, &pending, Ok(()));
         rec.invoked_variant = variant;
         rec.llm_attempts = attempts;
         rec.tokens_in = reply.tokens_in;
@@ -298,6 +321,7 @@ impl Agent {
         let mut outside = rec.llm_ms;
         let outcome = self.act(st, &mut rec, &reply, &mut outside).await;
         rec.own_ms = ms(t0.elapsed()) - outside;
+        rec.audit_ms = ms(st.audit);
         self.finish_step(st, rec, outcome)
     }
 
@@ -396,7 +420,7 @@ impl Agent {
     ) -> Outcome {
         let target = format!("{}/{}", tool.server, tool.name);
         let after = json!({"run_id": st.transcript.header.run_id, "step": rec.step, "arguments": arguments});
-        let pending = match self.audit_intent("agent.tool", &target, after) {
+        let pending = match self.audit_intent(st, "agent.tool", &target, after) {
             Ok(p) => p,
             Err(e) => return Outcome::Stop(Stop::Refused, None, Some(e)),
         };
@@ -425,9 +449,7 @@ impl Agent {
             Ok(out) => (out.result.to_text(), out.result.is_error),
             Err(e) => (format!("the call failed: {e}"), true),
         };
-        let _ = self
-            .audited
-            .finish(&pending, if is_error { Err(text.clone()) } else { Ok(None) });
+        self.audit_finish(st, &pending, if is_error { Err(text.clone()) } else { Ok(()) });
         rec.tool = Some(ToolTrace {
             server: tool.server.clone(),
             tool: tool.name.clone(),

@@ -100,8 +100,12 @@ pub struct Step {
     pub tokens_out: Option<u64>,
     /// The variant that answered.
     pub invoked_variant: Option<String>,
-    /// sagedeck's own time in the step (ms): everything but the LLM, the tool and approval.
+    /// sagedeck's own time in the step (ms): everything but the LLM, the tool and approval
+    /// (audit log writes included).
     pub own_ms: f64,
+    /// The part of `own_ms` spent writing and fsyncing audit lines.
+    #[serde(default)]
+    pub audit_ms: f64,
 }
 
 /// The first record.
@@ -151,7 +155,7 @@ pub enum Record {
     /// The header.
     Run(Header),
     /// A step.
-    Step(Step),
+    Step(Box<Step>),
     /// The end.
     End(End),
 }
@@ -192,7 +196,7 @@ impl Transcript {
     /// The records, in file order.
     pub fn records(&self) -> Vec<Record> {
         let mut out = vec![Record::Run(self.header.clone())];
-        out.extend(self.steps.iter().cloned().map(Record::Step));
+        out.extend(self.steps.iter().cloned().map(|s| Record::Step(Box::new(s))));
         out.extend(self.end.clone().map(Record::End));
         out
     }
@@ -211,7 +215,7 @@ impl Transcript {
                     t.header = h;
                     has_header = true;
                 }
-                Record::Step(s) => t.steps.push(s),
+                Record::Step(s) => t.steps.push(*s),
                 Record::End(e) => t.end = Some(e),
             }
         }
