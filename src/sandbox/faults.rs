@@ -348,6 +348,14 @@ mod tests {
         assert!(faults.take("InvokeEndpoint", Some("a"), None).is_some());
         assert!(faults.take("InvokeEndpoint", Some("a"), None).is_none());
         assert!(FaultSpec::parse_short("kind=nope").is_err());
+        let f = FaultSpec::parse_short("kind=malformed_tool_call,endpoint=llm").unwrap();
+        assert_eq!(
+            f.kind.llm_fault(),
+            Some(crate::sandbox::llm::LlmFault::MalformedToolCall)
+        );
+        let f = FaultSpec::parse_short("kind=unknown_tool").unwrap();
+        assert_eq!(f.kind.llm_fault(), Some(crate::sandbox::llm::LlmFault::UnknownTool));
+        assert_eq!(FaultKind::Throttle.llm_fault(), None);
         assert!(FaultSpec::parse_short("count=3").is_err());
     }
 

@@ -165,6 +165,40 @@ async fn radio_over_stdio_in_both_request_shapes() {
     }
 }
 
+/// A model's own template, as its tokenizer_config.json carries it (the ChatML one of Qwen-style
+/// models, with Python string methods).
+const TOKENIZER_CONFIG: &str = r#"{"bos_token": null, "eos_token": "<|im_end|>", "chat_template": "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'].strip() + '<|im_end|>' + '\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"}"#;
+
+#[tokio::test]
+async fn a_models_own_jinja_template_drives_the_generate_shape() {
+    let f = Fixture::new(radio_stdio().await).await;
+    let path = f.audit_dir.path().join("tokenizer_config.json");
+    std::fs::write(&path, TOKENIZER_CONFIG).unwrap();
+    let template = Template::named(&path.to_string_lossy()).unwrap();
+    assert_eq!(template.stop().as_deref(), Some("<|im_end|>"));
+    let mut agent = f
+        .agent(AgentConfig {
+            shape: Shape::Generate,
+            template,
+            ..Default::default()
+        })
+        .await;
+    let t = agent.run(QUESTION).await;
+    assert_seed_run(&t, "jinja");
+    let prompt = t.steps[1].request["inputs"].as_str().unwrap();
+    assert!(
+        prompt.starts_with("<|im_start|>system\nYou are a helpful assistant"),
+        "{prompt}"
+    );
+    assert!(prompt.ends_with("<|im_start|>assistant\n"));
+    assert_eq!(t.steps[0].request["parameters"]["stop"], json!(["<|im_end|>"]));
+    assert!(
+        Template::named("no-such-template")
+            .unwrap_err()
+            .contains("neither chatml")
+    );
+}
+
 #[tokio::test]
 async fn radio_over_legacy_sse_streams_the_generate_shape() {
     let peer = radio_http("sse").await;

@@ -221,3 +221,38 @@ async fn agent_demo_runs_offline_on_the_embedded_sandbox() {
     expect(&r, 0, "call sagedeck-demo/score_churn");
     assert!(r.stdout.contains("answer: According to score_churn"), "{}", r.stdout);
 }
+
+#[tokio::test]
+async fn defaults_come_from_the_config_file_per_profile() {
+    let sb = sandbox_with(demo_config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = radio_config(&dir).await;
+    let home = tempfile::tempdir().unwrap();
+    let conf_dir = home.path().join(".config/sagedeck");
+    std::fs::create_dir_all(&conf_dir).unwrap();
+    std::fs::write(
+        conf_dir.join("config.toml"),
+        "[agent]\nllm = \"no-such-endpoint\"\nservers = [\"radio\"]\napprove = \"auto\"\n\
+         [profiles.oncall.agent]\nllm = \"llm-tgi-chat\"\nservers = [\"radio\"]\napprove = \"auto\"\nshape = \"generate\"\ntemplate = \"mistral\"\n",
+    )
+    .unwrap();
+    let args = ["--profile", "oncall", "agent", "--mcp-config", &cfg, "--json", QUESTION];
+    let mut cmd = cli_command(&sb, home.path(), &args, &[("XDG_CONFIG_HOME", "")]);
+    let out = cmd.output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["header"]["llm"], "llm-tgi-chat");
+    assert_eq!(v["header"]["template"], "mistral");
+    assert!(
+        v["steps"][0]["request"]["inputs"]
+            .as_str()
+            .unwrap()
+            .starts_with("<s>[INST]")
+    );
+}
