@@ -22,8 +22,8 @@ use crate::aws::guard::Audited;
 use crate::mcp::agent::run::{Event, OnEvent};
 use crate::mcp::agent::trace::TranscriptFile;
 use crate::mcp::agent::{
-    Agent, AgentConfig, ApprovalMode, ApprovalRequest, Decision, Shape, Step, Stop, Template, ToolFilter, Transcript,
-    gather_tools,
+    Agent, AgentConfig, ApprovalMode, ApprovalRequest, Decision, Message, Shape, Step, Stop, Template, ToolFilter,
+    Transcript, gather_tools,
 };
 use crate::mcp::{ConnectOptions, McpHub, Registry};
 use crate::tui::config::AgentDefaults;
@@ -97,6 +97,10 @@ pub struct AgentArgs {
     /// Re-run the replayed transcript from this step.
     #[arg(long, value_name = "N", requires = "replay")]
     pub from_step: Option<u32>,
+    /// With `--from-step`: send this conversation instead of the step's (a JSON array of
+    /// `{"role", "content"}`, e.g. the step's `messages` from `--replay FILE --json`, edited).
+    #[arg(long, value_name = "FILE.json", requires = "from_step")]
+    pub messages: Option<PathBuf>,
     /// Run offline on the embedded sandbox: its demo fleet (LLM `llm-tgi-chat`) and its demo MCP
     /// server (`sagedeck-demo`, the demo fleet's endpoints as tools).
     #[arg(long)]
@@ -491,14 +495,31 @@ async fn drive(
         }
     });
     let transcript = match (&replayed, a.from_step) {
-        (Some(old), Some(n)) => match agent.rerun(old, n).await {
-            Ok(t) => t,
+        (Some(old), Some(n)) => match edited_messages(a).map(|m| agent.rerun(old, n, m)) {
+            Ok(rerun) => match rerun.await {
+                Ok(t) => t,
+                Err(e) => return usage(e),
+            },
             Err(e) => return usage(e),
         },
-        _ => agent.run(question).await,
+        (Some(_), None) | (None, _) => agent.run(question).await,
     };
     if g.json {
         super::output::print_json(&transcript);
     }
     exit_of(&transcript)
+}
+
+/// The conversation of `--messages FILE`, if given.
+fn edited_messages(a: &AgentArgs) -> Result<Option<Vec<Message>>, String> {
+    let Some(path) = &a.messages else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--messages {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        format!(
+            "--messages {}: not a JSON array of {{\"role\", \"content\"}}: {e}",
+            path.display()
+        )
+    })
 }

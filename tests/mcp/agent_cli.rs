@@ -113,6 +113,17 @@ async fn agent_answers_saves_replays_and_reruns() {
     assert_eq!(v["steps"][0]["step"], 2);
     assert!(v["steps"][0]["request"]["messages"].is_array());
     assert!(v["end"]["answer"].as_str().unwrap().contains("In the end"));
+
+    // Re-run step 1 with an edited conversation: another station.
+    let mut messages = lines[1]["messages"].clone();
+    messages[1]["content"] = json!("What is the most played song on WKRP?");
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, messages.to_string()).unwrap();
+    let e = edited.to_string_lossy();
+    let mut rerun: Vec<&str> = radio_agent(&cfg);
+    rerun.extend(["--replay", &t, "--from-step", "1", "--messages", &e, "--audit-file", &a]);
+    let r = run_cli(&sb, &rerun).await;
+    expect(&r, 0, "call radio/top_song {\"sign\":\"WKRP\"}");
 }
 
 #[tokio::test]

@@ -137,15 +137,21 @@ impl Agent {
         self.run_from(header, messages, 1).await
     }
 
-    /// Re-runs a transcript from step `from` (its conversation up to that step), with this agent's
-    /// endpoint and, when it has one of its own, its system prompt.
-    pub async fn rerun(&mut self, old: &Transcript, from: u32) -> Result<Transcript, String> {
+    /// Re-runs a transcript from step `from` with this agent's endpoint: the conversation that
+    /// step sent (or `edited`, a conversation of the operator's), with this agent's system prompt
+    /// when it has one of its own.
+    pub async fn rerun(
+        &mut self,
+        old: &Transcript,
+        from: u32,
+        edited: Option<Vec<Message>>,
+    ) -> Result<Transcript, String> {
         let step = old
             .steps
             .iter()
             .find(|s| s.step == from)
             .ok_or_else(|| format!("the transcript has no step {from} (it has {})", old.steps.len()))?;
-        let mut messages = step.messages.clone();
+        let mut messages = edited.unwrap_or_else(|| step.messages.clone());
         if self.config.system_prompt.is_some()
             && let Some(m) = messages.iter_mut().find(|m| m.role == "system")
         {
@@ -295,7 +301,14 @@ impl Agent {
             Err(e) => return self.finish_step(st, rec, Outcome::Stop(Stop::Refused, None, Some(e))),
         };
         let t_llm = Instant::now();
-        let called = tokio::time::timeout(self.remaining(st), self.invoke_llm(&request)).await;
+        let cancel = self.cancel.clone();
+        let called = tokio::select! {
+            r = tokio::time::timeout(self.remaining(st), self.invoke_llm(&request)) => r,
+            _ = cancel.cancelled() => {
+                self.audit_finish(st, &pending, Err("cancelled".into()));
+                return self.finish_step(st, rec, Outcome::Stop(Stop::Cancelled, None, None));
+            }
+        };
         rec.llm_ms = ms(t_llm.elapsed());
         let (reply, variant, attempts) = match called {
             Err(_) => {
