@@ -2,6 +2,7 @@
 //! with human output by default and `--json` everywhere.
 
 pub mod agent_cmd;
+pub mod agent_view;
 pub mod audit_cmd;
 pub mod console_cmd;
 pub mod endpoints_cmd;

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ToolRef;
+use super::parse::ParsedCall;
+use super::trace::Step;
 
 /// The approval mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -69,5 +71,38 @@ pub fn needs_asking(mode: Option<ApprovalMode>, tool: &ToolRef) -> Option<String
                 None
             }
         }
+    }
+}
+
+impl super::Agent {
+    /// The arguments to call with (None: denied).
+    pub(super) async fn approve(&self, rec: &mut Step, tool: &ToolRef, call: &ParsedCall) -> Option<Value> {
+        let Some(why) = needs_asking(self.config.approval, tool) else {
+            return Some(call.arguments.clone());
+        };
+        let never = self.config.approval == Some(super::ApprovalMode::Never);
+        let decision = match (&self.approver, never) {
+            (Some(ask), false) => {
+                let req = ApprovalRequest {
+                    step: rec.step,
+                    server: tool.server.clone(),
+                    tool: tool.name.clone(),
+                    arguments: call.arguments.clone(),
+                    why: why.clone(),
+                };
+                let ask = ask.clone();
+                tokio::task::spawn_blocking(move || ask(req))
+                    .await
+                    .unwrap_or(Decision::Deny)
+            }
+            _ => Decision::Deny,
+        };
+        let (text, args) = match decision {
+            Decision::Approve => ("approved".to_string(), Some(call.arguments.clone())),
+            Decision::Edit(a) => (format!("approved with edited arguments {a}"), Some(a)),
+            Decision::Deny => (format!("denied ({why})"), None),
+        };
+        rec.approval = Some(format!("{}: {text}", tool.name));
+        args
     }
 }

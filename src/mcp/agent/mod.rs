@@ -9,6 +9,7 @@
 //! and replays, [`run`] is the loop.
 
 pub mod approval;
+mod llm;
 pub mod parse;
 pub mod prompt;
 pub mod run;

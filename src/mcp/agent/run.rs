@@ -11,15 +11,15 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::approval::{ApprovalRequest, Approver, Decision, needs_asking};
+use super::approval::Approver;
+use super::llm::spec_name;
 use super::parse::{Found, ParsedCall, find_call, native_call};
-use super::shape::{BodySpec, Message, Reply, StreamReader, body, read_reply};
+use super::shape::{BodySpec, Message, Reply, body};
 use super::trace::{End, Header, Record, Step, Stop, ToolTrace, Transcript, TranscriptFile};
 use super::{AgentConfig, ToolRef};
 use crate::aws::Fleet;
 use crate::aws::audit::Mutation;
 use crate::aws::guard::Audited;
-use crate::aws::invoke::InvokeSpec;
 use crate::mcp::client::CallOptions;
 use crate::mcp::hub::McpHub;
 
@@ -114,7 +114,8 @@ impl Agent {
             question: question.to_string(),
             llm: self.config.llm.clone(),
             shape: format!("{:?}", self.config.shape).to_lowercase(),
-            template: matches!(self.config.shape, super::Shape::Generate).then(|| template_name(&self.config.template)),
+            template: matches!(self.config.shape, super::Shape::Generate)
+                .then(|| super::llm::template_name(&self.config.template)),
             servers: {
                 let mut s: Vec<String> = self.tools.iter().map(|t| t.server.clone()).collect();
                 s.dedup();
@@ -389,37 +390,6 @@ impl Agent {
         self.call_tool(st, rec, reply, &tool, &call, arguments, outside).await
     }
 
-    /// The arguments to call with (None: denied).
-    async fn approve(&self, rec: &mut Step, tool: &ToolRef, call: &ParsedCall) -> Option<Value> {
-        let Some(why) = needs_asking(self.config.approval, tool) else {
-            return Some(call.arguments.clone());
-        };
-        let never = self.config.approval == Some(super::ApprovalMode::Never);
-        let decision = match (&self.approver, never) {
-            (Some(ask), false) => {
-                let req = ApprovalRequest {
-                    step: rec.step,
-                    server: tool.server.clone(),
-                    tool: tool.name.clone(),
-                    arguments: call.arguments.clone(),
-                    why: why.clone(),
-                };
-                let ask = ask.clone();
-                tokio::task::spawn_blocking(move || ask(req))
-                    .await
-                    .unwrap_or(Decision::Deny)
-            }
-            _ => Decision::Deny,
-        };
-        let (text, args) = match decision {
-            Decision::Approve => ("approved".to_string(), Some(call.arguments.clone())),
-            Decision::Edit(a) => (format!("approved with edited arguments {a}"), Some(a)),
-            Decision::Deny => (format!("denied ({why})"), None),
-        };
-        rec.approval = Some(format!("{}: {text}", tool.name));
-        args
-    }
-
     #[allow(clippy::too_many_arguments)]
     async fn call_tool(
         &mut self,
@@ -518,65 +488,5 @@ impl Agent {
                 st.messages.push(Message::new("user", text));
             }
         }
-    }
-
-    /// One LLM call through the fleet layer: the reply, the invoked variant, the attempts.
-    async fn invoke_llm(&self, request: &Value) -> Result<(Reply, Option<String>, u32), String> {
-        let spec = InvokeSpec {
-            endpoint: self.config.llm.clone(),
-            body: request.to_string().into_bytes(),
-            content_type: "application/json".into(),
-            accept: Some("application/json".into()),
-            target_variant: self.config.target_variant.clone(),
-            target_model: self.config.target_model.clone(),
-            ..Default::default()
-        };
-        if !self.config.stream {
-            return match self.fleet.invoke(&spec, &self.config.retry).await {
-                Ok(r) => read_reply(&r.body).map(|reply| (reply, r.invoked_variant, r.attempts)),
-                Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
-            };
-        }
-        let on = self.on_event.clone();
-        let run = self
-            .config
-            .retry
-            .run(|_| {
-                let (spec, on) = (&spec, on.clone());
-                async move {
-                    let mut reader = StreamReader::default();
-                    let summary = self
-                        .fleet
-                        .invoke_stream(spec, |p| {
-                            for t in reader.push(p) {
-                                on(&Event::Token(t));
-                            }
-                        })
-                        .await?;
-                    Ok((reader.finish(), summary.invoked_variant))
-                }
-            })
-            .await;
-        match run.result {
-            Ok((reply, variant)) => Ok((reply, variant, run.attempts)),
-            Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
-        }
-    }
-}
-
-fn spec_name(c: &AgentConfig) -> String {
-    match c.shape {
-        super::Shape::Messages => "messages".into(),
-        super::Shape::Generate => format!("generate/{}", template_name(&c.template)),
-    }
-}
-
-/// A template's name as shown and recorded.
-pub fn template_name(t: &super::Template) -> String {
-    match t {
-        super::Template::Chatml => "chatml".into(),
-        super::Template::Llama3 => "llama3".into(),
-        super::Template::Mistral => "mistral".into(),
-        super::Template::Jinja { .. } => "jinja".into(),
     }
 }
