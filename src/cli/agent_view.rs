@@ -80,13 +80,25 @@ pub fn step_text(s: &Step) -> String {
     out
 }
 
-/// Prints events as they happen (nothing with `--json`).
+/// Prints events as they happen (nothing with `--json`); streamed tokens as they arrive, on a
+/// line before the step's summary.
 pub fn printer(json: bool) -> OnEvent {
+    let streaming = Arc::new(std::sync::atomic::AtomicBool::new(false));
     Arc::new(move |e: &Event| {
         if json {
             return;
         }
+        if !matches!(e, Event::Token(_)) && streaming.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            println!();
+        }
         match e {
+            Event::Token(t) => {
+                if !streaming.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    print!("  … ");
+                }
+                print!("{}", t.replace('\n', " "));
+                let _ = std::io::stdout().flush();
+            }
             Event::Step(s) => println!("{}", step_text(s)),
             Event::Calling { step, server, tool, .. } => eprintln!("sagedeck: step {step}: calling {server}/{tool}"),
             Event::End(end) => match (&end.answer, end.stop) {
@@ -97,7 +109,7 @@ pub fn printer(json: bool) -> OnEvent {
                     end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
                 ),
             },
-            Event::StepStarted(_) | Event::Token(_) => {}
+            Event::StepStarted(_) => {}
         }
     })
 }

@@ -225,12 +225,16 @@ async fn agent_demo_runs_offline_on_the_embedded_sandbox() {
         &[
             "agent",
             "--demo",
+            "--stream",
             "Score the churn of a customer with 4 support calls, 2 tenure years, 1 late payment, 0.8 monthly charges",
         ],
     )
     .await;
     expect(&r, 0, "call sagedeck-demo/score_churn");
     assert!(r.stdout.contains("answer: According to score_churn"), "{}", r.stdout);
+    // Streamed tokens are printed as they arrive, before each step's summary.
+    assert!(r.stdout.contains("  … {   \"tool\": \"score_churn\""), "{}", r.stdout);
+    assert!(r.stdout.contains("  … According to score_churn"), "{}", r.stdout);
 }
 
 #[tokio::test]
