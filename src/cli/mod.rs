@@ -1,6 +1,8 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
 
+pub mod agent_cmd;
+pub mod agent_view;
 pub mod alarms_cmd;
 pub mod audit_cmd;
 pub mod autoscaling_change;
@@ -50,7 +52,11 @@ pub const EXIT_PROMOTION: i32 = 7;
 /// Exit code: `autoscaling --check` / `--check-request` found something wrong.
 pub const EXIT_CHECK_FAILED: i32 = 8;
 
-const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held), 8 autoscaling --check/--check-request found problems.";
+/// Exit code: an agent run stopped without a final answer (max steps, token budget, deadline,
+/// retries, denied, LLM error, cancelled).
+pub const EXIT_NO_ANSWER: i32 = 9;
+
+const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held), 8 autoscaling --check/--check-request found problems, 9 agent stopped without a final answer.";
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
 #[derive(Debug, Parser)]
@@ -194,6 +200,8 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
         Command::Mcp(_) => Some("mcp serve"),
+        // Its LLM calls invoke an endpoint and its tool calls may change things.
+        Command::Agent(a) if a.runs() => Some("agent"),
         _ => None,
     }
 }
@@ -267,6 +275,8 @@ pub enum Command {
     Tools(mcp_cmd::ToolsArgs),
     /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
     Mcp(serve_cmd::McpArgs),
+    /// An LLM on a SageMaker endpoint answering a question with the tools of MCP servers.
+    Agent(agent_cmd::AgentArgs),
 }
 
 /// Prints a classified error on one line and returns its exit code.
@@ -331,6 +341,7 @@ pub fn run(cli: Cli) -> i32 {
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
             },
             Some(Command::Mcp(args)) => serve_cmd::run_mcp(&g, args).await,
+            Some(Command::Agent(args)) => agent_cmd::run(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })

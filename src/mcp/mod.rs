@@ -2,6 +2,7 @@
 //! HTTP+SSE), the registry of servers (`mcpServers` JSON), and `sagedeck mcp serve`, which
 //! serves SageMaker endpoints as MCP tools through the fleet layer.
 
+pub mod agent;
 pub mod call;
 pub mod client;
 pub mod connect;

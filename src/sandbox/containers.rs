@@ -1,10 +1,11 @@
 //! Simulated model containers, chosen by image (or `SAGEDECK_CONTAINER`): a Hugging Face text
-//! classifier, a TGI-style text generator, an XGBoost-style CSV scorer and an image classifier.
+//! classifier, a TGI-style text generator (a tool-calling model, see `llm`), an XGBoost-style CSV scorer and an image classifier.
 //! Each answers deterministically for a given input, refuses content types it does not serve with
 //! the status a real serving stack gives, and reports how much work the request was.
 
 use std::hash::{Hash, Hasher};
 
+use super::llm::LlmFault;
 use super::state::Container;
 
 /// What a container does with a request.
@@ -64,32 +65,6 @@ const IMAGE_LABELS: [&str; 8] = [
     "sunflower",
     "container ship",
     "pizza",
-];
-const WORDS: [&str; 24] = [
-    "the",
-    "endpoint",
-    "model",
-    "responds",
-    "quickly",
-    "and",
-    "traffic",
-    "shifts",
-    "to",
-    "canary",
-    "while",
-    "latency",
-    "stays",
-    "within",
-    "budget",
-    "so",
-    "operators",
-    "can",
-    "sleep",
-    "tonight",
-    "because",
-    "tools",
-    "answer",
-    "well",
 ];
 
 fn hash_of(data: &[u8]) -> u64 {
@@ -200,6 +175,17 @@ impl ContainerKind {
 
     /// Runs one request through the container.
     pub fn invoke(self, content_type: &str, accept: Option<&str>, body: &[u8]) -> Result<Reply, ContainerError> {
+        self.invoke_with(content_type, accept, body, None)
+    }
+
+    /// Runs one request through the container, with an injected model fault (generators only).
+    pub fn invoke_with(
+        self,
+        content_type: &str,
+        accept: Option<&str>,
+        body: &[u8],
+        fault: Option<LlmFault>,
+    ) -> Result<Reply, ContainerError> {
         let ct = base_type(content_type);
         match self {
             ContainerKind::Classifier => {
@@ -235,19 +221,18 @@ impl ContainerKind {
                 })
             }
             ContainerKind::Generator => {
-                let tokens = generate_tokens(&ct, body)?;
-                let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| {
+                tgi_content_type(&ct)?;
+                let out_ct = accepts(accept, &["application/json", "text/event-stream"]).ok_or_else(|| {
                     err(
                         406,
                         format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
                     )
                 })?;
-                let text: String = tokens.concat();
-                let out = serde_json::json!([{ "generated_text": text }]);
+                let (body, work) = super::llm::invoke(body, fault)?;
                 Ok(Reply {
-                    body: serde_json::to_vec(&out).unwrap_or_default(),
+                    body,
                     content_type: out_ct,
-                    work: 1.0 + tokens.len() as f64 * 0.5,
+                    work,
                 })
             }
             ContainerKind::CsvScorer => {
@@ -332,69 +317,24 @@ impl ContainerKind {
         content_type: &str,
         accept: Option<&str>,
         body: &[u8],
+        fault: Option<LlmFault>,
     ) -> Result<Vec<Vec<u8>>, ContainerError> {
         if self != ContainerKind::Generator {
             return self.invoke(content_type, accept, body).map(|r| vec![r.body]);
         }
-        let tokens = generate_tokens(&base_type(content_type), body)?;
-        let total = tokens.len();
-        let mut text = String::new();
-        Ok(tokens
-            .iter()
-            .enumerate()
-            .map(|(i, tok)| {
-                text.push_str(tok);
-                let last = i + 1 == total;
-                let ev = serde_json::json!({
-                    "token": {"id": 1000 + i, "text": tok, "logprob": -0.25, "special": false},
-                    "generated_text": if last { serde_json::Value::String(text.clone()) } else { serde_json::Value::Null },
-                    "details": serde_json::Value::Null,
-                });
-                format!("data:{ev}\n\n").into_bytes()
-            })
-            .collect())
+        tgi_content_type(&base_type(content_type))?;
+        super::llm::invoke_stream(body, fault)
     }
 }
 
-fn generate_tokens(ct: &str, body: &[u8]) -> Result<Vec<String>, ContainerError> {
+fn tgi_content_type(ct: &str) -> Result<(), ContainerError> {
     if ct != "application/json" {
         return Err(err(
             415,
             format!("Content type {ct} is not supported by TGI; send application/json"),
         ));
     }
-    let req = parse_json_request(body)?;
-    let max = req
-        .pointer("/parameters/max_new_tokens")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(20);
-    if max == 0 || max > 4096 {
-        return Err(err(
-            422,
-            format!(
-                r#"{{"error": "`max_new_tokens` must be strictly positive and at most 4096 (got {max})", "error_type": "validation"}}"#
-            ),
-        ));
-    }
-    let temperature = req
-        .pointer("/parameters/temperature")
-        .and_then(|v| v.as_f64())
-        .unwrap_or(1.0);
-    if temperature <= 0.0 {
-        return Err(err(
-            422,
-            r#"{"error": "`temperature` must be strictly positive", "error_type": "validation"}"#,
-        ));
-    }
-    let mut seed = hash_of(req["inputs"].to_string().as_bytes()) ^ temperature.to_bits();
-    Ok((0..max.min(512))
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            format!(" {}", WORDS[(seed % WORDS.len() as u64) as usize])
-        })
-        .collect())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -443,7 +383,7 @@ mod tests {
     fn generator_streams_tokens_that_add_up() {
         let body = br#"{"inputs": "hi", "parameters": {"max_new_tokens": 5}}"#;
         let parts = ContainerKind::Generator
-            .invoke_stream("application/json", None, body)
+            .invoke_stream("application/json", None, body, None)
             .unwrap();
         assert_eq!(parts.len(), 5);
         let whole = ContainerKind::Generator.invoke("application/json", None, body).unwrap();

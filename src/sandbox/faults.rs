@@ -49,6 +49,21 @@ pub enum FaultKind {
         #[serde(default)]
         message: Option<String>,
     },
+    /// A TGI-style container's tool call comes back cut short (malformed JSON).
+    MalformedToolCall,
+    /// A TGI-style container's tool call names a tool that was not offered.
+    UnknownTool,
+}
+
+impl FaultKind {
+    /// The model fault this kind injects into a generator's answer, if it is one.
+    pub fn llm_fault(&self) -> Option<super::llm::LlmFault> {
+        match self {
+            FaultKind::MalformedToolCall => Some(super::llm::LlmFault::MalformedToolCall),
+            FaultKind::UnknownTool => Some(super::llm::LlmFault::UnknownTool),
+            _ => None,
+        }
+    }
 }
 
 /// One fault rule.
@@ -132,9 +147,11 @@ impl FaultSpec {
                 f.operation.get_or_insert_with(|| "UpdateEndpoint".to_string());
                 FaultKind::DeploymentFailure { message }
             }
+            Some("malformed_tool_call") | Some("malformed") => FaultKind::MalformedToolCall,
+            Some("unknown_tool") => FaultKind::UnknownTool,
             Some(other) => {
                 return Err(format!(
-                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token)"
+                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token, malformed_tool_call, unknown_tool)"
                 ));
             }
             None => return Err("fault spec needs kind=...".into()),
@@ -270,9 +287,12 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
             "ExpiredTokenException",
             "The security token included in the request is expired",
         ),
-        FaultKind::Slow { .. } | FaultKind::Hang | FaultKind::Drop | FaultKind::DeploymentFailure { .. } => {
-            return None;
-        }
+        FaultKind::Slow { .. }
+        | FaultKind::Hang
+        | FaultKind::Drop
+        | FaultKind::DeploymentFailure { .. }
+        | FaultKind::MalformedToolCall
+        | FaultKind::UnknownTool => return None,
     })
 }
 
@@ -340,6 +360,14 @@ mod tests {
         assert!(faults.take("InvokeEndpoint", Some("a"), None).is_some());
         assert!(faults.take("InvokeEndpoint", Some("a"), None).is_none());
         assert!(FaultSpec::parse_short("kind=nope").is_err());
+        let f = FaultSpec::parse_short("kind=malformed_tool_call,endpoint=llm").unwrap();
+        assert_eq!(
+            f.kind.llm_fault(),
+            Some(crate::sandbox::llm::LlmFault::MalformedToolCall)
+        );
+        let f = FaultSpec::parse_short("kind=unknown_tool").unwrap();
+        assert_eq!(f.kind.llm_fault(), Some(crate::sandbox::llm::LlmFault::UnknownTool));
+        assert_eq!(FaultKind::Throttle.llm_fault(), None);
         assert!(FaultSpec::parse_short("count=3").is_err());
     }
 

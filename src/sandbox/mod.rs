@@ -15,6 +15,7 @@ pub mod control_deploy;
 pub mod control_endpoints;
 pub mod faults;
 pub mod fleet;
+pub mod llm;
 pub mod logs;
 pub mod logs_api;
 pub mod logs_content;

@@ -12,6 +12,7 @@ use axum::response::Response;
 
 use super::containers::{ContainerError, Reply};
 use super::faults::{FaultKind, fault_error};
+use super::llm::LlmFault;
 use super::state::{EndpointStatus, World};
 use super::variant::{ModelAccess, VariantSim};
 use super::wire::{ApiError, Protocol, bytes_response};
@@ -55,6 +56,8 @@ pub struct Outcome {
     pub forced_wait: f64,
     /// Injected transport fault (hang or drop).
     pub transport_fault: Option<FaultKind>,
+    /// Injected model fault (a generator's malformed or unknown tool call).
+    pub llm_fault: Option<LlmFault>,
 }
 
 impl Outcome {
@@ -66,6 +69,7 @@ impl Outcome {
             model_wait: 0.0,
             forced_wait: 0.0,
             transport_fault: None,
+            llm_fault: None,
         }
     }
 }
@@ -154,6 +158,7 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         model_wait: 0.0,
         forced_wait: 0.0,
         transport_fault: None,
+        llm_fault: None,
     };
     let op = if req.stream {
         "InvokeEndpointWithResponseStream"
@@ -167,6 +172,7 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
             None
         }
     });
+    out.llm_fault = fault.as_ref().and_then(FaultKind::llm_fault);
     match &fault {
         Some(kind @ (FaultKind::Hang | FaultKind::Drop)) => out.transport_fault = Some(kind.clone()),
         // A slow container: the delay is waited and shows in ModelLatency too.
@@ -219,16 +225,19 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
             }
         }
     }
-    let reply = sim.kind.invoke(req.content_type, req.accept, req.body).and_then(|r| {
-        if sim.draw_error() {
-            Err(ContainerError {
-                status: 500,
-                message: "Internal Server Error: worker died while handling the request".into(),
-            })
-        } else {
-            Ok(r)
-        }
-    });
+    let reply = sim
+        .kind
+        .invoke_with(req.content_type, req.accept, req.body, out.llm_fault)
+        .and_then(|r| {
+            if sim.draw_error() {
+                Err(ContainerError {
+                    status: 500,
+                    message: "Internal Server Error: worker died while handling the request".into(),
+                })
+            } else {
+                Ok(r)
+            }
+        });
     let work = reply.as_ref().map(|r| r.work).unwrap_or(0.3);
     let latency_us = sim.draw_model_latency_us(work) * sim.load_factor(now);
     out.model_wait = latency_us / 1e6;
@@ -399,7 +408,10 @@ pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &Hea
         let parts = outcome
             .sim
             .as_ref()
-            .map(|s| s.kind.invoke_stream(req.content_type, req.accept, req.body))
+            .map(|s| {
+                s.kind
+                    .invoke_stream(req.content_type, req.accept, req.body, outcome.llm_fault)
+            })
             .unwrap_or_else(|| Ok(Vec::new()));
         if outcome.forced_wait > 0.0 {
             tokio::time::sleep(Duration::from_secs_f64(outcome.forced_wait)).await;

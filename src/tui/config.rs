@@ -34,6 +34,25 @@ pub struct Settings {
     pub metrics_refresh_seconds: Option<u64>,
     /// Capture the mouse.
     pub mouse: Option<bool>,
+    /// Defaults of `sagedeck agent` (`[agent]`, `[profiles.NAME.agent]`).
+    pub agent: Option<AgentDefaults>,
+}
+
+/// Defaults of `sagedeck agent`; flags win.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentDefaults {
+    /// LLM endpoint.
+    pub llm: Option<String>,
+    /// Request shape: `messages` or `generate`.
+    pub shape: Option<String>,
+    /// Chat template: `chatml`, `llama3`, `mistral` or a tokenizer_config.json path.
+    pub template: Option<String>,
+    /// MCP servers (registry names).
+    #[serde(default)]
+    pub servers: Vec<String>,
+    /// Approval mode: `auto`, `ask` or `never`.
+    pub approve: Option<String>,
 }
 
 /// The whole file.
@@ -119,6 +138,7 @@ impl ConfigFile {
             s.refresh_seconds = p.refresh_seconds.or(s.refresh_seconds);
             s.metrics_refresh_seconds = p.metrics_refresh_seconds.or(s.metrics_refresh_seconds);
             s.mouse = p.mouse.or(s.mouse);
+            s.agent = p.agent.clone().or(s.agent);
         }
         s
     }

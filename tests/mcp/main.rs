@@ -8,6 +8,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agent;
+mod agent_cli;
+mod agent_parse;
 mod cli;
 mod everything;
 mod faults;

@@ -10,7 +10,8 @@ use serde_json::json;
 use crate::peers::{python, radio_http, radio_script, setup};
 use crate::{args, stdio_entry, timing, url_entry, wait_gone};
 
-async fn radio_stdio() -> ServerEntry {
+/// The Radio Station over stdio, as a registry entry named `radio`.
+pub async fn radio_stdio() -> ServerEntry {
     let py = setup(python).await;
     stdio_entry(
         "radio",

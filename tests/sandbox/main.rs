@@ -18,6 +18,7 @@ mod deployments;
 mod faults;
 mod form_decoding;
 mod front_door;
+mod llm;
 mod logs;
 mod mme;
 mod runtime;

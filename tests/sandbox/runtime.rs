@@ -202,7 +202,7 @@ async fn other_containers_answer_in_their_own_formats() {
         .endpoint_name("llm-tgi-chat")
         .content_type("application/json")
         .body(Blob::new(
-            r#"{"inputs": "hello", "parameters": {"max_new_tokens": 7, "temperature": 0.7}}"#,
+            r#"{"inputs": "hello", "parameters": {"max_new_tokens": 7, "temperature": 0.7, "return_full_text": false}}"#,
         ))
         .send()
         .await
@@ -220,7 +220,7 @@ async fn response_stream_delivers_one_payload_part_per_token() {
         .endpoint_name("llm-tgi-chat")
         .content_type("application/json")
         .body(Blob::new(
-            r#"{"inputs": "hello", "parameters": {"max_new_tokens": 12}}"#,
+            r#"{"inputs": "hello", "parameters": {"max_new_tokens": 12, "return_full_text": false}}"#,
         ))
         .send()
         .await
@@ -233,8 +233,8 @@ async fn response_stream_delivers_one_payload_part_per_token() {
         }
     }
     assert_eq!(parts.len(), 12);
-    assert!(parts.iter().all(|p| p.starts_with("data:{")));
-    let last: serde_json::Value = serde_json::from_str(parts[11].trim_start_matches("data:").trim()).unwrap();
+    assert!(parts.iter().all(|p| p.starts_with("data: {")));
+    let last: serde_json::Value = serde_json::from_str(parts[11].trim_start_matches("data: ").trim()).unwrap();
     assert_eq!(last["generated_text"].as_str().unwrap().split_whitespace().count(), 12);
 }
 

@@ -1,0 +1,135 @@
+//! What `sagedeck agent` prints: each step in a line or two as it finishes, the final answer or why
+//! the run stopped, a replayed transcript, and the approval question asked on the terminal.
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::mcp::agent::run::{Event, OnEvent};
+use crate::mcp::agent::{ApprovalRequest, Decision, Step, Stop, Transcript};
+
+/// Asks on the terminal: y approves, e edits the arguments (a JSON line), anything else denies.
+pub fn ask_terminal(req: ApprovalRequest) -> Decision {
+    let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+        eprintln!(
+            "sagedeck: step {}: {} needs approval ({}) and there is no terminal to ask: denied (use --approve auto to allow)",
+            req.step, req.tool, req.why
+        );
+        return Decision::Deny;
+    };
+    let mut out = &tty;
+    let mut lines = std::io::BufReader::new(&tty).lines();
+    let _ = write!(
+        out,
+        "step {}: call {}/{} {} ? ({}) [y]es / [n]o / [e]dit: ",
+        req.step, req.server, req.tool, req.arguments, req.why
+    );
+    let _ = out.flush();
+    match lines.next().and_then(Result::ok).as_deref().map(str::trim) {
+        Some("y") | Some("yes") => Decision::Approve,
+        Some("e") | Some("edit") => {
+            let _ = write!(out, "arguments (one JSON object): ");
+            let _ = out.flush();
+            match lines
+                .next()
+                .and_then(Result::ok)
+                .map(|l| serde_json::from_str::<Value>(&l))
+            {
+                Some(Ok(v)) if v.is_object() => Decision::Edit(v),
+                _ => {
+                    let _ = writeln!(out, "not a JSON object: denied");
+                    Decision::Deny
+                }
+            }
+        }
+        _ => Decision::Deny,
+    }
+}
+
+/// One step in one or two lines.
+pub fn step_text(s: &Step) -> String {
+    let mut out = format!("step {}  llm {:.1} ms", s.step, s.llm_ms);
+    if let Some(v) = &s.invoked_variant {
+        out.push_str(&format!(" ({v})"));
+    }
+    if let (Some(i), Some(o)) = (s.tokens_in, s.tokens_out) {
+        out.push_str(&format!("  tokens {i}→{o}"));
+    } else if let Some(o) = s.tokens_out {
+        out.push_str(&format!("  tokens →{o}"));
+    }
+    out.push_str(&format!("  own {:.2} ms", s.own_ms));
+    if let Some(t) = &s.tool {
+        let result: String = t.result.chars().take(160).collect();
+        let mark = if t.is_error { "isError " } else { "" };
+        out.push_str(&format!(
+            "\n  call {}/{} {}  tool {:.1} ms → {mark}{}",
+            t.server,
+            t.tool,
+            t.arguments,
+            t.ms,
+            result.replace('\n', " ")
+        ));
+    }
+    if let Some(a) = &s.approval {
+        out.push_str(&format!("\n  approval: {a}"));
+    }
+    if let Some(p) = &s.problem {
+        out.push_str(&format!("\n  ! {p} (sent back to the model)"));
+    }
+    out
+}
+
+/// Prints events as they happen (nothing with `--json`); streamed tokens as they arrive, on a
+/// line before the step's summary.
+pub fn printer(json: bool) -> OnEvent {
+    let streaming = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    Arc::new(move |e: &Event| {
+        if json {
+            return;
+        }
+        if !matches!(e, Event::Token(_)) && streaming.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            println!();
+        }
+        match e {
+            Event::Token(t) => {
+                if !streaming.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    print!("  … ");
+                }
+                print!("{}", t.replace('\n', " "));
+                let _ = std::io::stdout().flush();
+            }
+            Event::Step(s) => println!("{}", step_text(s)),
+            Event::Calling { step, server, tool, .. } => eprintln!("sagedeck: step {step}: calling {server}/{tool}"),
+            Event::End(end) => match (&end.answer, end.stop) {
+                (Some(a), Stop::FinalAnswer) => println!("answer: {a}"),
+                _ => println!(
+                    "{}{}",
+                    end.stop.describe(),
+                    end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
+                ),
+            },
+            Event::StepStarted(_) => {}
+        }
+    })
+}
+
+/// Prints a saved run.
+pub fn show(t: &Transcript) {
+    println!(
+        "run {} on {} ({}{}), servers {}",
+        t.header.run_id,
+        t.header.llm,
+        t.header.shape,
+        t.header.template.as_ref().map(|x| format!("/{x}")).unwrap_or_default(),
+        t.header.servers.join(", ")
+    );
+    println!("question: {}", t.header.question);
+    let p = printer(false);
+    for s in &t.steps {
+        p(&Event::Step(Box::new(s.clone())));
+    }
+    if let Some(e) = &t.end {
+        p(&Event::End(e.clone()));
+    }
+}
