@@ -1,8 +1,6 @@
 //! The `sagedeck` binary.
 
-use clap::Parser;
-
 fn main() {
-    let cli = sagedeck::cli::Cli::parse();
+    let cli = sagedeck::cli::parse();
     std::process::exit(sagedeck::cli::run(cli));
 }

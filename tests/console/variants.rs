@@ -568,3 +568,15 @@ fn small_terminals_and_empty_states_draw_without_panicking() {
     assert!(s.contains("no invocations in the metrics window yet"), "{s}");
     assert!(s.contains("no metrics for this variant yet"), "{s}");
 }
+
+#[test]
+fn latency_figures_name_their_complete_period_and_its_sample_count() {
+    let mut d = data();
+    if let Some(m) = d.fleet_metrics.as_mut() {
+        m.variants[0].summary.latest_period_start = Some(1_700_000_820.0);
+        m.variants[0].summary.latest_samples = Some(11.0);
+    }
+    let mut app = app_with(d);
+    let text = screen(&mut app);
+    assert!(text.contains("latest period 22:27 (11 samples)"), "{text}");
+}

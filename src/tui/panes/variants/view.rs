@@ -312,6 +312,16 @@ impl VariantsPane {
             first.push(Span::styled("  image ", muted));
             first.push(Span::styled(short.to_string(), fg));
         }
+        // The latency figures describe the last complete period: say which, and on how many
+        // samples (a thin period is no basis for a judgement).
+        if let Some((Some(at), Some(n))) = data
+            .summary(&e.name, &v.name)
+            .map(|s| (s.latest_period_start, s.latest_samples))
+        {
+            let clock: String = crate::format::time_text(at).chars().skip(11).collect();
+            first.push(Span::styled("  latest period ", muted));
+            first.push(Span::styled(format!("{clock} ({n:.0} samples)"), fg));
+        }
         let mut second = vec![Span::raw(" ")];
         match data.summary(&e.name, &v.name) {
             Some(s) => {
