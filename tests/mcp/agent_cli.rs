@@ -149,7 +149,7 @@ async fn stopping_without_an_answer_is_exit_9_and_read_only_refuses_runs() {
 
     let help = run_cli(&sb, &["--help"]).await;
     assert!(
-        help.stdout.contains("8 agent stopped without a final answer"),
+        help.stdout.contains("9 agent stopped without a final answer"),
         "{}",
         help.stdout
     );
