@@ -1,6 +1,8 @@
 //! The `sagedeck` binary.
 
+use clap::Parser;
+
 fn main() {
-    let cli = sagedeck::cli::parse();
+    let cli = sagedeck::cli::Cli::parse();
     std::process::exit(sagedeck::cli::run(cli));
 }

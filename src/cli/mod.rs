@@ -279,46 +279,6 @@ pub enum Command {
     Agent(agent_cmd::AgentArgs),
 }
 
-/// The global flags that do not act on the sandbox's own commands (`sandbox`, `fault`): they
-/// talk to no AWS account, audit nothing and print what they print.
-const NOT_FOR_THE_SANDBOX: &[&str] = &[
-    "profile",
-    "region",
-    "endpoint_url",
-    "json",
-    "audit_file",
-    "read_only",
-    "reason",
-];
-
-/// The command line as clap sees it, each command showing in `--help` only the flags that act on
-/// it (the global AWS flags are hidden from `sandbox` and `fault`, which ignore them).
-pub fn command() -> clap::Command {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command();
-    cmd.build();
-    for name in ["sandbox", "fault"] {
-        let Some(sub) = cmd.find_subcommand_mut(name) else {
-            continue;
-        };
-        let mut taken = std::mem::take(sub);
-        for id in NOT_FOR_THE_SANDBOX {
-            if taken.get_arguments().any(|a| a.get_id() == id) {
-                taken = taken.mut_arg(*id, |a| a.hide(true));
-            }
-        }
-        *sub = taken;
-    }
-    cmd
-}
-
-/// Parses the process's arguments (exits with clap's message on a usage error or `--help`).
-pub fn parse() -> Cli {
-    use clap::FromArgMatches;
-    let matches = command().get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
-}
-
 /// Prints a classified error on one line and returns its exit code.
 pub fn report(e: &AwsError) -> i32 {
     eprintln!("sagedeck: {e}");
@@ -472,26 +432,6 @@ mod tests {
                 assert!(!has(sub, flag), "{} shows --{flag}", sub.get_name());
             }
         }
-    }
-
-    #[test]
-    fn the_sandbox_commands_hide_the_aws_flags_they_ignore() {
-        let mut cmd = command();
-        for name in ["sandbox", "fault"] {
-            let help = cmd.find_subcommand_mut(name).unwrap().render_help().to_string();
-            for flag in [
-                "--profile",
-                "--region",
-                "--endpoint-url",
-                "--audit-file",
-                "--read-only",
-                "--reason",
-            ] {
-                assert!(!help.contains(flag), "{name} --help shows {flag}:\n{help}");
-            }
-        }
-        let help = cmd.find_subcommand_mut("weights").unwrap().render_help().to_string();
-        assert!(help.contains("--profile") && help.contains("--read-only"), "{help}");
     }
 
     #[test]
