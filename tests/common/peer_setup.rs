@@ -74,3 +74,42 @@ pub fn build_atomically(peer: &str, dir: &Path, build: impl FnOnce(&Path), ready
     }
     eprintln!("{peer} installed at {} in {:?}", dir.display(), started.elapsed());
 }
+
+/// Whether the venv at `dir` imports `pins` at their versions (`probe` prints them, in order).
+fn venv_has(dir: &Path, pins: &[(&str, &str)], probe: &str) -> bool {
+    let want: Vec<&str> = pins.iter().map(|(_, v)| *v).collect();
+    std::process::Command::new(dir.join("bin/python"))
+        .args(["-c", probe])
+        .env("PYTHONNOUSERSITE", "1")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == want.join(" "))
+}
+
+/// A Python venv `<target>/NAME` with `pins` installed from PyPI, reused while `probe` (a
+/// script printing the installed versions, space-separated, in the order of `pins`) shows them;
+/// built in a private directory and renamed into place. Fails the test when it cannot be built.
+pub fn pinned_venv(name: &str, pins: &[(&str, &str)], probe: &str) -> PathBuf {
+    let dir = target_dir().join(name);
+    if venv_has(&dir, pins, probe) {
+        return dir;
+    }
+    std::fs::create_dir_all(target_dir()).expect("target dir");
+    let build = |tmp: &Path| {
+        run_step(
+            name,
+            "python3 -m venv",
+            std::process::Command::new("python3").args(["-m", "venv"]).arg(tmp),
+        );
+        let specs: Vec<String> = pins.iter().map(|(p, v)| format!("{p}=={v}")).collect();
+        run_step(
+            name,
+            "pip install",
+            std::process::Command::new(tmp.join("bin/python"))
+                .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input"])
+                .args(&specs)
+                .env("PYTHONNOUSERSITE", "1"),
+        );
+    };
+    build_atomically(name, &dir, build, |d| venv_has(d, pins, probe));
+    dir
+}

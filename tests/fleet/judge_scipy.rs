@@ -8,48 +8,15 @@ use std::sync::OnceLock;
 
 use sagedeck::aws::stats::{Method, hodges_lehmann, mann_whitney_u};
 
-use crate::common::peer_setup::{build_atomically, run_step, show, target_dir};
+use crate::common::peer_setup::{pinned_venv, show};
 
 const PINS: [(&str, &str); 2] = [("numpy", "2.4.6"), ("scipy", "1.17.1")];
-
-fn venv_ready(dir: &Path) -> bool {
-    let want = PINS.map(|(_, v)| v).join(" ");
-    std::process::Command::new(dir.join("bin/python"))
-        .args(["-c", "import numpy, scipy; print(numpy.__version__, scipy.__version__)"])
-        .env("PYTHONNOUSERSITE", "1")
-        .output()
-        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == want)
-}
 
 fn scipy_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| {
-        let dir = target_dir().join("scipy-venv");
-        if !venv_ready(&dir) {
-            std::fs::create_dir_all(target_dir()).expect("target dir");
-            build_atomically(
-                "scipy venv",
-                &dir,
-                |tmp| {
-                    run_step(
-                        "scipy venv",
-                        "python3 -m venv",
-                        std::process::Command::new("python3").args(["-m", "venv"]).arg(tmp),
-                    );
-                    let pins: Vec<String> = PINS.iter().map(|(p, v)| format!("{p}=={v}")).collect();
-                    run_step(
-                        "scipy venv",
-                        "pip install",
-                        std::process::Command::new(tmp.join("bin/python"))
-                            .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input"])
-                            .args(&pins)
-                            .env("PYTHONNOUSERSITE", "1"),
-                    );
-                },
-                venv_ready,
-            );
-        }
-        dir
+        let probe = "import numpy, scipy; print(numpy.__version__, scipy.__version__)";
+        pinned_venv("scipy-venv", &PINS, probe)
     })
 }
 

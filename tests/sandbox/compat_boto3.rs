@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Command;
 
-use crate::common::peer_setup::{build_atomically, run_step, show, target_dir};
+use crate::common::peer_setup::{pinned_venv, show};
 
 /// Pinned, checked together: awscli 1.46 vendors its own botocore (1.43.62), boto3 uses 1.44.8.
 const PINS: [(&str, &str); 3] = [("boto3", "1.44.8"), ("botocore", "1.44.8"), ("awscli", "1.46.3")];
@@ -25,52 +25,13 @@ const PROCESS_DEADLINE: Duration = Duration::from_secs(180);
 
 // ---- the virtualenv ------------------------------------------------------------------------------
 
-/// Whether the venv at `dir` imports the pinned versions.
-fn venv_has_pins(dir: &Path) -> bool {
-    let probe = "import boto3, botocore, awscli; print(boto3.__version__, botocore.__version__, awscli.__version__)";
-    let want = PINS.map(|(_, v)| v).join(" ");
-    std::process::Command::new(dir.join("bin/python"))
-        .args(["-c", probe])
-        .env("PYTHONNOUSERSITE", "1")
-        .output()
-        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == want)
-}
-
-/// Builds the venv with the pinned versions (in a private directory renamed into place).
-fn create_venv(dir: &Path) {
-    build_atomically(
-        "compat venv",
-        dir,
-        |tmp| {
-            run_step(
-                "compat venv",
-                "python3 -m venv",
-                std::process::Command::new("python3").args(["-m", "venv"]).arg(tmp),
-            );
-            let pins: Vec<String> = PINS.iter().map(|(p, v)| format!("{p}=={v}")).collect();
-            run_step(
-                "compat venv",
-                "pip install",
-                std::process::Command::new(tmp.join("bin/python"))
-                    .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input"])
-                    .args(&pins)
-                    .env("PYTHONNOUSERSITE", "1"),
-            );
-        },
-        venv_has_pins,
-    );
-}
-
 /// The venv (created once per process, reused across runs while it has the pinned versions).
 fn venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| {
-        let dir = target_dir().join("compat-venv");
-        if !venv_has_pins(&dir) {
-            std::fs::create_dir_all(target_dir()).expect("target dir");
-            create_venv(&dir);
-        }
-        dir
+        let probe =
+            "import boto3, botocore, awscli; print(boto3.__version__, botocore.__version__, awscli.__version__)";
+        pinned_venv("compat-venv", &PINS, probe)
     })
 }
 
