@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod peer_setup;
+pub mod tmux;
 pub mod tui;
 
 use std::path::Path;
