@@ -119,6 +119,9 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
 /// `sagedeck demo`: the sandbox's options and the console's.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
+    /// What acts on the demo of the AWS options.
+    #[command(flatten)]
+    pub guard: super::DemoGuardArgs,
     /// The embedded sandbox.
     #[command(flatten)]
     pub sandbox: SandboxArgs,

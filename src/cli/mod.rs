@@ -73,36 +73,131 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Options every command takes, with the AWS CLI's names.
+impl Cli {
+    /// The AWS options the command runs with: those given before the subcommand, overridden
+    /// by those given after it.
+    pub fn options(&self) -> GlobalArgs {
+        let outer = self.global.clone();
+        match &self.command {
+            Some(Command::Demo(d)) => outer.with_demo(&d.guard),
+            Some(c) => match c.aws() {
+                Some(inner) => outer.with(inner),
+                None => outer,
+            },
+            None => outer,
+        }
+    }
+}
+
+/// Declares the options the AWS-facing commands take (the AWS CLI's names), twice from one
+/// list: [`GlobalArgs`], given before any subcommand (`sagedeck --profile p endpoints`), and
+/// [`CommandArgs`], given after one and inherited by its own subcommands (`sagedeck tools call
+/// --profile p`). Commands they do not act on (`sandbox`, `fault`) do not show them.
+macro_rules! aws_args {
+    ($(#[$meta:meta])* $name:ident, global = $global:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Args, Clone, Default)]
+        pub struct $name {
+            /// Named AWS profile (default: AWS_PROFILE, then `default`).
+            #[arg(long, global = $global)]
+            pub profile: Option<String>,
+            /// AWS region (default: AWS_REGION, then the profile's).
+            #[arg(long, global = $global)]
+            pub region: Option<String>,
+            /// Endpoint URL for every service (default: AWS_ENDPOINT_URL).
+            #[arg(long, global = $global)]
+            pub endpoint_url: Option<String>,
+            /// Print JSON instead of tables.
+            #[arg(long, global = $global)]
+            pub json: bool,
+            /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
+            /// ~/.local/state/sagedeck/audit.jsonl).
+            #[arg(long, global = $global, value_name = "PATH")]
+            pub audit_file: Option<PathBuf>,
+            /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, autoscaling
+            /// changes, mcp serve) in the console and the CLI.
+            #[arg(long, global = $global)]
+            pub read_only: bool,
+            /// Why: written to the audit log with the mutation (in the console, with every change
+            /// of the session; `:reason` changes it).
+            #[arg(long, global = $global)]
+            pub reason: Option<String>,
+        }
+    };
+}
+
+aws_args!(
+    /// Options of the console and of every AWS-facing command, given before the subcommand;
+    /// also the merged options a command runs with ([`GlobalArgs::with`]).
+    GlobalArgs,
+    global = false
+);
+
+aws_args!(
+    /// The same options given after an AWS-facing subcommand (see [`On`]).
+    CommandArgs,
+    global = true
+);
+
+/// An AWS-facing subcommand's own arguments with the AWS options after its name.
+#[derive(Debug, Args)]
+pub struct On<T: Args> {
+    /// The AWS options given after the subcommand's name.
+    #[command(flatten)]
+    pub aws: CommandArgs,
+    /// The subcommand's own arguments.
+    #[command(flatten)]
+    pub args: T,
+}
+
+impl<T: Args> std::ops::Deref for On<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.args
+    }
+}
+
+/// What acts on the demo of the AWS options: the audit log, read-only and the reason (the
+/// demo's AWS is its embedded sandbox).
 #[derive(Debug, Args, Clone, Default)]
-pub struct GlobalArgs {
-    /// Named AWS profile (default: AWS_PROFILE, then `default`).
-    #[arg(long, global = true)]
-    pub profile: Option<String>,
-    /// AWS region (default: AWS_REGION, then the profile's).
-    #[arg(long, global = true)]
-    pub region: Option<String>,
-    /// Endpoint URL for every service (default: AWS_ENDPOINT_URL).
-    #[arg(long, global = true)]
-    pub endpoint_url: Option<String>,
-    /// Print JSON instead of tables.
-    #[arg(long, global = true)]
-    pub json: bool,
+pub struct DemoGuardArgs {
     /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
     /// ~/.local/state/sagedeck/audit.jsonl).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub audit_file: Option<PathBuf>,
-    /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, autoscaling
-    /// changes, mcp serve) in the console and the CLI.
-    #[arg(long, global = true)]
+    /// Refuse every mutation in the demo's console.
+    #[arg(long)]
     pub read_only: bool,
-    /// Why: written to the audit log with the mutation (in the console, with every change of
-    /// the session; `:reason` changes it).
-    #[arg(long, global = true)]
+    /// Why: written to the audit log with every change of the session.
+    #[arg(long)]
     pub reason: Option<String>,
 }
 
 impl GlobalArgs {
+    /// These options, each one given after the subcommand (`inner`) taking the place of the
+    /// one given before it.
+    pub fn with(self, inner: &CommandArgs) -> GlobalArgs {
+        GlobalArgs {
+            profile: inner.profile.clone().or(self.profile),
+            region: inner.region.clone().or(self.region),
+            endpoint_url: inner.endpoint_url.clone().or(self.endpoint_url),
+            json: inner.json || self.json,
+            audit_file: inner.audit_file.clone().or(self.audit_file),
+            read_only: inner.read_only || self.read_only,
+            reason: inner.reason.clone().or(self.reason),
+        }
+    }
+
+    /// These options with the demo's own (`sagedeck demo --read-only`).
+    pub fn with_demo(self, demo: &DemoGuardArgs) -> GlobalArgs {
+        GlobalArgs {
+            audit_file: demo.audit_file.clone().or(self.audit_file),
+            read_only: demo.read_only || self.read_only,
+            reason: demo.reason.clone().or(self.reason),
+            ..self
+        }
+    }
+
     /// The fleet-layer options these arguments describe.
     pub fn aws_options(&self) -> AwsOptions {
         AwsOptions {
@@ -242,41 +337,66 @@ pub enum Command {
     /// Inject, list or clear faults in a running sandbox.
     Fault(sandbox_cmd::FaultArgs),
     /// List every endpoint with its variants, instances, autoscaling and status.
-    Endpoints(endpoints_cmd::EndpointsArgs),
+    Endpoints(On<endpoints_cmd::EndpointsArgs>),
     /// Describe one endpoint: endpoint, config, models, autoscaling policies and activities.
-    Describe(endpoints_cmd::DescribeArgs),
+    Describe(On<endpoints_cmd::DescribeArgs>),
     /// Show an endpoint's variant weights, or change them (`--set VARIANT=WEIGHT`).
-    Weights(weights_cmd::WeightsArgs),
+    Weights(On<weights_cmd::WeightsArgs>),
     /// Invoke an endpoint once, or `--repeat N` times with percentiles.
-    Invoke(invoke_cmd::InvokeArgs),
+    Invoke(On<invoke_cmd::InvokeArgs>),
     /// List a multi-model endpoint's model catalog (its S3 prefix).
-    Models(models_cmd::ModelsArgs),
+    Models(On<models_cmd::ModelsArgs>),
     /// Prewarm multi-model endpoint models with one warm-up invocation each.
-    Prewarm(models_cmd::PrewarmArgs),
+    Prewarm(On<models_cmd::PrewarmArgs>),
     /// Latency, invocations and errors of an endpoint's variants from CloudWatch.
-    Metrics(metrics_cmd::MetricsArgs),
+    Metrics(On<metrics_cmd::MetricsArgs>),
     /// Container logs of an endpoint from CloudWatch Logs (`--follow`, `--filter PATTERN`).
-    Logs(logs_cmd::LogsArgs),
+    Logs(On<logs_cmd::LogsArgs>),
     /// What changed on an endpoint, merged by time: status and deployments, audited changes,
     /// scaling activities (`--since 6h`).
-    Timeline(timeline_cmd::TimelineArgs),
+    Timeline(On<timeline_cmd::TimelineArgs>),
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
-    Promote(promote_cmd::PromoteArgs),
+    Promote(On<promote_cmd::PromoteArgs>),
     /// The audit log of mutations (`--since 1h`, `--json`).
-    Audit(audit_cmd::AuditArgs),
+    Audit(On<audit_cmd::AuditArgs>),
     /// The CloudWatch alarms that watch an endpoint (by its EndpointName dimension, and
     /// composite alarms over them), with their states.
-    Alarms(alarms_cmd::AlarmsArgs),
+    Alarms(On<alarms_cmd::AlarmsArgs>),
     /// Scalable targets, policies and recent scaling activities of an endpoint; `--check` lints
     /// them, `--check-request FILE.json` lints a PutScalingPolicy request before it is sent.
-    Autoscaling(autoscaling_cmd::AutoscalingArgs),
+    Autoscaling(On<autoscaling_cmd::AutoscalingArgs>),
     /// List and call the tools of MCP servers (mcpServers registry).
-    Tools(mcp_cmd::ToolsArgs),
+    Tools(On<mcp_cmd::ToolsArgs>),
     /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
-    Mcp(serve_cmd::McpArgs),
+    Mcp(On<serve_cmd::McpArgs>),
     /// An LLM on a SageMaker endpoint answering a question with the tools of MCP servers.
-    Agent(agent_cmd::AgentArgs),
+    Agent(On<agent_cmd::AgentArgs>),
+}
+
+impl Command {
+    /// The AWS options given after the subcommand's name, for the commands that take them.
+    pub fn aws(&self) -> Option<&CommandArgs> {
+        match self {
+            Command::Endpoints(c) => Some(&c.aws),
+            Command::Describe(c) => Some(&c.aws),
+            Command::Weights(c) => Some(&c.aws),
+            Command::Invoke(c) => Some(&c.aws),
+            Command::Models(c) => Some(&c.aws),
+            Command::Prewarm(c) => Some(&c.aws),
+            Command::Metrics(c) => Some(&c.aws),
+            Command::Logs(c) => Some(&c.aws),
+            Command::Timeline(c) => Some(&c.aws),
+            Command::Promote(c) => Some(&c.aws),
+            Command::Audit(c) => Some(&c.aws),
+            Command::Alarms(c) => Some(&c.aws),
+            Command::Autoscaling(c) => Some(&c.aws),
+            Command::Tools(c) => Some(&c.aws),
+            Command::Mcp(c) => Some(&c.aws),
+            Command::Agent(c) => Some(&c.aws),
+            Command::Demo(_) | Command::Sandbox(_) | Command::Fault(_) => None,
+        }
+    }
 }
 
 /// Prints a classified error on one line and returns its exit code.
@@ -309,7 +429,7 @@ pub fn run(cli: Cli) -> i32 {
             return EXIT_AWS;
         }
     };
-    let g = cli.global;
+    let g = cli.options();
     let console = cli.console;
     // The console and the demo read the config themselves (an unreadable file makes them
     // read-only with a lasting error).
@@ -323,25 +443,25 @@ pub fn run(cli: Cli) -> i32 {
             Some(Command::Demo(args)) => console_cmd::run_demo(&g, &console, args).await,
             Some(Command::Sandbox(args)) => sandbox_cmd::run_sandbox(args, false).await,
             Some(Command::Fault(args)) => sandbox_cmd::run_fault(args).await,
-            Some(Command::Endpoints(args)) => endpoints_cmd::run_endpoints(&g, args).await,
-            Some(Command::Describe(args)) => endpoints_cmd::run_describe(&g, args).await,
-            Some(Command::Autoscaling(args)) => autoscaling_cmd::run(&g, args).await,
-            Some(Command::Weights(args)) => weights_cmd::run(&g, args).await,
-            Some(Command::Invoke(args)) => invoke_cmd::run(&g, args).await,
-            Some(Command::Models(args)) => models_cmd::run_models(&g, args).await,
-            Some(Command::Prewarm(args)) => models_cmd::run_prewarm(&g, args).await,
-            Some(Command::Metrics(args)) => metrics_cmd::run(&g, args).await,
-            Some(Command::Logs(args)) => logs_cmd::run(&g, args).await,
-            Some(Command::Timeline(args)) => timeline_cmd::run(&g, args).await,
-            Some(Command::Promote(args)) => promote_cmd::run(&g, args).await,
-            Some(Command::Audit(args)) => audit_cmd::run(&g, args).await,
-            Some(Command::Alarms(args)) => alarms_cmd::run(&g, args).await,
-            Some(Command::Tools(args)) => match args.command {
+            Some(Command::Endpoints(On { args, .. })) => endpoints_cmd::run_endpoints(&g, args).await,
+            Some(Command::Describe(On { args, .. })) => endpoints_cmd::run_describe(&g, args).await,
+            Some(Command::Autoscaling(On { args, .. })) => autoscaling_cmd::run(&g, args).await,
+            Some(Command::Weights(On { args, .. })) => weights_cmd::run(&g, args).await,
+            Some(Command::Invoke(On { args, .. })) => invoke_cmd::run(&g, args).await,
+            Some(Command::Models(On { args, .. })) => models_cmd::run_models(&g, args).await,
+            Some(Command::Prewarm(On { args, .. })) => models_cmd::run_prewarm(&g, args).await,
+            Some(Command::Metrics(On { args, .. })) => metrics_cmd::run(&g, args).await,
+            Some(Command::Logs(On { args, .. })) => logs_cmd::run(&g, args).await,
+            Some(Command::Timeline(On { args, .. })) => timeline_cmd::run(&g, args).await,
+            Some(Command::Promote(On { args, .. })) => promote_cmd::run(&g, args).await,
+            Some(Command::Audit(On { args, .. })) => audit_cmd::run(&g, args).await,
+            Some(Command::Alarms(On { args, .. })) => alarms_cmd::run(&g, args).await,
+            Some(Command::Tools(On { args, .. })) => match args.command {
                 mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
                 mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
             },
-            Some(Command::Mcp(args)) => serve_cmd::run_mcp(&g, args).await,
-            Some(Command::Agent(args)) => agent_cmd::run(&g, args).await,
+            Some(Command::Mcp(On { args, .. })) => serve_cmd::run_mcp(&g, args).await,
+            Some(Command::Agent(On { args, .. })) => agent_cmd::run(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })
@@ -441,9 +561,57 @@ mod tests {
         // SAFETY: this test module's only environment change; the other tests here do not read it.
         unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path()) };
         for (line, mutates) in SAMPLES {
-            let cli = parse(&format!("{line} --read-only"));
-            let r = gate(cli.command.as_ref(), cli.global.read_only, &cli.global);
-            assert_eq!(r.err(), mutates.then_some(EXIT_READ_ONLY), "{line}");
+            let before = format!("--read-only {line}");
+            let after = format!("{line} --read-only");
+            let placements = if takes_aws_flags(line) {
+                vec![before, after]
+            } else {
+                vec![before]
+            };
+            for argv in placements {
+                let cli = parse(&argv);
+                let g = cli.options();
+                let r = gate(cli.command.as_ref(), g.read_only, &g);
+                assert_eq!(r.err(), mutates.then_some(EXIT_READ_ONLY), "{argv}");
+            }
         }
+    }
+
+    /// Whether a sample's subcommand takes the AWS options after its name.
+    fn takes_aws_flags(line: &str) -> bool {
+        !(line.starts_with("sandbox") || line.starts_with("fault"))
+    }
+
+    #[test]
+    fn aws_flags_show_only_where_they_act() {
+        let mut cli = Cli::command();
+        cli.build();
+        let has = |c: &clap::Command, flag: &str| c.get_arguments().any(|a| a.get_long() == Some(flag));
+        let aws = ["profile", "region", "endpoint-url", "json"];
+        for flag in aws.iter().chain(&["audit-file", "read-only", "reason"]) {
+            assert!(has(&cli, flag), "sagedeck --{flag}");
+        }
+        for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+            let name = sub.get_name();
+            for flag in aws {
+                let acts = takes_aws_flags(name) && name != "demo";
+                assert_eq!(has(sub, flag), acts, "{name} --{flag}");
+            }
+            assert_eq!(has(sub, "read-only"), takes_aws_flags(name), "{name} --read-only");
+        }
+        let tools = cli.find_subcommand("tools").unwrap();
+        let call = tools.find_subcommand("call").unwrap();
+        assert!(has(call, "profile"), "tools call --profile is inherited");
+    }
+
+    #[test]
+    fn aws_flags_after_the_subcommand_win_over_those_before_it() {
+        let g = parse("--profile outer --region r1 tools call s t --profile inner").options();
+        assert_eq!(g.profile.as_deref(), Some("inner"));
+        assert_eq!(g.region.as_deref(), Some("r1"));
+        let g = parse("demo --read-only --reason drill").options();
+        assert!(g.read_only);
+        assert_eq!(g.reason.as_deref(), Some("drill"));
+        assert!(Cli::try_parse_from(["sagedeck", "sandbox", "--profile", "p"]).is_err());
     }
 }
