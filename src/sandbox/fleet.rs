@@ -121,11 +121,27 @@ pub fn seed(sb: &Sandbox) {
     }
 }
 
+/// Days, in seconds.
+const DAY: f64 = 86_400.0;
+
+/// The demo fleet: endpoints in service, endpoints in transition, the rising-and-falling load
+/// endpoint when traffic runs, and their autoscaling.
 fn seed_demo(sb: &Sandbox) {
     let now = now_epoch();
-    let day = 86_400.0;
     let mut world = sb.world.write();
-    let w = &mut *world;
+    seed_in_service(sb, &mut world, now);
+    seed_in_transition(sb, &mut world, now);
+    if sb.config.traffic_rate.is_some() {
+        seed_wave(sb, &mut world);
+    }
+    drop(world);
+    seed_demo_scaling(sb, now);
+}
+
+/// The endpoints in service: the A/B classifier, the MME with its catalog, the LLM, the CSV
+/// and image models.
+fn seed_in_service(sb: &Sandbox, w: &mut World, now: f64) {
+    let day = DAY;
     add_model(
         sb,
         w,
@@ -211,8 +227,11 @@ fn seed_demo(sb: &Sandbox) {
         &[("AllTraffic", "resnet-image-model", "ml.g4dn.xlarge", 1, 1.0)],
         25.0 * day,
     );
+}
 
-    // One endpoint mid-update, one failed, one being created.
+/// One endpoint mid-update, one failed, one being created.
+fn seed_in_transition(sb: &Sandbox, w: &mut World, now: f64) {
+    let day = DAY;
     add_model(sb, w, "mcp-summarizer-v1", TGI_IMAGE, &[], None);
     add_model(
         sb,
@@ -285,28 +304,31 @@ fn seed_demo(sb: &Sandbox) {
             fail: None,
         });
     }
-    if sb.config.traffic_rate.is_some() {
-        // Load that rises and falls (see traffic::endpoint_share_at) on one small instance.
-        add_model(
-            sb,
-            w,
-            "mcp-autoscaling-demo-model",
-            HF_IMAGE,
-            &[("HF_TASK", "text-classification"), ("SAGEDECK_INSTANCE_RPS", "3")],
-            None,
-        );
-        deploy(
-            sb,
-            w,
-            WAVE_ENDPOINT,
-            "mcp-autoscaling-demo-config",
-            &[("AllTraffic", "mcp-autoscaling-demo-model", "ml.m5.large", 1, 1.0)],
-            2.0 * day,
-        );
-    }
-    drop(world);
+}
 
-    // Autoscaling on the classifier's Stable variant.
+/// Load that rises and falls (see traffic::endpoint_share_at) on one small instance.
+fn seed_wave(sb: &Sandbox, w: &mut World) {
+    add_model(
+        sb,
+        w,
+        "mcp-autoscaling-demo-model",
+        HF_IMAGE,
+        &[("HF_TASK", "text-classification"), ("SAGEDECK_INSTANCE_RPS", "3")],
+        None,
+    );
+    deploy(
+        sb,
+        w,
+        WAVE_ENDPOINT,
+        "mcp-autoscaling-demo-config",
+        &[("AllTraffic", "mcp-autoscaling-demo-model", "ml.m5.large", 1, 1.0)],
+        2.0 * DAY,
+    );
+}
+
+/// Target tracking on the classifier's Stable variant, and on the wave endpoint.
+fn seed_demo_scaling(sb: &Sandbox, now: f64) {
+    let day = DAY;
     let mut aas = sb.autoscaling.lock();
     aas.seed_target_tracking(
         sb,
