@@ -96,8 +96,8 @@ pub async fn run_cli(handle: &SandboxHandle, args: &[&str]) -> CliRun {
 }
 
 /// The `sagedeck ARGS` command against the sandbox: a cleared environment with test credentials,
-/// `home` as HOME (so no profile of the machine leaks in), stdin null, `--endpoint-url` appended
-/// unless given, then `env` (an empty value removes the variable).
+/// `home` as HOME (so no profile of the machine leaks in), stdin null, `--endpoint-url` given
+/// before the subcommand unless `args` has one, then `env` (an empty value removes the variable).
 pub fn cli_command(
     handle: &SandboxHandle,
     home: &Path,
@@ -105,10 +105,10 @@ pub fn cli_command(
     env: &[(&str, &str)],
 ) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sagedeck"));
-    cmd.args(args);
     if !args.contains(&"--endpoint-url") {
         cmd.arg("--endpoint-url").arg(handle.endpoint_url());
     }
+    cmd.args(args);
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", home)
