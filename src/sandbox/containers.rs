@@ -188,46 +188,11 @@ impl ContainerKind {
     ) -> Result<Reply, ContainerError> {
         let ct = base_type(content_type);
         match self {
-            ContainerKind::Classifier => {
-                if ct != "application/json" {
-                    return Err(err(
-                        415,
-                        format!("Content type {ct} is not supported by this container; send application/json"),
-                    ));
-                }
-                let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| {
-                    err(
-                        406,
-                        format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
-                    )
-                })?;
-                let req = parse_json_request(body)?;
-                let all = req
-                    .pointer("/parameters/return_all_scores")
-                    .and_then(|v| v.as_bool())
-                    .unwrap_or(false);
-                let text = req["inputs"].to_string();
-                let ranked = scores(hash_of(text.as_bytes()), &INTENTS);
-                let take = if all { ranked.len() } else { 1 };
-                let out: Vec<serde_json::Value> = ranked
-                    .into_iter()
-                    .take(take)
-                    .map(|(label, score)| serde_json::json!({"label": label, "score": score}))
-                    .collect();
-                Ok(Reply {
-                    body: serde_json::to_vec(&out).unwrap_or_default(),
-                    content_type: out_ct,
-                    work: 1.0 + text.len() as f64 / 2000.0,
-                })
-            }
+            ContainerKind::Classifier => classify(&ct, accept, body),
             ContainerKind::Generator => {
                 tgi_content_type(&ct)?;
-                let out_ct = accepts(accept, &["application/json", "text/event-stream"]).ok_or_else(|| {
-                    err(
-                        406,
-                        format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
-                    )
-                })?;
+                let out_ct = accepts(accept, &["application/json", "text/event-stream"])
+                    .ok_or_else(|| not_acceptable(accept, "application/json"))?;
                 let (body, work) = super::llm::invoke(body, fault)?;
                 Ok(Reply {
                     body,
@@ -235,77 +200,8 @@ impl ContainerKind {
                     work,
                 })
             }
-            ContainerKind::CsvScorer => {
-                if ct != "text/csv" {
-                    return Err(err(
-                        415,
-                        format!("Content type {ct} is not supported by this algorithm; send text/csv"),
-                    ));
-                }
-                let out_ct = accepts(accept, &["text/csv", "application/json"]).ok_or_else(|| {
-                    err(
-                        406,
-                        format!("Accept {} is not supported; use text/csv", accept.unwrap_or("")),
-                    )
-                })?;
-                let text = std::str::from_utf8(body).map_err(|_| err(400, "Unable to decode payload as UTF-8 CSV"))?;
-                let mut preds = Vec::new();
-                for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                    let mut z = -0.8;
-                    for (i, cell) in line.split(',').enumerate() {
-                        let x: f64 = cell
-                            .trim()
-                            .parse()
-                            .map_err(|_| err(400, format!("could not convert string to float: '{}'", cell.trim())))?;
-                        z += x * [0.35, -0.2, 0.12, 0.03, 0.6][i % 5];
-                    }
-                    preds.push(((1.0 / (1.0 + (-z).exp())) * 1e6).round() / 1e6);
-                }
-                if preds.is_empty() {
-                    return Err(err(400, "Empty CSV payload"));
-                }
-                let body = if out_ct == "text/csv" {
-                    preds.iter().map(|p| format!("{p}\n")).collect::<String>().into_bytes()
-                } else {
-                    let rows: Vec<_> = preds.iter().map(|p| serde_json::json!({"score": p})).collect();
-                    serde_json::to_vec(&serde_json::json!({ "predictions": rows })).unwrap_or_default()
-                };
-                Ok(Reply {
-                    body,
-                    content_type: out_ct,
-                    work: 1.0 + preds.len() as f64 * 0.05,
-                })
-            }
-            ContainerKind::ImageClassifier => {
-                if ct != "image/jpeg" && ct != "image/png" && ct != "application/x-image" {
-                    return Err(err(
-                        415,
-                        format!("Content type {ct} is not supported; send image/jpeg or image/png"),
-                    ));
-                }
-                let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| {
-                    err(
-                        406,
-                        format!("Accept {} is not supported; use application/json", accept.unwrap_or("")),
-                    )
-                })?;
-                let is_jpeg = body.starts_with(&[0xFF, 0xD8, 0xFF]);
-                let is_png = body.starts_with(&[0x89, b'P', b'N', b'G']);
-                if !(is_jpeg || is_png) {
-                    return Err(err(400, "cannot identify image file <_io.BytesIO object>"));
-                }
-                let ranked = scores(hash_of(body), &IMAGE_LABELS);
-                let out: Vec<_> = ranked
-                    .into_iter()
-                    .take(5)
-                    .map(|(label, score)| serde_json::json!({"label": label, "score": score}))
-                    .collect();
-                Ok(Reply {
-                    body: serde_json::to_vec(&out).unwrap_or_default(),
-                    content_type: out_ct,
-                    work: 1.0 + body.len() as f64 / 500_000.0,
-                })
-            }
+            ContainerKind::CsvScorer => score_csv(&ct, accept, body),
+            ContainerKind::ImageClassifier => classify_image(&ct, accept, body),
         }
     }
 
@@ -335,6 +231,109 @@ fn tgi_content_type(ct: &str) -> Result<(), ContainerError> {
         ));
     }
     Ok(())
+}
+
+/// 406 for an Accept the container cannot produce.
+fn not_acceptable(accept: Option<&str>, use_instead: &str) -> ContainerError {
+    err(
+        406,
+        format!("Accept {} is not supported; use {use_instead}", accept.unwrap_or("")),
+    )
+}
+
+/// The Hugging Face text classifier: JSON in, ranked labels out.
+fn classify(ct: &str, accept: Option<&str>, body: &[u8]) -> Result<Reply, ContainerError> {
+    if ct != "application/json" {
+        return Err(err(
+            415,
+            format!("Content type {ct} is not supported by this container; send application/json"),
+        ));
+    }
+    let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| not_acceptable(accept, "application/json"))?;
+    let req = parse_json_request(body)?;
+    let all = req
+        .pointer("/parameters/return_all_scores")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let text = req["inputs"].to_string();
+    let ranked = scores(hash_of(text.as_bytes()), &INTENTS);
+    let take = if all { ranked.len() } else { 1 };
+    let out: Vec<serde_json::Value> = ranked
+        .into_iter()
+        .take(take)
+        .map(|(label, score)| serde_json::json!({"label": label, "score": score}))
+        .collect();
+    Ok(Reply {
+        body: serde_json::to_vec(&out).unwrap_or_default(),
+        content_type: out_ct,
+        work: 1.0 + text.len() as f64 / 2000.0,
+    })
+}
+
+/// The XGBoost-style scorer: CSV rows in, one probability per row out (CSV or JSON).
+fn score_csv(ct: &str, accept: Option<&str>, body: &[u8]) -> Result<Reply, ContainerError> {
+    if ct != "text/csv" {
+        return Err(err(
+            415,
+            format!("Content type {ct} is not supported by this algorithm; send text/csv"),
+        ));
+    }
+    let out_ct =
+        accepts(accept, &["text/csv", "application/json"]).ok_or_else(|| not_acceptable(accept, "text/csv"))?;
+    let text = std::str::from_utf8(body).map_err(|_| err(400, "Unable to decode payload as UTF-8 CSV"))?;
+    let mut preds = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut z = -0.8;
+        for (i, cell) in line.split(',').enumerate() {
+            let x: f64 = cell
+                .trim()
+                .parse()
+                .map_err(|_| err(400, format!("could not convert string to float: '{}'", cell.trim())))?;
+            z += x * [0.35, -0.2, 0.12, 0.03, 0.6][i % 5];
+        }
+        preds.push(((1.0 / (1.0 + (-z).exp())) * 1e6).round() / 1e6);
+    }
+    if preds.is_empty() {
+        return Err(err(400, "Empty CSV payload"));
+    }
+    let body = if out_ct == "text/csv" {
+        preds.iter().map(|p| format!("{p}\n")).collect::<String>().into_bytes()
+    } else {
+        let rows: Vec<_> = preds.iter().map(|p| serde_json::json!({"score": p})).collect();
+        serde_json::to_vec(&serde_json::json!({ "predictions": rows })).unwrap_or_default()
+    };
+    Ok(Reply {
+        body,
+        content_type: out_ct,
+        work: 1.0 + preds.len() as f64 * 0.05,
+    })
+}
+
+/// The image classifier: JPEG or PNG bytes in, the top five labels out.
+fn classify_image(ct: &str, accept: Option<&str>, body: &[u8]) -> Result<Reply, ContainerError> {
+    if ct != "image/jpeg" && ct != "image/png" && ct != "application/x-image" {
+        return Err(err(
+            415,
+            format!("Content type {ct} is not supported; send image/jpeg or image/png"),
+        ));
+    }
+    let out_ct = accepts(accept, &["application/json"]).ok_or_else(|| not_acceptable(accept, "application/json"))?;
+    let is_jpeg = body.starts_with(&[0xFF, 0xD8, 0xFF]);
+    let is_png = body.starts_with(&[0x89, b'P', b'N', b'G']);
+    if !(is_jpeg || is_png) {
+        return Err(err(400, "cannot identify image file <_io.BytesIO object>"));
+    }
+    let ranked = scores(hash_of(body), &IMAGE_LABELS);
+    let out: Vec<_> = ranked
+        .into_iter()
+        .take(5)
+        .map(|(label, score)| serde_json::json!({"label": label, "score": score}))
+        .collect();
+    Ok(Reply {
+        body: serde_json::to_vec(&out).unwrap_or_default(),
+        content_type: out_ct,
+        work: 1.0 + body.len() as f64 / 500_000.0,
+    })
 }
 
 #[cfg(test)]

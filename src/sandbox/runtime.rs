@@ -116,41 +116,10 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     if req.body.len() > MAX_PAYLOAD {
         return Outcome::early(None, payload_too_large(req.body.len()));
     }
-    // Snapshot what routing needs, then release the world.
-    let snapshot = {
-        let due = sb
-            .world
-            .read()
-            .endpoints
-            .get(req.endpoint)
-            .is_some_and(|e| e.transition.is_some());
-        if due {
-            sb.world.write().advance(now);
-        }
-        let world = sb.world.read();
-        routing_snapshot(sb, &world, req)
-    };
-    let (variants, catalog) = match snapshot {
-        Ok(s) => s,
+    let ((variant, _, sim), catalog, multi_model) = match route(sb, req, now) {
+        Ok(r) => r,
         Err(e) => return Outcome::early(None, e),
     };
-    let multi_model = variants.iter().any(|v| v.2.multi_model);
-    if let Some(e) = check_target_model(req, multi_model) {
-        return Outcome::early(None, e);
-    }
-    let chosen = match req.target_variant {
-        Some(tv) => match variants.iter().find(|v| v.0 == tv) {
-            Some(v) => v.clone(),
-            None => {
-                return Outcome::early(
-                    None,
-                    validation_error(format!("Variant {tv} not found for endpoint {}.", req.endpoint)),
-                );
-            }
-        },
-        None => pick_weighted(&variants, now),
-    };
-    let (variant, _, sim) = chosen;
     let mut out = Outcome {
         variant: Some(variant.clone()),
         sim: Some(sim.clone()),
@@ -160,18 +129,7 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         transport_fault: None,
         llm_fault: None,
     };
-    let op = if req.stream {
-        "InvokeEndpointWithResponseStream"
-    } else {
-        "InvokeEndpoint"
-    };
-    let fault = sb.faults.take(op, Some(req.endpoint), Some(&variant)).or_else(|| {
-        if req.stream {
-            sb.faults.take("InvokeEndpoint", Some(req.endpoint), Some(&variant))
-        } else {
-            None
-        }
-    });
+    let fault = take_fault(sb, req, &variant);
     out.llm_fault = fault.as_ref().and_then(FaultKind::llm_fault);
     match &fault {
         Some(kind @ (FaultKind::Hang | FaultKind::Drop)) => out.transport_fault = Some(kind.clone()),
@@ -186,45 +144,116 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         }
         None => {}
     }
-    if let (true, Some(model)) = (multi_model, req.target_model) {
-        let Some(size) = catalog.as_ref().and_then(|(_, objects)| objects.get(model).copied()) else {
-            let (bucket, prefix) = catalog.map(|c| c.0).unwrap_or_default();
-            let e = validation_error(format!(
-                "Failed to download model data(bucket: {bucket}, key: {prefix}{model}). Please ensure that there is an object located at the URL and that the role passed to CreateModel has permissions to download the model."
+    if let (true, Some(model)) = (multi_model, req.target_model)
+        && let Err(e) = load_target_model(sb, req, (&variant, &sim), catalog, model, &mut out, now)
+    {
+        out.result = Err(e);
+        return out;
+    }
+    let slow_us = match &fault {
+        Some(FaultKind::Slow { ms }) => *ms as f64 * 1e3,
+        _ => 0.0,
+    };
+    run_container(sb, req, &sim, slow_us, &mut out, now);
+    out
+}
+
+/// Advances a due transition, then picks the variant (TargetVariant, else by weight) and
+/// checks TargetModel against the endpoint's kind: the variant, the MME catalog, whether the
+/// endpoint is multi-model.
+fn route(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Result<(RoutedVariant, Catalog, bool), ApiError> {
+    // Snapshot what routing needs, then release the world.
+    let due = sb
+        .world
+        .read()
+        .endpoints
+        .get(req.endpoint)
+        .is_some_and(|e| e.transition.is_some());
+    if due {
+        sb.world.write().advance(now);
+    }
+    let (variants, catalog) = routing_snapshot(sb, &sb.world.read(), req)?;
+    let multi_model = variants.iter().any(|v| v.2.multi_model);
+    if let Some(e) = check_target_model(req, multi_model) {
+        return Err(e);
+    }
+    let chosen = match req.target_variant {
+        Some(tv) => variants
+            .iter()
+            .find(|v| v.0 == tv)
+            .cloned()
+            .ok_or_else(|| validation_error(format!("Variant {tv} not found for endpoint {}.", req.endpoint)))?,
+        None => pick_weighted(&variants, now),
+    };
+    Ok((chosen, catalog, multi_model))
+}
+
+/// The fault armed for this invocation, if any (a streaming call also takes InvokeEndpoint's).
+fn take_fault(sb: &Sandbox, req: &InvokeRequest<'_>, variant: &str) -> Option<FaultKind> {
+    let op = if req.stream {
+        "InvokeEndpointWithResponseStream"
+    } else {
+        "InvokeEndpoint"
+    };
+    sb.faults.take(op, Some(req.endpoint), Some(variant)).or_else(|| {
+        if req.stream {
+            sb.faults.take("InvokeEndpoint", Some(req.endpoint), Some(variant))
+        } else {
+            None
+        }
+    })
+}
+
+/// An MME's TargetModel through the instance's cache: a warm hit, a cold load (its wait added
+/// to `out`), or an error (missing from S3, still loading).
+fn load_target_model(
+    sb: &Sandbox,
+    req: &InvokeRequest<'_>,
+    (variant, sim): (&str, &Arc<VariantSim>),
+    catalog: Catalog,
+    model: &str,
+    out: &mut Outcome,
+    now: f64,
+) -> Result<(), ApiError> {
+    let Some(size) = catalog.as_ref().and_then(|(_, objects)| objects.get(model).copied()) else {
+        let (bucket, prefix) = catalog.map(|c| c.0).unwrap_or_default();
+        record_outcome(sim, now, 0.0, Some(400));
+        return Err(validation_error(format!(
+            "Failed to download model data(bucket: {bucket}, key: {prefix}{model}). Please ensure that there is an object located at the URL and that the role passed to CreateModel has permissions to download the model."
+        )));
+    };
+    let t = &sb.config.timing;
+    let download = t.mme_download.as_secs_f64() * (size as f64 / 500e6).clamp(0.2, 200.0);
+    let cost = (download, t.mme_load.as_secs_f64());
+    match sim.access_model(model, cost, t.mme_not_ready_after.as_secs_f64(), now) {
+        ModelAccess::Warm => sim.series.cache_hit.lock().record(now, 1.0),
+        ModelAccess::Cold { wait, download, load } => {
+            sim.series.cache_hit.lock().record(now, 0.0);
+            sim.series.loading_wait.lock().record(now, wait * 1e6);
+            sim.series.downloading.lock().record(now, download * 1e6);
+            sim.series.loading.lock().record(now, load * 1e6);
+            super::logs_content::model_loaded(sb, req.endpoint, variant, sim.kind, model, (download, load), now);
+            out.forced_wait += wait;
+        }
+        ModelAccess::NotReady { wait } => {
+            sim.series.cache_hit.lock().record(now, 0.0);
+            out.forced_wait += wait;
+            record_outcome(sim, now, 0.0, Some(429));
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "ModelNotReadyException",
+                format!(
+                    "Model {model} is still loading on endpoint {}. Please retry later.",
+                    req.endpoint
+                ),
             ));
-            record_outcome(&sim, now, 0.0, Some(400));
-            out.result = Err(e);
-            return out;
-        };
-        let t = &sb.config.timing;
-        let download = t.mme_download.as_secs_f64() * (size as f64 / 500e6).clamp(0.2, 200.0);
-        let cost = (download, t.mme_load.as_secs_f64());
-        match sim.access_model(model, cost, t.mme_not_ready_after.as_secs_f64(), now) {
-            ModelAccess::Warm => sim.series.cache_hit.lock().record(now, 1.0),
-            ModelAccess::Cold { wait, download, load } => {
-                sim.series.cache_hit.lock().record(now, 0.0);
-                sim.series.loading_wait.lock().record(now, wait * 1e6);
-                sim.series.downloading.lock().record(now, download * 1e6);
-                sim.series.loading.lock().record(now, load * 1e6);
-                super::logs_content::model_loaded(sb, req.endpoint, &variant, sim.kind, model, (download, load), now);
-                out.forced_wait += wait;
-            }
-            ModelAccess::NotReady { wait } => {
-                sim.series.cache_hit.lock().record(now, 0.0);
-                out.forced_wait += wait;
-                record_outcome(&sim, now, 0.0, Some(429));
-                out.result = Err(ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "ModelNotReadyException",
-                    format!(
-                        "Model {model} is still loading on endpoint {}. Please retry later.",
-                        req.endpoint
-                    ),
-                ));
-                return out;
-            }
         }
     }
+    Ok(())
+}
+
+/// The container's answer (or a drawn worker error), its simulated latency and the metrics.
+fn run_container(sb: &Sandbox, req: &InvokeRequest<'_>, sim: &VariantSim, slow_us: f64, out: &mut Outcome, now: f64) {
     let reply = sim
         .kind
         .invoke_with(req.content_type, req.accept, req.body, out.llm_fault)
@@ -241,21 +270,16 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     let work = reply.as_ref().map(|r| r.work).unwrap_or(0.3);
     let latency_us = sim.draw_model_latency_us(work) * sim.load_factor(now);
     out.model_wait = latency_us / 1e6;
-    let slow_us = match &fault {
-        Some(FaultKind::Slow { ms }) => *ms as f64 * 1e3,
-        _ => 0.0,
-    };
     match reply {
         Ok(r) => {
-            record_outcome(&sim, now, latency_us + slow_us, None);
+            record_outcome(sim, now, latency_us + slow_us, None);
             out.result = Ok(r);
         }
         Err(ce) => {
-            record_outcome(&sim, now, latency_us + slow_us, Some(ce.status));
+            record_outcome(sim, now, latency_us + slow_us, Some(ce.status));
             out.result = Err(model_error(sb, req.endpoint, ce.status, &ce.message));
         }
     }
-    out
 }
 
 type RoutedVariant = (String, f64, Arc<VariantSim>);
