@@ -14,7 +14,9 @@ use serde_json::{Map, Value, json};
 use super::output::{print_json, print_table};
 use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, GlobalArgs, usage};
 use crate::aws::audit::AuditContext;
-use crate::mcp::{CallError, CallOptions, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry};
+use crate::mcp::{
+    CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
+};
 
 /// `sagedeck tools`.
 #[derive(Debug, Args)]
@@ -285,18 +287,9 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
         Ok(a) => a,
         Err(code) => return code,
     };
-    let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
+    let (ptx, prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
+    let printer = tokio::spawn(print_progress(prx, !g.json));
     let cancel = tokio_util::sync::CancellationToken::new();
-    let show_progress = !g.json;
-    let printer = tokio::spawn(async move {
-        while let Some(p) = prx.recv().await {
-            if show_progress {
-                let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
-                let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
-                eprintln!("sagedeck: progress {}{total}{msg}", p.progress);
-            }
-        }
-    });
     let call_opts = CallOptions {
         timeout: secs(args.timeout),
         max_total: None,
@@ -324,67 +317,20 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
         Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
     });
-    let known = conn.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
-    let not_listed = tool.is_none();
+    // Named when the server does not list the tool that was called.
+    let not_listed = tool.is_none().then(|| {
+        let known = conn.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
+        format!(
+            " (the server lists no tool `{}`; it has: {})",
+            args.tool,
+            known.join(", ")
+        )
+    });
     match outcome {
-        Ok(o) => {
-            if g.json {
-                print_json(&json!({
-                    "server": conn.name(), "tool": o.tool, "is_error": o.result.is_error,
-                    "duration_ms": ms(o.duration), "connect_ms": ms(conn.connect_time()),
-                    "progress": o.progress, "result": o.result, "raw": o.raw,
-                }));
-            } else {
-                println!("{}", o.result.to_text());
-                let mut line = format!(
-                    "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
-                    conn.name(),
-                    o.tool,
-                    ms(o.duration),
-                    ms(conn.connect_time())
-                );
-                if let Some(sm) = o.result.structured.as_ref().and_then(|s| s.get("sagemaker")) {
-                    line.push_str(&format!(
-                        " · endpoint {} · variant {} · {} attempt(s)",
-                        sm["endpoint"].as_str().unwrap_or("?"),
-                        sm["invoked_variant"].as_str().unwrap_or("-"),
-                        sm["attempts"]
-                    ));
-                }
-                eprintln!("{line}");
-            }
-            if o.result.is_error {
-                let why = o.result.first_text().unwrap_or_else(|| "no message".into());
-                let hint = if not_listed {
-                    format!(
-                        " (the server lists no tool `{}`; it has: {})",
-                        args.tool,
-                        known.join(", ")
-                    )
-                } else {
-                    String::new()
-                };
-                eprintln!("sagedeck: {} reported an error: {why}{hint}", o.tool);
-                EXIT_MODEL
-            } else {
-                if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
-                    eprintln!(
-                        "sagedeck: warning: structured content violates the outputSchema: {}",
-                        errs.join("; ")
-                    );
-                }
-                EXIT_OK
-            }
-        }
+        Ok(o) => answered(g, conn, &o, not_listed),
         Err(e) => {
             let hint = match (&e, not_listed) {
-                (CallError::JsonRpc { .. }, true) => {
-                    format!(
-                        " (the server lists no tool `{}`; it has: {})",
-                        args.tool,
-                        known.join(", ")
-                    )
-                }
+                (CallError::JsonRpc { .. }, Some(hint)) => hint,
                 _ => String::new(),
             };
             if g.json {
@@ -396,6 +342,63 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
             if e == CallError::Cancelled { 130 } else { EXIT_AWS }
         }
     }
+}
+
+/// Prints each progress notification on stderr (when `show`) until the call drops its sender.
+async fn print_progress(mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::events::Progress>, show: bool) {
+    while let Some(p) = rx.recv().await {
+        if show {
+            let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
+            let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
+            eprintln!("sagedeck: progress {}{total}{msg}", p.progress);
+        }
+    }
+}
+
+/// Prints a tool's answer (the result on stdout, timing and the SageMaker link on stderr) and
+/// returns the exit code: 4 when the tool answered isError.
+fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: Option<String>) -> i32 {
+    if g.json {
+        print_json(&json!({
+            "server": conn.name(), "tool": o.tool, "is_error": o.result.is_error,
+            "duration_ms": ms(o.duration), "connect_ms": ms(conn.connect_time()),
+            "progress": o.progress, "result": o.result, "raw": o.raw,
+        }));
+    } else {
+        println!("{}", o.result.to_text());
+        let mut line = format!(
+            "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
+            conn.name(),
+            o.tool,
+            ms(o.duration),
+            ms(conn.connect_time())
+        );
+        if let Some(sm) = o.result.structured.as_ref().and_then(|s| s.get("sagemaker")) {
+            line.push_str(&format!(
+                " · endpoint {} · variant {} · {} attempt(s)",
+                sm["endpoint"].as_str().unwrap_or("?"),
+                sm["invoked_variant"].as_str().unwrap_or("-"),
+                sm["attempts"]
+            ));
+        }
+        eprintln!("{line}");
+    }
+    if o.result.is_error {
+        let why = o.result.first_text().unwrap_or_else(|| "no message".into());
+        eprintln!(
+            "sagedeck: {} reported an error: {why}{}",
+            o.tool,
+            not_listed.unwrap_or_default()
+        );
+        return EXIT_MODEL;
+    }
+    if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
+        eprintln!(
+            "sagedeck: warning: structured content violates the outputSchema: {}",
+            errs.join("; ")
+        );
+    }
+    EXIT_OK
 }
 
 #[cfg(test)]

@@ -219,25 +219,10 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
             w.endpoints.keys().cloned().collect::<Vec<_>>().join(", ")
         ));
     }
-    let body = match warmup_body(&args) {
-        Ok(b) => b,
+    let opts = match prewarm_options(&args) {
+        Ok(o) => o,
         Err(e) => return usage(e),
     };
-    let opts = PrewarmOptions {
-        concurrency: args.concurrency as usize,
-        deadline: Duration::from_secs(args.deadline),
-        cold_threshold: Duration::from_millis(args.cold_threshold_ms),
-        body,
-        content_type: args.content_type.clone(),
-        accept: args.accept.clone(),
-        ..Default::default()
-    };
-    if opts.warmup_body().is_err() {
-        return usage(format!(
-            "no default warm-up payload for content type {}; pass --body or --body-file",
-            opts.content_type
-        ));
-    }
     // A cold load answers after up to 60 s (then ModelNotReady): read longer than that.
     let mut aws = g.aws_options();
     aws.read_timeout = Some(Duration::from_secs(90));
@@ -254,24 +239,9 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
         eprintln!("sagedeck: {}", GuardError::NotInService { endpoint, status });
         return EXIT_REFUSED;
     }
-    let asked: Vec<String> = match &from {
-        Some(w) => w.models(&args.endpoint).to_vec(),
-        None => args.models.clone(),
-    };
-    let models: Vec<String> = if args.all {
-        catalog.models.iter().map(|m| m.key.clone()).collect()
-    } else {
-        let unknown = catalog.unknown(&asked);
-        if !unknown.is_empty() {
-            return usage(format!(
-                "unknown model{} for {}: {} (see `sagedeck models {}`)",
-                if unknown.len() == 1 { "" } else { "s" },
-                args.endpoint,
-                unknown.join(", "),
-                args.endpoint
-            ));
-        }
-        asked
+    let models = match chosen_models(&args, from.as_ref(), &catalog) {
+        Ok(m) => m,
+        Err(e) => return usage(e),
     };
     if models.is_empty() {
         eprintln!(
@@ -300,6 +270,49 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
             _ = sigint.recv() => return code,
         }
     }
+}
+
+/// The prewarm's options from the flags; why not, when no warm-up payload can be built.
+fn prewarm_options(args: &PrewarmArgs) -> Result<PrewarmOptions, String> {
+    let opts = PrewarmOptions {
+        concurrency: args.concurrency as usize,
+        deadline: Duration::from_secs(args.deadline),
+        cold_threshold: Duration::from_millis(args.cold_threshold_ms),
+        body: warmup_body(args)?,
+        content_type: args.content_type.clone(),
+        accept: args.accept.clone(),
+        ..Default::default()
+    };
+    if opts.warmup_body().is_err() {
+        return Err(format!(
+            "no default warm-up payload for content type {}; pass --body or --body-file",
+            opts.content_type
+        ));
+    }
+    Ok(opts)
+}
+
+/// The models to prewarm: the whole catalog (`--all`), the warm set's or those named, each
+/// checked against the catalog.
+fn chosen_models(args: &PrewarmArgs, from: Option<&WarmSet>, catalog: &Catalog) -> Result<Vec<String>, String> {
+    if args.all {
+        return Ok(catalog.models.iter().map(|m| m.key.clone()).collect());
+    }
+    let asked: Vec<String> = match from {
+        Some(w) => w.models(&args.endpoint).to_vec(),
+        None => args.models.clone(),
+    };
+    let unknown = catalog.unknown(&asked);
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown model{} for {}: {} (see `sagedeck models {}`)",
+            if unknown.len() == 1 { "" } else { "s" },
+            args.endpoint,
+            unknown.join(", "),
+            args.endpoint
+        ));
+    }
+    Ok(asked)
 }
 
 /// One audited prewarm of `models`, printed; `Err(exit code)` when it could not be sent.
@@ -367,9 +380,16 @@ async fn prewarm_round(
     }
     let errors: Vec<&AwsError> = report_.results.iter().filter_map(|r| r.error.as_ref()).collect();
     let code = prewarm_exit(&errors);
+    print_round(g, args, opts, &report_, &summary);
+    Ok((code, report_))
+}
+
+/// Prints one round's report: a JSON document (a line per round in watch mode), or a table
+/// with the round's summary and the failures.
+fn print_round(g: &GlobalArgs, args: &PrewarmArgs, opts: &PrewarmOptions, report_: &PrewarmReport, summary: &str) {
     if g.json {
         let doc = PrewarmDoc {
-            report: &report_,
+            report: report_,
             content_type: &opts.content_type,
             concurrency: opts.concurrency,
             deadline_secs: args.deadline,
@@ -381,7 +401,7 @@ async fn prewarm_round(
         } else {
             print_json(&doc);
         }
-        return Ok((code, report_));
+        return;
     }
     if args.watch {
         println!("round: {summary}");
@@ -409,7 +429,6 @@ async fn prewarm_round(
             report_.results.len()
         );
     }
-    Ok((code, report_))
 }
 
 #[cfg(test)]

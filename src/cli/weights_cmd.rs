@@ -12,8 +12,10 @@ use serde_json::json;
 use super::endpoints_cmd::print_variants;
 use super::output::{pct, print_json, print_table, weight};
 use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
+use crate::aws::Fleet;
 use crate::aws::guard::{Expectation, GuardError, lost_race};
-use crate::aws::weights::{WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+use crate::aws::inventory::EndpointInfo;
+use crate::aws::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
 
 /// `sagedeck weights`.
 #[derive(Debug, Args)]
@@ -71,20 +73,9 @@ fn confirm(plan: &WeightPlan) -> bool {
 /// Runs `weights`.
 pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
     // Parse before any request: invalid input sends nothing.
-    let mut changes = match parse_weight_args(&args.set) {
-        Ok(c) => c,
+    let (changes, expected) = match parse_request(&args) {
+        Ok(r) => r,
         Err(e) => return usage(e),
-    };
-    if let Err(e) = merge_instance_args(&mut changes, &args.instances) {
-        return usage(e);
-    }
-    let expected = if args.expect.is_empty() {
-        None
-    } else {
-        match Expectation::parse(&args.endpoint, &args.expect) {
-            Ok(e) => Some(e),
-            Err(e) => return usage(e),
-        }
     };
     let fleet = match g.connect().await {
         Ok(f) => f,
@@ -108,13 +99,8 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         Err(e) => return usage(e),
     };
     if info.status != "InService" {
-        eprintln!(
-            "sagedeck: {}",
-            GuardError::NotInService {
-                endpoint: info.name.clone(),
-                status: info.status.clone()
-            }
-        );
+        let (endpoint, status) = (info.name.clone(), info.status.clone());
+        eprintln!("sagedeck: {}", GuardError::NotInService { endpoint, status });
         return EXIT_REFUSED;
     }
     let expect = expected.unwrap_or_else(|| Expectation::from_info(&info));
@@ -139,16 +125,7 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         .await
     {
         Ok(a) => a,
-        Err(GuardError::Aws(e)) => return report(&e),
-        Err(e) => {
-            if g.json
-                && let GuardError::Changed { differences, .. } | GuardError::LostRace { differences, .. } = &e
-            {
-                print_json(&json!({ "plan": plan, "applied": false, "differences": differences }));
-            }
-            eprintln!("sagedeck: {e}");
-            return EXIT_REFUSED;
-        }
+        Err(e) => return refused(g, &plan, e),
     };
     if let Some(w) = &applied.audit_warning {
         eprintln!("sagedeck: warning: the change was sent but its result could not be logged: {w}");
@@ -156,44 +133,14 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
     if !g.json {
         eprintln!("sagedeck: {} is Updating", plan.endpoint);
     }
-    let mut finished = None;
-    if args.wait {
-        let quiet = g.json;
-        let mut last = String::new();
-        let waited = fleet
-            .wait_in_service(
-                &plan.endpoint,
-                Duration::from_secs(args.wait_timeout),
-                Duration::from_secs(2),
-                |i| {
-                    let line = format!(
-                        "{} {}",
-                        i.status,
-                        i.variants
-                            .iter()
-                            .map(|v| format!("{}:{}→{}", v.name, weight(v.current_weight), weight(v.desired_weight)))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    );
-                    if !quiet && line != last {
-                        eprintln!("  {line}");
-                        last = line;
-                    }
-                },
-            )
-            .await;
-        match waited {
-            Ok(i) => {
-                // Settled: it must hold what was asked, else another change landed meanwhile.
-                if let Some(lost) = lost_race(&plan, &i, true) {
-                    eprintln!("sagedeck: {lost}");
-                    return EXIT_REFUSED;
-                }
-                finished = Some(i)
-            }
-            Err(e) => return report(&e),
+    let finished = if args.wait {
+        match wait_applied(g, &fleet, &plan, args.wait_timeout).await {
+            Ok(i) => Some(i),
+            Err(code) => return code,
         }
-    }
+    } else {
+        None
+    };
     if g.json {
         print_json(&json!({
             "plan": plan,
@@ -206,4 +153,72 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         print_variants(&i);
     }
     EXIT_OK
+}
+
+/// The changes asked (`--set`, `--instances`) and the `--expect`ed state, parsed before any
+/// request.
+fn parse_request(args: &WeightsArgs) -> Result<(Vec<WeightChange>, Option<Expectation>), String> {
+    let mut changes = parse_weight_args(&args.set)?;
+    merge_instance_args(&mut changes, &args.instances)?;
+    let expected = if args.expect.is_empty() {
+        None
+    } else {
+        Some(Expectation::parse(&args.endpoint, &args.expect)?)
+    };
+    Ok((changes, expected))
+}
+
+/// Prints why the guarded change was not applied and returns its exit code.
+fn refused(g: &GlobalArgs, plan: &WeightPlan, e: GuardError) -> i32 {
+    if let GuardError::Aws(e) = &e {
+        return report(e);
+    }
+    if g.json
+        && let GuardError::Changed { differences, .. } | GuardError::LostRace { differences, .. } = &e
+    {
+        print_json(&json!({ "plan": plan, "applied": false, "differences": differences }));
+    }
+    eprintln!("sagedeck: {e}");
+    EXIT_REFUSED
+}
+
+/// Follows the endpoint to InService, printing each new state; a settled endpoint that does
+/// not hold what was asked lost a race with another change (exit 6).
+async fn wait_applied(
+    g: &GlobalArgs,
+    fleet: &Fleet,
+    plan: &WeightPlan,
+    timeout_secs: u64,
+) -> Result<EndpointInfo, i32> {
+    let quiet = g.json;
+    let mut last = String::new();
+    let waited = fleet
+        .wait_in_service(
+            &plan.endpoint,
+            Duration::from_secs(timeout_secs),
+            Duration::from_secs(2),
+            |i| {
+                let line = format!(
+                    "{} {}",
+                    i.status,
+                    i.variants
+                        .iter()
+                        .map(|v| format!("{}:{}→{}", v.name, weight(v.current_weight), weight(v.desired_weight)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+                if !quiet && line != last {
+                    eprintln!("  {line}");
+                    last = line;
+                }
+            },
+        )
+        .await;
+    let settled = waited.map_err(|e| report(&e))?;
+    // Settled: it must hold what was asked, else another change landed meanwhile.
+    if let Some(lost) = lost_race(plan, &settled, true) {
+        eprintln!("sagedeck: {lost}");
+        return Err(EXIT_REFUSED);
+    }
+    Ok(settled)
 }
