@@ -148,30 +148,53 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
             "The parameter StartTime must be less than the parameter EndTime.".into(),
         ));
     }
-    let descending = match input.scan_by.as_deref() {
-        None | Some("TimestampDescending") => true,
-        Some("TimestampAscending") => false,
-        Some(other) => {
-            return Err(validation_error(format!(
-                "1 validation error detected: Value '{other}' at 'scanBy' failed to satisfy constraint: Member must satisfy enum value set: [TimestampDescending, TimestampAscending]"
-            )));
-        }
+    let descending = scan_descending(input.scan_by.as_deref())?;
+    let max_points = max_datapoints(input.max_datapoints)?;
+    let offset = match input.next_token.as_deref() {
+        None | Some("") => 0,
+        Some(t) => decode_token(t, fp)?,
     };
-    let max_points = input.max_datapoints.unwrap_or(DEFAULT_MAX_DATAPOINTS);
+    // Validate every query before evaluating any.
+    validate_queries(&input.metric_data_queries)?;
+
+    let mut answers = Vec::new();
+    for (i, q) in input.metric_data_queries.iter().enumerate() {
+        let path = format!("MetricDataQueries.member.{}", i + 1);
+        let answer = evaluate(sb, q, &path, start, end, descending)?;
+        if q.return_data.unwrap_or(true) {
+            answers.push(answer);
+        }
+    }
+
+    Ok(page_of(&answers, offset, max_points, fp))
+}
+
+/// ScanBy: descending (the default) or ascending.
+fn scan_descending(scan_by: Option<&str>) -> Result<bool, ApiError> {
+    match scan_by {
+        None | Some("TimestampDescending") => Ok(true),
+        Some("TimestampAscending") => Ok(false),
+        Some(other) => Err(validation_error(format!(
+            "1 validation error detected: Value '{other}' at 'scanBy' failed to satisfy constraint: Member must satisfy enum value set: [TimestampDescending, TimestampAscending]"
+        ))),
+    }
+}
+
+/// MaxDatapoints: a whole number of at least 1 (default 100,800).
+fn max_datapoints(asked: Option<f64>) -> Result<usize, ApiError> {
+    let max_points = asked.unwrap_or(DEFAULT_MAX_DATAPOINTS);
     if max_points.is_nan() || max_points < 1.0 || max_points.fract() != 0.0 {
         return Err(invalid_value(format!(
             "The value {max_points} for parameter MaxDatapoints is invalid."
         )));
     }
-    let max_points = max_points.min(usize::MAX as f64) as usize;
-    let offset = match input.next_token.as_deref() {
-        None | Some("") => 0,
-        Some(t) => decode_token(t, fp)?,
-    };
+    Ok(max_points.min(usize::MAX as f64) as usize)
+}
 
-    // Validate every query before evaluating any.
-    let mut ids: Vec<&str> = Vec::with_capacity(n);
-    for (i, q) in input.metric_data_queries.iter().enumerate() {
+/// Each query has a valid, unique Id and exactly one of MetricStat and Expression.
+fn validate_queries(queries: &[MetricDataQuery]) -> Result<(), ApiError> {
+    let mut ids: Vec<&str> = Vec::with_capacity(queries.len());
+    for (i, q) in queries.iter().enumerate() {
         let path = format!("MetricDataQueries.member.{}", i + 1);
         let id = q.id.as_deref().ok_or_else(|| missing(&format!("{path}.Id")))?;
         if !valid_id(id) {
@@ -185,30 +208,24 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
             )));
         }
         ids.push(id);
-        match (&q.metric_stat, &q.expression) {
-            (Some(_), Some(_)) | (None, None) => {
-                return Err(invalid_combination(format!(
-                    "Exactly one of {path}.MetricStat and {path}.Expression must be specified."
-                )));
-            }
-            _ => {}
+        if q.metric_stat.is_some() == q.expression.is_some() {
+            return Err(invalid_combination(format!(
+                "Exactly one of {path}.MetricStat and {path}.Expression must be specified."
+            )));
         }
     }
+    Ok(())
+}
 
-    let mut answers = Vec::new();
-    for (i, q) in input.metric_data_queries.iter().enumerate() {
-        let path = format!("MetricDataQueries.member.{}", i + 1);
-        let answer = evaluate(sb, q, &path, start, end, descending)?;
-        if q.return_data.unwrap_or(true) {
-            answers.push(answer);
-        }
-    }
-
+/// One page of the answers: `max_points` datapoints from `offset` across all results in
+/// order, each result Complete or PartialData, and a NextToken bound to the request when
+/// more remain.
+fn page_of(answers: &[Answer], offset: usize, max_points: usize, fp: u64) -> Out {
     let total: usize = answers.iter().map(|a| a.points.as_ref().map_or(0, Vec::len)).sum();
     let page_end = offset.saturating_add(max_points);
     let mut results = Vec::with_capacity(answers.len());
     let mut seen = 0usize;
-    for a in &answers {
+    for a in answers {
         let mut fields = vec![
             (Out::str("Id"), Out::Str(a.id.clone())),
             (Out::str("Label"), Out::Str(a.label.clone())),
@@ -249,7 +266,7 @@ pub fn get_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiE
         out.push((Out::str("NextToken"), Out::Str(encode_token(page_end, fp))));
     }
     out.push((Out::str("Messages"), Out::List(vec![])));
-    Ok(Out::Map(out))
+    Out::Map(out)
 }
 
 /// Validates a query's MetricStat (request-level errors) and evaluates it.

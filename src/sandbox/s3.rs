@@ -190,17 +190,74 @@ fn list_buckets(sb: &Sandbox) -> Response {
     bytes_response(StatusCode::OK, "application/xml", body)
 }
 
+fn invalid_argument(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "InvalidArgument", message)
+}
+
+/// One page of a ListObjectsV2 walk: the objects, the common prefixes rolled up by the
+/// delimiter, the last key seen and whether more remain.
+struct ListPage {
+    contents: Vec<ObjectEntry>,
+    prefixes: Vec<String>,
+    last_key: Option<String>,
+    truncated: bool,
+}
+
+/// Walks `objects` under `prefix` after `resume_after`, up to `max_keys` entries.
+fn walk(
+    objects: &std::collections::BTreeMap<String, crate::sandbox::state::S3Object>,
+    prefix: &str,
+    delimiter: Option<&str>,
+    resume_after: Option<&str>,
+    max_keys: usize,
+    enc: &dyn Fn(&str) -> String,
+) -> ListPage {
+    let mut page = ListPage {
+        contents: Vec::new(),
+        prefixes: Vec::new(),
+        last_key: None,
+        truncated: false,
+    };
+    for (key, obj) in objects
+        .range(prefix.to_string()..)
+        .take_while(|(k, _)| k.starts_with(prefix))
+    {
+        if resume_after.is_some_and(|r| key.as_str() <= r) {
+            continue;
+        }
+        if page.contents.len() + page.prefixes.len() >= max_keys {
+            page.truncated = true;
+            break;
+        }
+        if let Some(d) = delimiter
+            && let Some(pos) = key[prefix.len()..].find(d)
+        {
+            let cp = key[..prefix.len() + pos + d.len()].to_string();
+            if page.prefixes.last() != Some(&cp) {
+                page.prefixes.push(cp);
+            }
+            page.last_key = Some(key.clone());
+            continue;
+        }
+        page.contents.push(ObjectEntry {
+            key: enc(key),
+            last_modified: iso8601(obj.last_modified),
+            etag: obj.etag.clone(),
+            size: obj.size,
+            storage_class: "STANDARD",
+        });
+        page.last_key = Some(key.clone());
+    }
+    page
+}
+
 fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<String>) -> Result<Response, ApiError> {
     let prefix = param("prefix").unwrap_or_default();
     let delimiter = param("delimiter").filter(|d| !d.is_empty());
     let max_keys = match param("max-keys") {
-        Some(v) => v.parse::<usize>().map_err(|_| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "InvalidArgument",
-                format!("Provided max-keys not an integer or within integer range: {v}"),
-            )
-        })?,
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| invalid_argument(format!("Provided max-keys not an integer or within integer range: {v}")))?,
         None => 1000,
     }
     .min(1000);
@@ -212,13 +269,7 @@ fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<Strin
                 .decode(t)
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok())
-                .ok_or_else(|| {
-                    ApiError::new(
-                        StatusCode::BAD_REQUEST,
-                        "InvalidArgument",
-                        "The continuation token provided is incorrect",
-                    )
-                })?,
+                .ok_or_else(|| invalid_argument("The continuation token provided is incorrect"))?,
         ),
         None => start_after.clone(),
     };
@@ -229,40 +280,19 @@ fn list_objects(sb: &Sandbox, bucket: &str, param: &dyn Fn(&str) -> Option<Strin
     };
     let world = sb.world.read();
     let objects = world.buckets.get(bucket).ok_or_else(|| no_such_bucket(bucket))?;
-    let mut contents = Vec::new();
-    let mut prefixes: Vec<String> = Vec::new();
-    let mut last_key = None;
-    let mut truncated = false;
-    for (key, obj) in objects
-        .range(prefix.clone()..)
-        .take_while(|(k, _)| k.starts_with(&prefix))
-    {
-        if resume_after.as_deref().is_some_and(|r| key.as_str() <= r) {
-            continue;
-        }
-        if contents.len() + prefixes.len() >= max_keys {
-            truncated = true;
-            break;
-        }
-        if let Some(d) = &delimiter
-            && let Some(pos) = key[prefix.len()..].find(d.as_str())
-        {
-            let cp = key[..prefix.len() + pos + d.len()].to_string();
-            if prefixes.last() != Some(&cp) {
-                prefixes.push(cp);
-            }
-            last_key = Some(key.clone());
-            continue;
-        }
-        contents.push(ObjectEntry {
-            key: enc(key),
-            last_modified: iso8601(obj.last_modified),
-            etag: obj.etag.clone(),
-            size: obj.size,
-            storage_class: "STANDARD",
-        });
-        last_key = Some(key.clone());
-    }
+    let ListPage {
+        contents,
+        prefixes,
+        last_key,
+        truncated,
+    } = walk(
+        objects,
+        &prefix,
+        delimiter.as_deref(),
+        resume_after.as_deref(),
+        max_keys,
+        &enc,
+    );
     let result = ListBucketResult {
         xmlns: S3_XMLNS,
         name: bucket.to_string(),
