@@ -111,83 +111,94 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> i32 {
         Err(code) => return code,
     };
     if args.stream {
-        let json_out = g.json;
-        let mut parts = Vec::new();
-        let r = fleet
-            .invoke_stream(&spec, |p| {
-                if json_out {
-                    parts.push(String::from_utf8_lossy(p).into_owned());
-                } else {
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(p);
-                    let _ = out.flush();
-                }
-            })
-            .await;
-        return match r {
-            Ok(s) if json_out => {
-                print_json(&json!({ "stream": s, "parts": parts }));
-                EXIT_OK
-            }
-            Ok(s) => {
-                eprintln!(
-                    "\nsagedeck: {} parts, {} bytes from variant {} in {:.1} ms",
-                    s.parts,
-                    s.bytes,
-                    s.invoked_variant.as_deref().unwrap_or("?"),
-                    s.total.as_secs_f64() * 1000.0
-                );
-                EXIT_OK
-            }
-            Err(e) => report(&e),
-        };
+        return stream(g, &fleet, &spec).await;
     }
     let policy = RetryPolicy {
         max_attempts: args.max_attempts.max(1),
         ..Default::default()
     };
     if args.repeat == 1 {
-        return match fleet.invoke(&spec, &policy).await {
-            Ok(r) => {
-                if g.json {
-                    print_json(&json!({
-                        "endpoint": spec.endpoint, "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
-                    }));
-                } else {
-                    println!("{}", body_text(r.content_type.as_deref(), &r.body));
-                    eprintln!(
-                        "sagedeck: variant {} · {:.1} ms · {} attempt{}{}",
-                        r.invoked_variant.as_deref().unwrap_or("?"),
-                        r.latency.as_secs_f64() * 1000.0,
-                        r.attempts,
-                        if r.attempts == 1 { "" } else { "s" },
-                        if r.retried.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" (retried: {})", r.retried.join(", "))
-                        }
-                    );
-                }
-                EXIT_OK
-            }
-            Err(f) => {
-                if g.json {
-                    print_json(&json!({ "endpoint": spec.endpoint, "error": f }));
-                    eprintln!("sagedeck: {}", f.error);
-                    exit_code(&f.error)
-                } else {
-                    let code = report(&f.error);
-                    eprintln!(
-                        "sagedeck: after {} attempt(s) in {:.1} ms",
-                        f.attempts,
-                        f.total.as_secs_f64() * 1000.0
-                    );
-                    code
-                }
-            }
-        };
+        return once(g, &fleet, &spec, &policy).await;
     }
     repeat(g, &fleet, &spec, &policy, args.repeat).await
+}
+
+/// `--stream`: the parts as they arrive on stdout (or collected, with `--json`), a summary on
+/// stderr.
+async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec) -> i32 {
+    let json_out = g.json;
+    let mut parts = Vec::new();
+    let r = fleet
+        .invoke_stream(spec, |p| {
+            if json_out {
+                parts.push(String::from_utf8_lossy(p).into_owned());
+            } else {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(p);
+                let _ = out.flush();
+            }
+        })
+        .await;
+    match r {
+        Ok(s) if json_out => {
+            print_json(&json!({ "stream": s, "parts": parts }));
+            EXIT_OK
+        }
+        Ok(s) => {
+            eprintln!(
+                "\nsagedeck: {} parts, {} bytes from variant {} in {:.1} ms",
+                s.parts,
+                s.bytes,
+                s.invoked_variant.as_deref().unwrap_or("?"),
+                s.total.as_secs_f64() * 1000.0
+            );
+            EXIT_OK
+        }
+        Err(e) => report(&e),
+    }
+}
+
+/// One invocation (with its retries): the body on stdout, variant, latency and attempts on
+/// stderr.
+async fn once(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy) -> i32 {
+    match fleet.invoke(spec, policy).await {
+        Ok(r) => {
+            if g.json {
+                print_json(&json!({
+                    "endpoint": spec.endpoint, "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
+                }));
+            } else {
+                println!("{}", body_text(r.content_type.as_deref(), &r.body));
+                eprintln!(
+                    "sagedeck: variant {} · {:.1} ms · {} attempt{}{}",
+                    r.invoked_variant.as_deref().unwrap_or("?"),
+                    r.latency.as_secs_f64() * 1000.0,
+                    r.attempts,
+                    if r.attempts == 1 { "" } else { "s" },
+                    if r.retried.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (retried: {})", r.retried.join(", "))
+                    }
+                );
+            }
+            EXIT_OK
+        }
+        Err(f) if g.json => {
+            print_json(&json!({ "endpoint": spec.endpoint, "error": f }));
+            eprintln!("sagedeck: {}", f.error);
+            exit_code(&f.error)
+        }
+        Err(f) => {
+            let code = report(&f.error);
+            eprintln!(
+                "sagedeck: after {} attempt(s) in {:.1} ms",
+                f.attempts,
+                f.total.as_secs_f64() * 1000.0
+            );
+            code
+        }
+    }
 }
 
 async fn repeat(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy, n: u32) -> i32 {

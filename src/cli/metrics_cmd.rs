@@ -101,7 +101,13 @@ pub async fn run(g: &GlobalArgs, args: MetricsArgs) -> i32 {
         eprintln!("sagedeck: {} has no variants yet", args.endpoint);
         return EXIT_OK;
     }
-    let mme = info.multi_model;
+    print_variants(&snap.variants, info.multi_model);
+    EXIT_OK
+}
+
+/// The per-variant table: latency percentiles of the last complete period with its samples,
+/// overhead, rates, and for a multi-model endpoint its cache figures.
+fn print_variants(variants: &[VariantMetrics], mme: bool) {
     let mut headers = vec![
         "VARIANT",
         "P50_MS",
@@ -116,8 +122,7 @@ pub async fn run(g: &GlobalArgs, args: MetricsArgs) -> i32 {
     if mme {
         headers.extend(["CACHE_HIT", "LOADED/INSTANCE"]);
     }
-    let rows = snap
-        .variants
+    let rows = variants
         .iter()
         .map(|v| {
             let s = &v.summary;
@@ -144,7 +149,6 @@ pub async fn run(g: &GlobalArgs, args: MetricsArgs) -> i32 {
         })
         .collect();
     print_table(&headers, rows);
-    EXIT_OK
 }
 
 #[cfg(test)]
