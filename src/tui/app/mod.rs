@@ -293,8 +293,10 @@ impl App {
                 self.request_metrics();
                 self.toasts.push(Level::Info, "refreshing");
             }
-            KeyCode::Char(c @ '1'..='9') if ((c as u8 - b'1') as usize) < Tab::ALL.len() => {
-                self.switch(Tab::ALL[(c as u8 - b'1') as usize])
+            KeyCode::Char(c) if Tab::for_key(c).is_some() => {
+                if let Some(tab) = Tab::for_key(c) {
+                    self.switch(tab)
+                }
             }
             KeyCode::Tab => self.switch(Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()]),
             KeyCode::BackTab => self.switch(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]),

@@ -92,6 +92,13 @@ impl Tab {
     pub fn index(self) -> usize {
         Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
     }
+
+    /// The tab a number key opens (1 to 9, then 0 for the tenth).
+    pub fn for_key(c: char) -> Option<Tab> {
+        (0..Tab::ALL.len())
+            .find(|i| super::widgets::header::tab_key(*i) == Some(c))
+            .map(|i| Tab::ALL[i])
+    }
 }
 
 /// What a pane asks of the app while handling a key.

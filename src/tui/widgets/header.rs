@@ -77,12 +77,45 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
     f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
 }
 
-/// Draws the tab bar: `titles` in order, `current` (0-based) highlighted.
+/// The number key of the tab at `index` (0-based): 1 to 9, then 0 for the tenth; later tabs
+/// have none (Tab and their `:` command reach them).
+pub fn tab_key(index: usize) -> Option<char> {
+    match index {
+        0..=8 => char::from_digit(index as u32 + 1, 10),
+        9 => Some('0'),
+        _ => None,
+    }
+}
+
+/// The tab row's labels for `width` columns: "N Title" each when they fit; else the other
+/// tabs' titles shortened to three letters, or two; else only their keys. The current tab's title is
+/// always whole.
+pub fn tab_labels(titles: &[&str], current: usize, width: u16) -> Vec<String> {
+    let label = |i: usize, t: &str, keep: Option<usize>| {
+        let key = tab_key(i).map(|k| k.to_string()).unwrap_or_else(|| "·".into());
+        match keep {
+            _ if i == current => format!("{key} {t}"),
+            None => format!("{key} {t}"),
+            Some(0) => key,
+            Some(n) => format!("{key} {}", t.chars().take(n).collect::<String>()),
+        }
+    };
+    // Each label has a space either side and a divider between labels.
+    let fits = |labels: &[String]| labels.iter().map(|l| l.chars().count() + 3).sum::<usize>() <= width as usize + 1;
+    for keep in [None, Some(3), Some(2), Some(0)] {
+        let labels: Vec<String> = titles.iter().enumerate().map(|(i, t)| label(i, t, keep)).collect();
+        if fits(&labels) || keep == Some(0) {
+            return labels;
+        }
+    }
+    unreachable!("the last candidate is always returned")
+}
+
+/// Draws the tab bar: `titles` in order, `current` (0-based) highlighted, shortened to fit.
 pub fn render_tabs(f: &mut Frame, area: Rect, titles: &[&str], current: usize, theme: &Theme) {
-    let titles: Vec<Line> = titles
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Line::from(format!("{} {t}", i + 1)))
+    let titles: Vec<Line> = tab_labels(titles, current, area.width)
+        .into_iter()
+        .map(Line::from)
         .collect();
     let tabs = Tabs::new(titles)
         .select(current)
@@ -94,4 +127,51 @@ pub fn render_tabs(f: &mut Frame, area: Rect, titles: &[&str], current: usize, t
         )
         .divider(Span::styled("│", theme.fg(Role::Border)));
     f.render_widget(tabs, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ELEVEN: [&str; 11] = [
+        "Endpoints",
+        "Variants",
+        "Models",
+        "Latency",
+        "Invoke",
+        "Tools",
+        "Activity",
+        "Agent",
+        "Logs",
+        "Timeline",
+        "Scaling",
+    ];
+
+    fn width(labels: &[String]) -> usize {
+        labels.iter().map(|l| l.chars().count() + 3).sum::<usize>() - 1
+    }
+
+    #[test]
+    fn tabs_keep_their_keys_and_the_current_title_when_narrow() {
+        let wide = tab_labels(&ELEVEN, 7, 160);
+        assert_eq!(wide[7], "8 Agent");
+        assert_eq!(wide[9], "0 Timeline");
+        assert_eq!(wide[10], "· Scaling");
+        let narrow = tab_labels(&ELEVEN, 7, 80);
+        assert!(width(&narrow) <= 80, "{narrow:?}");
+        assert_eq!(narrow[7], "8 Agent", "the current tab stays whole");
+        assert_eq!(narrow[0], "1 En");
+        assert_eq!(tab_labels(&ELEVEN, 7, 100)[0], "1 End");
+        let tiny = tab_labels(&ELEVEN, 2, 40);
+        assert_eq!(tiny[0], "1");
+        assert_eq!(tiny[2], "3 Models");
+    }
+
+    #[test]
+    fn number_keys_run_one_to_nine_then_zero() {
+        assert_eq!(tab_key(0), Some('1'));
+        assert_eq!(tab_key(8), Some('9'));
+        assert_eq!(tab_key(9), Some('0'));
+        assert_eq!(tab_key(10), None);
+    }
 }

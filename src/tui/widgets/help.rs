@@ -12,7 +12,10 @@ use crate::tui::theme::{Role, Theme};
 
 /// Keys that work everywhere.
 pub const GLOBAL_KEYS: &[(&str, &str)] = &[
-    ("1-7 / Tab / Shift-Tab", "switch tabs"),
+    (
+        "1-9, 0 / Tab / Shift-Tab",
+        "switch tabs (number keys: as in the tab row)",
+    ),
     (":", "command line (Tab completes, ↑↓ history)"),
     ("?", "this help"),
     ("r", "refresh now"),
