@@ -92,6 +92,8 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         audit_file: g.audit_path(),
         warmset_file: None,
         reason: g.reason.clone(),
+        agent: s.agent.unwrap_or_default(),
+        agent_runs_dir: None,
     }
 }
 
@@ -165,6 +167,12 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
         Err(e) => opts
             .config_problems
             .push(format!("the demo MCP server is not registered: {e}")),
+    }
+    // The Agent pane opens ready to ask: the sandbox's LLM and the demo server, unless
+    // config.toml's `[profiles.sandbox.agent]` (or `[agent]`) says otherwise.
+    opts.agent.llm.get_or_insert_with(|| "llm-tgi-chat".into());
+    if opts.agent.servers.is_empty() {
+        opts.agent.servers.push("sagedeck-demo".into());
     }
     let r = run(opts, Some(fleet)).await;
     handle.shutdown().await;
