@@ -151,6 +151,8 @@ fn stop(run: &Run) -> Stop {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_goes_to_a_tool_call_and_a_final_answer_over_the_wire() {
     let mut w = Wire::start(None).await;
+    // Streamed replies (the demo's default), tokens shown as they arrive.
+    w.app.panes.agent.settings.stream = Some(true);
     tap(&mut w.app, KeyCode::Char('a'));
     assert!(render(&mut w.app, 140, 40).contains("capturing text"));
     press(&mut w.app, QUESTION);
@@ -210,6 +212,9 @@ async fn a_question_goes_to_a_tool_call_and_a_final_answer_over_the_wire() {
     tap(&mut w.app, KeyCode::Char('h'));
     assert!(render(&mut w.app, 140, 40).contains("answered in 2 steps"));
     tap(&mut w.app, KeyCode::Enter);
+    press(&mut w.app, ":agent-llm llm-tgi-chat");
+    tap(&mut w.app, KeyCode::Enter);
+    assert_eq!(w.app.panes.agent.settings.llm.as_deref(), Some(LLM));
     tap(&mut w.app, KeyCode::Up);
     tap(&mut w.app, KeyCode::Char('R'));
     let rerun = w.finish().await;

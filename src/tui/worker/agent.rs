@@ -47,6 +47,7 @@ pub fn agent_config(s: &AgentDefaults, llm: String) -> Result<AgentConfig, Strin
         shape,
         template: Template::named(s.template.as_deref().unwrap_or("chatml"))?,
         approval,
+        stream: s.stream.unwrap_or(false),
         ..Default::default()
     })
 }

@@ -18,7 +18,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use serde_json::Value;
 
-use super::{KeyHint, Outbox, Pane};
+use super::{KeyHint, Outbox, Pane, PaneCommand};
 use crate::mcp::agent::{ApprovalRequest, Decision, End, Event, Header, Step, Transcript};
 use crate::tui::config::AgentDefaults;
 use crate::tui::data::Data;
@@ -203,9 +203,10 @@ impl AgentPane {
         if run.running || out.refused(data, JobKind::AgentRun) {
             return;
         }
+        // The LLM of the settings (`:agent-llm` changes it), else the run's own.
         let mut settings = self.settings.clone();
-        if let Some(h) = &run.header {
-            settings.llm = Some(h.llm.clone()).filter(|l| !l.is_empty()).or(settings.llm);
+        if settings.llm.is_none() {
+            settings.llm = run.header.as_ref().map(|h| h.llm.clone()).filter(|l| !l.is_empty());
         }
         out.job(Job::AgentRun {
             question: run.question.clone(),
@@ -308,13 +309,57 @@ impl Pane for AgentPane {
         ]
     }
 
+    fn commands(&self) -> &'static [PaneCommand] {
+        &[
+            PaneCommand {
+                name: "agent-llm",
+                takes_arg: true,
+                help: "Agent: the LLM endpoint of new runs and re-runs",
+            },
+            PaneCommand {
+                name: "agent-approve",
+                takes_arg: true,
+                help: "Agent: approval of tool calls: auto, ask, never, or annotations",
+            },
+        ]
+    }
+
+    fn run_command(&mut self, name: &str, arg: Option<&str>, _data: &mut Data, out: &mut Outbox) -> bool {
+        let arg = arg.map(str::trim).filter(|a| !a.is_empty());
+        match (name, arg) {
+            ("agent-llm", Some(llm)) => {
+                self.settings.llm = Some(llm.to_string());
+                out.toast(Level::Info, format!("Agent: new runs ask {llm}"));
+            }
+            ("agent-approve", Some(m @ ("auto" | "ask" | "never"))) => {
+                self.settings.approve = Some(m.to_string());
+                out.toast(Level::Info, format!("Agent: approval {m}"));
+            }
+            ("agent-approve", Some("annotations")) => {
+                self.settings.approve = None;
+                out.toast(Level::Info, "Agent: approval by the tools' annotations");
+            }
+            ("agent-llm" | "agent-approve", _) => {
+                out.toast(Level::Warn, format!(":{name} needs a value (see ? for help)"));
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn capturing_text(&self) -> bool {
         self.focus != Focus::Conversation || self.approval.is_some()
     }
 
-    fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, _out: &mut Outbox, _visible: bool) {
+    fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, out: &mut Outbox, visible: bool) {
         match ev {
-            AppEvent::Agent { id, update } => self.on_update(*id, update),
+            AppEvent::Agent { id, update } => {
+                if let (AgentUpdate::Ask { request, .. }, false) = (update, visible) {
+                    let text = format!("Agent: {} waits for your approval (Agent tab)", request.tool);
+                    out.toast(Level::Warn, text);
+                }
+                self.on_update(*id, update)
+            }
             AppEvent::McpServers { servers, .. } => {
                 self.tools = servers
                     .iter()

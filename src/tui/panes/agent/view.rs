@@ -33,6 +33,19 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// A result on one line: JSON compacted, other text with its line breaks as spaces, cut at
+/// `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => v.to_string(),
+        Err(_) => text.split_whitespace().collect::<Vec<_>>().join(" "),
+    };
+    match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}
+
 fn ms(v: f64) -> String {
     if v >= 10_000.0 {
         format!("{:.1} s", v / 1000.0)
@@ -179,8 +192,7 @@ fn conversation(run: &Run, width: usize, theme: &Theme) -> (Vec<Line<'static>>, 
             (Some(t), _) => {
                 push(&mut lines, &format!("  → {}/{} {}", t.server, t.tool, t.arguments), theme.fg(Role::Fg));
                 let role = if t.is_error { Role::StatusError } else { Role::Fg };
-                let first = t.result.lines().next().unwrap_or("");
-                push(&mut lines, &format!("  ← {first} ({})", ms(t.ms)), theme.fg(role));
+                push(&mut lines, &format!("  ← {} ({})", one_line(&t.result, 240), ms(t.ms)), theme.fg(role));
             }
             (None, Some(c)) => push(&mut lines, &format!("  → {} {}", c.name, c.arguments), theme.fg(Role::Fg)),
             (None, None) => {}
