@@ -207,6 +207,12 @@ async fn a_question_goes_to_a_tool_call_and_a_final_answer_over_the_wire() {
     assert_eq!(w.app.tab, Tab::Variants);
     assert_eq!(w.app.data.selected.as_deref(), Some(TOOL_EP));
     w.app.switch(Tab::Agent);
+    // On the answer step (no tool), `G` goes to the LLM endpoint on Endpoints.
+    tap(&mut w.app, KeyCode::Down);
+    tap(&mut w.app, KeyCode::Char('G'));
+    assert_eq!(w.app.tab, Tab::Endpoints);
+    assert_eq!(w.app.data.selected.as_deref(), Some(LLM));
+    w.app.switch(Tab::Agent);
 
     // The runs list has it; a re-run from step 1 ends with an answer too.
     tap(&mut w.app, KeyCode::Char('h'));
@@ -410,6 +416,49 @@ fn finished_app() -> App {
     update(&mut app, id, AgentUpdate::Done(Ok(Box::new(t))));
     app.on_event(AppEvent::Finished { id, cancelled: false });
     app
+}
+
+#[test]
+fn saved_transcripts_of_earlier_sessions_are_listed_and_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let steps = fixed_steps();
+    let t = Transcript {
+        header: Header {
+            run_id: "run-earlier".into(),
+            question: QUESTION.into(),
+            llm: LLM.into(),
+            ..Default::default()
+        },
+        end: Some(End {
+            stop: Stop::FinalAnswer,
+            answer: Some(steps[1].raw_reply.clone()),
+            detail: None,
+            steps: 2,
+            tokens: 475,
+            total_ms: 760.0,
+        }),
+        steps,
+    };
+    let lines: Vec<String> = t.records().iter().map(|r| serde_json::to_string(r).unwrap()).collect();
+    std::fs::write(dir.path().join("run-1-0.jsonl"), lines.join("\n")).unwrap();
+    std::fs::write(dir.path().join("notes.jsonl"), "not a transcript\n").unwrap();
+    let mut app = App::new(Data::default(), Theme::default_theme());
+    app.panes
+        .agent
+        .configure(settings(None), Some(dir.path().to_path_buf()));
+    app.switch(Tab::Agent);
+    tap(&mut app, KeyCode::Char('h'));
+    let screen = render(&mut app, 140, 40);
+    assert!(
+        screen.contains("saved") && screen.contains("answered in 2 steps"),
+        "{screen}"
+    );
+    tap(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 140, 40);
+    assert!(screen.contains("run-earlier") && screen.contains("answer: According to classify_intent"));
+    // Listing again does not list it twice.
+    tap(&mut app, KeyCode::Char('h'));
+    assert_eq!(app.panes.agent.runs.len(), 1);
 }
 
 #[test]

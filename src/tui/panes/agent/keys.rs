@@ -89,7 +89,8 @@ impl AgentPane {
             KeyCode::Enter => self.focus = Focus::Input,
             KeyCode::Char('h') => self.open_runs(),
             KeyCode::Char('R') => self.rerun(data, out),
-            KeyCode::Char('g') => self.jump(data, out),
+            KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
+            KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
             KeyCode::Esc => match self.shown_run().filter(|r| r.running).and_then(|r| r.job) {
                 Some(job) => {
                     out.job(Job::Cancel(job));
@@ -119,7 +120,8 @@ impl AgentPane {
                 self.cursor = (self.cursor + 1).min(steps.saturating_sub(1));
                 self.scroll = 0;
             }
-            KeyCode::Char('g') => self.jump(data, out),
+            KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
+            KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
             KeyCode::Char('R') => self.rerun(data, out),
             _ => return false,
         }
@@ -159,11 +161,11 @@ impl AgentPane {
         Some((llm, "the LLM endpoint"))
     }
 
-    fn jump(&mut self, data: &mut Data, out: &mut Outbox) {
+    fn jump(&mut self, data: &mut Data, out: &mut Outbox, tab: Tab) {
         match self.jump_target() {
             Some((e, _)) if data.endpoint(&e).is_some() => {
                 data.selected = Some(e);
-                out.switch_to = Some(Tab::Variants);
+                out.switch_to = Some(tab);
             }
             Some((e, what)) => out.toast(Level::Warn, format!("{what} {e} is not in the inventory")),
             None => out.toast(Level::Info, "no LLM endpoint: set [agent] llm in config.toml"),

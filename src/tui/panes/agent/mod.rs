@@ -305,7 +305,7 @@ impl Pane for AgentPane {
             KeyHint::new("Esc", "Agent: cancel the running run"),
             KeyHint::new("h", "Agent: runs of this session and saved transcripts"),
             KeyHint::new("R", "Agent: re-run from the selected step"),
-            KeyHint::new("g", "Agent: go to the tool's endpoint, else the LLM endpoint"),
+            KeyHint::new("g/G", "Agent: the tool's endpoint, else the LLM's, on Variants / Endpoints"),
         ]
     }
 

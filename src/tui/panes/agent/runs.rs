@@ -33,9 +33,10 @@ impl AgentPane {
                 .filter(|r| r.file.as_ref().is_some_and(|f| !known.contains(f)))
                 .collect();
             // Older runs from files go before this session's.
-            let n = new.len();
+            if !self.runs.is_empty() {
+                self.shown += new.len();
+            }
             self.runs.splice(0..0, new);
-            self.shown += n;
         }
         self.list_cursor = self.shown.min(self.runs.len().saturating_sub(1));
         self.focus = Focus::Runs;

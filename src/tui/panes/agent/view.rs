@@ -84,9 +84,12 @@ fn draw_question(p: &AgentPane, f: &mut Frame, area: Rect, data: &Data, theme: &
     let inner = pane_frame(f, area, heading, typing, theme);
     let s = &p.settings;
     let line = if typing {
+        // The end of a question longer than the line, where the cursor is.
+        let room = (inner.width as usize).saturating_sub(3);
+        let skip = p.input.chars().count().saturating_sub(room);
         Line::from(vec![
             Span::styled("› ", theme.fg(Role::Accent)),
-            Span::styled(p.input.clone(), theme.fg(Role::Fg)),
+            Span::styled(p.input.chars().skip(skip).collect::<String>(), theme.fg(Role::Fg)),
             Span::styled("▏", theme.fg(Role::Accent)),
         ])
     } else {
