@@ -462,6 +462,29 @@ fn saved_transcripts_of_earlier_sessions_are_listed_and_shown() {
 }
 
 #[test]
+fn streamed_tokens_show_while_the_step_runs() {
+    let (mut app, id) = pane_app();
+    update(&mut app, id, AgentUpdate::Event(Event::StepStarted(1)));
+    for t in ["{\"tool\": ", "\"classify_intent\""] {
+        update(&mut app, id, AgentUpdate::Event(Event::Token(t.into())));
+    }
+    let screen = render(&mut app, 140, 40);
+    assert!(screen.contains("#1  asking the LLM"), "{screen}");
+    assert!(screen.contains(r#"{"tool": "classify_intent""#), "{screen}");
+    update(
+        &mut app,
+        id,
+        AgentUpdate::Event(Event::Calling {
+            step: 1,
+            server: "sagedeck-demo".into(),
+            tool: "classify_intent".into(),
+            arguments: json!({}),
+        }),
+    );
+    assert!(render(&mut app, 140, 40).contains("#1  calling classify_intent"));
+}
+
+#[test]
 fn snapshots_conversation_with_waterfall_and_step_detail() {
     for (w, h) in [(140, 40), (80, 24)] {
         let mut app = finished_app();

@@ -61,6 +61,8 @@ pub struct Run {
     pub file: Option<PathBuf>,
     /// The run (id) and step it re-runs.
     pub rerun_of: Option<(String, u32)>,
+    /// Cancelled by the operator (a call waiting for approval then ends as denied).
+    pub cancelled: bool,
 }
 
 impl Run {
@@ -398,6 +400,7 @@ impl Pane for AgentPane {
         }
         if let Some(run) = self.run_of(id) {
             run.running = false;
+            run.cancelled |= cancelled;
             if cancelled && run.end.is_none() && run.error.is_none() {
                 run.error = Some("cancelled".into());
             }

@@ -218,8 +218,10 @@ fn conversation(run: &Run, width: usize, theme: &Theme) -> (Vec<Line<'static>>, 
             push(&mut lines, &format!("answer: {answer}"), theme.fg(Role::StatusOk));
         }
         (Some(e), _) => {
+            // Cancelled while a call waited for approval: the loop saw a denial.
+            let stop = if run.cancelled { Stop::Cancelled } else { e.stop };
             let detail = e.detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
-            push(&mut lines, &format!("{}{detail}", e.stop.describe()), theme.fg(Role::StatusWarn));
+            push(&mut lines, &format!("{}{detail}", stop.describe()), theme.fg(Role::StatusWarn));
         }
         (None, Some(err)) => push(&mut lines, &format!("could not run: {err}"), theme.fg(Role::StatusError)),
         (None, None) => {}
