@@ -116,6 +116,8 @@ pub enum Job {
         settings: crate::tui::config::AgentDefaults,
         /// Re-run this transcript from this step instead.
         rerun: Option<(Box<crate::mcp::agent::Transcript>, u32)>,
+        /// With `rerun`: the conversation to send at that step instead of the step's (edited).
+        edited: Option<Vec<crate::mcp::agent::Message>>,
         /// The file the transcript is saved to (`.jsonl`), if any.
         transcript_path: Option<std::path::PathBuf>,
         /// The operator's reason (audited; the session's `:reason` when None at submit).

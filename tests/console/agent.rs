@@ -227,6 +227,18 @@ async fn a_question_goes_to_a_tool_call_and_a_final_answer_over_the_wire() {
     assert_eq!(rerun.rerun_of, Some((run_id.clone(), 1)));
     assert_eq!(stop(&rerun), Stop::FinalAnswer);
     assert_eq!(rerun.header.as_ref().unwrap().rerun_of, Some((run_id, 1)));
+
+    // `E` edits step 1's question, and the re-run from step 1 sends the edited one.
+    tap(&mut w.app, KeyCode::Up);
+    tap(&mut w.app, KeyCode::Char('E'));
+    assert!(render(&mut w.app, 140, 40).contains("Step 1's last user message"));
+    w.app.on_key(ctrl('u'));
+    press(&mut w.app, "Classify the intent of this message: 'cancel my order'");
+    tap(&mut w.app, KeyCode::Enter);
+    let edited = w.finish().await;
+    assert_eq!(stop(&edited), Stop::FinalAnswer);
+    let tool = edited.steps[0].tool.as_ref().unwrap();
+    assert_eq!(tool.arguments, json!({"user_input": "cancel my order"}));
     w.hub.shutdown().await;
     w.sb.shutdown().await;
 }
@@ -372,6 +384,7 @@ fn pane_app() -> (App, u64) {
             question: QUESTION.into(),
             settings: settings(None),
             rerun: None,
+            edited: None,
             transcript_path: None,
             reason: None,
         })

@@ -95,6 +95,7 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
                 ..Default::default()
             },
             rerun: None,
+            edited: None,
             transcript_path: None,
             reason: None,
         }],

@@ -24,6 +24,7 @@ pub(super) struct AgentJob {
     pub(super) question: String,
     pub(super) settings: AgentDefaults,
     pub(super) rerun: Option<(Box<Transcript>, u32)>,
+    pub(super) edited: Option<Vec<crate::mcp::agent::Message>>,
     pub(super) transcript_path: Option<PathBuf>,
     pub(super) reason: Option<String>,
 }
@@ -113,7 +114,7 @@ async fn drive(
         transcript_file: transcript_file(job.transcript_path.as_deref()),
     };
     let t = match &job.rerun {
-        Some((old, from)) => agent.rerun(old, *from, None).await?,
+        Some((old, from)) => agent.rerun(old, *from, job.edited.clone()).await?,
         None => agent.run(&job.question).await,
     };
     Ok(Box::new(t))

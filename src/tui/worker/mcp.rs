@@ -79,6 +79,7 @@ pub(super) async fn run(
             question,
             settings,
             rerun,
+            edited,
             transcript_path,
             reason,
         } => {
@@ -86,6 +87,7 @@ pub(super) async fn run(
                 question,
                 settings,
                 rerun,
+                edited,
                 transcript_path,
                 reason,
             };

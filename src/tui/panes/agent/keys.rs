@@ -47,6 +47,14 @@ impl AgentPane {
                 }
                 true
             }
+            Focus::EditStep => {
+                match key.code {
+                    KeyCode::Enter => self.rerun_edited(data, out),
+                    KeyCode::Esc => self.focus = Focus::Conversation,
+                    _ => return edit_line(&mut self.edit, &key),
+                }
+                true
+            }
             Focus::Detail => self.detail_key(key, data, out),
             Focus::Runs => self.runs_key(key),
             Focus::Conversation => self.conversation_key(key, data, out),
@@ -88,7 +96,8 @@ impl AgentPane {
             }
             KeyCode::Enter => self.focus = Focus::Input,
             KeyCode::Char('h') => self.open_runs(),
-            KeyCode::Char('R') => self.rerun(data, out),
+            KeyCode::Char('R') => self.rerun(data, out, None),
+            KeyCode::Char('E') => self.start_edit(out),
             KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
             KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
             KeyCode::Esc => match self.shown_run().filter(|r| r.running).and_then(|r| r.job) {
@@ -122,7 +131,8 @@ impl AgentPane {
             }
             KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
             KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
-            KeyCode::Char('R') => self.rerun(data, out),
+            KeyCode::Char('R') => self.rerun(data, out, None),
+            KeyCode::Char('E') => self.start_edit(out),
             _ => return false,
         }
         true
@@ -186,6 +196,11 @@ impl AgentPane {
         }
         let running = self.shown_run().is_some_and(|r| r.running);
         match self.focus {
+            Focus::EditStep => vec![
+                KeyHint::when("Enter", "re-run with it", data.read_only),
+                KeyHint::new("Esc", "leave"),
+                KeyHint::new("^U", "clear"),
+            ],
             Focus::Input => vec![
                 KeyHint::when("Enter", "ask", data.read_only),
                 KeyHint::new("Esc", "leave"),

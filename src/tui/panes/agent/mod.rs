@@ -19,7 +19,7 @@ use ratatui::layout::Rect;
 use serde_json::Value;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand};
-use crate::mcp::agent::{ApprovalRequest, Decision, End, Event, Header, Step, Transcript};
+use crate::mcp::agent::{ApprovalRequest, Decision, End, Event, Header, Message, Step, Transcript};
 use crate::tui::config::AgentDefaults;
 use crate::tui::data::Data;
 use crate::tui::event::{AgentUpdate, AppEvent, Job, JobKind};
@@ -112,6 +112,8 @@ pub enum Focus {
     Conversation,
     /// Typing the question.
     Input,
+    /// Editing the selected step's last user message, to re-run from that step with it.
+    EditStep,
     /// A step's detail (scrolls).
     Detail,
     /// The list of runs.
@@ -127,6 +129,8 @@ pub struct AgentPane {
     pub runs_dir: Option<PathBuf>,
     /// The question being typed.
     pub input: String,
+    /// The step message being edited (line breaks shown as ⏎).
+    pub edit: String,
     /// What has the keys.
     pub focus: Focus,
     /// Runs: this session's and those read from files, oldest first.
@@ -181,6 +185,7 @@ impl AgentPane {
             question,
             settings: self.settings.clone(),
             rerun: None,
+            edited: None,
             transcript_path: self.new_file(),
             reason: None,
         });
@@ -196,8 +201,8 @@ impl AgentPane {
         Some(self.runs_dir.as_ref()?.join(format!("run-{ms}-{n}.jsonl")))
     }
 
-    /// Re-runs the shown run from the selected step.
-    fn rerun(&mut self, data: &Data, out: &mut Outbox) {
+    /// Re-runs the shown run from the selected step (with the edited conversation, if any).
+    fn rerun(&mut self, data: &Data, out: &mut Outbox, edited: Option<Vec<Message>>) {
         let Some((run, step)) = self.shown_run().zip(self.selected_step()) else {
             out.toast(Level::Info, "no step to re-run from");
             return;
@@ -214,9 +219,36 @@ impl AgentPane {
             question: run.question.clone(),
             settings,
             rerun: Some((Box::new(run.transcript()), step.step)),
+            edited,
             transcript_path: self.new_file(),
             reason: None,
         });
+    }
+
+    /// Starts editing the selected step's last user message.
+    fn start_edit(&mut self, out: &mut Outbox) {
+        let text = self
+            .selected_step()
+            .and_then(|s| s.messages.iter().rev().find(|m| m.role == "user"))
+            .map(|m| m.content.replace('\n', "⏎"));
+        match text {
+            Some(t) => {
+                self.edit = t;
+                self.focus = Focus::EditStep;
+            }
+            None => out.toast(Level::Info, "no step with a user message to edit"),
+        }
+    }
+
+    /// Re-runs from the selected step with its last user message replaced by the edit.
+    fn rerun_edited(&mut self, data: &Data, out: &mut Outbox) {
+        let Some(step) = self.selected_step() else { return };
+        let mut messages = step.messages.clone();
+        if let Some(m) = messages.iter_mut().rev().find(|m| m.role == "user") {
+            m.content = self.edit.replace('⏎', "\n");
+        }
+        self.focus = Focus::Conversation;
+        self.rerun(data, out, Some(messages));
     }
 
     /// Answers the call waiting (dropping the dialog).
@@ -307,6 +339,7 @@ impl Pane for AgentPane {
             KeyHint::new("Esc", "Agent: cancel the running run"),
             KeyHint::new("h", "Agent: runs of this session and saved transcripts"),
             KeyHint::new("R", "Agent: re-run from the selected step"),
+            KeyHint::new("E", "Agent: edit the step's last user message, then re-run from it"),
             KeyHint::new("g/G", "Agent: the tool's endpoint, else the LLM's, on Variants / Endpoints"),
         ]
     }

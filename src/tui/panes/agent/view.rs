@@ -75,21 +75,26 @@ pub(super) fn draw(p: &mut AgentPane, f: &mut Frame, area: Rect, data: &Data, th
 }
 
 fn draw_question(p: &AgentPane, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
-    let typing = p.focus == Focus::Input;
-    let heading = if typing {
-        " Question — capturing text: Enter asks · Esc leaves "
-    } else {
-        " Question "
+    let editing = p.focus == Focus::EditStep;
+    let typing = p.focus == Focus::Input || editing;
+    let heading = match (editing, typing) {
+        (true, _) => format!(
+            " Step {}'s last user message — capturing text: Enter re-runs from it · Esc leaves ",
+            p.selected_step().map(|s| s.step).unwrap_or(0)
+        ),
+        (false, true) => " Question — capturing text: Enter asks · Esc leaves ".into(),
+        (false, false) => " Question ".into(),
     };
     let inner = pane_frame(f, area, heading, typing, theme);
     let s = &p.settings;
     let line = if typing {
         // The end of a question longer than the line, where the cursor is.
+        let text = if editing { &p.edit } else { &p.input };
         let room = (inner.width as usize).saturating_sub(3);
-        let skip = p.input.chars().count().saturating_sub(room);
+        let skip = text.chars().count().saturating_sub(room);
         Line::from(vec![
             Span::styled("› ", theme.fg(Role::Accent)),
-            Span::styled(p.input.chars().skip(skip).collect::<String>(), theme.fg(Role::Fg)),
+            Span::styled(text.chars().skip(skip).collect::<String>(), theme.fg(Role::Fg)),
             Span::styled("▏", theme.fg(Role::Accent)),
         ])
     } else {
