@@ -160,7 +160,7 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         shape,
         template,
         native_tools: a.native_tools,
-        stream: a.stream,
+        stream: a.stream || d.stream.unwrap_or(false),
         system_prompt,
         max_steps: a.max_steps,
         token_budget: a.token_budget,

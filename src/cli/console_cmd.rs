@@ -92,6 +92,8 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         audit_file: g.audit_path(),
         warmset_file: None,
         reason: g.reason.clone(),
+        agent: s.agent.unwrap_or_default(),
+        agent_runs_dir: None,
     }
 }
 
@@ -169,6 +171,12 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
             .config_problems
             .push(format!("the demo MCP server is not registered: {e}")),
     }
+    // The Agent pane opens ready to ask: the sandbox's LLM and the demo server (an endpoint of
+    // config.toml's `[agent]` would not be in the sandbox; `:agent-llm` changes it), streamed
+    // unless the file says otherwise.
+    opts.agent.llm = Some("llm-tgi-chat".into());
+    opts.agent.servers = vec!["sagedeck-demo".into()];
+    opts.agent.stream.get_or_insert(true);
     let r = run(opts, Some(fleet)).await;
     handle.shutdown().await;
     finish(r)

@@ -53,6 +53,8 @@ pub struct AgentDefaults {
     pub servers: Vec<String>,
     /// Approval mode: `auto`, `ask` or `never`.
     pub approve: Option<String>,
+    /// Stream the replies (InvokeEndpointWithResponseStream; `--stream` of the CLI).
+    pub stream: Option<bool>,
 }
 
 /// The whole file.

@@ -106,6 +106,23 @@ pub enum Job {
     },
     /// Abort the job with this id.
     Cancel(u64),
+    /// Run the agent loop (an LLM endpoint driving MCP tools) on a question, or re-run a
+    /// transcript from a step; progress as [`AppEvent::Agent`]. It invokes an endpoint and calls
+    /// tools, so read-only refuses it; every LLM and tool call is audited before it is sent.
+    AgentRun {
+        /// The question (a re-run asks its transcript's).
+        question: String,
+        /// LLM endpoint, request shape, template, servers, approval mode.
+        settings: crate::tui::config::AgentDefaults,
+        /// Re-run this transcript from this step instead.
+        rerun: Option<(Box<crate::mcp::agent::Transcript>, u32)>,
+        /// With `rerun`: the conversation to send at that step instead of the step's (edited).
+        edited: Option<Vec<crate::mcp::agent::Message>>,
+        /// The file the transcript is saved to (`.jsonl`), if any.
+        transcript_path: Option<std::path::PathBuf>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -140,6 +157,8 @@ pub enum JobKind {
     ToolCall,
     /// [`Job::Cancel`].
     Cancel,
+    /// [`Job::AgentRun`].
+    AgentRun,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -157,7 +176,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 14] = [
+    pub const ALL: [JobKind; 15] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -172,6 +191,7 @@ impl JobKind {
         JobKind::McpConnect,
         JobKind::ToolCall,
         JobKind::Cancel,
+        JobKind::AgentRun,
     ];
 
     /// The part of the worker that runs it.
@@ -186,7 +206,7 @@ impl JobKind {
             | JobKind::PromoteResume
             | JobKind::PromoteControl
             | JobKind::Prewarm => Runner::Guard,
-            JobKind::McpConnect | JobKind::ToolCall => Runner::Mcp,
+            JobKind::McpConnect | JobKind::ToolCall | JobKind::AgentRun => Runner::Mcp,
             JobKind::Cancel => Runner::Worker,
         }
     }
@@ -202,6 +222,7 @@ impl JobKind {
             JobKind::Invoke => Some("invoking"),
             JobKind::Prewarm => Some("prewarming"),
             JobKind::ToolCall => Some("calling tools"),
+            JobKind::AgentRun => Some("running the agent"),
             JobKind::Inventory
             | JobKind::Metrics
             | JobKind::Describe
@@ -236,6 +257,7 @@ impl Job {
             Job::McpConnect { .. } => JobKind::McpConnect,
             Job::ToolCall { .. } => JobKind::ToolCall,
             Job::Cancel(_) => JobKind::Cancel,
+            Job::AgentRun { .. } => JobKind::AgentRun,
         }
     }
 
@@ -261,6 +283,7 @@ impl Job {
         if let Job::ApplyWeights { reason, .. }
         | Job::Prewarm { reason, .. }
         | Job::ToolCall { reason, .. }
+        | Job::AgentRun { reason, .. }
         | Job::Promote { reason, .. } = self
             && reason.is_none()
         {
@@ -275,6 +298,7 @@ impl Job {
             Job::ApplyWeights { reason: None, .. }
                 | Job::Prewarm { reason: None, .. }
                 | Job::ToolCall { reason: None, .. }
+                | Job::AgentRun { reason: None, .. }
                 | Job::Promote { reason: None, .. }
         )
     }
@@ -308,6 +332,15 @@ impl Job {
             Job::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
             Job::ToolCall { tool, .. } => format!("calling tool {tool}"),
             Job::Cancel(_) => "cancelling".into(),
+            Job::AgentRun {
+                rerun: Some((t, n)), ..
+            } => format!("re-running agent run {} from step {n}", t.header.run_id),
+            Job::AgentRun { settings, .. } => {
+                format!(
+                    "agent run on {}",
+                    settings.llm.as_deref().unwrap_or("(no LLM endpoint)")
+                )
+            }
         }
     }
 }
@@ -434,6 +467,29 @@ pub enum AppEvent {
         /// Per-model results.
         result: Result<Vec<PrewarmResult>, AwsError>,
     },
+    /// Progress of an agent run.
+    Agent {
+        /// Job id.
+        id: u64,
+        /// What happened.
+        update: AgentUpdate,
+    },
+}
+
+/// What an agent run reports.
+#[derive(Debug, Clone)]
+pub enum AgentUpdate {
+    /// The loop's own event (step started, token, calling, step, end).
+    Event(crate::mcp::agent::Event),
+    /// A tool call waits for the operator: the decision goes back on `answer`.
+    Ask {
+        /// The call.
+        request: crate::mcp::agent::ApprovalRequest,
+        /// Where the decision goes (dropping it denies).
+        answer: std::sync::mpsc::Sender<crate::mcp::agent::Decision>,
+    },
+    /// The run ended: its transcript, or why it could not start.
+    Done(Result<Box<crate::mcp::agent::Transcript>, String>),
 }
 
 #[cfg(test)]

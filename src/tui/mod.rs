@@ -60,6 +60,10 @@ pub struct ConsoleOptions {
     pub warmset_file: Option<std::path::PathBuf>,
     /// The session's audit reason at start (`--reason`; `:reason` changes it).
     pub reason: Option<String>,
+    /// The Agent pane's defaults (`[agent]` of config.toml, per profile).
+    pub agent: config::AgentDefaults,
+    /// Where the Agent pane saves and finds transcripts (None: the XDG state directory's agent/).
+    pub agent_runs_dir: Option<std::path::PathBuf>,
 }
 
 impl ConsoleOptions {
@@ -160,6 +164,12 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         opts.tool_args_path
             .clone()
             .or_else(panes::tools::ArgsStore::default_path),
+    );
+    app.panes.agent.configure(
+        opts.agent.clone(),
+        opts.agent_runs_dir
+            .clone()
+            .or_else(|| crate::aws::dirs::state_dir().map(|d| d.join("agent"))),
     );
     (app, warning)
 }

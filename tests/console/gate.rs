@@ -87,6 +87,18 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
             reason: None,
         }],
         JobKind::Cancel => vec![Job::Cancel(1)],
+        JobKind::AgentRun => vec![Job::AgentRun {
+            question: "What is the most played song on WZPZ?".into(),
+            settings: sagedeck::tui::config::AgentDefaults {
+                llm: Some("llm-tgi-chat".into()),
+                servers: vec!["radio".into()],
+                ..Default::default()
+            },
+            rerun: None,
+            edited: None,
+            transcript_path: None,
+            reason: None,
+        }],
     }
 }
 
@@ -100,6 +112,7 @@ const REFUSED: &[&str] = &[
     "invoking",
     "prewarming",
     "calling tools",
+    "running the agent",
 ];
 
 #[test]
@@ -138,7 +151,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 9, "every mutating sample was tried");
+    assert_eq!(mutations, 10, "every mutating sample was tried");
 }
 
 #[test]

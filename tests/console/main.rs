@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agent;
 mod app;
 mod e2e;
 mod gate;

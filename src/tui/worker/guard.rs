@@ -192,6 +192,7 @@ pub(super) async fn run(
         | Job::Catalog { .. }
         | Job::McpConnect { .. }
         | Job::ToolCall { .. }
+        | Job::AgentRun { .. }
         | Job::Cancel(_) => {}
     }
 }

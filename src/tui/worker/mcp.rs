@@ -20,7 +20,7 @@ pub(super) fn snapshot(hub: &McpHub) -> AppEvent {
 }
 
 /// The audit log and the fleet (for the principal) a tool call is written with.
-type Audited<'a> = (
+pub(super) type Audited<'a> = (
     &'a super::guard::Guard,
     &'a Result<crate::aws::Fleet, crate::aws::AwsError>,
 );
@@ -44,6 +44,10 @@ pub(super) async fn run(
     audited: Audited<'_>,
 ) {
     let Some(hub) = hub else {
+        if let Job::AgentRun { .. } = job {
+            let update = crate::tui::event::AgentUpdate::Done(Err("no MCP servers are configured".into()));
+            let _ = events.send(AppEvent::Agent { id, update });
+        }
         if let Job::ToolCall { .. } = job {
             let _ = events.send(AppEvent::ToolResult {
                 id,
@@ -70,6 +74,24 @@ pub(super) async fn run(
                 reason,
             };
             call_tool(&hub, id, call, cancel, events, audited).await
+        }
+        Job::AgentRun {
+            question,
+            settings,
+            rerun,
+            edited,
+            transcript_path,
+            reason,
+        } => {
+            let run = super::agent::AgentJob {
+                question,
+                settings,
+                rerun,
+                edited,
+                transcript_path,
+                reason,
+            };
+            super::agent::run(&hub, id, run, cancel, events, audited).await
         }
         // Not MCP jobs: run by the worker's other parts (`JobKind::runner`).
         Job::Inventory

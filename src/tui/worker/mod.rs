@@ -2,6 +2,7 @@
 //! with a timeout, reports through [`AppEvent`]s, and aborts a job on request. The UI task never
 //! awaits any of this.
 
+mod agent;
 mod mcp;
 
 mod guard;
@@ -136,7 +137,7 @@ async fn serve(
         let fleet = fleet.clone();
         let (hub2, calls2, guard2) = (hub.clone(), tool_calls.clone(), guard.clone());
         let cancel = tokio_util::sync::CancellationToken::new();
-        if job.kind() == JobKind::ToolCall {
+        if matches!(job.kind(), JobKind::ToolCall | JobKind::AgentRun) {
             tool_calls.lock().insert(id, cancel.clone());
         }
         let runner = job.kind().runner();
@@ -204,7 +205,12 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e.to_string()),
         },
-        Job::Cancel(_) | Job::McpConnect { .. } | Job::ToolCall { .. } | Job::Activity | Job::PromoteControl { .. } => {
+        Job::Cancel(_)
+        | Job::McpConnect { .. }
+        | Job::ToolCall { .. }
+        | Job::AgentRun { .. }
+        | Job::Activity
+        | Job::PromoteControl { .. } => {
             return;
         }
     };
@@ -276,6 +282,7 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
         | Job::Prewarm { .. }
         | Job::McpConnect { .. }
         | Job::ToolCall { .. }
+        | Job::AgentRun { .. }
         | Job::Cancel(_) => {}
     }
 }
