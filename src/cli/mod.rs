@@ -23,6 +23,7 @@ pub mod sandbox_cmd;
 pub mod serve_cmd;
 pub mod timeline_cmd;
 pub mod tool_audit;
+pub mod variants_report_cmd;
 pub mod weights_cmd;
 
 use std::path::PathBuf;
@@ -277,6 +278,9 @@ pub enum Command {
     Mcp(serve_cmd::McpArgs),
     /// An LLM on a SageMaker endpoint answering a question with the tools of MCP servers.
     Agent(agent_cmd::AgentArgs),
+    /// Compare an endpoint's variants over an invocation log (`--invocation-log`): calls, error
+    /// rate, latency percentiles and the judge's test of each variant against the baseline.
+    VariantsReport(variants_report_cmd::VariantsReportArgs),
 }
 
 /// Prints a classified error on one line and returns its exit code.
@@ -342,6 +346,7 @@ pub fn run(cli: Cli) -> i32 {
             },
             Some(Command::Mcp(args)) => serve_cmd::run_mcp(&g, args).await,
             Some(Command::Agent(args)) => agent_cmd::run(&g, args).await,
+            Some(Command::VariantsReport(args)) => variants_report_cmd::run(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })
@@ -388,6 +393,7 @@ mod tests {
         ("tools list", false),
         ("tools call s t", true),
         ("mcp serve --demo-tools", true),
+        ("variants-report invocations.jsonl", false),
     ];
 
     fn parse(line: &str) -> Cli {
