@@ -269,7 +269,7 @@ mod tests {
             .unwrap();
         assert!(log.append(r.clone(), b"hello").is_none());
         let back = read(&path).unwrap();
-        assert_eq!(back.records, vec![r.clone(), r]);
+        assert_eq!(back.records, vec![r.clone(), r.clone()]);
         assert_eq!((back.bad_lines, back.first_bad_line), (1, Some(2)));
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);

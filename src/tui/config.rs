@@ -6,6 +6,7 @@
 //! theme = "dark"
 //! refresh_seconds = 10
 //! metrics_refresh_seconds = 15
+//! invocation_log = "/home/me/.local/state/sagedeck/invocations.jsonl"
 //! [keys]
 //! quit = "x"
 //! refresh = "R"
