@@ -127,7 +127,7 @@ fn traffic(
             r.endpoint = Some(endpoint.into());
             r.variant = Some(variant.into());
             r.latency_ms = base + 10.0 * noise.next();
-            if ((minute * per_minute + i) as usize) % fail_every == 0 {
+            if ((minute * per_minute + i) as usize).is_multiple_of(fail_every) {
                 r.status = Status::Error;
                 r.error_class = Some("model_error".into());
             }
