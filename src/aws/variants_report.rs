@@ -6,7 +6,8 @@
 //! The judge compares per-period series, as it does for CloudWatch: the log's calls are
 //! grouped in periods (`JudgeConfig::period` seconds), each period with calls gives a point of
 //! `latency_p50` and `latency_p99` (of its successful calls) and of `error_rate`. Fewer than
-//! `min_points` periods on a side is inconclusive.
+//! `min_points` periods on a side is inconclusive. A log longer than [`MAX_POINTS`] periods is
+//! judged over longer periods (the report names the period it used).
 
 use std::collections::BTreeMap;
 
@@ -201,6 +202,18 @@ pub fn report(log: &LogRead, opts: &ReportOptions) -> VariantsReport {
         let variant = r.variant.clone().unwrap_or_else(|| "?".into());
         by.entry(e.clone()).or_default().entry(variant).or_default().all.push(r);
     }
+    // The Hodges-Lehmann shift takes every pair of points: a long log is judged over longer
+    // periods, at most MAX_POINTS a side.
+    let (lo, hi) = by
+        .values()
+        .flat_map(|v| v.values())
+        .flat_map(|c| c.all.iter().map(|r| r.epoch))
+        .fold((f64::MAX, f64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    let mut opts = opts.clone();
+    if hi > lo {
+        let needed = ((hi - lo) / MAX_POINTS as f64).ceil() as i32;
+        opts.judge.period = opts.judge.period.max(needed);
+    }
     VariantsReport {
         records,
         bad_lines: log.bad_lines,
@@ -208,7 +221,39 @@ pub fn report(log: &LogRead, opts: &ReportOptions) -> VariantsReport {
         period_seconds: opts.judge.period,
         endpoints: by
             .into_iter()
-            .map(|(e, variants)| endpoint_report(e, variants, opts))
+            .map(|(e, variants)| endpoint_report(e, variants, &opts))
             .collect(),
+    }
+}
+
+/// The most points a side the judge compares (a million pairs for the shift).
+pub const MAX_POINTS: usize = 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_log_is_judged_over_longer_periods() {
+        let records = (0..2000)
+            .map(|i| {
+                let mut r = InvocationRecord::new("test", b"");
+                r.epoch = f64::from(i) * 600.0;
+                r.endpoint = Some("e".into());
+                r.variant = Some(if i % 3 == 0 { "C" } else { "B" }.into());
+                r.latency_ms = 10.0;
+                r
+            })
+            .collect();
+        let log = LogRead {
+            records,
+            ..LogRead::default()
+        };
+        let r = report(&log, &ReportOptions::default());
+        assert!(r.period_seconds >= 1199, "{}", r.period_seconds);
+        let rows = &r.endpoints[0].variants;
+        assert_eq!((rows[0].variant.as_str(), rows[0].baseline), ("B", true));
+        assert!(rows[1].verdicts.iter().all(|v| v.canary.len() <= MAX_POINTS));
+        assert_eq!(rows[1].outcome, Some(Outcome::Pass));
     }
 }
