@@ -12,6 +12,7 @@ pub mod dirs;
 pub mod error;
 pub mod guard;
 pub mod inventory;
+pub mod invocation_log;
 pub mod invoke;
 pub mod judge;
 pub mod latency;
@@ -33,6 +34,7 @@ mod scaling_lint_tests;
 pub mod scaling_spec;
 pub mod stats;
 pub mod timeline;
+pub mod variants_report;
 pub mod warmset;
 pub mod weights;
 

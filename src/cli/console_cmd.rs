@@ -36,6 +36,14 @@ pub struct ConsoleArgs {
     /// ~/.config/sagedeck/mcp.json when it exists).
     #[arg(long, value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
+    /// Append one JSON line per invocation and tool call to FILE (the variant log; config key
+    /// `invocation_log`; the demo's default: the state directory's invocations.jsonl); compare
+    /// the variants with `sagedeck variants-report FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub invocation_log: Option<PathBuf>,
+    /// Also write each input itself into the variant log (default: only its hash).
+    #[arg(long)]
+    pub log_inputs: bool,
 }
 
 /// Sends tracing output to a file, never to the screen.
@@ -94,6 +102,8 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         reason: g.reason.clone(),
         agent: s.agent.unwrap_or_default(),
         agent_runs_dir: None,
+        invocation_log: c.invocation_log.clone().or(s.invocation_log.map(PathBuf::from)),
+        log_inputs: c.log_inputs || s.log_inputs.unwrap_or(false),
     }
 }
 
@@ -142,6 +152,8 @@ impl ConsoleArgs {
             mouse: self.mouse || outer.mouse,
             log_file: self.log_file.or(outer.log_file.clone()),
             mcp_config: self.mcp_config.or(outer.mcp_config.clone()),
+            invocation_log: self.invocation_log.or(outer.invocation_log.clone()),
+            log_inputs: self.log_inputs || outer.log_inputs,
         }
     }
 }
@@ -164,6 +176,10 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
     let url = handle.endpoint_url();
     let fleet = Fleet::for_url(&url).await;
     let mut opts = options(g, c, format!("sandbox {url}"), "sandbox");
+    // The demo keeps a variant log by default: `sagedeck variants-report` reads it.
+    if opts.invocation_log.is_none() {
+        opts.invocation_log = crate::aws::invocation_log::default_invocation_log_path();
+    }
     // The demo's own MCP server: `sagedeck mcp serve --demo-tools` over this sandbox.
     match std::env::current_exe() {
         Ok(exe) => opts.mcp.servers.insert(0, crate::mcp::registry::demo_entry(&exe, &url)),

@@ -23,6 +23,7 @@ pub mod sandbox_cmd;
 pub mod serve_cmd;
 pub mod timeline_cmd;
 pub mod tool_audit;
+pub mod variants_report_cmd;
 pub mod weights_cmd;
 
 use std::path::PathBuf;
@@ -372,6 +373,9 @@ pub enum Command {
     Mcp(On<serve_cmd::McpArgs>),
     /// An LLM on a SageMaker endpoint answering a question with the tools of MCP servers.
     Agent(On<agent_cmd::AgentArgs>),
+    /// Compare an endpoint's variants over an invocation log (`--invocation-log`): calls, error
+    /// rate, latency percentiles and the judge's test of each variant against the baseline.
+    VariantsReport(On<variants_report_cmd::VariantsReportArgs>),
 }
 
 impl Command {
@@ -394,6 +398,7 @@ impl Command {
             Command::Tools(c) => Some(&c.aws),
             Command::Mcp(c) => Some(&c.aws),
             Command::Agent(c) => Some(&c.aws),
+            Command::VariantsReport(c) => Some(&c.aws),
             Command::Demo(_) | Command::Sandbox(_) | Command::Fault(_) => None,
         }
     }
@@ -462,6 +467,7 @@ pub fn run(cli: Cli) -> i32 {
             },
             Some(Command::Mcp(On { args, .. })) => serve_cmd::run_mcp(&g, args).await,
             Some(Command::Agent(On { args, .. })) => agent_cmd::run(&g, args).await,
+            Some(Command::VariantsReport(On { args, .. })) => variants_report_cmd::run(&g, args).await,
             None => console_cmd::run_console(&g, &console).await,
         }
     })
@@ -508,6 +514,7 @@ mod tests {
         ("tools list", false),
         ("tools call s t", true),
         ("mcp serve --demo-tools", true),
+        ("variants-report invocations.jsonl", false),
     ];
 
     fn parse(line: &str) -> Cli {

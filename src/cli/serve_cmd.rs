@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
+use crate::aws::invocation_log::InvocationLog;
 use crate::mcp::server::{HttpAccess, ToolServer, check_origin, serve_http_with, serve_stdio};
 use crate::mcp::tools_config::ToolsConfig;
 
@@ -43,6 +44,14 @@ pub struct ServeArgs {
     /// origins than the server's own are refused with 403.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    /// Append one JSON line per invocation to FILE (the variant log: tool, endpoint, invoked
+    /// variant, latency, status, sizes, SHA-256 of the input); `sagedeck variants-report FILE`
+    /// compares the variants over it.
+    #[arg(long, value_name = "FILE")]
+    pub invocation_log: Option<PathBuf>,
+    /// Also write each input itself into the variant log (default: only its hash).
+    #[arg(long, requires = "invocation_log")]
+    pub log_inputs: bool,
 }
 
 /// `PORT` → 127.0.0.1:PORT; `HOST:PORT` as given.
@@ -77,7 +86,13 @@ pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
         Err(code) => return code,
     };
     let n = config.tools.len();
-    let server = ToolServer::new(fleet, config);
+    let mut server = ToolServer::new(fleet, config);
+    if let Some(path) = &args.invocation_log {
+        match InvocationLog::open(path, args.log_inputs) {
+            Ok(log) => server = server.with_invocation_log(std::sync::Arc::new(log)),
+            Err(e) => return usage(e),
+        }
+    }
     let Some(addr) = listen else {
         if args.token.is_some() {
             eprintln!("sagedeck: --token applies to --http only; stdio has no authentication");

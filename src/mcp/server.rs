@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::schema;
 use super::tools_config::{ToolSpec, ToolsConfig};
+use crate::aws::invocation_log::{InvocationLog, InvocationRecord};
 use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
 use crate::aws::{AwsError, Fleet, RetryPolicy};
 
@@ -37,6 +38,7 @@ pub struct ToolServer {
     config: Arc<ToolsConfig>,
     tools: Arc<Vec<Tool>>,
     policy: RetryPolicy,
+    log: Option<Arc<InvocationLog>>,
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -130,7 +132,14 @@ impl ToolServer {
             config: Arc::new(config),
             tools: Arc::new(tools),
             policy,
+            log: None,
         }
+    }
+
+    /// Appends a line per invocation to `log` (the variant log).
+    pub fn with_invocation_log(mut self, log: Arc<InvocationLog>) -> ToolServer {
+        self.log = Some(log);
+        self
     }
 
     /// The tools it serves.
@@ -153,6 +162,14 @@ impl ToolServer {
             r = self.fleet.invoke(&req, &policy) => r,
             _ = ct.cancelled() => return error_result("cancelled by the client".into(), None),
         };
+        if let Some(log) = &self.log
+            && let Some(w) = log.append(
+                InvocationRecord::of_invoke("mcp-serve", Some(&spec.name), &req, &outcome),
+                &req.body,
+            )
+        {
+            eprintln!("sagedeck: {w}");
+        }
         match outcome {
             Ok(r) => {
                 let total_ms = (r.total.as_secs_f64() * 1e6).round() / 1e3;

@@ -6,6 +6,7 @@
 //! theme = "dark"
 //! refresh_seconds = 10
 //! metrics_refresh_seconds = 15
+//! invocation_log = "/home/me/.local/state/sagedeck/invocations.jsonl"
 //! [keys]
 //! quit = "x"
 //! refresh = "R"
@@ -36,6 +37,10 @@ pub struct Settings {
     pub mouse: Option<bool>,
     /// Defaults of `sagedeck agent` (`[agent]`, `[profiles.NAME.agent]`).
     pub agent: Option<AgentDefaults>,
+    /// The console's variant log (`--invocation-log`): a line per invocation and tool call.
+    pub invocation_log: Option<String>,
+    /// Keep inputs in the variant log (`--log-inputs`).
+    pub log_inputs: Option<bool>,
 }
 
 /// Defaults of `sagedeck agent`; flags win.
@@ -141,6 +146,8 @@ impl ConfigFile {
             s.metrics_refresh_seconds = p.metrics_refresh_seconds.or(s.metrics_refresh_seconds);
             s.mouse = p.mouse.or(s.mouse);
             s.agent = p.agent.clone().or(s.agent);
+            s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
+            s.log_inputs = p.log_inputs.or(s.log_inputs);
         }
         s
     }

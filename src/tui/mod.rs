@@ -64,6 +64,10 @@ pub struct ConsoleOptions {
     pub agent: config::AgentDefaults,
     /// Where the Agent pane saves and finds transcripts (None: the XDG state directory's agent/).
     pub agent_runs_dir: Option<std::path::PathBuf>,
+    /// The variant log of the console's invocations and tool calls (None: not kept).
+    pub invocation_log: Option<std::path::PathBuf>,
+    /// Keep each input in the variant log, not only its hash.
+    pub log_inputs: bool,
 }
 
 impl ConsoleOptions {
@@ -73,6 +77,8 @@ impl ConsoleOptions {
         if self.audit_file.is_some() {
             g.audit_path = self.audit_file.clone();
         }
+        g.invocation_log = self.invocation_log.clone();
+        g.log_inputs = self.log_inputs;
         // Real CloudWatch publishes a minute or two late: read a step's gate after that (the
         // sandbox publishes at once).
         if !self.endpoint_label.starts_with("sandbox") {

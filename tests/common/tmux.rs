@@ -51,6 +51,11 @@ impl Tmux {
         Tmux { session, _home: home }
     }
 
+    /// The console's private `HOME`.
+    pub fn home(&self) -> &std::path::Path {
+        self._home.path()
+    }
+
     pub fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.session])

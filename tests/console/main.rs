@@ -10,6 +10,7 @@ mod app;
 mod e2e;
 mod gate;
 mod guardrails;
+mod invocation_log;
 mod invoke;
 mod models_latency;
 mod schema_form_props;

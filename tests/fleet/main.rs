@@ -19,4 +19,5 @@ mod metrics;
 mod refresh;
 mod regions;
 mod timeline;
+mod variants_report;
 mod weights_race;

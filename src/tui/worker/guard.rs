@@ -30,6 +30,10 @@ pub struct GuardOptions {
     pub plan_dir: Option<PathBuf>,
     /// Timing of promotion plans.
     pub runner: RunnerOptions,
+    /// The variant log the console's invoke and tool calls are appended to (None: not kept).
+    pub invocation_log: Option<PathBuf>,
+    /// Also keep each input in the variant log (default: its hash only).
+    pub log_inputs: bool,
 }
 
 impl Default for GuardOptions {
@@ -38,6 +42,8 @@ impl Default for GuardOptions {
             audit_path: crate::aws::audit::default_audit_path(),
             plan_dir: default_plan_dir(),
             runner: RunnerOptions::default(),
+            invocation_log: None,
+            log_inputs: false,
         }
     }
 }
@@ -48,14 +54,22 @@ pub(super) struct Guard {
     opts: GuardOptions,
     audited: Arc<tokio::sync::Mutex<Option<Audited>>>,
     controls: Arc<Mutex<HashMap<String, UnboundedSender<Control>>>>,
+    /// The variant log, or why it could not be opened.
+    pub(super) invocations: Arc<Result<Option<crate::aws::invocation_log::InvocationLog>, String>>,
 }
 
 impl Guard {
     pub(super) fn new(opts: GuardOptions) -> Guard {
+        let invocations = opts
+            .invocation_log
+            .as_ref()
+            .map(|p| crate::aws::invocation_log::InvocationLog::open(p, opts.log_inputs))
+            .transpose();
         Guard {
             opts,
             audited: Arc::default(),
             controls: Arc::default(),
+            invocations: Arc::new(invocations),
         }
     }
 
@@ -80,6 +94,9 @@ impl Guard {
 /// mutation; a log that cannot be opened is said at once (mutations will be refused). A worker
 /// started without an audit location (tests of read paths) says it only when a mutation is asked.
 pub(super) fn open_at_start(g: &Guard, f: &Fleet, events: &UnboundedSender<AppEvent>) {
+    if let Err(e) = g.invocations.as_ref() {
+        notice(events, true, format!("{e}; invocations go on unlogged"));
+    }
     if g.opts.audit_path.is_none() {
         return;
     }

@@ -172,6 +172,8 @@ async fn call_tool(
             break;
         }
         let result = call_once(hub, id, &call, cancel.clone(), events).await;
+        let (record, input) = super::varlog::tool_record(&target, &call.arguments, &result);
+        super::varlog::append(guard, record, &input, events);
         match &result {
             Ok(r) if !r.result.is_error => ok += 1,
             Ok(_) => {

@@ -7,6 +7,8 @@ mod mcp;
 
 mod guard;
 
+mod varlog;
+
 pub use guard::GuardOptions;
 
 use std::collections::HashMap;
@@ -148,7 +150,7 @@ async fn serve(
                     calls2.lock().remove(&id);
                 }
                 (Runner::Guard, fleet) => guard::run(&guard2, &fleet, job, limits, &events2).await,
-                (Runner::Fleet, Ok(f)) => run_job(&f, id, job, limits, &events2).await,
+                (Runner::Fleet, Ok(f)) => run_job(&f, id, job, limits, &events2, &guard2).await,
                 (Runner::Fleet, Err(e)) => fail(&events2, id, job, e),
                 // Cancel is answered above and never spawned.
                 (Runner::Worker, _) => {}
@@ -217,7 +219,14 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
     let _ = events.send(ev);
 }
 
-async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &UnboundedSender<AppEvent>) {
+async fn run_job(
+    f: &Fleet,
+    id: u64,
+    job: Job,
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+    guard: &guard::Guard,
+) {
     let send = |ev: AppEvent| {
         let _ = events.send(ev);
     };
@@ -264,6 +273,8 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
                             total: limits.invoke,
                         })
                     });
+                let record = crate::aws::invocation_log::InvocationRecord::of_invoke("console-invoke", None, &spec, &r);
+                varlog::append(guard, record, &spec.body, events);
                 send(AppEvent::Invoked { id, index, result: r });
             }
         }
