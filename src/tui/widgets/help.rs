@@ -12,10 +12,7 @@ use crate::tui::theme::{Role, Theme};
 
 /// Keys that work everywhere.
 pub const GLOBAL_KEYS: &[(&str, &str)] = &[
-    (
-        "1-9, 0 / Tab / Shift-Tab",
-        "switch tabs (number keys: as in the tab row)",
-    ),
+    ("1-9, 0, Tab, ⇧Tab", "switch tabs (number keys as in the tab row)"),
     (":", "command line (Tab completes, ↑↓ history)"),
     ("?", "this help"),
     ("r", "refresh now"),
