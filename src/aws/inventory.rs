@@ -11,6 +11,7 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use super::config::Fleet;
+use super::describe_cache::ModelFacts;
 use super::error::AwsError;
 use super::scaling::{ScalingInfo, fleet_scaling};
 
@@ -178,79 +179,11 @@ impl Fleet {
             None => None,
         };
         let config_variants = config.as_ref().map(|c| c.production_variants()).unwrap_or_default();
-        let mut models = HashMap::new();
-        for cv in config_variants {
-            let Some(m) = cv.model_name() else { continue };
-            if models.contains_key(m) {
-                continue;
-            }
-            // A model deleted behind the endpoint is not fatal: the variant still shows.
-            if let Some(facts) = self.model_facts(m, calls).await {
-                models.insert(m.to_string(), facts);
-            }
-        }
-        let live = ep.production_variants();
-        let total: f64 = live.iter().map(|v| v.current_weight().unwrap_or(0.0) as f64).sum();
-        let mut variants: Vec<VariantInfo> = live
-            .iter()
-            .map(|v| {
-                let name = v.variant_name().unwrap_or_default().to_string();
-                let cv = config_variants.iter().find(|c| c.variant_name() == Some(&name));
-                let model_name = cv.and_then(|c| c.model_name().map(str::to_string));
-                let m = model_name
-                    .as_ref()
-                    .and_then(|m| models.get(m))
-                    .cloned()
-                    .unwrap_or_default();
-                let current = v.current_weight().unwrap_or(0.0) as f64;
-                VariantInfo {
-                    instance_type: cv.and_then(|c| c.instance_type()).map(|t| t.as_str().to_string()),
-                    model_name,
-                    current_weight: current,
-                    desired_weight: v.desired_weight().map(f64::from).unwrap_or(current),
-                    traffic_share: if total > 0.0 { current / total } else { 0.0 },
-                    current_instances: v.current_instance_count().unwrap_or(0),
-                    desired_instances: v.desired_instance_count().unwrap_or(0),
-                    statuses: v
-                        .variant_status()
-                        .iter()
-                        .filter_map(|s| s.status().map(|s| s.as_str().to_string()))
-                        .collect(),
-                    image: m.0,
-                    multi_model: m.1,
-                    model_data_url: m.2,
-                    name,
-                }
-            })
-            .collect();
+        let models = self.models_of(config_variants, calls).await;
+        let mut variants = live_variants(ep.production_variants(), config_variants, &models);
         if variants.is_empty() {
             // Creating endpoints may not list live variants yet: show the configured ones.
-            variants = config_variants
-                .iter()
-                .map(|c| {
-                    let model_name = c.model_name().map(str::to_string);
-                    let m = model_name
-                        .as_ref()
-                        .and_then(|m| models.get(m))
-                        .cloned()
-                        .unwrap_or_default();
-                    let w = c.initial_variant_weight().unwrap_or(1.0) as f64;
-                    VariantInfo {
-                        name: c.variant_name().unwrap_or_default().to_string(),
-                        model_name,
-                        instance_type: c.instance_type().map(|t| t.as_str().to_string()),
-                        current_weight: w,
-                        desired_weight: w,
-                        traffic_share: 0.0,
-                        current_instances: 0,
-                        desired_instances: c.initial_instance_count().unwrap_or(0),
-                        statuses: vec!["Creating".into()],
-                        image: m.0,
-                        multi_model: m.1,
-                        model_data_url: m.2,
-                    }
-                })
-                .collect();
+            variants = configured_variants(config_variants, &models);
         }
         Ok(EndpointInfo {
             name: ep.endpoint_name().unwrap_or(name).to_string(),
@@ -264,6 +197,22 @@ impl Fleet {
             variants,
             autoscaling: Vec::new(),
         })
+    }
+
+    /// The facts of each model the configuration's variants name (a model deleted behind the
+    /// endpoint is left out, not fatal: its variant still shows).
+    async fn models_of(&self, config_variants: &[ConfigVariant], calls: &AtomicUsize) -> HashMap<String, ModelFacts> {
+        let mut models = HashMap::new();
+        for cv in config_variants {
+            let Some(m) = cv.model_name() else { continue };
+            if models.contains_key(m) {
+                continue;
+            }
+            if let Some(facts) = self.model_facts(m, calls).await {
+                models.insert(m.to_string(), facts);
+            }
+        }
+        models
     }
 
     /// One endpoint with its autoscaling (for `describe` and the weights commands).
@@ -319,4 +268,73 @@ impl Fleet {
             elapsed_ms: start.elapsed().as_millis() as u64,
         })
     }
+}
+
+type ConfigVariant = aws_sdk_sagemaker::types::ProductionVariant;
+
+/// The facts of a variant's model, when it names one that was described.
+fn facts_of(model_name: Option<&String>, models: &HashMap<String, ModelFacts>) -> ModelFacts {
+    model_name.and_then(|m| models.get(m)).cloned().unwrap_or_default()
+}
+
+/// The endpoint's live variants, with their configuration's instance type and model facts.
+fn live_variants(
+    live: &[aws_sdk_sagemaker::types::ProductionVariantSummary],
+    config_variants: &[ConfigVariant],
+    models: &HashMap<String, ModelFacts>,
+) -> Vec<VariantInfo> {
+    let total: f64 = live.iter().map(|v| v.current_weight().unwrap_or(0.0) as f64).sum();
+    live.iter()
+        .map(|v| {
+            let name = v.variant_name().unwrap_or_default().to_string();
+            let cv = config_variants.iter().find(|c| c.variant_name() == Some(&name));
+            let model_name = cv.and_then(|c| c.model_name().map(str::to_string));
+            let m = facts_of(model_name.as_ref(), models);
+            let current = v.current_weight().unwrap_or(0.0) as f64;
+            VariantInfo {
+                instance_type: cv.and_then(|c| c.instance_type()).map(|t| t.as_str().to_string()),
+                model_name,
+                current_weight: current,
+                desired_weight: v.desired_weight().map(f64::from).unwrap_or(current),
+                traffic_share: if total > 0.0 { current / total } else { 0.0 },
+                current_instances: v.current_instance_count().unwrap_or(0),
+                desired_instances: v.desired_instance_count().unwrap_or(0),
+                statuses: v
+                    .variant_status()
+                    .iter()
+                    .filter_map(|s| s.status().map(|s| s.as_str().to_string()))
+                    .collect(),
+                image: m.0,
+                multi_model: m.1,
+                model_data_url: m.2,
+                name,
+            }
+        })
+        .collect()
+}
+
+/// The configured variants of an endpoint that lists no live ones yet (Creating).
+fn configured_variants(config_variants: &[ConfigVariant], models: &HashMap<String, ModelFacts>) -> Vec<VariantInfo> {
+    config_variants
+        .iter()
+        .map(|c| {
+            let model_name = c.model_name().map(str::to_string);
+            let m = facts_of(model_name.as_ref(), models);
+            let w = c.initial_variant_weight().unwrap_or(1.0) as f64;
+            VariantInfo {
+                name: c.variant_name().unwrap_or_default().to_string(),
+                model_name,
+                instance_type: c.instance_type().map(|t| t.as_str().to_string()),
+                current_weight: w,
+                desired_weight: w,
+                traffic_share: 0.0,
+                current_instances: 0,
+                desired_instances: c.initial_instance_count().unwrap_or(0),
+                statuses: vec!["Creating".into()],
+                image: m.0,
+                multi_model: m.1,
+                model_data_url: m.2,
+            }
+        })
+        .collect()
 }
