@@ -11,6 +11,8 @@ mod gate;
 mod guardrails;
 mod invoke;
 mod models_latency;
+mod newcomer;
+mod newcomer_tmux;
 mod schema_form_props;
 mod tools;
 mod variants;
