@@ -87,6 +87,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         metrics_interval: c.metrics_refresh.or(s.metrics_refresh_seconds).map(Duration::from_secs),
         mouse: c.mouse || s.mouse.unwrap_or(false),
         keys: file.keys,
+        thresholds: s.thresholds.unwrap_or_default(),
         mcp: match crate::mcp::Registry::load_default(c.mcp_config.as_deref()) {
             Ok(r) => r,
             Err(e) => {

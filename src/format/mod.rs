@@ -11,6 +11,71 @@ pub fn now_epoch() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// A count with its noun, singular for one: `1 variant`, `2 variants`, `0 variants`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Splits a line of text or JSON into rows of at most `width` characters without breaking a
+/// token: a row ends after a space, or after a `,` or `:` outside a JSON string; only a token
+/// wider than a row is cut. Rows after the first of an indented line are indented two more.
+pub fn wrap_tokens(line: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= width || width < 8 {
+        return vec![line.to_string()];
+    }
+    // Break opportunities: positions after which a row may end.
+    let mut ok = vec![false; chars.len()];
+    let (mut in_str, mut escaped) = (false, false);
+    for (i, c) in chars.iter().enumerate() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            ok[i] = *c == ' ';
+        } else {
+            in_str = *c == '"';
+            ok[i] = matches!(c, ' ' | ',' | ':');
+        }
+    }
+    let lead = chars.iter().take_while(|c| **c == ' ').count();
+    let indent = if lead == 0 { 0 } else { (lead + 2).min(width / 2) };
+    let mut rows = Vec::new();
+    let mut start = 0;
+    while start < chars.len() {
+        let room = if rows.is_empty() { width } else { width - indent };
+        let end = if chars.len() - start <= room {
+            chars.len()
+        } else {
+            (start..start + room)
+                .rev()
+                .find(|i| ok[*i])
+                .map(|i| i + 1)
+                .filter(|e| *e > start)
+                .unwrap_or(start + room)
+        };
+        let text: String = chars[start..end].iter().collect();
+        let pad = if rows.is_empty() {
+            String::new()
+        } else {
+            " ".repeat(indent)
+        };
+        rows.push(format!("{pad}{}", text.trim_end()));
+        start = end;
+        while start < chars.len() && chars[start] == ' ' {
+            start += 1;
+        }
+    }
+    rows
+}
+
 /// Seconds since the epoch as `2026-12-02 18:00` (UTC).
 pub fn time_text(epoch: f64) -> String {
     if !epoch.is_finite() || epoch < 0.0 {

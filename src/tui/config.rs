@@ -10,6 +10,11 @@
 //! [keys]
 //! quit = "x"
 //! refresh = "R"
+//! [thresholds]
+//! p99_warn_ms = 300
+//! p99_breach_ms = 1000
+//! rate_5xx_warn_pct = 0.1
+//! rate_5xx_breach_pct = 1
 //! [profiles.prod]
 //! read_only = true
 //! theme = "prod-red"
@@ -41,6 +46,68 @@ pub struct Settings {
     pub invocation_log: Option<String>,
     /// Keep inputs in the variant log (`--log-inputs`).
     pub log_inputs: Option<bool>,
+    /// When figures are coloured as a warning or a breach (`[thresholds]`).
+    pub thresholds: Option<Thresholds>,
+}
+
+/// `[thresholds]`: from which value the console colours a p99 latency or a 5XX rate as a warning
+/// (`status_warn`) or a breach (`status_error`), so the worst endpoint shows at a glance.
+/// Missing keys keep their defaults.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Thresholds {
+    /// p99 model latency (ms) from which it is a warning.
+    pub p99_warn_ms: f64,
+    /// p99 model latency (ms) from which it is a breach.
+    pub p99_breach_ms: f64,
+    /// 5XX rate (percent of invocations) from which it is a warning.
+    pub rate_5xx_warn_pct: f64,
+    /// 5XX rate (percent of invocations) from which it is a breach.
+    pub rate_5xx_breach_pct: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            p99_warn_ms: 300.0,
+            p99_breach_ms: 1000.0,
+            rate_5xx_warn_pct: 0.1,
+            rate_5xx_breach_pct: 1.0,
+        }
+    }
+}
+
+/// How a figure stands against its thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Standing {
+    /// Below the warning threshold.
+    Ok,
+    /// At or above the warning threshold.
+    Warn,
+    /// At or above the breach threshold.
+    Breach,
+}
+
+impl Thresholds {
+    fn level(v: f64, warn: f64, breach: f64) -> Standing {
+        if v >= breach {
+            Standing::Breach
+        } else if v >= warn {
+            Standing::Warn
+        } else {
+            Standing::Ok
+        }
+    }
+
+    /// Where a p99 latency (ms) stands.
+    pub fn p99(&self, ms: f64) -> Standing {
+        Self::level(ms, self.p99_warn_ms, self.p99_breach_ms)
+    }
+
+    /// Where a 5XX rate (a fraction: 0.01 is 1 %) stands.
+    pub fn rate_5xx(&self, rate: f64) -> Standing {
+        Self::level(rate * 100.0, self.rate_5xx_warn_pct, self.rate_5xx_breach_pct)
+    }
 }
 
 /// Defaults of `sagedeck agent`; flags win.
@@ -148,6 +215,7 @@ impl ConfigFile {
             s.agent = p.agent.clone().or(s.agent);
             s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
             s.log_inputs = p.log_inputs.or(s.log_inputs);
+            s.thresholds = p.thresholds.or(s.thresholds);
         }
         s
     }

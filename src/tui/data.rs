@@ -79,6 +79,21 @@ pub struct Data {
     pub weights_progress: Option<EndpointInfo>,
     /// Models that should stay loaded, per endpoint (marked on the Models pane).
     pub warm_set: crate::aws::warmset::WarmSet,
+    /// When figures are coloured as a warning or a breach (`[thresholds]`).
+    pub thresholds: super::config::Thresholds,
+    /// The region before the last `:region` (shown in the header until the new one is loaded).
+    pub previous_region: Option<String>,
+}
+
+/// A p99 figure with what it describes: the last complete period and its sample count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct P99 {
+    /// p99 model latency (ms) of the worst variant.
+    pub ms: f64,
+    /// Start (epoch seconds) of the complete period it describes.
+    pub period_start: Option<f64>,
+    /// Invocations in that period (the figure's sample count).
+    pub samples: Option<f64>,
 }
 
 impl Data {
@@ -92,6 +107,27 @@ impl Data {
                 "read-only: {what} is disabled (start without --read-only, or `:readonly` to toggle); nothing was sent"
             )
         })
+    }
+
+    /// Switches to region `region`: forgets everything read from the old one (endpoints,
+    /// metrics, catalogs, what the console saw of its models, the selection) so that no figure
+    /// or ARN of it shows under the new name; the console is loading until the new inventory.
+    pub fn switch_region(&mut self, region: &str) {
+        let old = std::mem::replace(&mut self.context.region, region.to_string());
+        self.previous_region = Some(old).filter(|o| o != region);
+        self.inventory.clear();
+        self.failures.clear();
+        self.loaded = false;
+        self.last_ok = None;
+        self.refresh_failed = false;
+        self.fleet_metrics = None;
+        self.detail_metrics = None;
+        self.selected = None;
+        self.own_latency = LatencyStats::default();
+        self.catalogs.clear();
+        self.catalog_errors.clear();
+        self.models.clear();
+        self.weights_progress = None;
     }
 
     /// The endpoint with this name.
@@ -140,6 +176,32 @@ impl Data {
             .iter()
             .filter_map(|v| self.summary(&e.name, &v.name)?.model_latency_p99_ms)
             .reduce(f64::max)
+    }
+
+    /// Worst p99 across an endpoint's variants with its period and sample count.
+    pub fn p99_detail(&self, e: &EndpointInfo) -> Option<P99> {
+        e.variants
+            .iter()
+            .filter_map(|v| {
+                let s = self.summary(&e.name, &v.name)?;
+                Some(P99 {
+                    ms: s.model_latency_p99_ms?,
+                    period_start: s.latest_period_start,
+                    samples: s.latest_samples,
+                })
+            })
+            .reduce(|a, b| if b.ms > a.ms { b } else { a })
+    }
+
+    /// The p99 as text with what it describes: `39.8 ms (period 12:34, 612 samples)`.
+    pub fn p99_text(&self, e: &EndpointInfo) -> Option<String> {
+        let p = self.p99_detail(e)?;
+        let mut text = format!("{:.1} ms", p.ms);
+        if let (Some(at), Some(n)) = (p.period_start, p.samples) {
+            let clock: String = crate::format::time_text(at).chars().skip(11).collect();
+            text.push_str(&format!(" (period {clock}, {n:.0} samples)"));
+        }
+        Some(text)
     }
 
     /// 5XX rate of an endpoint over the metrics window.

@@ -46,6 +46,8 @@ pub struct ConsoleOptions {
     pub mouse: bool,
     /// Key remapping from the config file.
     pub keys: std::collections::BTreeMap<String, String>,
+    /// Thresholds of the figures' colours (`[thresholds]` in the config file).
+    pub thresholds: config::Thresholds,
     /// Problems found in the config file, shown at start.
     pub config_problems: Vec<String>,
     /// The config file could not be read: read-only for the session, with a lasting badge.
@@ -150,6 +152,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         config_error: opts.config_error.clone(),
         reason: opts.reason.clone(),
         refresh_interval: intervals.inventory,
+        thresholds: opts.thresholds,
         ..Default::default()
     };
     let mut app = App::new(data, theme);

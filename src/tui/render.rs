@@ -46,7 +46,9 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
         None => {}
     }
-    app.toasts.render(f, body, &theme);
+    if app.overlay.is_none() {
+        app.toasts.render(f, body, &theme, app.tab.title());
+    }
 }
 
 fn app_log(t: &super::widgets::toasts::Toasts) -> &[super::widgets::toasts::LogEntry] {

@@ -166,8 +166,19 @@ fn toast_texts(app: &App) -> Vec<String> {
 #[test]
 fn typing_goes_into_the_editor_and_is_sent() {
     let mut app = app();
-    // `x` clears the body and focuses the editor; global letters (q, r, 1) are typed, not obeyed.
+    // `x` clears the body and stays in command mode: the next key is a command, not body text.
     press(&mut app, "x");
+    assert_eq!(app.panes.invoke.focus(), None);
+    assert!(!app.panes.invoke.capturing_text());
+    assert_eq!(app.panes.invoke.form().unwrap().body_text(), "");
+    press(&mut app, "j");
+    assert_eq!(
+        app.panes.invoke.form().unwrap().body_text(),
+        "",
+        "j scrolled, typed nothing"
+    );
+    // `i` focuses the editor; global letters (q, r, 1) are typed, not obeyed.
+    press(&mut app, "i");
     assert_eq!(app.panes.invoke.focus(), Some(Field::Body));
     assert!(app.panes.invoke.capturing_text());
     press(&mut app, r#"{"inputs": "q r 1"}"#);
@@ -195,7 +206,7 @@ fn typing_goes_into_the_editor_and_is_sent() {
 #[test]
 fn invalid_json_blocks_sending_with_line_and_column() {
     let mut app = app();
-    press(&mut app, "x");
+    press(&mut app, "xi");
     press(&mut app, r#"{"inputs": }"#);
     let BodyCheck::Invalid { line, column, .. } = app.panes.invoke.form().unwrap().check.clone() else {
         panic!("the body should be invalid");
@@ -272,7 +283,7 @@ fn defaults_follow_the_container_and_pretty_print_keeps_order() {
     assert_eq!(form.content_type, "text/csv");
     assert_eq!(form.body_text(), "0.5,1.0,3,12.5,0");
     app.data.selected = Some(EP.into());
-    press(&mut app, "x");
+    press(&mut app, "xi");
     press(&mut app, r#"{"z": 1, "a": [true]}"#);
     app.on_key(key(KeyCode::Esc));
     press(&mut app, "f");
@@ -452,7 +463,7 @@ fn snapshot_json_response() {
 #[test]
 fn snapshot_model_error() {
     let mut app = app();
-    press(&mut app, "x");
+    press(&mut app, "xi");
     press(&mut app, r#"{"text": "hello"}"#);
     app.on_key(key(KeyCode::Esc));
     app.on_key(ctrl('s'));
@@ -464,7 +475,7 @@ fn snapshot_model_error() {
 #[test]
 fn snapshot_invalid_json() {
     let mut app = app();
-    press(&mut app, "x");
+    press(&mut app, "xi");
     press(&mut app, "{\"inputs\": \"hi\",");
     app.on_key(key(KeyCode::Enter));
     press(&mut app, "  \"parameters\": {]");

@@ -13,6 +13,8 @@ mod guardrails;
 mod invocation_log;
 mod invoke;
 mod models_latency;
+mod newcomer;
+mod newcomer_tmux;
 mod schema_form_props;
 mod tools;
 mod variants;

@@ -318,7 +318,17 @@ fn read_only_refuses_prewarming_and_disables_the_keys() {
     assert!(app.overlay.is_none());
     let refusals = toasts(&app);
     let refused = refusals.iter().filter(|t| t.starts_with("read-only: prewarming"));
-    assert_eq!(refused.count(), 2, "{refusals:?}");
+    assert_eq!(
+        refused.count(),
+        1,
+        "the second refusal replaces the first: {refusals:?}"
+    );
+    let logged = app
+        .toasts
+        .log
+        .iter()
+        .filter(|t| t.text.starts_with("read-only: prewarming"));
+    assert_eq!(logged.count(), 2, "both are in the log");
     let hints = app.hints();
     for k in ["p", "P"] {
         let disabled = hints.iter().any(|h| h.key == k && h.disabled);

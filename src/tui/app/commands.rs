@@ -6,6 +6,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Effect};
+use crate::tui::event::JobKind;
 use crate::tui::panes::Tab;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Overlay;
@@ -52,14 +53,7 @@ impl App {
                     self.toasts.push(Level::Warn, format!(":{name} is not available here"));
                 }
             }
-            Command::Region(r) => {
-                self.data.context.region = r.clone();
-                self.effects.push(Effect::Reconnect {
-                    profile: None,
-                    region: Some(r.clone()),
-                });
-                self.toasts.push(Level::Info, format!("switching to region {r}"));
-            }
+            Command::Region(r) => self.switch_region(&r),
             Command::Profile(p) => {
                 self.data.context.profile = p.clone();
                 self.effects.push(Effect::Reconnect {
@@ -101,6 +95,34 @@ impl App {
             Command::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Command::Quit => self.quit = !self.hold_quit(),
         }
+    }
+}
+
+impl App {
+    /// `:region R`: forgets the old region's data at once (nothing of it shows under the new
+    /// name), closes a description of it, ignores refreshes of it still in flight, reconnects,
+    /// and says what changed; panes show loading until the new region's inventory is in.
+    pub fn switch_region(&mut self, region: &str) {
+        let old = self.data.context.region.clone();
+        self.data.switch_region(region);
+        if matches!(self.overlay, Some(Overlay::Describe(_))) {
+            self.overlay = None;
+        }
+        self.stale_jobs = self
+            .inflight
+            .iter()
+            .filter(|(_, (k, _))| matches!(k, JobKind::Inventory | JobKind::Metrics))
+            .map(|(id, _)| *id)
+            .collect();
+        self.stale_since = Some(std::time::Instant::now());
+        self.effects.push(Effect::Reconnect {
+            profile: None,
+            region: Some(region.to_string()),
+        });
+        self.toasts.push(
+            Level::Info,
+            format!("region {old} → {region}: loading its endpoints (nothing of {old} is shown)"),
+        );
     }
 }
 

@@ -14,8 +14,12 @@ impl App {
     /// Applies a background event.
     pub fn on_event(&mut self, ev: AppEvent) {
         self.dirty = true;
+        if self.of_old_region(&ev) {
+            return;
+        }
         self.apply_shared(&ev);
         if let AppEvent::Finished { id, cancelled } = ev {
+            self.stale_jobs.retain(|x| *x != id);
             let kind = self.inflight.remove(&id).map(|(k, _)| k);
             self.each_pane(|p, _, out, _| p.on_finished(id, kind, cancelled, out));
             return;
@@ -25,6 +29,23 @@ impl App {
         if ended_plan {
             self.submit(Job::Inventory);
         }
+    }
+
+    /// Whether `ev` is a refresh result that may be of the region left by `:region`: while a
+    /// refresh started before the switch is in flight (for at most 30 s), inventories and
+    /// metrics are dropped; the next refresh brings the new region's.
+    fn of_old_region(&mut self, ev: &AppEvent) -> bool {
+        if self
+            .stale_since
+            .is_some_and(|t| t.elapsed() > std::time::Duration::from_secs(30))
+        {
+            self.stale_jobs.clear();
+        }
+        if self.stale_jobs.is_empty() {
+            self.stale_since = None;
+            return false;
+        }
+        matches!(ev, AppEvent::Inventory(_) | AppEvent::Metrics { .. })
     }
 
     /// The part of an event that belongs to the shared data and the app's own bookkeeping.
@@ -67,8 +88,10 @@ impl App {
                 self.data.weights_progress = None;
                 match result {
                     Ok(info) => {
-                        self.toasts
-                            .push(Level::Info, format!("{endpoint} is InService with the new weights"));
+                        self.toasts.push(
+                            Level::Info,
+                            format!("weights of {endpoint}: InService with the new weights"),
+                        );
                         replace_endpoint(&mut self.data, info.clone());
                     }
                     Err(e) => self.toasts.push(Level::Error, format!("weights of {endpoint}: {e}")),

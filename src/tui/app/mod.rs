@@ -81,6 +81,10 @@ pub struct App {
     pub dirty: bool,
     /// Remapped keys.
     pub keymap: super::config::Keymap,
+    /// Refreshes of the previous region still in flight after `:region` (their results are
+    /// dropped), and since when.
+    pub stale_jobs: Vec<u64>,
+    stale_since: Option<Instant>,
     jobs: Vec<(u64, Job)>,
     effects: Vec<Effect>,
     next_id: u64,
@@ -106,6 +110,8 @@ impl App {
             quit: false,
             dirty: true,
             keymap: super::config::Keymap::default(),
+            stale_jobs: Vec::new(),
+            stale_since: None,
             jobs: Vec::new(),
             effects: Vec::new(),
             next_id: 1,
@@ -118,10 +124,18 @@ impl App {
     /// The `:` line learns every tab's name and the panes' own commands.
     fn with_pane_commands(mut self) -> App {
         let mut cmds: Vec<(String, bool)> = Tab::ALL.iter().map(|t| (t.command(), false)).collect();
+        let mut args = Vec::new();
         for (_, pane) in self.panes.all_mut() {
             cmds.extend(pane.commands().iter().map(|c| (c.name.to_string(), c.takes_arg)));
+            for c in pane.commands() {
+                let list = pane.command_args(c.name);
+                if !list.is_empty() {
+                    args.push((c.name.to_string(), list.iter().map(|a| a.to_string()).collect()));
+                }
+            }
         }
         self.command_line.pane_commands = cmds;
+        self.command_line.pane_args = args;
         self
     }
 
@@ -159,8 +173,20 @@ impl App {
     }
 
     pub(crate) fn apply_outbox(&mut self, out: Outbox) {
+        self.apply_outbox_from(out, None);
+    }
+
+    /// Applies what the pane of tab `origin` (None: several, or the app) asked for: its toasts
+    /// show on its tab only, and a job it sends settles its earlier refusals.
+    pub(crate) fn apply_outbox_from(&mut self, out: Outbox, origin: Option<Tab>) {
+        let from = origin.map(Tab::title);
+        if let Some(o) = from
+            && !out.jobs.is_empty()
+        {
+            self.toasts.settle(o);
+        }
         for (level, text) in out.toasts {
-            self.toasts.push(level, text);
+            self.toasts.push_from(from, level, text);
         }
         for job in out.jobs {
             self.submit(job);
@@ -191,7 +217,7 @@ impl App {
         let mut data = std::mem::take(&mut self.data);
         let r = f(self.panes.get_mut(tab), &mut data, &mut out);
         self.data = data;
-        self.apply_outbox(out);
+        self.apply_outbox_from(out, Some(tab));
         r
     }
 

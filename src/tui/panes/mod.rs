@@ -178,6 +178,10 @@ pub trait Pane {
     fn commands(&self) -> &'static [PaneCommand] {
         &[]
     }
+    /// The arguments `:NAME` takes, for Tab completion (none by default).
+    fn command_args(&self, _name: &str) -> &'static [&'static str] {
+        &[]
+    }
     /// Runs one of [`Pane::commands`]; false when it is not the pane's.
     fn run_command(&mut self, _name: &str, _arg: Option<&str>, _data: &mut Data, _out: &mut Outbox) -> bool {
         false

@@ -127,6 +127,8 @@ pub struct CommandLine {
     pub open: bool,
     /// The panes' commands (tab names first), with whether they take an argument.
     pub pane_commands: Vec<(String, bool)>,
+    /// The arguments of the panes' commands, for completion (`sort` → its columns).
+    pub pane_args: Vec<(String, Vec<String>)>,
 }
 
 impl CommandLine {
@@ -157,7 +159,12 @@ impl CommandLine {
                     "region" => REGIONS.iter().map(|s| s.to_string()).collect(),
                     "theme" => themes.to_vec(),
                     "profile" => profiles.to_vec(),
-                    _ => Vec::new(),
+                    other => self
+                        .pane_args
+                        .iter()
+                        .find(|(name, _)| name == other)
+                        .map(|(_, args)| args.clone())
+                        .unwrap_or_default(),
                 };
                 list.into_iter()
                     .filter(|o| o.starts_with(t.trim()))

@@ -1,5 +1,7 @@
 //! The `d` view: an endpoint's full description (endpoint, configuration, models, autoscaling
-//! policies, recent scaling activities) as scrollable, highlighted JSON.
+//! policies, recent scaling activities) as scrollable, highlighted JSON. Long values (a
+//! FailureReason, an image URI) wrap at spaces, or anywhere when a token is wider than the view,
+//! so nothing is cut; the scroll counts screen rows. The Activity record uses it too.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -21,6 +23,10 @@ pub struct DescribeView {
     pub scroll: usize,
     /// An error instead of a document.
     pub error: Option<String>,
+    /// Screen rows of the wrapped document at the last draw (0 before it).
+    rows: usize,
+    /// Rows visible at the last draw.
+    page: usize,
 }
 
 impl DescribeView {
@@ -31,7 +37,14 @@ impl DescribeView {
             lines: Vec::new(),
             scroll: 0,
             error: None,
+            rows: 0,
+            page: 20,
         }
+    }
+
+    /// The document as text (its lines joined).
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
     }
 
     /// Sets the document.
@@ -44,40 +57,108 @@ impl DescribeView {
         self.scroll = 0;
     }
 
-    /// Scrolls by `delta` lines (clamped).
+    /// Scrolls by `delta` screen rows (clamped to the document as last drawn); a `delta` of
+    /// exactly `page` pages by the page as drawn.
     pub fn scroll_by(&mut self, delta: isize, page: usize) {
-        let max = self.lines.len().saturating_sub(page.max(1));
-        self.scroll = (self.scroll as isize + delta).clamp(0, max as isize) as usize;
+        let delta = if delta.unsigned_abs() == page.max(1) {
+            delta.signum() * self.page.max(1) as isize
+        } else {
+            delta
+        };
+        let rows = if self.rows == 0 { self.lines.len() } else { self.rows };
+        let max = rows.saturating_sub(self.page.max(1));
+        self.scroll = (self.scroll as isize).saturating_add(delta).clamp(0, max as isize) as usize;
     }
 
     /// Draws the view.
     pub fn render(&mut self, f: &mut Frame, area: Rect, theme: &Theme) {
         let rect = centered(area, 90, 90, 40, 10);
         let page = rect.height.saturating_sub(2) as usize;
-        self.scroll = self.scroll.min(self.lines.len().saturating_sub(page));
-        let body: Vec<Line> = if let Some(e) = &self.error {
-            vec![Line::from(Span::styled(e.clone(), theme.fg(Role::StatusError)))]
+        let width = rect.width.saturating_sub(2).max(8) as usize;
+        let rows: Vec<Line> = if let Some(e) = &self.error {
+            wrap(e, width)
+                .into_iter()
+                .map(|r| Line::from(Span::styled(r, theme.fg(Role::StatusError))))
+                .collect()
         } else if self.lines.is_empty() {
             vec![Line::from(Span::styled("loading…", theme.fg(Role::Muted)))]
         } else {
-            self.lines
-                .iter()
-                .skip(self.scroll)
-                .take(page)
-                .map(|l| highlight(l, theme))
-                .collect()
+            self.lines.iter().flat_map(|l| wrapped_line(l, width, theme)).collect()
         };
+        self.rows = rows.len();
+        self.page = page.max(1);
+        self.scroll = self.scroll.min(self.rows.saturating_sub(page));
+        let below = self.rows.saturating_sub(self.scroll + page);
         let heading = Span::styled(
             format!(
-                " {} — ↑↓ PgUp PgDn scroll, Esc closes ({}/{}) ",
+                " {} · rows {}-{}/{}{} · ↑↓ PgUp PgDn, Esc closes ",
                 self.title,
                 self.scroll + 1,
-                self.lines.len().max(1)
+                (self.scroll + page).min(self.rows),
+                self.rows.max(1),
+                if below > 0 { ", more below" } else { "" }
             ),
             theme.fg(Role::Title),
         );
+        let body: Vec<Line> = rows.into_iter().skip(self.scroll).take(page).collect();
         super::modal(f, rect, theme.border(true), heading, Paragraph::new(body), theme);
     }
+}
+
+/// Splits `text` into rows of at most `width` characters, at the last space that fits, or
+/// anywhere when one token is wider than a row.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    let mut rest: Vec<char> = text.chars().collect();
+    while rest.len() > width {
+        let cut = rest[..=width]
+            .iter()
+            .rposition(|c| *c == ' ')
+            .filter(|p| *p > 0)
+            .unwrap_or(width);
+        out.push(rest[..cut].iter().collect::<String>().trim_end().to_string());
+        rest.drain(..cut);
+        while rest.first() == Some(&' ') {
+            rest.remove(0);
+        }
+    }
+    out.push(rest.into_iter().collect());
+    out
+}
+
+/// One line of pretty JSON as screen rows of `width`: the first highlighted as JSON, the rest
+/// indented under it in the value's colour.
+fn wrapped_line(line: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    if line.chars().count() <= width {
+        return vec![own(highlight(line, theme))];
+    }
+    let indent = (line.len() - line.trim_start().len() + 2).min(width / 2);
+    let first = wrap(line, width).swap_remove(0);
+    let rest: String = line.chars().skip(first.chars().count()).collect();
+    let mut out = vec![own(highlight(&first, theme))];
+    let value = line
+        .trim_start()
+        .split_once("\": ")
+        .map_or(line.trim_start(), |(_, v)| v);
+    let style = if value.starts_with('"') {
+        theme.fg(Role::Chart4)
+    } else {
+        theme.fg(Role::Fg)
+    };
+    for r in wrap(rest.trim_start(), width - indent) {
+        out.push(Line::from(vec![Span::raw(" ".repeat(indent)), Span::styled(r, style)]));
+    }
+    out
+}
+
+fn own(line: Line<'_>) -> Line<'static> {
+    Line::from(
+        line.spans
+            .into_iter()
+            .map(|s| Span::styled(s.content.into_owned(), s.style))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// Colours one line of pretty JSON: keys, strings, numbers, literals.

@@ -22,58 +22,86 @@ pub fn age(d: std::time::Duration) -> String {
     }
 }
 
-/// Draws the context line.
+/// Draws the context line. When it does not fit, the least needed parts go first (the endpoint
+/// URL, the product name, the audit reason, the job in flight, then the labels), so that the
+/// region, the refresh age and the STALE / READ-ONLY / CONFIG ERROR badges always show.
 pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, busy: Option<&str>) {
     let muted = theme.fg(Role::Muted);
+    let fg = theme.fg(Role::Fg);
     let head = theme.fg(Role::Header).add_modifier(Modifier::BOLD);
-    let mut spans = vec![
-        Span::styled(" sagedeck ", head),
-        Span::styled("profile ", muted),
-        Span::styled(data.context.profile.clone(), theme.fg(Role::Fg)),
+    let badge = |text: &str, role: Role| {
+        vec![
+            Span::raw(" "),
+            Span::styled(
+                text.to_string(),
+                theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ),
+        ]
+    };
+    let age_text = match data.last_ok {
+        Some(t) => format!("{} ago", age(t.elapsed())),
+        None if data.refresh_failed => "never".into(),
+        None => "loading…".into(),
+    };
+    let mut region = vec![
         Span::styled("  region ", muted),
-        Span::styled(data.context.region.clone(), theme.fg(Role::Fg)),
-        Span::styled("  endpoint ", muted),
-        Span::styled(data.context.endpoint.clone(), theme.fg(Role::Fg)),
-        Span::styled("  refreshed ", muted),
-        Span::styled(
-            match data.last_ok {
-                Some(t) => format!("{} ago", age(t.elapsed())),
-                None if data.refresh_failed => "never".into(),
-                None => "loading…".into(),
-            },
-            theme.fg(Role::Fg),
+        Span::styled(data.context.region.clone(), fg),
+    ];
+    if let Some(old) = data.previous_region.as_ref().filter(|_| !data.loaded) {
+        region.push(Span::styled(format!(" (was {old})"), theme.fg(Role::StatusWarn)));
+    }
+    // (priority: higher stays longer, spans), in display order.
+    let mut parts: Vec<(u8, Vec<Span>)> = vec![
+        (2, vec![Span::styled(" sagedeck ", head)]),
+        (
+            6,
+            vec![
+                Span::styled("profile ", muted),
+                Span::styled(data.context.profile.clone(), fg),
+            ],
         ),
+        (7, region),
+        (
+            1,
+            vec![
+                Span::styled("  endpoint ", muted),
+                Span::styled(data.context.endpoint.clone(), fg),
+            ],
+        ),
+        (8, vec![Span::styled("  refreshed ", muted), Span::styled(age_text, fg)]),
     ];
     if data.stale() {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            " STALE ",
-            theme.fg(Role::Stale).add_modifier(Modifier::REVERSED | Modifier::BOLD),
-        ));
+        parts.push((9, badge(" STALE ", Role::Stale)));
     }
     if data.read_only {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            " READ-ONLY ",
-            theme
-                .fg(Role::Readonly)
-                .add_modifier(Modifier::REVERSED | Modifier::BOLD),
-        ));
+        parts.push((9, badge(" READ-ONLY ", Role::Readonly)));
     }
     if data.config_error.is_some() {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            " CONFIG ERROR: e shows it ",
-            theme.fg(Role::Danger).add_modifier(Modifier::REVERSED | Modifier::BOLD),
-        ));
+        parts.push((9, badge(" CONFIG ERROR: e shows it ", Role::Danger)));
     }
     if let Some(r) = &data.reason {
-        spans.push(Span::styled("  reason ", muted));
-        spans.push(Span::styled(r.clone(), theme.fg(Role::Accent)));
+        parts.push((
+            3,
+            vec![
+                Span::styled("  reason ", muted),
+                Span::styled(r.clone(), theme.fg(Role::Accent)),
+            ],
+        ));
     }
     if let Some(b) = busy {
-        spans.push(Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg(Role::Accent)));
+        parts.push((
+            4,
+            vec![Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg(Role::Accent))],
+        ));
     }
+    let width = |parts: &[(u8, Vec<Span>)]| -> usize { parts.iter().flat_map(|p| &p.1).map(Span::width).sum() };
+    while width(&parts) > area.width as usize {
+        let Some(i) = (0..parts.len()).filter(|i| parts[*i].0 < 9).min_by_key(|i| parts[*i].0) else {
+            break;
+        };
+        parts.remove(i);
+    }
+    let spans: Vec<Span> = parts.into_iter().flat_map(|p| p.1).collect();
     f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
 }
 
@@ -117,6 +145,7 @@ pub fn render_tabs(f: &mut Frame, area: Rect, titles: &[&str], current: usize, t
         .into_iter()
         .map(Line::from)
         .collect();
+    let widths: Vec<usize> = titles.iter().map(Line::width).collect();
     let tabs = Tabs::new(titles)
         .select(current)
         .style(theme.fg(Role::Muted))
@@ -126,6 +155,15 @@ pub fn render_tabs(f: &mut Frame, area: Rect, titles: &[&str], current: usize, t
                 .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         )
         .divider(Span::styled("│", theme.fg(Role::Border)));
+    // On a narrow terminal the padding around the titles goes, so that every tab shows.
+    let text: usize = widths.iter().map(|w| w + 1).sum();
+    let tabs = if text + widths.len() * 2 <= area.width as usize {
+        tabs
+    } else if text + widths.len() <= area.width as usize {
+        tabs.padding("", " ")
+    } else {
+        tabs.padding("", "")
+    };
     f.render_widget(tabs, area);
 }
 

@@ -83,7 +83,13 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     tap(&mut app, KeyCode::Enter);
     assert!(!app.panes.activity.filtering);
     tap(&mut app, KeyCode::Enter);
-    let detail = app.panes.activity.detail.clone().expect("Enter shows the record");
+    let detail = app
+        .panes
+        .activity
+        .detail
+        .clone()
+        .expect("Enter shows the record")
+        .text();
     assert!(
         detail.contains("\"action\": \"prewarm\"") && detail.contains("a.tar.gz"),
         "{detail}"

@@ -1,12 +1,13 @@
 //! Activity: the audit log of mutations, newest first — time, principal, action, target,
 //! before → after, result, reason. `/` filters (substring or regex, `!` inverts) over the whole
-//! row; Enter shows the full JSON line. The log is read by the worker ([`Job::Activity`]) when the
+//! row; Enter shows the full record (wrapped and scrollable to every field). Columns take the
+//! width of their content; when the row does not fit, the widest give way first. The log is read by the worker ([`Job::Activity`]) when the
 //! tab is shown, on the refresh tick while it is visible, and whenever the console writes to it.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use serde_json::Value;
 
@@ -16,7 +17,8 @@ use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
 use crate::tui::theme::{Role, Theme};
-use crate::tui::widgets::{centered, modal, pane_frame};
+use crate::tui::widgets::describe::DescribeView;
+use crate::tui::widgets::pane_frame;
 
 /// One row: a result line, or an intent whose result never came.
 #[derive(Debug, Clone)]
@@ -109,6 +111,39 @@ pub fn rows(records: &[AuditRecord]) -> Vec<ActivityRow> {
         .collect()
 }
 
+/// Column widths by content: each column as wide as its widest cell (or title); while the row
+/// is wider than `width`, the reason gives way first, then the result, target and principal, the
+/// date (the time of day stays), then the widest column one character at a time (never below
+/// its title or 6 characters), so a short RESULT is not padded while the change is cut.
+pub fn column_widths(rows: &[&ActivityRow], width: u16) -> Vec<u16> {
+    let mut w: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.cells.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let room = (width as usize).saturating_sub(COLUMNS.len() - 1);
+    let mut floor: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count().max(6)).collect();
+    floor[0] = 8;
+    // The reason (free text, whole in the record) gives way first, then a long result (a
+    // refusal's text), the target and the principal, each down to a readable width, then the
+    // date (the time of day stays); the change keeps its width longest.
+    for (c, keep) in [(6, 6), (5, 13), (3, 14), (1, 11)] {
+        let over = w.iter().sum::<usize>().saturating_sub(room);
+        w[c] = w[c].saturating_sub(over).max(keep.min(w[c]));
+    }
+    if w.iter().sum::<usize>() > room {
+        w[0] = w[0].min(8);
+    }
+    while w.iter().sum::<usize>() > room {
+        let Some(i) = (0..w.len()).filter(|i| w[*i] > floor[*i]).max_by_key(|i| w[*i]) else {
+            break;
+        };
+        w[i] -= 1;
+    }
+    w.into_iter().map(|x| x as u16).collect()
+}
+
 /// The pane's state.
 #[derive(Debug, Default)]
 pub struct ActivityPane {
@@ -124,8 +159,8 @@ pub struct ActivityPane {
     pub filtering: bool,
     /// Selected row among the visible ones.
     pub cursor: usize,
-    /// The full JSON line shown (Enter), if any.
-    pub detail: Option<String>,
+    /// The full record shown (Enter), if any: wrapped, scrollable JSON.
+    pub detail: Option<DescribeView>,
     /// When the log was last asked for.
     pub last_read: Option<std::time::Instant>,
     /// The file shown (in the title).
@@ -179,9 +214,16 @@ impl Pane for ActivityPane {
     }
 
     fn handle_key(&mut self, key: KeyEvent, _data: &mut Data, _out: &mut Outbox) -> bool {
-        if self.detail.is_some() {
-            if matches!(key.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q')) {
-                self.detail = None;
+        if let Some(d) = self.detail.as_mut() {
+            match key.code {
+                KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.detail = None,
+                KeyCode::Up | KeyCode::Char('k') => d.scroll_by(-1, 1 << 20),
+                KeyCode::Down | KeyCode::Char('j') => d.scroll_by(1, 1 << 20),
+                KeyCode::PageUp => d.scroll_by(-(1 << 20), 1 << 20),
+                KeyCode::PageDown | KeyCode::Char(' ') => d.scroll_by(1 << 20, 1 << 20),
+                KeyCode::Home | KeyCode::Char('g') => d.scroll = 0,
+                KeyCode::End | KeyCode::Char('G') => d.scroll_by(1 << 40, 1 << 20),
+                _ => {}
             }
             return true;
         }
@@ -204,7 +246,9 @@ impl Pane for ActivityPane {
             KeyCode::Char('/') => self.filtering = true,
             KeyCode::Enter => {
                 if let Some(r) = self.visible().get(self.cursor) {
-                    self.detail = Some(serde_json::to_string_pretty(&r.record).unwrap_or_default());
+                    let mut view = DescribeView::loading(format!("audit record {}", r.record.action));
+                    view.set(&serde_json::to_value(&r.record).unwrap_or_default());
+                    self.detail = Some(view);
                 }
             }
             KeyCode::Esc if !self.filter.is_empty() => self.filter.clear(),
@@ -248,6 +292,9 @@ impl Pane for ActivityPane {
         }
         let height = inner.height.saturating_sub(1) as usize;
         let offset = (self.cursor + 1).saturating_sub(height.max(1));
+        let widths = column_widths(&shown, inner.width);
+        // Too narrow for the date: the time of day (the record has both).
+        let clock_only = widths[0] < 19;
         let rows: Vec<Row> = shown
             .iter()
             .enumerate()
@@ -267,7 +314,11 @@ impl Pane for ActivityPane {
                         5 => result_style,
                         _ => theme.fg(Role::Fg),
                     };
-                    Cell::from(Span::styled(t.clone(), style))
+                    let text = match t.split_once(' ') {
+                        Some((_, clock)) if c == 0 && clock_only => clock.to_string(),
+                        _ => t.clone(),
+                    };
+                    Cell::from(Span::styled(text, style))
                 });
                 let row = Row::new(cells);
                 if i == self.cursor {
@@ -277,28 +328,22 @@ impl Pane for ActivityPane {
                 }
             })
             .collect();
-        let widths = [
-            Constraint::Length(19),
-            Constraint::Length(14),
-            Constraint::Length(13),
-            Constraint::Length(20),
-            Constraint::Fill(3),
-            Constraint::Fill(2),
-            Constraint::Length(12),
-        ];
+        let widths: Vec<Constraint> = widths.into_iter().map(Constraint::Length).collect();
         let header = Row::new(COLUMNS.iter().map(|c| Cell::from(Span::styled(*c, theme.fg(Role::Header)))));
         f.render_widget(Table::new(rows, widths).header(header).column_spacing(1), inner);
-        if let Some(d) = &self.detail {
-            let rect = centered(area, 80, 80, 40, 10);
-            let lines: Vec<Line> = d.lines().map(|l| Line::from(l.to_string())).collect();
-            let heading = Span::styled(" Audit record — Esc closes ", theme.fg(Role::Title));
-            modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
+        if let Some(d) = self.detail.as_mut() {
+            d.render(f, area, theme);
         }
     }
 
     fn keys(&self, _data: &Data) -> Vec<KeyHint> {
         if self.detail.is_some() {
-            return vec![KeyHint::new("Esc", "close")];
+            return vec![
+                KeyHint::new("↑↓", "scroll"),
+                KeyHint::new("PgUp/PgDn", "page"),
+                KeyHint::new("g/G", "top/bottom"),
+                KeyHint::new("Esc", "close"),
+            ];
         }
         if self.filtering {
             return vec![KeyHint::new("Enter", "keep filter"), KeyHint::new("Esc", "clear")];

@@ -5,19 +5,21 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::text::Span;
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Row};
 
-use super::{KeyHint, Outbox, Pane, Tab};
+use super::{KeyHint, Outbox, Pane, PaneCommand, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
-use crate::tui::widgets::{Overlay, pane_frame};
+use crate::tui::widgets::Overlay;
+use crate::tui::widgets::toasts::Level;
+
+mod view;
 
 /// Sortable columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,18 +46,30 @@ pub enum Column {
     Modified,
 }
 
-const COLUMNS: [(Column, &str); 10] = [
-    (Column::Name, "NAME"),
-    (Column::Status, "STATUS"),
-    (Column::Variants, "VARIANTS"),
-    (Column::Instances, "INSTANCES"),
-    (Column::Mme, "MME"),
-    (Column::Autoscaling, "SCALING"),
-    (Column::Invocations, "INV/MIN"),
-    (Column::P99, "P99 MS"),
-    (Column::Errors, "5XX"),
-    (Column::Modified, "MODIFIED"),
+/// Column, title, its `:sort` name, its sort key.
+const COLUMNS: [(Column, &str, &str, Option<char>); 10] = [
+    (Column::Name, "NAME", "name", Some('n')),
+    (Column::Status, "STATUS", "status", Some('t')),
+    (Column::Variants, "VARIANTS", "variants", None),
+    (Column::Instances, "INSTANCES", "instances", None),
+    (Column::Mme, "MME", "mme", None),
+    (Column::Autoscaling, "SCALING", "scaling", None),
+    (Column::Invocations, "INV/MIN", "inv", Some('i')),
+    (Column::P99, "P99 MS (N)", "p99", Some('p')),
+    (Column::Errors, "5XX", "5xx", Some('x')),
+    (Column::Modified, "MODIFIED", "modified", Some('m')),
 ];
+
+/// The `:sort` arguments, in column order.
+const SORT_NAMES: [&str; 10] = [
+    "name", "status", "variants", "instances", "mme", "scaling", "inv", "p99", "5xx", "modified",
+];
+
+const COMMANDS: &[PaneCommand] = &[PaneCommand {
+    name: "sort",
+    takes_arg: true,
+    help: "sort the Endpoints by a column: name status variants instances mme scaling inv p99 5xx modified",
+}];
 
 /// The pane's state.
 #[derive(Debug)]
@@ -170,6 +184,18 @@ impl EndpointsPane {
             .map(|e| e.name.clone())
     }
 
+    /// Sorts by `column`: a new column starts with its worst (largest) values first, names and
+    /// statuses in alphabetical order; the column already sorted on reverses.
+    pub fn sort_by(&mut self, column: Column, data: &Data) {
+        if self.sort == column {
+            self.descending = !self.descending;
+        } else {
+            self.sort = column;
+            self.descending = !matches!(column, Column::Name | Column::Status);
+        }
+        self.rebuild(data);
+    }
+
     fn move_to(&mut self, cursor: usize, data: &mut Data) {
         self.cursor = cursor.min(self.view.len().saturating_sub(1));
         data.selected = self.selected_name(data).or(data.selected.take());
@@ -177,7 +203,7 @@ impl EndpointsPane {
 
     /// The sort column's title with its direction arrow.
     fn header(&self, theme: &Theme, shown: &[usize]) -> Row<'static> {
-        Row::new(shown.iter().map(|i| &COLUMNS[*i]).map(|(c, t)| {
+        Row::new(shown.iter().map(|i| &COLUMNS[*i]).map(|(c, t, _, _)| {
             let text = if *c == self.sort {
                 format!("{t}{}", if self.descending { "▼" } else { "▲" })
             } else {
@@ -198,6 +224,41 @@ impl Pane for EndpointsPane {
 
     fn capturing_text(&self) -> bool {
         self.typing
+    }
+
+    fn commands(&self) -> &'static [PaneCommand] {
+        COMMANDS
+    }
+
+    fn command_args(&self, name: &str) -> &'static [&'static str] {
+        if name == "sort" { &SORT_NAMES } else { &[] }
+    }
+
+    fn run_command(&mut self, name: &str, arg: Option<&str>, data: &mut Data, out: &mut Outbox) -> bool {
+        if name != "sort" {
+            return false;
+        }
+        let arg = arg.unwrap_or("").trim().to_ascii_lowercase();
+        match COLUMNS.iter().find(|c| c.2 == arg) {
+            Some(c) => {
+                self.sort_by(c.0, data);
+                let dir = if self.descending { "largest first" } else { "smallest first" };
+                out.toast(Level::Info, format!("endpoints sorted by {} ({dir})", c.1));
+                out.switch_to = Some(Tab::Endpoints);
+            }
+            None => out.toast(
+                Level::Warn,
+                format!("sort by what? one of: {} (Tab completes)", SORT_NAMES.join(" ")),
+            ),
+        }
+        true
+    }
+
+    fn help(&self) -> Vec<KeyHint> {
+        vec![
+            KeyHint::new("n t i p x m", "sort by name, status, inv/min, p99, 5XX, modified (again: reverse)"),
+            KeyHint::new(":sort COLUMN", "sort by any column (Tab completes)"),
+        ]
     }
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
@@ -230,6 +291,11 @@ impl Pane for EndpointsPane {
                 self.sort = COLUMNS[(i + 1) % COLUMNS.len()].0;
                 self.rebuild(data);
             }
+            KeyCode::Char(c) if COLUMNS.iter().any(|col| col.3 == Some(c)) => {
+                if let Some(col) = COLUMNS.iter().find(|col| col.3 == Some(c)) {
+                    self.sort_by(col.0, data);
+                }
+            }
             KeyCode::Char('S') => {
                 self.descending = !self.descending;
                 self.rebuild(data);
@@ -253,133 +319,7 @@ impl Pane for EndpointsPane {
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
-        if self.view.len() != data.inventory.len() && self.filter.is_empty() {
-            self.rebuild(data);
-        }
-        let title = format!(
-            " Endpoints ({}{}) ",
-            self.view.len(),
-            if self.filter.is_empty() {
-                String::new()
-            } else {
-                format!(" of {}, filter {}", data.inventory.len(), self.filter.text())
-            }
-        );
-        let inner = pane_frame(f, area, title, true, theme);
-        let (table_area, filter_area) = if self.typing || !self.filter.is_empty() {
-            (
-                Rect {
-                    height: inner.height.saturating_sub(1),
-                    ..inner
-                },
-                Some(Rect {
-                    y: inner.bottom().saturating_sub(1),
-                    height: 1,
-                    ..inner
-                }),
-            )
-        } else {
-            (inner, None)
-        };
-        if !data.loaded {
-            let msg = if data.refresh_failed {
-                "could not load endpoints — see the error log (e)"
-            } else {
-                "loading endpoints…"
-            };
-            f.render_widget(Paragraph::new(Span::styled(msg, theme.fg(Role::Muted))), table_area);
-            return;
-        }
-        self.page = table_area.height.saturating_sub(1).max(1) as usize;
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + self.page {
-            self.offset = self.cursor + 1 - self.page;
-        }
-        self.offset = self.offset.min(self.view.len().saturating_sub(1));
-        let name_width = self
-            .view
-            .iter()
-            .skip(self.offset)
-            .take(self.page)
-            .map(|i| data.inventory[*i].name.chars().count())
-            .max()
-            .unwrap_or(4)
-            .clamp(8, 48) as u16;
-        // Columns by priority: on a narrow terminal the least important ones go first.
-        let all_widths = [name_width, 10, 16, 20, 4, 8, 9, 8, 7, 16];
-        let priority = [0, 1, 7, 8, 6, 3, 2, 5, 4, 9];
-        let mut shown: Vec<usize> = Vec::new();
-        let mut used = 0u16;
-        for c in priority {
-            let w = all_widths[c] + 1;
-            if used + w <= table_area.width || c == 0 {
-                shown.push(c);
-                used += w;
-            }
-        }
-        shown.sort_unstable();
-        let widths: Vec<Constraint> = shown
-            .iter()
-            .map(|c| {
-                if *c == 9 {
-                    Constraint::Min(all_widths[*c])
-                } else {
-                    Constraint::Length(all_widths[*c])
-                }
-            })
-            .collect();
-        let rows: Vec<Row> = self
-            .view
-            .iter()
-            .enumerate()
-            .skip(self.offset)
-            .take(self.page)
-            .map(|(pos, i)| {
-                let e = &data.inventory[*i];
-                let cells = vec![
-                    Cell::from(e.name.clone()),
-                    Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
-                    Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
-                    Cell::from(instances_text(e)),
-                    Cell::from(if e.multi_model { "MME" } else { "" }),
-                    Cell::from(scaling_text(e)),
-                    Cell::from(opt(data.invocations_per_min(e), |v| format!("{v:.0}"))),
-                    Cell::from(opt(data.p99(e), |v| format!("{v:.1}"))),
-                    Cell::from(Span::styled(
-                        opt(data.error_rate_5xx(e), |v| format!("{:.2}%", v * 100.0)),
-                        if data.error_rate_5xx(e).unwrap_or(0.0) > 0.01 {
-                            theme.fg(Role::StatusError)
-                        } else {
-                            theme.fg(Role::Fg)
-                        },
-                    )),
-                    Cell::from(crate::format::time_text(e.modified)),
-                ];
-                let row = Row::new(
-                    cells
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(n, _)| shown.contains(n))
-                        .map(|(_, c)| c),
-                );
-                if pos == self.cursor {
-                    row.style(theme.selection())
-                } else {
-                    row.style(theme.fg(Role::Fg))
-                }
-            })
-            .collect();
-        f.render_widget(
-            Table::new(rows, widths)
-                .header(self.header(theme, &shown))
-                .style(theme.base()),
-            table_area,
-        );
-        if let Some(fa) = filter_area {
-            let line = self.filter.prompt_line(self.typing, theme);
-            f.render_widget(Paragraph::new(line), fa);
-        }
+        self.draw(f, area, data, theme);
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {

@@ -365,9 +365,10 @@ impl Pane for InvokePane {
                 }
             }
             KeyCode::Char('x') => {
+                // Clears the body only: the next key is a command again, not body text (`i` edits).
                 if let Some(f) = self.form.as_mut() {
                     f.set_body("");
-                    self.focus = Some(Field::Body);
+                    out.toast(Level::Info, "body cleared: i edits it");
                 }
             }
             KeyCode::Char('h') => {

@@ -1,8 +1,8 @@
 //! Models: the catalog of the selected multi-model endpoint (every artifact under its S3 prefix)
-//! with what the console knows of each model (never invoked, prewarmed at T, last latency cold or
-//! warm, last error), the endpoint's cache metrics, and prewarming: Space marks, `p` prewarms the
-//! marked (or the selected) models, `P` prewarms every model shown after a confirmation; a gauge
-//! follows the progress and each model gets its result. `/` filters (`!` inverts). Only the
+//! with what the console knows of each model (prewarmed at T, and by whom from the audit log; last
+//! latency cold or warm; last error; AWS reports no per-model calls of other clients), the
+//! endpoint's cache metrics, and prewarming: Space marks, `p` prewarms the marked (or the
+//! selected) models, `P` prewarms every model shown after a confirmation; a gauge follows the progress and each model gets its result. `/` filters (`!` inverts). Only the
 //! visible rows are built, so 10,000 models draw as fast as ten.
 
 use std::collections::BTreeSet;
@@ -62,6 +62,8 @@ pub struct ModelsPane {
     requested: Option<(String, Instant)>,
     /// A `P` waiting for its confirmation: endpoint and models.
     pending_all: Option<(String, Vec<String>)>,
+    /// Audited prewarms by (endpoint, model): when and by whom (from the audit log).
+    pub audited: std::collections::HashMap<(String, String), (f64, String)>,
 }
 
 impl Default for ModelsPane {
@@ -80,6 +82,7 @@ impl Default for ModelsPane {
             page: 20,
             requested: None,
             pending_all: None,
+            audited: Default::default(),
         }
     }
 }
@@ -366,6 +369,7 @@ impl Pane for ModelsPane {
         match ev {
             AppEvent::Prewarm { endpoint, event } => self.on_prewarm_event(endpoint, event.clone(), data),
             AppEvent::PrewarmDone { endpoint, result } => self.on_prewarm_done(endpoint, result.clone(), data, out),
+            AppEvent::Activity(Ok(records)) => self.audited = run::audited_prewarms(records),
             _ => {}
         }
     }
@@ -376,6 +380,8 @@ impl Pane for ModelsPane {
 
     fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
         self.request_catalog(data, out, true, false);
+        // Who prewarmed what, from the audit log.
+        out.job(Job::Activity);
     }
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {

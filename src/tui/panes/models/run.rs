@@ -140,3 +140,26 @@ pub(super) fn learn(data: &mut Data, endpoint: &str, r: &PrewarmResult) {
     }
     k.last_error = r.error.as_ref().map(ToString::to_string);
 }
+
+/// Who prewarmed a model last, and when, by (endpoint, model): from the audit log's prewarm
+/// results (every console and CLI on this machine writes there). Newest wins.
+pub fn audited_prewarms(
+    records: &[crate::aws::audit::AuditRecord],
+) -> std::collections::HashMap<(String, String), (f64, String)> {
+    let mut out = std::collections::HashMap::new();
+    for r in records
+        .iter()
+        .filter(|r| r.action == "prewarm" && r.phase == crate::aws::audit::AuditPhase::Result)
+    {
+        let who = r
+            .principal
+            .as_deref()
+            .map(|p| p.rsplit([':', '/']).next().unwrap_or(p).to_string())
+            .unwrap_or_else(|| "?".into());
+        let models = r.after.get("models").and_then(serde_json::Value::as_array);
+        for m in models.into_iter().flatten().filter_map(serde_json::Value::as_str) {
+            out.insert((r.target.clone(), m.to_string()), (r.epoch, who.clone()));
+        }
+    }
+    out
+}

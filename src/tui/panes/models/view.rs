@@ -40,7 +40,15 @@ fn short_time(epoch: f64) -> String {
     time_text(epoch).chars().skip(5).collect()
 }
 
-fn state_span(run: Option<&RunState>, k: Option<&ModelKnowledge>, theme: &Theme) -> Span<'static> {
+/// What is known of a model: this run's state, else what this console saw, else the audit log's
+/// last prewarm (when, by whom), else that nothing was seen from here (AWS reports no
+/// per-model invocations, so other clients' calls cannot be known).
+fn state_span(
+    run: Option<&RunState>,
+    k: Option<&ModelKnowledge>,
+    audited: Option<&(f64, String)>,
+    theme: &Theme,
+) -> Span<'static> {
     let (text, style): (String, Style) = match run {
         Some(RunState::Queued) => ("queued".into(), theme.fg(Role::Muted)),
         Some(RunState::Loading) => ("loading…".into(), theme.fg(Role::Accent)),
@@ -59,7 +67,10 @@ fn state_span(run: Option<&RunState>, k: Option<&ModelKnowledge>, theme: &Theme)
             Some(ModelKnowledge {
                 last_error: Some(_), ..
             }) => ("failed".into(), theme.fg(Role::StatusError)),
-            _ => ("never invoked".into(), theme.fg(Role::Muted)),
+            _ => match audited {
+                Some((t, who)) => (format!("prewarmed {} by {who}", short_time(*t)), theme.fg(Role::Fg)),
+                None => ("no call seen from here".into(), theme.fg(Role::Muted)),
+            },
         },
     };
     Span::styled(text, style)
@@ -311,6 +322,11 @@ impl ModelsPane {
                 label,
             ));
         }
+        // Last, as it is the first to give way on a narrow terminal.
+        spans.push(Span::styled(
+            "  ·  STATE: seen here or in the audit log; AWS reports no per-model calls",
+            label,
+        ));
         f.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
@@ -363,7 +379,12 @@ impl ModelsPane {
                             .map(|t| time_text(t).chars().take(10).collect::<String>())
                             .unwrap_or_default(),
                     ),
-                    Cell::from(state_span(run.and_then(|r| r.states.get(&m.key)), k, theme)),
+                    Cell::from(state_span(
+                        run.and_then(|r| r.states.get(&m.key)),
+                        k,
+                        self.audited.get(&(e.name.clone(), m.key.clone())),
+                        theme,
+                    )),
                     Cell::from(latency_span(k, theme)),
                     Cell::from(Span::styled(
                         k.and_then(|k| k.last_error.clone()).unwrap_or_default(),
@@ -384,7 +405,7 @@ impl ModelsPane {
             Constraint::Fill(5),
             Constraint::Length(9),
             Constraint::Length(10),
-            Constraint::Length(21),
+            Constraint::Length(32),
             Constraint::Length(13),
             Constraint::Fill(2),
         ];

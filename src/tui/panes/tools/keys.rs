@@ -274,6 +274,14 @@ impl ToolsPane {
                 self.focus = Focus::Raw;
             }
             KeyCode::Char('n') if self.selected_tool().is_some() => self.focus = Focus::Repeat,
+            // The tool whole (a description cut in the header, the schemas), wrapped and scrollable.
+            KeyCode::Char('d') if matches!(self.focus, Focus::Tools | Focus::Servers) => {
+                if let Some(t) = self.selected_tool() {
+                    let mut view = crate::tui::widgets::describe::DescribeView::loading(format!("tool {}", t.name));
+                    view.set(&serde_json::to_value(t).unwrap_or_default());
+                    out.overlay = Some(Overlay::Describe(view));
+                }
+            }
             KeyCode::Char('h') => {
                 if self.tool_calls().is_empty() {
                     out.toast(Level::Info, "no calls of this tool yet: Ctrl-S or F5 calls it");
@@ -345,6 +353,7 @@ impl ToolsPane {
                 KeyHint::when("c", "reconnect", self.servers.is_empty()),
                 call,
                 KeyHint::when("J", "raw JSON", no_tool),
+                KeyHint::when("d", "whole tool", no_tool),
                 KeyHint::new("L", "log"),
                 KeyHint::when("g/G", "endpoint", self.endpoint_link().is_none()),
             ],

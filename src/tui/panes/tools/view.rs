@@ -184,7 +184,7 @@ fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &
             match data.endpoint(&l.endpoint) {
                 Some(e) => {
                     spans.push(Span::styled(format!(" · {}", e.status), theme.status(&e.status)));
-                    let p99 = data.p99(e).map(|v| format!("{v:.1} ms")).unwrap_or_else(|| "—".into());
+                    let p99 = data.p99_text(e).unwrap_or_else(|| "—".into());
                     spans.push(Span::styled(format!(" · p99 {p99}"), theme.fg(Role::Fg)));
                 }
                 None if data.loaded => spans.push(Span::styled(" · not in the inventory", theme.fg(Role::StatusWarn))),
@@ -289,7 +289,9 @@ fn render_output(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
                 Some(c) => format!(" Result · call #{} ", c.number),
                 None => " Result ".into(),
             };
-            (heading, result_lines(call, theme))
+            // Wrapped here at token boundaries (the paragraph would cut a long JSON token).
+            let width = area.width.saturating_sub(4) as usize;
+            (heading, rewrap(result_lines(call, theme), width))
         }
     };
     let max = lines.len().saturating_sub(1).min(u16::MAX as usize) as u16;
@@ -303,6 +305,23 @@ fn render_output(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
             .block(block(heading, p.focus == Focus::History, theme).padding(Padding::horizontal(1))),
         area,
     );
+}
+
+/// One-span lines wider than `width` as several, cut between JSON tokens (other lines are left
+/// to the paragraph's wrapping).
+fn rewrap(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.spans.len() != 1 || line.width() <= width {
+            out.push(line);
+            continue;
+        }
+        let style = line.spans[0].style;
+        for row in crate::format::wrap_tokens(&line.spans[0].content, width) {
+            out.push(Line::from(Span::styled(row, style)));
+        }
+    }
+    out
 }
 
 fn tool_name(p: &ToolsPane) -> String {

@@ -25,7 +25,7 @@ impl VariantsPane {
             spans.push(Span::styled("  config ", muted));
             spans.push(Span::styled(c.clone(), theme.fg(Role::Fg)));
         }
-        spans.push(Span::styled(format!("  {} variants", e.variants.len()), muted));
+        spans.push(Span::styled(format!("  {}", crate::format::count(e.variants.len(), "variant")), muted));
         for (i, v) in e.variants.iter().enumerate() {
             let is_base = Some(i) == base;
             spans.push(Span::styled(format!("  {} ", role(is_base).name()), muted));
@@ -141,20 +141,34 @@ impl VariantsPane {
         )
         .style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
         let name_width = e.variants.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
-        let widths = [
-            Constraint::Length(10),
-            Constraint::Length((name_width as u16 + 2).clamp(12, 40)),
-            Constraint::Length(6),
-            Constraint::Length(7),
-            Constraint::Length(6),
-            Constraint::Length(9),
-            Constraint::Length(16),
-            Constraint::Length(7),
-            Constraint::Length(7),
-            Constraint::Length(6),
-            Constraint::Length(8),
-            Constraint::Length(7),
+        let full = [
+            10,
+            (name_width as u16 + 2).clamp(12, 40),
+            6,
+            7,
+            6,
+            9,
+            16,
+            7,
+            7,
+            6,
+            8,
+            7,
         ];
+        // On a narrow terminal the least needed columns get no width (rather than every title
+        // being cut): kept in this order while they fit, one space between columns.
+        let priority = [0, 1, 2, 3, 8, 9, 6, 5, 4, 7, 10, 11];
+        let mut keep = [false; 12];
+        let mut used = (full.len() as u16).saturating_sub(1);
+        for c in priority {
+            if used + full[c] <= area.width || c < 2 {
+                keep[c] = true;
+                used += full[c];
+            }
+        }
+        let widths: Vec<Constraint> = (0..full.len())
+            .map(|c| Constraint::Length(if keep[c] { full[c] } else { 0 }))
+            .collect();
         f.render_widget(Table::new(rows, widths).header(header).style(theme.base()), area);
     }
 
@@ -253,8 +267,8 @@ impl VariantsPane {
             Span::styled("─".repeat(bar_w - filled), muted),
             Span::styled(
                 format!(
-                    "  {converged}/{} variants at their desired weight and count",
-                    e.variants.len()
+                    "  {converged}/{} at their desired weight and count",
+                    crate::format::count(e.variants.len(), "variant")
                 ),
                 theme.fg(Role::Fg),
             ),

@@ -1,0 +1,198 @@
+//! Drawing of the Endpoints pane: the table of the visible rows, p99 and 5XX coloured against
+//! the configured thresholds, p99 with the sample count of the complete period it describes.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+use super::{EndpointsPane, instances_text, opt, scaling_text};
+use crate::aws::inventory::EndpointInfo;
+use crate::tui::config::Standing;
+use crate::tui::data::Data;
+use crate::tui::theme::{Role, Theme};
+use crate::tui::widgets::pane_frame;
+
+/// The style of a figure by where it stands against its thresholds: a breach is bold.
+fn standing_style(s: Standing, theme: &Theme) -> Style {
+    match s {
+        Standing::Ok => theme.fg(Role::Fg),
+        Standing::Warn => theme.fg(Role::StatusWarn),
+        Standing::Breach => theme.fg(Role::StatusError).add_modifier(Modifier::BOLD),
+    }
+}
+
+/// A sample count in few characters: `612`, `12k`.
+fn samples_text(n: f64) -> String {
+    if n >= 10_000.0 { format!("{:.0}k", n / 1000.0) } else { format!("{n:.0}") }
+}
+
+/// `p99 of HH:MM`: the complete period the p99 figures describe (the newest one shown).
+fn period_caption(data: &Data) -> String {
+    let newest = data
+        .inventory
+        .iter()
+        .filter_map(|e| data.p99_detail(e)?.period_start)
+        .reduce(f64::max);
+    match newest {
+        Some(at) => {
+            let clock: String = crate::format::time_text(at).chars().skip(11).collect();
+            format!(" · P99 of the last complete period {clock}, N samples")
+        }
+        None => String::new(),
+    }
+}
+
+fn p99_cell(data: &Data, e: &EndpointInfo, theme: &Theme) -> Cell<'static> {
+    match data.p99_detail(e) {
+        Some(p) => {
+            let n = p.samples.map(|n| format!(" ({})", samples_text(n))).unwrap_or_default();
+            Cell::from(Span::styled(
+                format!("{:.1}{n}", p.ms),
+                standing_style(data.thresholds.p99(p.ms), theme),
+            ))
+        }
+        None => Cell::from(Span::styled("-", theme.fg(Role::Muted))),
+    }
+}
+
+fn rate_cell(data: &Data, e: &EndpointInfo, theme: &Theme) -> Cell<'static> {
+    let rate = data.error_rate_5xx(e);
+    Cell::from(Span::styled(
+        opt(rate, |v| format!("{:.2}%", v * 100.0)),
+        match rate {
+            Some(r) => standing_style(data.thresholds.rate_5xx(r), theme),
+            None => theme.fg(Role::Muted),
+        },
+    ))
+}
+
+impl EndpointsPane {
+    /// Draws the pane: the title (with the period the p99 figures describe), the table of the
+    /// visible rows, the filter line.
+    pub(super) fn draw(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
+        if self.view.len() != data.inventory.len() && self.filter.is_empty() {
+            self.rebuild(data);
+        }
+        let title = format!(
+            " Endpoints ({}{}){} ",
+            self.view.len(),
+            if self.filter.is_empty() {
+                String::new()
+            } else {
+                format!(" of {}, filter {}", data.inventory.len(), self.filter.text())
+            },
+            period_caption(data)
+        );
+        let inner = pane_frame(f, area, title, true, theme);
+        let (table_area, filter_area) = if self.typing || !self.filter.is_empty() {
+            (
+                Rect {
+                    height: inner.height.saturating_sub(1),
+                    ..inner
+                },
+                Some(Rect {
+                    y: inner.bottom().saturating_sub(1),
+                    height: 1,
+                    ..inner
+                }),
+            )
+        } else {
+            (inner, None)
+        };
+        if !data.loaded {
+            let msg = if data.refresh_failed {
+                "could not load endpoints — see the error log (e)"
+            } else {
+                "loading endpoints…"
+            };
+            f.render_widget(Paragraph::new(Span::styled(msg, theme.fg(Role::Muted))), table_area);
+            return;
+        }
+        self.page = table_area.height.saturating_sub(1).max(1) as usize;
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + self.page {
+            self.offset = self.cursor + 1 - self.page;
+        }
+        self.offset = self.offset.min(self.view.len().saturating_sub(1));
+        let name_width = self
+            .view
+            .iter()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|i| data.inventory[*i].name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(8, 48) as u16;
+        // Columns by priority: on a narrow terminal the least important ones go first.
+        let all_widths = [name_width, 10, 16, 20, 4, 8, 9, 12, 7, 16];
+        let priority = [0, 1, 7, 8, 6, 3, 2, 5, 4, 9];
+        let mut shown: Vec<usize> = Vec::new();
+        let mut used = 0u16;
+        for c in priority {
+            let w = all_widths[c] + 1;
+            if used + w <= table_area.width || c == 0 {
+                shown.push(c);
+                used += w;
+            }
+        }
+        shown.sort_unstable();
+        let widths: Vec<Constraint> = shown
+            .iter()
+            .map(|c| {
+                if *c == 9 {
+                    Constraint::Min(all_widths[*c])
+                } else {
+                    Constraint::Length(all_widths[*c])
+                }
+            })
+            .collect();
+        let rows: Vec<Row> = self
+            .view
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|(pos, i)| {
+                let e = &data.inventory[*i];
+                let cells = vec![
+                    Cell::from(e.name.clone()),
+                    Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
+                    Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
+                    Cell::from(instances_text(e)),
+                    Cell::from(if e.multi_model { "MME" } else { "" }),
+                    Cell::from(scaling_text(e)),
+                    Cell::from(opt(data.invocations_per_min(e), |v| format!("{v:.0}"))),
+                    p99_cell(data, e, theme),
+                    rate_cell(data, e, theme),
+                    Cell::from(crate::format::time_text(e.modified)),
+                ];
+                let row = Row::new(
+                    cells
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(n, _)| shown.contains(n))
+                        .map(|(_, c)| c),
+                );
+                if pos == self.cursor {
+                    row.style(theme.selection())
+                } else {
+                    row.style(theme.fg(Role::Fg))
+                }
+            })
+            .collect();
+        f.render_widget(
+            Table::new(rows, widths)
+                .header(self.header(theme, &shown))
+                .style(theme.base()),
+            table_area,
+        );
+        if let Some(fa) = filter_area {
+            let line = self.filter.prompt_line(self.typing, theme);
+            f.render_widget(Paragraph::new(line), fa);
+        }
+    }
+
+}
