@@ -106,6 +106,25 @@ pub enum Job {
     },
     /// Abort the job with this id.
     Cancel(u64),
+    /// Read the Scaling pane's view of one endpoint ([`AppEvent::Scaling`]).
+    ScalingView {
+        /// Endpoint.
+        endpoint: String,
+    },
+    /// Change a variant's autoscaling (bounds, a policy, its removal, the instance count now):
+    /// compare-and-swapped against `seen`, audited before it is sent ([`AppEvent::ScalingChanged`]).
+    ChangeScaling {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+        /// What to send, in order.
+        changes: Vec<crate::aws::scaling_change::ScalingChange>,
+        /// The variant's autoscaling as the operator saw it.
+        seen: Box<crate::aws::scaling_change::ScalingSnapshot>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -140,6 +159,10 @@ pub enum JobKind {
     ToolCall,
     /// [`Job::Cancel`].
     Cancel,
+    /// [`Job::ScalingView`].
+    ScalingView,
+    /// [`Job::ChangeScaling`].
+    ChangeScaling,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -157,7 +180,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 14] = [
+    pub const ALL: [JobKind; 16] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -172,20 +195,26 @@ impl JobKind {
         JobKind::McpConnect,
         JobKind::ToolCall,
         JobKind::Cancel,
+        JobKind::ScalingView,
+        JobKind::ChangeScaling,
     ];
 
     /// The part of the worker that runs it.
     pub fn runner(self) -> Runner {
         match self {
-            JobKind::Inventory | JobKind::Metrics | JobKind::Describe | JobKind::Invoke | JobKind::Catalog => {
-                Runner::Fleet
-            }
+            JobKind::Inventory
+            | JobKind::Metrics
+            | JobKind::Describe
+            | JobKind::Invoke
+            | JobKind::Catalog
+            | JobKind::ScalingView => Runner::Fleet,
             JobKind::ApplyWeights
             | JobKind::Activity
             | JobKind::Promote
             | JobKind::PromoteResume
             | JobKind::PromoteControl
-            | JobKind::Prewarm => Runner::Guard,
+            | JobKind::Prewarm
+            | JobKind::ChangeScaling => Runner::Guard,
             JobKind::McpConnect | JobKind::ToolCall => Runner::Mcp,
             JobKind::Cancel => Runner::Worker,
         }
@@ -202,12 +231,14 @@ impl JobKind {
             JobKind::Invoke => Some("invoking"),
             JobKind::Prewarm => Some("prewarming"),
             JobKind::ToolCall => Some("calling tools"),
+            JobKind::ChangeScaling => Some("changing autoscaling"),
             JobKind::Inventory
             | JobKind::Metrics
             | JobKind::Describe
             | JobKind::Activity
             | JobKind::Catalog
             | JobKind::McpConnect
+            | JobKind::ScalingView
             | JobKind::Cancel => None,
         }
     }
@@ -236,6 +267,8 @@ impl Job {
             Job::McpConnect { .. } => JobKind::McpConnect,
             Job::ToolCall { .. } => JobKind::ToolCall,
             Job::Cancel(_) => JobKind::Cancel,
+            Job::ScalingView { .. } => JobKind::ScalingView,
+            Job::ChangeScaling { .. } => JobKind::ChangeScaling,
         }
     }
 
@@ -250,6 +283,16 @@ impl Job {
                 Control::Rollback => Some("rolling a promotion back"),
                 Control::Hold => None,
             },
+            Job::ChangeScaling { changes, .. } => {
+                use crate::aws::scaling_change::ScalingChange;
+                match changes.first() {
+                    Some(ScalingChange::Bounds { .. }) => Some("changing autoscaling bounds"),
+                    Some(ScalingChange::Policy { .. }) => Some("changing a scaling policy"),
+                    Some(ScalingChange::RemovePolicy { .. }) => Some("removing a scaling policy"),
+                    Some(ScalingChange::Instances { .. }) => Some("setting the instance count"),
+                    None => JobKind::ChangeScaling.mutation(),
+                }
+            }
             other => other.kind().mutation(),
         }
     }
@@ -261,7 +304,8 @@ impl Job {
         if let Job::ApplyWeights { reason, .. }
         | Job::Prewarm { reason, .. }
         | Job::ToolCall { reason, .. }
-        | Job::Promote { reason, .. } = self
+        | Job::Promote { reason, .. }
+        | Job::ChangeScaling { reason, .. } = self
             && reason.is_none()
         {
             *reason = Some(session.to_string());
@@ -276,6 +320,7 @@ impl Job {
                 | Job::Prewarm { reason: None, .. }
                 | Job::ToolCall { reason: None, .. }
                 | Job::Promote { reason: None, .. }
+                | Job::ChangeScaling { reason: None, .. }
         )
     }
 
@@ -308,6 +353,8 @@ impl Job {
             Job::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
             Job::ToolCall { tool, .. } => format!("calling tool {tool}"),
             Job::Cancel(_) => "cancelling".into(),
+            Job::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
+            Job::ChangeScaling { endpoint, variant, .. } => format!("changing the autoscaling of {endpoint} {variant}"),
         }
     }
 }
@@ -433,6 +480,23 @@ pub enum AppEvent {
         endpoint: String,
         /// Per-model results.
         result: Result<Vec<PrewarmResult>, AwsError>,
+    },
+    /// The Scaling pane's view of an endpoint.
+    Scaling {
+        /// Endpoint.
+        endpoint: String,
+        /// The view, or why it could not be read.
+        result: Result<Box<crate::aws::scaling_view::ScalingView>, AwsError>,
+    },
+    /// An autoscaling change ended: the request ids, or the refusal (every difference when the
+    /// variant changed since it was read) or the error.
+    ScalingChanged {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+        /// Request ids, or why nothing (or not everything) was applied.
+        result: Result<Vec<Option<String>>, String>,
     },
 }
 

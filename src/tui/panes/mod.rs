@@ -80,6 +80,7 @@ panes! {
     Invoke => invoke: InvokePane,
     Tools => tools: ToolsPane,
     Activity => activity: ActivityPane,
+    Scaling => scaling: ScalingPane,
 }
 
 impl Tab {
