@@ -198,6 +198,7 @@ fn an_edit_shows_before_and_after_and_names_its_keys() {
     let editor = screen(&mut app, 80, 24);
     assert!(editor.contains("min max: 2 6"), "{editor}");
     insta::assert_snapshot!("scaling_edit_80x24", editor);
+    insta::assert_snapshot!("scaling_edit_140x40", screen(&mut app, 140, 40));
     tap(&mut app, KeyCode::Backspace);
     press(&mut app, "8");
     tap(&mut app, KeyCode::Enter);
@@ -208,6 +209,7 @@ fn an_edit_shows_before_and_after_and_names_its_keys() {
     let confirm = screen(&mut app, 140, 40);
     assert!(confirm.contains("y / Enter") && confirm.contains("n / Esc"));
     insta::assert_snapshot!("scaling_confirm_140x40", confirm);
+    insta::assert_snapshot!("scaling_confirm_80x24", screen(&mut app, 80, 24));
     // An impossible count is refused in the editor, saying why; nothing is queued.
     tap(&mut app, KeyCode::Esc);
     press(&mut app, "n");
@@ -338,6 +340,8 @@ async fn an_edit_applies_read_only_refuses_and_a_change_since_is_refused() {
     })
     .await;
     assert_eq!(bounds(&sb, EP).await, (2, 8));
+    let audit = std::fs::read_to_string(c._dir.path().join("audit.jsonl")).unwrap();
+    assert!(audit.contains("autoscaling.bounds"), "not audited: {audit}");
     c.pump("the view to show max 8", |a| {
         a.panes
             .scaling
@@ -423,4 +427,27 @@ async fn the_demo_autoscaling_endpoint_shows_a_scale_out() {
     let text = screen(&mut c.app, 140, 40);
     assert!(text.contains("1 → "), "{text}");
     assert!(text.contains("InvocationsPerInstance Sum"), "{text}");
+}
+
+#[test]
+fn the_real_binary_shows_the_scaling_tab_with_its_chart_on_the_demo() {
+    use crate::common::tmux::Tmux;
+    let t = Tmux::start_sized("scaling", "demo --fast", "", 140, 40);
+    t.wait_for("the fleet", Duration::from_secs(60), |s| {
+        s.contains("mcp-autoscaling-demo") && s.contains("InService")
+    });
+    t.keys(&["/", "autoscaling-demo", "Enter", "8"]);
+    let screen = t.wait_for("the Scaling tab with its chart", Duration::from_secs(60), |s| {
+        s.contains("Scaling · mcp-autoscaling-demo")
+            && s.contains("mcp-autoscaling-demo-invocations")
+            && s.contains("InvocationsPerInstance Sum metric")
+            && s.contains("instances")
+            && s.contains("-60m")
+            && s.contains("next: ")
+    });
+    assert!(screen.contains("target min 1 · max 4"), "{screen}");
+    if let Ok(path) = std::env::var("SAGEDECK_SCALING_SCREEN") {
+        std::fs::write(path, &screen).unwrap();
+    }
+    t.keys(&["q"]);
 }

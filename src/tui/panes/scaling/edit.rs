@@ -159,10 +159,7 @@ impl Editor {
         let seen = super::snapshot_of(view, &self.variant);
         let mut lines = change_lines(&self.variant, &changes, &seen);
         lines.push(String::new());
-        lines.push(format!(
-            "Sent to {} only if its autoscaling is still as read (else refused with each difference); written to the audit log first.",
-            self.endpoint
-        ));
+        lines.push("Audited first; refused if changed since read.".to_string());
         let danger = matches!(self.kind, EditKind::RemovePolicy | EditKind::Instances);
         Ok(Confirm {
             title: format!("Change the autoscaling of {} {}", self.endpoint, self.variant),

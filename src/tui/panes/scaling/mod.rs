@@ -126,7 +126,7 @@ impl ScalingPane {
     }
 
     /// Plans the typed edit; on success the confirmation replaces the editor.
-    fn review(&mut self, data: &Data, out: &mut Outbox) {
+    fn review(&mut self, out: &mut Outbox) {
         let Mode::Edit(editor) = &mut self.mode else { return };
         let Some(view) = self.view.as_deref() else { return };
         match editor.confirm(view) {
@@ -136,14 +136,13 @@ impl ScalingPane {
             }
             Err(why) => editor.error = Some(why),
         }
-        let _ = data;
     }
 
-    fn edit_key(&mut self, key: KeyEvent, data: &Data, out: &mut Outbox) {
+    fn edit_key(&mut self, key: KeyEvent, out: &mut Outbox) {
         let Mode::Edit(editor) = &mut self.mode else { return };
         match key.code {
             KeyCode::Esc => self.mode = Mode::Normal,
-            KeyCode::Enter => self.review(data, out),
+            KeyCode::Enter => self.review(out),
             KeyCode::Backspace => {
                 editor.input.pop();
                 editor.error = None;
@@ -177,7 +176,7 @@ impl ScalingPane {
             KeyCode::Char('x') => {
                 self.open_editor(EditKind::RemovePolicy, data, out);
                 if matches!(self.mode, Mode::Edit(_)) {
-                    self.review(data, out);
+                    self.review(out);
                 }
             }
             _ => return false,
@@ -250,7 +249,7 @@ impl Pane for ScalingPane {
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         match &mut self.mode {
-            Mode::Edit(_) => self.edit_key(key, data, out),
+            Mode::Edit(_) => self.edit_key(key, out),
             Mode::Findings { scroll } => match key.code {
                 KeyCode::Esc | KeyCode::Char('f') | KeyCode::Char('q') => self.mode = Mode::Normal,
                 KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),

@@ -312,7 +312,7 @@ fn activity_lines(view: &ScalingView, v: &VariantView, n: usize, theme: &Theme) 
     let acts = variant_activities(view, v);
     let mut out = vec![Line::from(title("Recent scaling activities", theme))];
     if acts.is_empty() {
-        out.push(Line::from(muted("  none in the last six weeks", theme)));
+        out.push(Line::from(muted("  none recorded", theme)));
     }
     for a in acts.into_iter().take(n) {
         let role = match a.status.as_str() {
