@@ -31,7 +31,9 @@ pub mod scaling_check;
 pub mod scaling_lint;
 #[cfg(test)]
 mod scaling_lint_tests;
+pub mod scaling_plan;
 pub mod scaling_spec;
+pub mod scaling_view;
 pub mod stats;
 pub mod timeline;
 pub mod variants_report;

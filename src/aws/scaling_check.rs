@@ -44,6 +44,22 @@ impl EndpointScaling {
         self.policies.iter().filter(move |p| p.variant() == Some(variant))
     }
 
+    /// What the lint looks at: this state and the ListMetrics answers for its policies.
+    pub fn lint_input(&self, metrics: Vec<MetricCheck>) -> LintInput {
+        LintInput {
+            endpoint: self.info.name.clone(),
+            variants: self
+                .info
+                .variants
+                .iter()
+                .map(|v| (v.name.clone(), v.desired_instances))
+                .collect(),
+            targets: self.targets.clone(),
+            policies: self.policies.clone(),
+            metrics,
+        }
+    }
+
     /// The scalable target of one variant.
     pub fn target_of(&self, variant: &str) -> Option<&TargetBounds> {
         self.targets.iter().find(|t| t.variant == variant)
@@ -179,18 +195,7 @@ impl Fleet {
         let mut named: Vec<&PolicySpec> = s.policies.iter().collect();
         named.extend(request);
         let metrics = self.metric_checks(&named).await?;
-        let input = LintInput {
-            endpoint: endpoint.to_string(),
-            variants: s
-                .info
-                .variants
-                .iter()
-                .map(|v| (v.name.clone(), v.desired_instances))
-                .collect(),
-            targets: s.targets.clone(),
-            policies: s.policies.clone(),
-            metrics,
-        };
+        let input = s.lint_input(metrics);
         let (findings, policies_checked) = match request {
             Some(r) => (lint_request(&input, r), 1),
             None => (lint(&input), s.policies.len()),

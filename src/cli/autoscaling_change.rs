@@ -12,10 +12,9 @@ use super::autoscaling_cmd::AutoscalingArgs;
 use super::output::print_json;
 use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::guard::GuardError;
-use crate::aws::scaling_change::{
-    ScalingChange, ScalingSnapshot, before_after, invocations_policy, p99_policy, policy_text,
-};
+use crate::aws::scaling_change::{ScalingSnapshot, before_after};
 use crate::aws::scaling_check::EndpointScaling;
+use crate::aws::scaling_plan::{ChangeRequest, change_lines, plan};
 
 /// The variant to change: `--variant`, or the endpoint's only one.
 fn pick_variant(args: &AutoscalingArgs, state: &EndpointScaling) -> Result<String, String> {
@@ -36,177 +35,19 @@ fn pick_variant(args: &AutoscalingArgs, state: &EndpointScaling) -> Result<Strin
     }
 }
 
-fn plan_bounds(args: &AutoscalingArgs, seen: &ScalingSnapshot, variant: &str) -> Result<Option<(i32, i32)>, String> {
-    if args.min.is_none() && args.max.is_none() {
-        return Ok(None);
+/// The change the flags ask for.
+fn request(args: &AutoscalingArgs) -> ChangeRequest {
+    ChangeRequest {
+        min: args.min,
+        max: args.max,
+        target_invocations: args.target_invocations,
+        target_p99_ms: args.target_p99_ms,
+        scale_in_cooldown: args.scale_in_cooldown,
+        scale_out_cooldown: args.scale_out_cooldown,
+        policy_name: args.policy_name.clone(),
+        remove_policy: args.remove_policy.clone(),
+        instances: args.instances,
     }
-    let (min, max) = match (
-        args.min.or(seen.bounds.map(|b| b.0)),
-        args.max.or(seen.bounds.map(|b| b.1)),
-    ) {
-        (Some(a), Some(b)) => (a, b),
-        _ => {
-            return Err(format!(
-                "{variant} has no scalable target yet: give both --min and --max"
-            ));
-        }
-    };
-    if min < 0 || max < 1 || min > max {
-        return Err(format!("--min {min} --max {max}: need 0 <= min <= max and max >= 1"));
-    }
-    Ok(Some((min, max)))
-}
-
-/// The policy the cooldown flags edit when no target flag is given.
-fn cooldown_policy(
-    args: &AutoscalingArgs,
-    seen: &ScalingSnapshot,
-    variant: &str,
-) -> Result<Option<ScalingChange>, String> {
-    if args.scale_in_cooldown.is_none() && args.scale_out_cooldown.is_none() {
-        return Ok(None);
-    }
-    let tracking: Vec<_> = seen.policies.iter().filter(|p| p.is_target_tracking()).collect();
-    let policy = match (&args.policy_name, tracking.as_slice()) {
-        (Some(n), _) => tracking.iter().find(|p| &p.policy_name == n).copied(),
-        (None, [only]) => Some(*only),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        format!(
-            "which policy of {variant}? give --policy-name (target-tracking policies: {})",
-            tracking
-                .iter()
-                .map(|p| p.policy_name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })?;
-    let mut spec = policy.clone();
-    if let Some(tt) = spec.target_tracking_scaling_policy_configuration.as_mut() {
-        tt.scale_in_cooldown = args.scale_in_cooldown.or(tt.scale_in_cooldown);
-        tt.scale_out_cooldown = args.scale_out_cooldown.or(tt.scale_out_cooldown);
-    }
-    Ok(Some(ScalingChange::Policy { spec: Box::new(spec) }))
-}
-
-/// Every change the arguments ask for, checked against what was read.
-pub fn plan(args: &AutoscalingArgs, state: &EndpointScaling, variant: &str) -> Result<Vec<ScalingChange>, String> {
-    let seen = ScalingSnapshot::of(state, variant);
-    let endpoint = state.info.name.as_str();
-    let mut out = Vec::new();
-    let bounds = plan_bounds(args, &seen, variant)?;
-    if let Some((min, max)) = bounds {
-        out.push(ScalingChange::Bounds { min, max });
-    }
-    let bounds = bounds.or(seen.bounds);
-    if args.target_invocations.is_some() && args.target_p99_ms.is_some() && args.policy_name.is_some() {
-        return Err("--policy-name names one policy: give --target-invocations and --target-p99-ms separately".into());
-    }
-    let cooldowns = |name: &str| {
-        let old = seen.policies.iter().find(|p| p.policy_name == name);
-        let tt = old.and_then(|p| p.target_tracking_scaling_policy_configuration.as_ref());
-        (
-            args.scale_in_cooldown
-                .or(tt.and_then(|t| t.scale_in_cooldown))
-                .or(Some(300)),
-            args.scale_out_cooldown
-                .or(tt.and_then(|t| t.scale_out_cooldown))
-                .or(Some(60)),
-        )
-    };
-    for (value, what) in [
-        (args.target_invocations, "--target-invocations"),
-        (args.target_p99_ms, "--target-p99-ms"),
-    ] {
-        let Some(v) = value else { continue };
-        if !(v.is_finite() && v > 0.0) {
-            return Err(format!("{what} must be a positive number (got {v})"));
-        }
-        if bounds.is_none() {
-            return Err(format!(
-                "{variant} has no scalable target: register one with --min N --max M"
-            ));
-        }
-    }
-    if let Some(n) = args.target_invocations {
-        let name = args
-            .policy_name
-            .clone()
-            .unwrap_or_else(|| "sagedeck-invocations".into());
-        let spec = invocations_policy(endpoint, variant, &name, n, cooldowns(&name));
-        out.push(ScalingChange::Policy { spec: Box::new(spec) });
-    }
-    if let Some(ms) = args.target_p99_ms {
-        let name = args
-            .policy_name
-            .clone()
-            .unwrap_or_else(|| "sagedeck-p99-latency".into());
-        let spec = p99_policy(endpoint, variant, &name, ms, cooldowns(&name));
-        out.push(ScalingChange::Policy { spec: Box::new(spec) });
-    }
-    if args.target_invocations.is_none() && args.target_p99_ms.is_none() {
-        out.extend(cooldown_policy(args, &seen, variant)?);
-    }
-    if let Some(name) = &args.remove_policy {
-        if !seen.policies.iter().any(|p| &p.policy_name == name) {
-            return Err(format!("{variant} has no policy {name}"));
-        }
-        out.push(ScalingChange::RemovePolicy { name: name.clone() });
-    }
-    if let Some(count) = args.instances {
-        if let Some((min, max)) = bounds.filter(|(min, max)| count < *min || count > *max) {
-            return Err(format!(
-                "--instances {count} is outside {variant}'s MinCapacity {min} - MaxCapacity {max}: autoscaling would undo it; change the bounds with --min/--max first"
-            ));
-        }
-        if count < 0 {
-            return Err(format!("--instances must be >= 0 (got {count})"));
-        }
-        if state.info.status != "InService" {
-            return Err(format!(
-                "{endpoint} is {}; its instance count can change only when it is InService",
-                state.info.status
-            ));
-        }
-        out.push(ScalingChange::Instances { count });
-    }
-    Ok(out)
-}
-
-/// One line per change: before → after.
-pub fn change_lines(variant: &str, changes: &[ScalingChange], seen: &ScalingSnapshot) -> Vec<String> {
-    let policy = |name: &str| {
-        seen.policies
-            .iter()
-            .find(|p| p.policy_name == name)
-            .map(policy_text)
-            .unwrap_or_else(|| "(none)".into())
-    };
-    changes
-        .iter()
-        .map(|c| match c {
-            ScalingChange::Bounds { min, max } => format!(
-                "{variant} scalable target: {} → min {min}, max {max}",
-                seen.bounds
-                    .map(|(a, b)| format!("min {a}, max {b}"))
-                    .unwrap_or_else(|| "(not registered)".into())
-            ),
-            ScalingChange::Policy { spec } => format!(
-                "{variant} policy {}: {} → {}",
-                spec.policy_name,
-                policy(&spec.policy_name),
-                policy_text(spec)
-            ),
-            ScalingChange::RemovePolicy { name } => format!("{variant} policy {name}: {} → (removed)", policy(name)),
-            ScalingChange::Instances { count } => format!(
-                "{variant} desired instances: {} → {count}",
-                seen.desired_instances
-                    .map(|n| n.to_string())
-                    .unwrap_or_else(|| "-".into())
-            ),
-        })
-        .collect()
 }
 
 fn confirm(endpoint: &str) -> bool {
@@ -231,7 +72,7 @@ pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return usage(e),
     };
-    let changes = match plan(&args, &state, &variant) {
+    let changes = match plan(&request(&args), &state, &variant) {
         Ok(c) => c,
         Err(e) => return usage(e),
     };

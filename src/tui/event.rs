@@ -123,6 +123,25 @@ pub enum Job {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Read the Scaling pane's view of one endpoint ([`AppEvent::Scaling`]).
+    ScalingView {
+        /// Endpoint.
+        endpoint: String,
+    },
+    /// Change a variant's autoscaling (bounds, a policy, its removal, the instance count now):
+    /// compare-and-swapped against `seen`, audited before it is sent ([`AppEvent::ScalingChanged`]).
+    ChangeScaling {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+        /// What to send, in order.
+        changes: Vec<crate::aws::scaling_change::ScalingChange>,
+        /// The variant's autoscaling as the operator saw it.
+        seen: Box<crate::aws::scaling_change::ScalingSnapshot>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -159,6 +178,10 @@ pub enum JobKind {
     Cancel,
     /// [`Job::AgentRun`].
     AgentRun,
+    /// [`Job::ScalingView`].
+    ScalingView,
+    /// [`Job::ChangeScaling`].
+    ChangeScaling,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -176,7 +199,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 15] = [
+    pub const ALL: [JobKind; 17] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -192,20 +215,26 @@ impl JobKind {
         JobKind::ToolCall,
         JobKind::Cancel,
         JobKind::AgentRun,
+        JobKind::ScalingView,
+        JobKind::ChangeScaling,
     ];
 
     /// The part of the worker that runs it.
     pub fn runner(self) -> Runner {
         match self {
-            JobKind::Inventory | JobKind::Metrics | JobKind::Describe | JobKind::Invoke | JobKind::Catalog => {
-                Runner::Fleet
-            }
+            JobKind::Inventory
+            | JobKind::Metrics
+            | JobKind::Describe
+            | JobKind::Invoke
+            | JobKind::Catalog
+            | JobKind::ScalingView => Runner::Fleet,
             JobKind::ApplyWeights
             | JobKind::Activity
             | JobKind::Promote
             | JobKind::PromoteResume
             | JobKind::PromoteControl
-            | JobKind::Prewarm => Runner::Guard,
+            | JobKind::Prewarm
+            | JobKind::ChangeScaling => Runner::Guard,
             JobKind::McpConnect | JobKind::ToolCall | JobKind::AgentRun => Runner::Mcp,
             JobKind::Cancel => Runner::Worker,
         }
@@ -223,12 +252,14 @@ impl JobKind {
             JobKind::Prewarm => Some("prewarming"),
             JobKind::ToolCall => Some("calling tools"),
             JobKind::AgentRun => Some("running the agent"),
+            JobKind::ChangeScaling => Some("changing autoscaling"),
             JobKind::Inventory
             | JobKind::Metrics
             | JobKind::Describe
             | JobKind::Activity
             | JobKind::Catalog
             | JobKind::McpConnect
+            | JobKind::ScalingView
             | JobKind::Cancel => None,
         }
     }
@@ -258,6 +289,8 @@ impl Job {
             Job::ToolCall { .. } => JobKind::ToolCall,
             Job::Cancel(_) => JobKind::Cancel,
             Job::AgentRun { .. } => JobKind::AgentRun,
+            Job::ScalingView { .. } => JobKind::ScalingView,
+            Job::ChangeScaling { .. } => JobKind::ChangeScaling,
         }
     }
 
@@ -272,6 +305,16 @@ impl Job {
                 Control::Rollback => Some("rolling a promotion back"),
                 Control::Hold => None,
             },
+            Job::ChangeScaling { changes, .. } => {
+                use crate::aws::scaling_change::ScalingChange;
+                match changes.first() {
+                    Some(ScalingChange::Bounds { .. }) => Some("changing autoscaling bounds"),
+                    Some(ScalingChange::Policy { .. }) => Some("changing a scaling policy"),
+                    Some(ScalingChange::RemovePolicy { .. }) => Some("removing a scaling policy"),
+                    Some(ScalingChange::Instances { .. }) => Some("setting the instance count"),
+                    None => JobKind::ChangeScaling.mutation(),
+                }
+            }
             other => other.kind().mutation(),
         }
     }
@@ -284,7 +327,8 @@ impl Job {
         | Job::Prewarm { reason, .. }
         | Job::ToolCall { reason, .. }
         | Job::AgentRun { reason, .. }
-        | Job::Promote { reason, .. } = self
+        | Job::Promote { reason, .. }
+        | Job::ChangeScaling { reason, .. } = self
             && reason.is_none()
         {
             *reason = Some(session.to_string());
@@ -300,6 +344,7 @@ impl Job {
                 | Job::ToolCall { reason: None, .. }
                 | Job::AgentRun { reason: None, .. }
                 | Job::Promote { reason: None, .. }
+                | Job::ChangeScaling { reason: None, .. }
         )
     }
 
@@ -341,6 +386,8 @@ impl Job {
                     settings.llm.as_deref().unwrap_or("(no LLM endpoint)")
                 )
             }
+            Job::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
+            Job::ChangeScaling { endpoint, variant, .. } => format!("changing the autoscaling of {endpoint} {variant}"),
         }
     }
 }
@@ -466,6 +513,23 @@ pub enum AppEvent {
         endpoint: String,
         /// Per-model results.
         result: Result<Vec<PrewarmResult>, AwsError>,
+    },
+    /// The Scaling pane's view of an endpoint.
+    Scaling {
+        /// Endpoint.
+        endpoint: String,
+        /// The view, or why it could not be read.
+        result: Result<Box<crate::aws::scaling_view::ScalingView>, AwsError>,
+    },
+    /// An autoscaling change ended: the request ids, or the refusal (every difference when the
+    /// variant changed since it was read) or the error.
+    ScalingChanged {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+        /// Request ids, or why nothing (or not everything) was applied.
+        result: Result<Vec<Option<String>>, String>,
     },
     /// Progress of an agent run.
     Agent {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::aws::promote::{Gates, Mode, PromotionSpec};
 use sagedeck::aws::promote_run::Control;
+use sagedeck::aws::scaling_change::{ScalingChange, ScalingSnapshot, invocations_policy};
 use sagedeck::aws::weights::WeightPlan;
 use sagedeck::tui::app::App;
 use sagedeck::tui::event::{Job, JobKind};
@@ -99,6 +100,27 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
             transcript_path: None,
             reason: None,
         }],
+        JobKind::ScalingView => vec![Job::ScalingView { endpoint }],
+        JobKind::ChangeScaling => [
+            ScalingChange::Bounds { min: 1, max: 4 },
+            ScalingChange::Policy {
+                spec: Box::new(invocations_policy(&endpoint, "Stable", "p", 120.0, (None, None))),
+            },
+            ScalingChange::RemovePolicy { name: "p".into() },
+            ScalingChange::Instances { count: 2 },
+        ]
+        .map(|change| Job::ChangeScaling {
+            endpoint: endpoint.clone(),
+            variant: "Stable".into(),
+            changes: vec![change],
+            seen: Box::new(ScalingSnapshot {
+                bounds: Some((2, 6)),
+                policies: vec![],
+                desired_instances: Some(2),
+            }),
+            reason: None,
+        })
+        .to_vec(),
     }
 }
 
@@ -113,6 +135,10 @@ const REFUSED: &[&str] = &[
     "prewarming",
     "calling tools",
     "running the agent",
+    "changing autoscaling bounds",
+    "changing a scaling policy",
+    "removing a scaling policy",
+    "setting the instance count",
 ];
 
 #[test]
@@ -151,7 +177,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 10, "every mutating sample was tried");
+    assert_eq!(mutations, 14, "every mutating sample was tried");
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod invoke;
 mod models_latency;
 mod newcomer;
 mod newcomer_tmux;
+mod scaling;
 mod schema_form_props;
 mod tools;
 mod variants;

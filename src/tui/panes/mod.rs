@@ -81,6 +81,7 @@ panes! {
     Tools => tools: ToolsPane,
     Activity => activity: ActivityPane,
     Agent => agent: AgentPane,
+    Scaling => scaling: ScalingPane,
 }
 
 impl Tab {

@@ -199,6 +199,21 @@ pub(super) async fn run(
                 notice(events, true, format!("no promotion is running on {endpoint}"));
             }
         }
+        Job::ChangeScaling {
+            endpoint,
+            variant,
+            changes,
+            seen,
+            reason,
+        } => {
+            let r = change_scaling(g, f, (&endpoint, &variant), &changes, &seen, reason, limits).await;
+            send_activity(g, events);
+            let _ = events.send(AppEvent::ScalingChanged {
+                endpoint,
+                variant,
+                result: r,
+            });
+        }
         // Answered above, before the fleet is needed.
         Job::Activity => {}
         // Not audited mutations: run by the worker's other parts (`JobKind::runner`).
@@ -207,10 +222,30 @@ pub(super) async fn run(
         | Job::Describe { .. }
         | Job::Invoke { .. }
         | Job::Catalog { .. }
+        | Job::ScalingView { .. }
         | Job::McpConnect { .. }
         | Job::ToolCall { .. }
         | Job::AgentRun { .. }
         | Job::Cancel(_) => {}
+    }
+}
+
+/// An autoscaling change through the fleet layer's guarded path: compare-and-swapped against
+/// what the operator saw, each change audited before it is sent.
+async fn change_scaling(
+    g: &Guard,
+    f: &Fleet,
+    (endpoint, variant): (&str, &str),
+    changes: &[crate::aws::scaling_change::ScalingChange],
+    seen: &crate::aws::scaling_change::ScalingSnapshot,
+    reason: Option<String>,
+    limits: JobLimits,
+) -> Result<Vec<Option<String>>, String> {
+    let audited = g.audited(f).await?;
+    let sent = f.apply_scaling_guarded(endpoint, variant, changes, seen, &audited, reason);
+    match tokio::time::timeout(limits.invoke, sent).await {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(_) => Err(timeout_error("the autoscaling change", limits.invoke).to_string()),
     }
 }
 

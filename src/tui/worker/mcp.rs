@@ -105,6 +105,8 @@ pub(super) async fn run(
         | Job::Invoke { .. }
         | Job::Catalog { .. }
         | Job::Prewarm { .. }
+        | Job::ScalingView { .. }
+        | Job::ChangeScaling { .. }
         | Job::Cancel(_) => {}
     }
 }

@@ -207,6 +207,15 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e.to_string()),
         },
+        Job::ScalingView { endpoint } => AppEvent::Scaling {
+            endpoint,
+            result: Err(e),
+        },
+        Job::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
+            endpoint,
+            variant,
+            result: Err(e.to_string()),
+        },
         Job::Cancel(_)
         | Job::McpConnect { .. }
         | Job::ToolCall { .. }
@@ -284,8 +293,16 @@ async fn run_job(
                 .unwrap_or_else(|_| Err(timeout_error("the catalog listing", limits.metrics)));
             send(AppEvent::Catalog { endpoint, result: r });
         }
+        Job::ScalingView { endpoint } => {
+            let r = tokio::time::timeout(limits.metrics, f.scaling_view(&endpoint, std::time::SystemTime::now()))
+                .await
+                .unwrap_or_else(|_| Err(timeout_error("the autoscaling view", limits.metrics)))
+                .map(Box::new);
+            send(AppEvent::Scaling { endpoint, result: r });
+        }
         // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
-        Job::ApplyWeights { .. }
+        Job::ChangeScaling { .. }
+        | Job::ApplyWeights { .. }
         | Job::Activity
         | Job::Promote { .. }
         | Job::PromoteResume { .. }
