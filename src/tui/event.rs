@@ -48,6 +48,8 @@ pub enum Job {
         spec: crate::aws::promote::PromotionSpec,
         /// The operator's reason (audited).
         reason: Option<String>,
+        /// The judge, gate alarms and load the plan adds.
+        extras: crate::aws::promote_run::PlanExtras,
     },
     /// Resume (or roll back) an endpoint's saved, unfinished plan.
     PromoteResume {

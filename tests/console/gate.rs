@@ -45,8 +45,10 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
                 bake: Duration::from_secs(60),
                 gates: Gates::default(),
                 mode: Mode::Auto,
+                consolidate: true,
             },
             reason: None,
+            extras: Default::default(),
         }],
         JobKind::PromoteResume => [false, true]
             .map(|rollback| Job::PromoteResume {

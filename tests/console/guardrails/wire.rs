@@ -293,7 +293,14 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
         endpoint: DEMO_EP.into(),
         ..spec()
     };
-    jobs.submit(1, Job::Promote { spec, reason: None });
+    jobs.submit(
+        1,
+        Job::Promote {
+            spec,
+            reason: None,
+            extras: Default::default(),
+        },
+    );
     // Manual mode: the plan asks before its first step, and nothing is sent meanwhile.
     wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::Promotion { event, .. } => matches!(**event, PromotionEvent::Ask { .. }).then_some(()),

@@ -234,7 +234,8 @@ impl Pane for VariantsPane {
         self.cursor = self.cursor.min(e.variants.len() - 1);
         let width = inner.width as usize;
         let traffic = Self::traffic_lines(data, e, width, theme);
-        let update = Self::update_lines(data, e, width, theme);
+        let ours = self.promo.plans.get(&e.name).is_some_and(|p| p.running);
+        let update = Self::update_lines(data, e, ours, width, theme);
         let mut details = self.detail_lines(data, e, theme);
         if let Some(p) = self.promo.plans.get(&e.name) {
             let now = std::time::SystemTime::now()
@@ -312,6 +313,16 @@ impl Pane for VariantsPane {
             KeyHint::new("q", "quit"),
         ]);
         keys
+    }
+
+    fn help(&self) -> Vec<KeyHint> {
+        vec![
+            KeyHint::new("P", "promotion plan: editor, then a confirmation"),
+            KeyHint::new("Esc", "while a plan runs: h holds, b rolls back, whatever its phase"),
+            KeyHint::new("R", "resume this endpoint's held or interrupted plan"),
+            KeyHint::new("B", "roll this endpoint's held or interrupted plan back"),
+            KeyHint::new("y / h / b", "answer a manual plan: proceed, hold, roll back"),
+        ]
     }
 
     fn capturing_text(&self) -> bool {

@@ -199,8 +199,16 @@ impl VariantsPane {
     }
 
     /// The update section: Updating → InService with desired and current converging.
-    pub(super) fn update_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-        let follow = following(data, e);
+    /// `plan`: a promotion plan of this console drives the endpoint (its changes are this
+    /// console's, whatever the weight editor did).
+    pub(super) fn update_lines(
+        data: &Data,
+        e: &EndpointInfo,
+        plan: bool,
+        width: usize,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
+        let follow = following(data, e) || plan;
         let settled = |v: &VariantInfo| {
             v.current_weight == v.desired_weight && v.current_instances == v.desired_instances && v.statuses.is_empty()
         };
@@ -229,7 +237,7 @@ impl VariantsPane {
         };
         let mut steps = vec![Span::styled(" Update    ", theme.fg(Role::Title))];
         if follow {
-            steps.push(step("sent", true, false));
+            steps.push(step(if plan { "sent by the plan" } else { "sent" }, true, false));
             steps.push(Span::styled(" ── ", muted));
         }
         steps.push(step(&e.status.replace("InService", "Updating"), true, !done));
