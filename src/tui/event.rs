@@ -108,6 +108,9 @@ pub enum Job {
     },
     /// Abort the job with this id.
     Cancel(u64),
+    /// Read the states of the CloudWatch alarms that watch the fleet's endpoints
+    /// ([`AppEvent::Alarms`]).
+    Alarms,
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -142,6 +145,8 @@ pub enum JobKind {
     ToolCall,
     /// [`Job::Cancel`].
     Cancel,
+    /// [`Job::Alarms`].
+    Alarms,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -159,7 +164,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 14] = [
+    pub const ALL: [JobKind; 15] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -174,14 +179,18 @@ impl JobKind {
         JobKind::McpConnect,
         JobKind::ToolCall,
         JobKind::Cancel,
+        JobKind::Alarms,
     ];
 
     /// The part of the worker that runs it.
     pub fn runner(self) -> Runner {
         match self {
-            JobKind::Inventory | JobKind::Metrics | JobKind::Describe | JobKind::Invoke | JobKind::Catalog => {
-                Runner::Fleet
-            }
+            JobKind::Inventory
+            | JobKind::Metrics
+            | JobKind::Describe
+            | JobKind::Invoke
+            | JobKind::Catalog
+            | JobKind::Alarms => Runner::Fleet,
             JobKind::ApplyWeights
             | JobKind::Activity
             | JobKind::Promote
@@ -210,13 +219,17 @@ impl JobKind {
             | JobKind::Activity
             | JobKind::Catalog
             | JobKind::McpConnect
-            | JobKind::Cancel => None,
+            | JobKind::Cancel
+            | JobKind::Alarms => None,
         }
     }
 
     /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
     pub fn is_refresh(self) -> bool {
-        matches!(self, JobKind::Inventory | JobKind::Metrics | JobKind::Activity)
+        matches!(
+            self,
+            JobKind::Inventory | JobKind::Metrics | JobKind::Activity | JobKind::Alarms
+        )
     }
 }
 
@@ -238,6 +251,7 @@ impl Job {
             Job::McpConnect { .. } => JobKind::McpConnect,
             Job::ToolCall { .. } => JobKind::ToolCall,
             Job::Cancel(_) => JobKind::Cancel,
+            Job::Alarms => JobKind::Alarms,
         }
     }
 
@@ -310,6 +324,7 @@ impl Job {
             Job::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
             Job::ToolCall { tool, .. } => format!("calling tool {tool}"),
             Job::Cancel(_) => "cancelling".into(),
+            Job::Alarms => "reading alarm states".into(),
         }
     }
 }
@@ -406,6 +421,8 @@ pub enum AppEvent {
     },
     /// The audit log as read (all lines, oldest first), or why it could not be read.
     Activity(Result<Vec<crate::aws::audit::AuditRecord>, String>),
+    /// The alarms that watch each endpoint, with their states, or why they could not be read.
+    Alarms(Result<std::collections::HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>, String>),
     /// Progress of a running promotion plan.
     Promotion {
         /// Endpoint.

@@ -89,6 +89,7 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
             reason: None,
         }],
         JobKind::Cancel => vec![Job::Cancel(1)],
+        JobKind::Alarms => vec![Job::Alarms],
     }
 }
 

@@ -202,6 +202,7 @@ pub(super) async fn run(
         | Job::Catalog { .. }
         | Job::McpConnect { .. }
         | Job::ToolCall { .. }
+        | Job::Alarms
         | Job::Cancel(_) => {}
     }
 }

@@ -83,6 +83,7 @@ pub(super) async fn run(
         | Job::Invoke { .. }
         | Job::Catalog { .. }
         | Job::Prewarm { .. }
+        | Job::Alarms
         | Job::Cancel(_) => {}
     }
 }

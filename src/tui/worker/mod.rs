@@ -204,6 +204,7 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e.to_string()),
         },
+        Job::Alarms => AppEvent::Alarms(Err(e.to_string())),
         Job::Cancel(_) | Job::McpConnect { .. } | Job::ToolCall { .. } | Job::Activity | Job::PromoteControl { .. } => {
             return;
         }
@@ -266,6 +267,12 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
                 .await
                 .unwrap_or_else(|_| Err(timeout_error("the catalog listing", limits.metrics)));
             send(AppEvent::Catalog { endpoint, result: r });
+        }
+        Job::Alarms => {
+            let r = tokio::time::timeout(limits.metrics, f.alarms_by_endpoint())
+                .await
+                .unwrap_or_else(|_| Err(timeout_error("the alarm states", limits.metrics)));
+            send(AppEvent::Alarms(r.map_err(|e| e.to_string())));
         }
         // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
         Job::ApplyWeights { .. }

@@ -257,6 +257,9 @@ impl Pane for VariantsPane {
             height: h.min(inner.bottom().saturating_sub(y)),
         };
         f.render_widget(Paragraph::new(Self::header_line(e, theme)), row(y, 1));
+        if let Some(alarms) = self::view::alarm_line(data, e, theme) {
+            f.render_widget(Paragraph::new(alarms), row(y + 1, 1));
+        }
         y += 2;
         self.table(f, row(y, table_h), data, e, theme);
         y += table_h + 1;
@@ -327,6 +330,19 @@ impl Pane for VariantsPane {
 
     fn capturing_text(&self) -> bool {
         self.editor.is_some() || self.promo.capturing()
+    }
+
+    fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
+        if data.loaded && !data.inventory.is_empty() {
+            out.job(Job::Alarms);
+        }
+    }
+
+    fn on_refresh(&mut self, _visible: bool, data: &Data, out: &mut Outbox) {
+        // One DescribeAlarms sweep feeds the badges here and on the Endpoints table.
+        if data.loaded && !data.inventory.is_empty() {
+            out.job(Job::Alarms);
+        }
     }
 
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, visible: bool) {

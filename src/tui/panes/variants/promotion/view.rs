@@ -194,7 +194,7 @@ fn field_display(ed: &PlanEditor, i: usize, focused: bool) -> Option<String> {
     Some(match i {
         MODE if ed.manual => "manual (asks before each step)".into(),
         MODE => "auto (a failed gate rolls back)".into(),
-        CONSOLIDATE if ed.consolidate => "yes: at 100% keep only the canary (old config kept)".into(),
+        CONSOLIDATE if ed.consolidate => "yes: keep only the canary at 100%".into(),
         CONSOLIDATE => "no: end with the canary at 100%".into(),
         1 if empty => "the other variant with the most weight".into(),
         6 if empty => "not gated".into(),
@@ -310,11 +310,11 @@ fn judge_lines(gr: &GateReport, theme: &Theme) -> Vec<Line<'static>> {
                 _ => "effect -".into(),
             };
             Line::from(vec![
-                Span::styled(format!("      judge {:<18}", v.metric), theme.fg(Role::Muted)),
+                Span::styled(format!("      judge {:<17} ", v.metric), theme.fg(Role::Muted)),
                 Span::styled(format!("{:<13}", v.outcome.as_str()), style.add_modifier(Modifier::BOLD)),
                 Span::styled(
                     format!(
-                        "p {}  {effect}  n {}/{}",
+                        "p {}  n {}/{}  {effect}",
                         v.p_value.map(|p| format!("{p:.4}")).unwrap_or("-".into()),
                         v.canary.len(),
                         v.baseline.len()
