@@ -367,8 +367,8 @@ async fn the_alarm_job_reads_describe_alarms_into_the_data_by_endpoint() {
         )
         .unwrap();
     let mut app = app_on(f.endpoint(DEMO_EP).await.unwrap());
-    // Showing the Variants pane asks for the alarm states.
-    app.switch(Tab::Variants);
+    // A refresh (`r`, or the metrics cadence) asks for the alarm states.
+    press(&mut app, "r");
     submit_all(&jobs, &mut app);
     let got = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::Alarms(r) => Some(r.clone().expect("alarms read")),

@@ -332,14 +332,9 @@ impl Pane for VariantsPane {
         self.editor.is_some() || self.promo.capturing()
     }
 
-    fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
-        if data.loaded && !data.inventory.is_empty() {
-            out.job(Job::Alarms);
-        }
-    }
-
     fn on_refresh(&mut self, _visible: bool, data: &Data, out: &mut Outbox) {
-        // One DescribeAlarms sweep feeds the badges here and on the Endpoints table.
+        // One DescribeAlarms sweep, on the metrics cadence and `r`, feeds the badges here and
+        // on the Endpoints table.
         if data.loaded && !data.inventory.is_empty() {
             out.job(Job::Alarms);
         }
