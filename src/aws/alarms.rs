@@ -144,6 +144,28 @@ impl Fleet {
         Ok(out)
     }
 
+    /// Every alarm that watches an endpoint, by endpoint, from one DescribeAlarms sweep: metric
+    /// alarms under their `EndpointName` dimension, composite alarms under the endpoints of the
+    /// metric alarms their rule names (what the console's badges show).
+    pub async fn alarms_by_endpoint(&self) -> Result<std::collections::HashMap<String, Vec<AlarmStatus>>, AwsError> {
+        let (all, dims) = self.describe_alarm_statuses(&[]).await?;
+        let mut out: std::collections::HashMap<String, Vec<AlarmStatus>> = Default::default();
+        for (name, endpoint) in &dims {
+            if let Some(a) = all.iter().find(|a| a.kind == "metric" && &a.name == name) {
+                out.entry(endpoint.clone()).or_default().push(a.clone());
+            }
+        }
+        for list in out.values_mut() {
+            let composites: Vec<AlarmStatus> = all
+                .iter()
+                .filter(|c| c.kind == "composite" && list.iter().any(|m| rule_names(&c.watches, &m.name)))
+                .cloned()
+                .collect();
+            list.extend(composites);
+        }
+        Ok(out)
+    }
+
     /// Each named alarm that is in ALARM now or entered ALARM since `since` (epoch seconds),
     /// with when and why.
     pub async fn alarms_fired_since(&self, names: &[String], since: f64) -> Result<Vec<AlarmStatus>, AwsError> {

@@ -68,6 +68,11 @@ pub struct PromotionSpec {
     pub gates: Gates,
     /// Auto or manual.
     pub mode: Mode,
+    /// The plan's last step: after the canary holds 100 % and bakes clean, a new endpoint
+    /// config with only the canary, UpdateEndpoint, followed to InService (the old config kept
+    /// for rollback). Absent in plans saved before it existed: off.
+    #[serde(default)]
+    pub consolidate: bool,
 }
 
 mod secs {
@@ -141,7 +146,11 @@ pub enum Phase {
     Baking,
     /// Stopped; resume or roll back.
     Held,
-    /// Restoring the starting weights.
+    /// The last step: keeping only the canary in a new endpoint config (UpdateEndpoint and its
+    /// deployment; progress in the `.consolidation` file beside the plan).
+    Consolidating,
+    /// Restoring the starting weights (first going back to the kept config when the plan
+    /// consolidated).
     RollingBack,
     /// Back at the starting weights.
     RolledBack,
@@ -203,6 +212,10 @@ pub struct PlanState {
     /// The operator's reason (written with every step to the audit log).
     #[serde(default)]
     pub reason: Option<String>,
+    /// Whether the plan entered its consolidation step (the `.consolidation` file beside the
+    /// plan is then its own: a rollback goes back to the config it kept).
+    #[serde(default)]
+    pub consolidation_started: bool,
 }
 
 impl PlanState {
@@ -273,6 +286,12 @@ pub fn pick_baseline(info: &EndpointInfo, canary: &str, given: Option<&str>) -> 
         .max_by(|a, b| a.current_weight.total_cmp(&b.current_weight))
         .map(|v| v.name.clone())
         .ok_or_else(|| format!("endpoint {} has no variant besides {canary} to compare with", info.name))
+}
+
+/// The consolidation progress file of the plan saved at `plan` (`<endpoint>.consolidation`,
+/// the same file `promote --consolidate` uses).
+pub fn consolidation_path(plan: &Path) -> PathBuf {
+    plan.with_extension("consolidation")
 }
 
 /// Where plan states live: `<state dir>/promotions/`.
@@ -416,6 +435,7 @@ mod tests {
                 bake: Duration::from_secs(10),
                 gates: Gates::default(),
                 mode: Mode::Auto,
+                consolidate: true,
             },
             baseline: "Stable".into(),
             start_weights: vec![("Stable".into(), 9.0), ("Canary".into(), 1.0)],
@@ -426,6 +446,7 @@ mod tests {
             updated: 0.0,
             pid: 1,
             reason: None,
+            consolidation_started: false,
         };
         save_state(&path, &st).unwrap();
         assert_eq!(load_state(&path).unwrap(), Some(st.clone()));

@@ -39,6 +39,11 @@ pub enum Question {
         /// The verdict.
         verdict: Verdict,
     },
+    /// Every step passed: consolidate (keep only `canary` in a new endpoint config)?
+    Consolidate {
+        /// The variant kept.
+        canary: String,
+    },
 }
 
 /// Progress of a plan.
@@ -65,6 +70,12 @@ pub enum PromotionEvent {
         step: usize,
         /// End of the bake.
         until: f64,
+    },
+    /// The bake is over; its gate is being read (a control sent now is carried out once
+    /// it is read).
+    Judging {
+        /// Step index.
+        step: usize,
     },
     /// A gate was evaluated.
     Gate {
@@ -127,5 +138,38 @@ impl Default for RunnerOptions {
             alarms: Vec::new(),
             load: None,
         }
+    }
+}
+
+/// What a plan adds to its gates beside the thresholds of its [`super::promote::PromotionSpec`]:
+/// the statistical judge, gate alarms and load during bake (the console's plan editor fields;
+/// the CLI's `--judge…`, `--alarm`, `--load`). Empty: none of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanExtras {
+    /// The judge's thresholds (None: the judge is off).
+    pub judge: Option<super::judge::JudgeConfig>,
+    /// Gate alarms (metric or composite).
+    pub alarms: Vec<String>,
+    /// Invocations per second sent during each bake (None: none).
+    pub load_rps: Option<f64>,
+}
+
+impl PlanExtras {
+    /// `opts` with these extras (the ones given replace the options').
+    pub fn apply(&self, mut opts: RunnerOptions) -> RunnerOptions {
+        if self.judge.is_some() {
+            opts.judge = self.judge;
+        }
+        if !self.alarms.is_empty() {
+            opts.alarms = self.alarms.clone();
+        }
+        if let Some(rps) = self.load_rps {
+            opts.load = Some(super::bake_load::LoadConfig {
+                rps,
+                body: br#"{"inputs": "sagedeck bake load"}"#.to_vec(),
+                content_type: "application/json".into(),
+            });
+        }
+        opts
     }
 }

@@ -75,6 +75,10 @@ pub struct GateReport {
     pub verdict: Verdict,
     /// Why, in words.
     pub reasons: Vec<String>,
+    /// The statistical judge's verdict of each metric, with its p-value, effect and data
+    /// (empty when the judge is off).
+    #[serde(default)]
+    pub judge: Vec<MetricVerdict>,
 }
 
 /// The verdict of `canary` against `reference` (the baseline; None when none is known).
@@ -173,6 +177,7 @@ pub fn evaluate(
         checks,
         verdict,
         reasons,
+        judge: Vec::new(),
     }
 }
 
@@ -217,6 +222,7 @@ pub fn apply_judgement(report: &mut GateReport, verdicts: &[MetricVerdict], cfg:
             report.reasons.push(format!("judge: {}", v.summary()));
         }
     }
+    report.judge.extend(verdicts.iter().cloned());
     match combine(verdicts) {
         Outcome::Fail => report.verdict = Verdict::Fail,
         Outcome::Inconclusive if report.verdict == Verdict::Pass => report.verdict = Verdict::NoVerdict,

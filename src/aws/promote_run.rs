@@ -13,43 +13,42 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::bake_load::LoadReport;
 use super::config::Fleet;
 use super::error::AwsError;
-use super::guard::{Audited, Expectation, GuardError};
+use super::guard::{Audited, GuardError};
 use super::inventory::EndpointInfo;
 use super::judge::client_verdicts;
 use super::promote::{
     Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict, pick_baseline, save_state_with, step_weights,
 };
-pub use super::promote_events::{Control, PromoteError, PromotionEvent, Question, RunnerOptions};
+pub use super::promote_events::{Control, PlanExtras, PromoteError, PromotionEvent, Question, RunnerOptions};
 use super::promote_gate::{GateReport, apply_alarms, apply_judgement, evaluate};
-use super::weights::{WeightChange, plan_weights};
 
 /// Runs one plan.
 pub struct PromotionRunner {
-    fleet: Fleet,
-    audited: Audited,
-    state: PlanState,
-    path: PathBuf,
-    opts: RunnerOptions,
+    pub(super) fleet: Fleet,
+    pub(super) audited: Audited,
+    pub(super) state: PlanState,
+    pub(super) path: PathBuf,
+    pub(super) opts: RunnerOptions,
     events: Option<UnboundedSender<PromotionEvent>>,
     control: Option<UnboundedReceiver<Control>>,
-    confirmed: Option<usize>,
+    pub(super) confirmed: Option<usize>,
 }
 
-fn now() -> f64 {
+pub(super) fn now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
 }
 
-fn weights_of(info: &EndpointInfo) -> Vec<(String, f64)> {
+pub(super) fn weights_of(info: &EndpointInfo) -> Vec<(String, f64)> {
     info.variants
         .iter()
         .map(|v| (v.name.clone(), v.current_weight))
         .collect()
 }
 
-fn at_weights(info: &EndpointInfo, w: &[(String, f64)]) -> bool {
+pub(super) fn at_weights(info: &EndpointInfo, w: &[(String, f64)]) -> bool {
     w.iter().all(|(n, x)| {
         info.variant(n)
             .is_some_and(|v| (v.current_weight - x).abs() < 1e-3 && (v.desired_weight - x).abs() < 1e-3)
@@ -90,6 +89,7 @@ impl PromotionRunner {
             pid: std::process::id(),
             reason,
             spec,
+            consolidation_started: false,
         };
         let (runner, tx) = PromotionRunner::from_state(fleet, audited, state, path, opts);
         runner.save()?;
@@ -129,7 +129,7 @@ impl PromotionRunner {
         &self.state
     }
 
-    fn emit(&self, e: PromotionEvent) {
+    pub(super) fn emit(&self, e: PromotionEvent) {
         if let Some(tx) = &self.events {
             let _ = tx.send(e);
         }
@@ -140,7 +140,7 @@ impl PromotionRunner {
             .map_err(|e| PromoteError::State(format!("{}: {e}", self.path.display())))
     }
 
-    fn transition(&mut self, phase: Phase, message: Option<String>) -> Result<(), PromoteError> {
+    pub(super) fn transition(&mut self, phase: Phase, message: Option<String>) -> Result<(), PromoteError> {
         self.state.phase = phase;
         if message.is_some() {
             self.state.message = message;
@@ -155,7 +155,7 @@ impl PromotionRunner {
     }
 
     /// Waits for a control; None when the sender is gone.
-    async fn ask(&mut self, q: Question) -> Option<Control> {
+    pub(super) async fn ask(&mut self, q: Question) -> Option<Control> {
         self.emit(PromotionEvent::Ask { question: q });
         match self.control.as_mut() {
             Some(rx) => rx.recv().await,
@@ -181,14 +181,34 @@ impl PromotionRunner {
         }
     }
 
-    fn held_text(&self, why: &str) -> String {
+    pub(super) fn held_text(&self, why: &str) -> String {
         format!(
             "{why}; resume with `sagedeck promote {ep} --resume`, or roll back with `sagedeck promote {ep} --rollback`",
             ep = self.state.spec.endpoint
         )
     }
 
-    async fn on_control(&mut self, c: Control, during: &str) -> Result<(), PromoteError> {
+    /// The operator's latest decision that arrived while the plan was not listening (reading
+    /// a gate, sending a change, following a deployment): a rollback outweighs a hold; a
+    /// proceed is not a decision here. None when nothing is waiting.
+    pub(super) fn pending_control(&mut self) -> Option<Control> {
+        let rx = self.control.as_mut()?;
+        let mut got = None;
+        loop {
+            match rx.try_recv() {
+                Ok(Control::Rollback) => got = Some(Control::Rollback),
+                Ok(Control::Hold) => got = got.or(Some(Control::Hold)),
+                Ok(Control::Proceed) => {}
+                Err(tokio::sync::mpsc::error::TryRecvError::Empty) => return got,
+                Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
+                    self.control = None;
+                    return got;
+                }
+            }
+        }
+    }
+
+    pub(super) async fn on_control(&mut self, c: Control, during: &str) -> Result<(), PromoteError> {
         match c {
             Control::Rollback => self.transition(Phase::RollingBack, Some(format!("rollback asked during {during}"))),
             _ => {
@@ -218,6 +238,7 @@ impl PromotionRunner {
                 Phase::Applying => self.apply_step().await?,
                 Phase::Updating => self.wait_step().await?,
                 Phase::Baking => self.bake_step().await?,
+                Phase::Consolidating => self.consolidate_step().await?,
                 Phase::RollingBack => self.do_rollback().await?,
             }
         }
@@ -234,6 +255,11 @@ impl PromotionRunner {
 
     fn advance(&mut self) -> Result<(), PromoteError> {
         if self.state.step + 1 >= self.state.spec.steps.len() {
+            // Consolidation keeps only the canary: only once it holds all the traffic.
+            let at_full = self.state.spec.steps.last().is_some_and(|s| *s >= 100.0);
+            if self.state.spec.consolidate && at_full {
+                return self.begin_consolidation();
+            }
             let msg = format!("the canary {} has every step's traffic", self.state.spec.canary);
             return self.transition(Phase::Completed, Some(msg));
         }
@@ -244,6 +270,9 @@ impl PromotionRunner {
     async fn apply_step(&mut self) -> Result<(), PromoteError> {
         let i = self.state.step;
         let share = self.state.spec.steps[i];
+        if let Some(c) = self.pending_control() {
+            return self.on_control(c, &format!("the change of step {}", i + 1)).await;
+        }
         if self.state.spec.mode == Mode::Manual && self.confirmed != Some(i) {
             match self.ask(Question::NextStep { step: i, share }).await {
                 Some(Control::Proceed) => self.confirmed = Some(i),
@@ -347,7 +376,7 @@ impl PromotionRunner {
             _ => return self.transition(Phase::Updating, None),
         };
         self.emit(PromotionEvent::Baking { step: i, until: end });
-        let left = Duration::from_secs_f64((end - now()).max(0.0)) + self.opts.metrics_delay;
+        let left = Duration::from_secs_f64((end - now()).max(0.0));
         let load = self.opts.load.as_ref().map(|cfg| {
             let period = self.opts.judge.map_or(10, |j| j.period.max(1)) as u64;
             self.fleet.start_bake_load(
@@ -365,6 +394,12 @@ impl PromotionRunner {
             Some(h) => Some(h.stop().await),
             None => None,
         };
+        self.emit(PromotionEvent::Judging { step: i });
+        // Judging: CloudWatch publishes late; then the gate is read. A choice that arrives
+        // while it is read is carried out as soon as it is read.
+        if let Err(c) = self.interruptible(tokio::time::sleep(self.opts.metrics_delay)).await {
+            return self.on_control(c, &format!("the judging of step {}", i + 1)).await;
+        }
         let report = self.gate(start, end, measured.as_ref()).await?;
         let verdict = report.verdict;
         if let Some(r) = self.state.current_mut() {
@@ -374,6 +409,9 @@ impl PromotionRunner {
             step: i,
             report: Box::new(report.clone()),
         });
+        if let Some(c) = self.pending_control() {
+            return self.on_control(c, &format!("the judging of step {}", i + 1)).await;
+        }
         let why = report.reasons.join("; ");
         let manual = self.state.spec.mode == Mode::Manual;
         match (verdict, manual) {
@@ -438,65 +476,5 @@ impl PromotionRunner {
             apply_alarms(&mut report, &self.opts.alarms, &fired);
         }
         Ok(report)
-    }
-
-    /// Sets `target` weights (compare-and-swap against the weights the plan last set, audited
-    /// under `action`); nothing is sent when the endpoint already has them. The request id.
-    async fn send(&self, target: &[(String, f64)], action: &str, why: String) -> Result<Option<String>, PromoteError> {
-        let info = self
-            .fleet
-            .describe_endpoint_info(&self.state.spec.endpoint, &AtomicUsize::new(0))
-            .await?;
-        if at_weights(&info, target) {
-            return Ok(None);
-        }
-        let changes: Vec<WeightChange> = target
-            .iter()
-            .map(|(v, w)| WeightChange {
-                variant: v.clone(),
-                weight: Some(*w),
-                instances: None,
-            })
-            .collect();
-        let plan = plan_weights(&info, &changes).map_err(PromoteError::Invalid)?;
-        let expect = Expectation::from_weights(&self.state.spec.endpoint, &self.state.expected_weights());
-        let applied = self
-            .fleet
-            .apply_weights_guarded(&plan, &expect, &self.audited, action, Some(why))
-            .await?;
-        Ok(applied.request_id)
-    }
-
-    /// Waits for InService without listening to controls (a rollback is not interrupted).
-    async fn settle(&self) -> Result<EndpointInfo, AwsError> {
-        let (ep, timeout, every) = (
-            &self.state.spec.endpoint,
-            self.opts.update_timeout,
-            self.opts.poll_interval,
-        );
-        self.fleet.wait_in_service(ep, timeout, every, |_| {}).await
-    }
-
-    async fn do_rollback(&mut self) -> Result<(), PromoteError> {
-        self.settle().await?;
-        let start = self.state.start_weights.clone();
-        let why = format!(
-            "plan {} rollback: {}",
-            self.state.id,
-            self.state.message.as_deref().unwrap_or("asked")
-        );
-        let request_id = self.send(&start, "promote.rollback", why).await?;
-        self.settle().await?;
-        let msg = format!(
-            "rolled back to the starting weights{}{}",
-            request_id.map(|r| format!(" (request id {r})")).unwrap_or_default(),
-            self.state
-                .message
-                .as_deref()
-                .map(|m| format!("; {m}"))
-                .unwrap_or_default()
-        );
-        self.state.message = None;
-        self.transition(Phase::RolledBack, Some(msg))
     }
 }

@@ -159,6 +159,29 @@ impl ConsoleArgs {
     }
 }
 
+/// CloudWatch alarms on the demo's A/B endpoint, so that its alarm badges (Variants pane,
+/// Endpoints table) and the plan's alarm gates have something to show.
+fn demo_alarms(handle: &crate::sandbox::SandboxHandle) {
+    use crate::sandbox::alarms::MetricAlarmSpec;
+    let ep = "mcp-intent-classifier-prod";
+    let mut errors = MetricAlarmSpec::new("mcp-intent-classifier-5xx", "AWS/SageMaker", "Invocation5XXErrors");
+    errors.statistic = Some("Sum".into());
+    errors.threshold = 50.0;
+    let mut latency = MetricAlarmSpec::new("mcp-intent-classifier-p99", "AWS/SageMaker", "ModelLatency");
+    latency.extended_statistic = Some("p99".into());
+    latency.threshold = 2_000_000.0;
+    for mut spec in [errors, latency] {
+        spec.dimensions = vec![("EndpointName".into(), ep.into())];
+        if let Err(e) = handle
+            .sandbox
+            .alarms
+            .put_metric_alarm(spec, crate::sandbox::now_epoch())
+        {
+            tracing::warn!("demo alarm not created: {e:?}");
+        }
+    }
+}
+
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
 pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i32 {
     let (c, s) = (&args.console.or(outer), args.sandbox);
@@ -174,6 +197,7 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
             return EXIT_USAGE;
         }
     };
+    demo_alarms(&handle);
     let url = handle.endpoint_url();
     let fleet = Fleet::for_url(&url).await;
     let mut opts = options(g, c, format!("sandbox {url}"), "sandbox");

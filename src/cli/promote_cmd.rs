@@ -84,6 +84,11 @@ pub struct PromoteArgs {
     /// canary at 100%. Run again after an interruption to follow the deployment to its end.
     #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon"])]
     pub consolidate: bool,
+    /// End the plan at 100 % without its last step, consolidation (by default, once the canary
+    /// holds 100 % and bakes clean, the plan keeps only the canary in a new endpoint config,
+    /// the old config kept for rollback; `--rollback` of a consolidating plan goes back to it).
+    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate", "unconsolidate"])]
+    pub no_consolidate: bool,
     /// Roll a finished consolidation back: UpdateEndpoint to the config it replaced.
     #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate"])]
     pub unconsolidate: bool,
@@ -185,7 +190,11 @@ async fn drive(
                 show(&e);
                 if let PromotionEvent::Ask { question } = e {
                     match (&question, yes) {
-                        (Question::NextStep { .. }, true) => { let _ = control.send(Control::Proceed); }
+                        (Question::NextStep { .. } | Question::Consolidate { .. }, true) => { let _ = control.send(Control::Proceed); }
+                        (Question::Consolidate { canary }, false) => {
+                            prompt(&format!("Every step passed. Consolidate (a new endpoint config with only {canary}; the old one kept)? [y]es / [h]old / [r]oll back"));
+                            pending = Some(question);
+                        }
                         (Question::NextStep { step, share }, false) => {
                             prompt(&format!("Apply step {}/{total} (canary {}%)? [y]es / [h]old / [r]oll back", step + 1, weight(*share)));
                             pending = Some(question);
@@ -453,6 +462,7 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
             min_invocations: args.min_invocations,
         },
         mode: if args.auto { Mode::Auto } else { Mode::Manual },
+        consolidate: !args.no_consolidate,
     };
     let (fleet, audited) = match connect_audited(g).await {
         Ok(x) => x,

@@ -68,6 +68,7 @@ pub fn phase_text(p: Phase) -> &'static str {
         Phase::Updating => "updating",
         Phase::Baking => "baking",
         Phase::Held => "held",
+        Phase::Consolidating => "consolidating",
         Phase::RollingBack => "rolling back",
         Phase::RolledBack => "rolled back",
         Phase::Completed => "completed",
@@ -134,7 +135,9 @@ pub fn event_line(e: &PromotionEvent, total: usize) -> Option<String> {
                 format!(" ({})", report.reasons.join("; "))
             }
         ),
-        PromotionEvent::Saved { state } if state.phase.is_final() || state.phase == Phase::Held => {
+        PromotionEvent::Saved { state }
+            if state.phase.is_final() || matches!(state.phase, Phase::Held | Phase::Consolidating) =>
+        {
             format!(
                 "plan {}: {}",
                 phase_text(state.phase),

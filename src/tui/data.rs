@@ -83,6 +83,9 @@ pub struct Data {
     pub thresholds: super::config::Thresholds,
     /// The region before the last `:region` (shown in the header until the new one is loaded).
     pub previous_region: Option<String>,
+    /// The CloudWatch alarms that watch each endpoint, as last read (an endpoint absent: none
+    /// watches it, or they were not read yet).
+    pub alarms: HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>,
 }
 
 /// A p99 figure with what it describes: the last complete period and its sample count.
@@ -133,6 +136,22 @@ impl Data {
     /// The endpoint with this name.
     pub fn endpoint(&self, name: &str) -> Option<&EndpointInfo> {
         self.inventory.iter().find(|e| e.name == name)
+    }
+
+    /// The alarms watching `endpoint` that are in ALARM.
+    pub fn firing_alarms(&self, endpoint: &str) -> Vec<&crate::aws::alarms::AlarmStatus> {
+        self.alarms
+            .get(endpoint)
+            .map(|v| v.iter().filter(|a| a.firing()).collect())
+            .unwrap_or_default()
+    }
+
+    /// `⚠2 ` when two alarms watching `endpoint` are in ALARM; empty when none is.
+    pub fn alarm_badge(&self, endpoint: &str) -> String {
+        match self.firing_alarms(endpoint).len() {
+            0 => String::new(),
+            n => format!("⚠{n} "),
+        }
     }
 
     /// The selected endpoint.

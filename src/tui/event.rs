@@ -48,6 +48,8 @@ pub enum Job {
         spec: crate::aws::promote::PromotionSpec,
         /// The operator's reason (audited).
         reason: Option<String>,
+        /// The judge, gate alarms and load the plan adds.
+        extras: crate::aws::promote_run::PlanExtras,
     },
     /// Resume (or roll back) an endpoint's saved, unfinished plan.
     PromoteResume {
@@ -142,6 +144,9 @@ pub enum Job {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Read the states of the CloudWatch alarms that watch the fleet's endpoints
+    /// ([`AppEvent::Alarms`]).
+    Alarms,
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -182,6 +187,8 @@ pub enum JobKind {
     ScalingView,
     /// [`Job::ChangeScaling`].
     ChangeScaling,
+    /// [`Job::Alarms`].
+    Alarms,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -199,7 +206,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 17] = [
+    pub const ALL: [JobKind; 18] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -217,6 +224,7 @@ impl JobKind {
         JobKind::AgentRun,
         JobKind::ScalingView,
         JobKind::ChangeScaling,
+        JobKind::Alarms,
     ];
 
     /// The part of the worker that runs it.
@@ -227,7 +235,8 @@ impl JobKind {
             | JobKind::Describe
             | JobKind::Invoke
             | JobKind::Catalog
-            | JobKind::ScalingView => Runner::Fleet,
+            | JobKind::ScalingView
+            | JobKind::Alarms => Runner::Fleet,
             JobKind::ApplyWeights
             | JobKind::Activity
             | JobKind::Promote
@@ -260,13 +269,17 @@ impl JobKind {
             | JobKind::Catalog
             | JobKind::McpConnect
             | JobKind::ScalingView
-            | JobKind::Cancel => None,
+            | JobKind::Cancel
+            | JobKind::Alarms => None,
         }
     }
 
     /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
     pub fn is_refresh(self) -> bool {
-        matches!(self, JobKind::Inventory | JobKind::Metrics | JobKind::Activity)
+        matches!(
+            self,
+            JobKind::Inventory | JobKind::Metrics | JobKind::Activity | JobKind::Alarms
+        )
     }
 }
 
@@ -291,6 +304,7 @@ impl Job {
             Job::AgentRun { .. } => JobKind::AgentRun,
             Job::ScalingView { .. } => JobKind::ScalingView,
             Job::ChangeScaling { .. } => JobKind::ChangeScaling,
+            Job::Alarms => JobKind::Alarms,
         }
     }
 
@@ -388,6 +402,7 @@ impl Job {
             }
             Job::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
             Job::ChangeScaling { endpoint, variant, .. } => format!("changing the autoscaling of {endpoint} {variant}"),
+            Job::Alarms => "reading alarm states".into(),
         }
     }
 }
@@ -484,6 +499,8 @@ pub enum AppEvent {
     },
     /// The audit log as read (all lines, oldest first), or why it could not be read.
     Activity(Result<Vec<crate::aws::audit::AuditRecord>, String>),
+    /// The alarms that watch each endpoint, with their states, or why they could not be read.
+    Alarms(Result<std::collections::HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>, String>),
     /// Progress of a running promotion plan.
     Promotion {
         /// Endpoint.

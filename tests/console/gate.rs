@@ -46,8 +46,10 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
                 bake: Duration::from_secs(60),
                 gates: Gates::default(),
                 mode: Mode::Auto,
+                consolidate: true,
             },
             reason: None,
+            extras: Default::default(),
         }],
         JobKind::PromoteResume => [false, true]
             .map(|rollback| Job::PromoteResume {
@@ -121,6 +123,7 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
             reason: None,
         })
         .to_vec(),
+        JobKind::Alarms => vec![Job::Alarms],
     }
 }
 

@@ -15,6 +15,7 @@ mod invoke;
 mod models_latency;
 mod newcomer;
 mod newcomer_tmux;
+mod plan_e2e;
 mod scaling;
 mod schema_form_props;
 mod tools;

@@ -55,6 +55,7 @@ impl App {
                 self.inflight.insert(*id, (*kind, label.clone()));
             }
             AppEvent::Inventory(Ok(inv)) => self.on_inventory(inv),
+            AppEvent::Alarms(Ok(alarms)) => self.data.alarms = alarms.clone(),
             AppEvent::Inventory(Err(e)) => {
                 let first = !self.data.refresh_failed;
                 self.data.refresh_failed = true;

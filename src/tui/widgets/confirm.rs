@@ -26,21 +26,30 @@ pub struct Confirm {
 impl Confirm {
     /// Draws the dialog.
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
-        let h = (self.lines.len() as u16 + 5).min(area.height);
+        // Wrapped lines take more rows: the dialog grows with them, and its keys are drawn on
+        // its last row whatever happens, so that they are never cut off.
+        let width = centered(area, 60, 10, 50, 1).width.saturating_sub(2).max(1) as usize;
+        let rows: usize = self
+            .lines
+            .iter()
+            .map(|l| l.chars().count().max(1).div_ceil(width))
+            .sum();
+        let h = (rows as u16 + 5).min(area.height);
         let rect = centered(area, 60, 10, 50, h);
         let border = if self.danger {
             theme.fg(Role::Danger)
         } else {
             theme.border(true)
         };
-        let mut lines: Vec<Line> = self.lines.iter().map(|l| Line::from(l.clone())).collect();
-        lines.push(Line::from(""));
-        lines.push(Line::from(vec![
+        let keys = Line::from(vec![
             Span::styled(" y / Enter ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
             Span::styled("apply   ", theme.fg(Role::Muted)),
             Span::styled(" n / Esc ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
             Span::styled("cancel", theme.fg(Role::Muted)),
-        ]));
+        ]);
+        let mut lines: Vec<Line> = self.lines.iter().map(|l| Line::from(l.clone())).collect();
+        lines.push(Line::from(""));
+        lines.push(keys.clone());
         super::modal(
             f,
             rect,
@@ -49,5 +58,15 @@ impl Confirm {
             Paragraph::new(lines).wrap(Wrap { trim: false }),
             theme,
         );
+        if rows + 3 > rect.height.saturating_sub(2) as usize && rect.height > 2 {
+            let row = Rect {
+                x: rect.x + 1,
+                y: rect.y + rect.height - 2,
+                width: rect.width.saturating_sub(2),
+                height: 1,
+            };
+            f.render_widget(ratatui::widgets::Clear, row);
+            f.render_widget(Paragraph::new(keys).style(theme.fg(Role::Fg)), row);
+        }
     }
 }

@@ -16,7 +16,7 @@ use super::{JobLimits, timeout_error};
 use crate::aws::audit::{Audit, Mutation};
 use crate::aws::guard::{Audited, Expectation, GuardError};
 use crate::aws::prewarm::PrewarmOptions;
-use crate::aws::promote::{default_plan_dir, load_state, plan_path};
+use crate::aws::promote::{default_plan_dir, load_alarms, load_judge, load_state, plan_path};
 use crate::aws::promote_run::{Control, PromotionRunner, RunnerOptions};
 use crate::aws::{AwsError, Fleet};
 use crate::tui::event::{AppEvent, Job};
@@ -155,7 +155,7 @@ pub(super) async fn run(
             send_activity(g, events);
             let _ = events.send(AppEvent::PrewarmDone { endpoint, result: r });
         }
-        Job::Promote { spec, reason } => {
+        Job::Promote { spec, reason, extras } => {
             let endpoint = spec.endpoint.clone();
             if g.controls.lock().contains_key(&endpoint) {
                 return notice(events, true, format!("a promotion is already running on {endpoint}"));
@@ -164,8 +164,12 @@ pub(super) async fn run(
                 Ok(x) => x,
                 Err(e) => return ended(events, &endpoint, Err(e)),
             };
+            if let Err(e) = refuse_under_firing_alarms(f, &extras.alarms).await {
+                return ended(events, &endpoint, Err(e));
+            }
             let path = plan_path(&dir, &endpoint);
-            match PromotionRunner::begin(f.clone(), audited, spec, reason, path, g.opts.runner.clone()).await {
+            let opts = extras.apply(g.opts.runner.clone());
+            match PromotionRunner::begin(f.clone(), audited, spec, reason, path, opts).await {
                 Ok((runner, ctl)) => start_runner(g, endpoint, runner, ctl, false, events),
                 Err(e) => ended(events, &endpoint, Err(e.to_string())),
             }
@@ -181,7 +185,13 @@ pub(super) async fn run(
             let path = plan_path(&dir, &endpoint);
             match load_state(&path) {
                 Ok(Some(state)) => {
-                    let opts = g.opts.runner.clone();
+                    // The judge and the gate alarms saved with the plan go on with it.
+                    let mut opts = g.opts.runner.clone();
+                    opts.judge = load_judge(&path).or(opts.judge);
+                    let alarms = load_alarms(&path);
+                    if !alarms.is_empty() {
+                        opts.alarms = alarms;
+                    }
                     let (runner, ctl) = PromotionRunner::from_state(f.clone(), audited, state, path, opts);
                     start_runner(g, endpoint, runner, ctl, rollback, events)
                 }
@@ -226,6 +236,7 @@ pub(super) async fn run(
         | Job::McpConnect { .. }
         | Job::ToolCall { .. }
         | Job::AgentRun { .. }
+        | Job::Alarms
         | Job::Cancel(_) => {}
     }
 }
@@ -246,6 +257,24 @@ async fn change_scaling(
     match tokio::time::timeout(limits.invoke, sent).await {
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err(timeout_error("the autoscaling change", limits.invoke).to_string()),
+    }
+}
+
+/// Refuses a plan while one of its gate alarms is in ALARM (or cannot be read); nothing is sent.
+async fn refuse_under_firing_alarms(f: &Fleet, alarms: &[String]) -> Result<(), String> {
+    if alarms.is_empty() {
+        return Ok(());
+    }
+    let states = f
+        .alarm_states(alarms)
+        .await
+        .map_err(|e| format!("cannot read the gate alarms: {e}"))?;
+    match states.iter().find(|a| a.firing()) {
+        Some(a) => Err(format!(
+            "refused: alarm {} is in ALARM ({}); the plan starts once it is OK (nothing was sent)",
+            a.name, a.reason
+        )),
+        None => Ok(()),
     }
 }
 

@@ -107,6 +107,7 @@ pub(super) async fn run(
         | Job::Prewarm { .. }
         | Job::ScalingView { .. }
         | Job::ChangeScaling { .. }
+        | Job::Alarms
         | Job::Cancel(_) => {}
     }
 }

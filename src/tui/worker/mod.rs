@@ -207,6 +207,7 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e.to_string()),
         },
+        Job::Alarms => AppEvent::Alarms(Err(e.to_string())),
         Job::ScalingView { endpoint } => AppEvent::Scaling {
             endpoint,
             result: Err(e),
@@ -299,6 +300,12 @@ async fn run_job(
                 .unwrap_or_else(|_| Err(timeout_error("the autoscaling view", limits.metrics)))
                 .map(Box::new);
             send(AppEvent::Scaling { endpoint, result: r });
+        }
+        Job::Alarms => {
+            let r = tokio::time::timeout(limits.metrics, f.alarms_by_endpoint())
+                .await
+                .unwrap_or_else(|_| Err(timeout_error("the alarm states", limits.metrics)));
+            send(AppEvent::Alarms(r.map_err(|e| e.to_string())));
         }
         // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
         Job::ChangeScaling { .. }

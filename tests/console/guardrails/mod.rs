@@ -5,6 +5,7 @@
 //! log blocks the mutation.
 
 mod activity;
+mod plan_views;
 mod wire;
 
 use std::time::Duration;
@@ -160,12 +161,12 @@ fn the_plan_editor_validates_then_states_the_plan() {
     tap(&mut app, KeyCode::Enter);
     assert_eq!(problem(&app).map(|p| p.0), Some(7));
     set_field(&mut app, 7, "50");
-    set_field(&mut app, 8, " ");
+    set_field(&mut app, 8, "m");
     assert!(
         app.panes.variants.promo.editor.as_ref().unwrap().manual,
-        "space toggles the mode"
+        "m chooses manual"
     );
-    set_field(&mut app, 9, "INC-42 quiet hours");
+    set_field(&mut app, 17, "INC-42 quiet hours");
     assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::Promote { .. })));
 
     tap(&mut app, KeyCode::Enter);
@@ -177,7 +178,7 @@ fn the_plan_editor_validates_then_states_the_plan() {
     assert_eq!(
         c.lines[..5],
         [
-            "Canary Canary against baseline Stable",
+            "Canary against baseline Stable",
             "Steps: canary share 10% → 50% → 100% — bake 2m each",
             "Gates: p99 ≤ 1.2× baseline, 5XX ≤ 2%, 4XX not gated, ≥ 50 invocations (fewer: no verdict)",
             "Mode: manual — asks before each step; a failed gate stops and asks",
@@ -190,7 +191,7 @@ fn the_plan_editor_validates_then_states_the_plan() {
     let spec = jobs
         .iter()
         .find_map(|(_, j)| match j {
-            Job::Promote { spec, reason } => Some((spec.clone(), reason.clone())),
+            Job::Promote { spec, reason, .. } => Some((spec.clone(), reason.clone())),
             _ => None,
         })
         .expect("y starts the plan");
@@ -245,6 +246,7 @@ fn spec() -> PromotionSpec {
         bake: Duration::from_secs(300),
         gates: Gates::default(),
         mode: Mode::Manual,
+        consolidate: true,
     }
 }
 
@@ -275,6 +277,7 @@ fn report(verdict: Verdict) -> GateReport {
         ],
         verdict,
         reasons: vec![],
+        judge: vec![],
     }
 }
 
@@ -301,6 +304,7 @@ fn state(phase: Phase, step: usize) -> PlanState {
         updated: 1_700_000_400.0,
         pid: 1,
         reason: None,
+        consolidation_started: false,
     }
 }
 

@@ -293,7 +293,14 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
         endpoint: DEMO_EP.into(),
         ..spec()
     };
-    jobs.submit(1, Job::Promote { spec, reason: None });
+    jobs.submit(
+        1,
+        Job::Promote {
+            spec,
+            reason: None,
+            extras: Default::default(),
+        },
+    );
     // Manual mode: the plan asks before its first step, and nothing is sent meanwhile.
     wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::Promotion { event, .. } => matches!(**event, PromotionEvent::Ask { .. }).then_some(()),
@@ -329,4 +336,51 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
     assert_eq!(done.phase, Phase::RolledBack);
     assert_eq!(sb.sandbox.request_count(UPDATE), 0);
     assert!(toasts(&app).iter().any(|t| t.contains("rolled back")));
+}
+
+#[tokio::test]
+async fn the_alarm_job_reads_describe_alarms_into_the_data_by_endpoint() {
+    let Rig {
+        sb,
+        f,
+        dir: _dir,
+        mut rx,
+        jobs,
+    } = rig(|_| {}).await;
+    let mut spec =
+        sagedeck::sandbox::alarms::MetricAlarmSpec::new("classifier-5xx", "AWS/SageMaker", "Invocation5XXErrors");
+    spec.dimensions = vec![("EndpointName".into(), DEMO_EP.into())];
+    spec.statistic = Some("Sum".into());
+    spec.threshold = 1e9;
+    sb.sandbox
+        .alarms
+        .put_metric_alarm(spec, sagedeck::sandbox::now_epoch())
+        .unwrap();
+    sb.sandbox
+        .alarms
+        .set_state(
+            "classifier-5xx",
+            sagedeck::sandbox::alarms::StateValue::Alarm,
+            "drill",
+            None,
+            sagedeck::sandbox::now_epoch(),
+        )
+        .unwrap();
+    let mut app = app_on(f.endpoint(DEMO_EP).await.unwrap());
+    // A refresh (`r`, or the metrics cadence) asks for the alarm states.
+    press(&mut app, "r");
+    submit_all(&jobs, &mut app);
+    let got = wait_for(&mut rx, &mut app, |ev| match ev {
+        AppEvent::Alarms(r) => Some(r.clone().expect("alarms read")),
+        _ => None,
+    })
+    .await;
+    assert!(got[DEMO_EP].iter().any(|a| a.name == "classifier-5xx"), "{got:?}");
+    assert!(
+        app.data
+            .firing_alarms(DEMO_EP)
+            .iter()
+            .any(|a| a.name == "classifier-5xx")
+    );
+    assert!(screen(&mut app).contains("classifier-5xx ALARM"));
 }

@@ -8,6 +8,7 @@ mod audit_cas;
 mod bake_load;
 mod consolidation;
 mod judge;
+mod plan_end;
 mod prewarm;
 mod promote;
 mod read_only;

@@ -162,6 +162,7 @@ async fn kill_9_mid_plan_leaves_a_resumable_state() {
             "--max-p99-ratio",
             "3",
             "--auto",
+            "--no-consolidate",
             "--poll-ms",
             "100",
         ],

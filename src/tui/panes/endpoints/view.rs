@@ -122,7 +122,10 @@ impl EndpointsPane {
             .iter()
             .skip(self.offset)
             .take(self.page)
-            .map(|i| data.inventory[*i].name.chars().count())
+            .map(|i| {
+                let e = &data.inventory[*i];
+                e.name.chars().count() + data.alarm_badge(&e.name).chars().count()
+            })
             .max()
             .unwrap_or(4)
             .clamp(8, 48) as u16;
@@ -158,7 +161,11 @@ impl EndpointsPane {
             .map(|(pos, i)| {
                 let e = &data.inventory[*i];
                 let cells = vec![
-                    Cell::from(e.name.clone()),
+                    // A firing CloudWatch alarm puts a badge before the name.
+                    Cell::from(ratatui::text::Line::from(vec![
+                        Span::styled(data.alarm_badge(&e.name), theme.fg(Role::StatusError)),
+                        Span::raw(e.name.clone()),
+                    ])),
                     Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
                     Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
                     Cell::from(instances_text(e)),

@@ -234,7 +234,8 @@ impl Pane for VariantsPane {
         self.cursor = self.cursor.min(e.variants.len() - 1);
         let width = inner.width as usize;
         let traffic = Self::traffic_lines(data, e, width, theme);
-        let update = Self::update_lines(data, e, width, theme);
+        let ours = self.promo.plans.get(&e.name).is_some_and(|p| p.running);
+        let update = Self::update_lines(data, e, ours, width, theme);
         let mut details = self.detail_lines(data, e, theme);
         if let Some(p) = self.promo.plans.get(&e.name) {
             let now = std::time::SystemTime::now()
@@ -256,6 +257,9 @@ impl Pane for VariantsPane {
             height: h.min(inner.bottom().saturating_sub(y)),
         };
         f.render_widget(Paragraph::new(Self::header_line(e, theme)), row(y, 1));
+        if let Some(alarms) = self::view::alarm_line(data, e, theme) {
+            f.render_widget(Paragraph::new(alarms), row(y + 1, 1));
+        }
         y += 2;
         self.table(f, row(y, table_h), data, e, theme);
         y += table_h + 1;
@@ -314,8 +318,26 @@ impl Pane for VariantsPane {
         keys
     }
 
+    fn help(&self) -> Vec<KeyHint> {
+        vec![
+            KeyHint::new("P", "promotion plan: editor, then a confirmation"),
+            KeyHint::new("Esc", "while a plan runs: h holds, b rolls back, whatever its phase"),
+            KeyHint::new("R", "resume this endpoint's held or interrupted plan"),
+            KeyHint::new("B", "roll this endpoint's held or interrupted plan back"),
+            KeyHint::new("y / h / b", "answer a manual plan: proceed, hold, roll back"),
+        ]
+    }
+
     fn capturing_text(&self) -> bool {
         self.editor.is_some() || self.promo.capturing()
+    }
+
+    fn on_refresh(&mut self, _visible: bool, data: &Data, out: &mut Outbox) {
+        // One DescribeAlarms sweep, on the metrics cadence and `r`, feeds the badges here and
+        // on the Endpoints table.
+        if data.loaded && !data.inventory.is_empty() {
+            out.job(Job::Alarms);
+        }
     }
 
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, visible: bool) {

@@ -12,6 +12,35 @@ use crate::aws::inventory::{EndpointInfo, VariantInfo};
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 
+/// The alarm badges of an endpoint: each CloudWatch alarm that watches it with its state (None
+/// when none does, or none was read yet).
+pub(super) fn alarm_line(data: &Data, e: &EndpointInfo, theme: &Theme) -> Option<Line<'static>> {
+    let alarms = data.alarms.get(&e.name).filter(|a| !a.is_empty())?;
+    // Those in ALARM first: the line is cut at the pane's edge.
+    let mut sorted: Vec<_> = alarms.iter().collect();
+    sorted.sort_by_key(|a| (!a.firing(), a.state != "OK"));
+    let firing = alarms.iter().filter(|a| a.firing()).count();
+    let mut spans = vec![Span::styled(
+        format!(" alarms {firing}/{} in ALARM ", alarms.len()),
+        theme.fg(if firing > 0 { Role::StatusError } else { Role::Muted }),
+    )];
+    for a in sorted {
+        let role = match a.state.as_str() {
+            "ALARM" => Role::StatusError,
+            "OK" => Role::StatusOk,
+            _ => Role::StatusWarn,
+        };
+        let style = if a.firing() {
+            theme.fg(role).add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            theme.fg(role)
+        };
+        spans.push(Span::styled(format!(" {} {} ", a.name, a.state), style));
+        spans.push(Span::raw(" "));
+    }
+    Some(Line::from(spans))
+}
+
 impl VariantsPane {
     pub(super) fn header_line(e: &EndpointInfo, theme: &Theme) -> Line<'static> {
         let base = baseline_index(e);
@@ -213,7 +242,15 @@ impl VariantsPane {
     }
 
     /// The update section: Updating → InService with desired and current converging.
-    pub(super) fn update_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    /// `plan`: a promotion plan of this console drives the endpoint (its changes are this
+    /// console's, whatever the weight editor did).
+    pub(super) fn update_lines(
+        data: &Data,
+        e: &EndpointInfo,
+        plan: bool,
+        width: usize,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
         let follow = following(data, e);
         let settled = |v: &VariantInfo| {
             v.current_weight == v.desired_weight && v.current_instances == v.desired_instances && v.statuses.is_empty()
@@ -249,7 +286,9 @@ impl VariantsPane {
         steps.push(step(&e.status.replace("InService", "Updating"), true, !done));
         steps.push(Span::styled(" ── ", muted));
         steps.push(step("InService", done, done));
-        if !follow {
+        if plan {
+            steps.push(Span::styled("   (this console's promotion plan)", muted));
+        } else if !follow {
             steps.push(Span::styled("   (not started from this console)", muted));
         }
         let n = e.variants.len().max(1);

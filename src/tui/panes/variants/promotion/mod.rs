@@ -23,7 +23,7 @@ pub mod view;
 
 mod editor;
 
-pub use editor::{EditorOutcome, FIELDS, MODE, PlanEditor, confirm_plan};
+pub use editor::{CONSOLIDATE, EditorOutcome, FIELDS, MODE, PlanEditor, confirm_plan, is_choice};
 
 /// What the pane knows of one endpoint's plan.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +36,8 @@ pub struct PlanView {
     pub baking_until: Option<f64>,
     /// Why it could not start or go on.
     pub error: Option<String>,
+    /// Whether the current step's gate is being read.
+    pub judging: bool,
 }
 
 impl PlanView {
@@ -70,7 +72,7 @@ impl PromotionUi {
         if self.editor.is_some() {
             return Some(vec![
                 KeyHint::new("↑↓", "field"),
-                KeyHint::new("Space", "mode"),
+                KeyHint::new("a/m y/n", "choices"),
                 KeyHint::new("Enter", "review"),
                 KeyHint::new("Esc", "cancel"),
             ]);
@@ -141,10 +143,10 @@ impl PromotionUi {
             match ed.handle_key(key) {
                 EditorOutcome::Keep => {}
                 EditorOutcome::Cancel => self.editor = None,
-                EditorOutcome::Submit(spec, reason) => {
+                EditorOutcome::Submit(spec, reason, extras) => {
                     self.editor = None;
                     match data.endpoint(&spec.endpoint) {
-                        Some(e) => out.overlay = Some(Overlay::Confirm(confirm_plan(&spec, reason, e))),
+                        Some(e) => out.overlay = Some(Overlay::Confirm(confirm_plan(&spec, reason, extras, e))),
                         None => out.toast(Level::Warn, format!("{} is no longer in the inventory", spec.endpoint)),
                     }
                 }
@@ -281,8 +283,12 @@ impl PromotionUi {
                 }
                 plan.state = Some((**state).clone());
             }
-            PromotionEvent::Baking { until, .. } => plan.baking_until = Some(*until),
+            PromotionEvent::Baking { until, .. } => {
+                plan.baking_until = Some(*until);
+                plan.judging = false;
+            }
             PromotionEvent::Gate { step, report } => {
+                plan.judging = false;
                 if let Some(rec) = plan.state.as_mut().and_then(|s| s.timeline.get_mut(*step)) {
                     rec.gate = Some((**report).clone());
                 }
@@ -296,6 +302,7 @@ impl PromotionUi {
                 );
             }
             PromotionEvent::Applied { .. } => {}
+            PromotionEvent::Judging { .. } => plan.judging = true,
             PromotionEvent::Ask { question } => {
                 if elsewhere {
                     out.toast(
@@ -325,7 +332,11 @@ impl PromotionUi {
                     Phase::RolledBack => (Level::Warn, "rolled back"),
                     _ => (Level::Warn, "held"),
                 };
-                let msg = state.message.clone().map(|m| format!(": {m}")).unwrap_or_default();
+                let msg = state
+                    .message
+                    .as_deref()
+                    .map(|m| format!(": {}", view::console_message(m)))
+                    .unwrap_or_default();
                 out.toast(level, format!("promotion of {endpoint} {what}{msg}"));
                 plan.state = Some((**state).clone());
             }

@@ -8,7 +8,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{FIELDS, MODE, PlanEditor, PlanView, PromotionUi};
+use super::{CONSOLIDATE, FIELDS, MODE, PlanEditor, PlanView, PromotionUi, is_choice};
+use crate::aws::judge::Outcome;
 use crate::aws::promote::{Mode, Phase, PlanState, Verdict};
 use crate::aws::promote_gate::GateReport;
 use crate::aws::promote_run::Question;
@@ -42,7 +43,7 @@ pub fn plan_summary(state: Option<&PlanState>) -> Vec<String> {
     };
     let mut lines = vec![
         format!(
-            "Canary {} against {}, step {} of {}",
+            "{} against baseline {}, step {} of {}",
             s.spec.canary,
             s.baseline,
             s.step + 1,
@@ -56,7 +57,7 @@ pub fn plan_summary(state: Option<&PlanState>) -> Vec<String> {
         format!("Starting weights: {}", w(&s.start_weights)),
     ];
     if let Some(m) = &s.message {
-        lines.push(m.clone());
+        lines.push(console_message(m));
     }
     lines
 }
@@ -159,6 +160,7 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
                     spans.push(Span::styled("InService ✓  ", theme.fg(Role::StatusOk)));
                     let until = p.baking_until.or(r.bake_end);
                     match until {
+                        _ if p.judging => ("judging: reading the gate…".into(), theme.fg(Role::Accent)),
                         Some(u) if u > now => (format!("baking, {} left", duration_text(u - now)), theme.fg(Role::Accent)),
                         _ => ("baked; reading the gate…".into(), theme.fg(Role::Accent)),
                     }
@@ -169,9 +171,16 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         };
         spans.push(Span::styled(text, style));
         lines.push(Line::from(spans));
+        if let Some(gr) = rec.and_then(|r| r.gate.as_ref()) {
+            lines.extend(breach_line(gr, p.running, theme));
+            lines.extend(judge_lines(gr, theme));
+        }
+    }
+    if s.spec.consolidate {
+        lines.push(consolidation_line(s, theme));
     }
     if let Some(m) = &s.message {
-        lines.push(Line::from(Span::styled(format!("   {m}"), muted)));
+        lines.push(Line::from(Span::styled(format!("   {}", console_message(m)), muted)));
     }
     if let Some(e) = &p.error {
         lines.push(Line::from(Span::styled(format!("   {e}"), theme.fg(Role::StatusError))));
@@ -179,34 +188,166 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
     lines
 }
 
+/// What an empty or chosen field shows (None: its text as typed).
+fn field_display(ed: &PlanEditor, i: usize, focused: bool) -> Option<String> {
+    let empty = ed.values[i].trim().is_empty() && !focused;
+    Some(match i {
+        MODE if ed.manual => "manual (asks before each step)".into(),
+        MODE => "auto (a failed gate rolls back)".into(),
+        CONSOLIDATE if ed.consolidate => "yes: keep only the canary at 100%".into(),
+        CONSOLIDATE => "no: end with the canary at 100%".into(),
+        1 if empty => "the other variant with the most weight".into(),
+        6 if empty => "not gated".into(),
+        10 if empty => "off (an alpha such as 0.05 turns the judge on)".into(),
+        15 | 16 if empty => "none".into(),
+        _ => return None,
+    })
+}
+
+/// ` = 1%` after a rate typed as a fraction.
+fn as_percent(i: usize, text: &str) -> Option<String> {
+    if !matches!(i, 5 | 6 | 12 | 13) {
+        return None;
+    }
+    let x: f64 = text.trim().parse().ok()?;
+    Some(format!("  = {}%", num(x * 100.0)))
+}
+
+/// A runner's message without the CLI commands it names (the console has keys for them).
+pub fn console_message(m: &str) -> String {
+    match m.find("; resume with `sagedeck promote") {
+        Some(i) => format!("{}: R resumes, B rolls back", &m[..i]),
+        None => m.to_string(),
+    }
+}
+
+/// The consolidation step's line: pending, under way, done or failed.
+fn consolidation_line(s: &PlanState, theme: &Theme) -> Line<'static> {
+    let current = s.phase == Phase::Consolidating;
+    let marker = if current { "▶" } else { " " };
+    let (text, style) = match s.phase {
+        Phase::Consolidating => (
+            format!("Updating → InService… (a new config with only {})", s.spec.canary),
+            theme.fg(Role::StatusWarn),
+        ),
+        Phase::Completed if s.consolidation_started => ("done (old config kept)".into(), theme.fg(Role::StatusOk)),
+        Phase::Held if s.consolidation_started => ("FAILED (see below)".into(), theme.fg(Role::StatusError)),
+        Phase::RolledBack if s.consolidation_started => ("undone (back on the old config)".into(), theme.fg(Role::Muted)),
+        _ => (format!("pending: keep only {} at 100%", s.spec.canary), theme.fg(Role::Muted)),
+    };
+    Line::from(vec![
+        Span::styled(
+            format!(" {marker} last   consolidate  "),
+            if current { theme.fg(Role::Accent) } else { theme.fg(Role::Fg) },
+        ),
+        Span::styled(text, style.add_modifier(Modifier::BOLD)),
+    ])
+}
+
+/// A limit the canary broke although too few invocations left the gate without a verdict: shown
+/// loud, with the key that rolls back in place.
+fn breach_line(gr: &GateReport, running: bool, theme: &Theme) -> Option<Line<'static>> {
+    if gr.verdict != Verdict::NoVerdict {
+        return None;
+    }
+    let inv = gr.checks.iter().find(|c| c.name == "invocations")?;
+    let broken: Vec<String> = gr
+        .checks
+        .iter()
+        .filter(|c| matches!(c.name.as_str(), "5xx_rate" | "4xx_rate") && c.ok.is_none())
+        .filter(|c| c.value.is_some_and(|v| v > c.limit))
+        .map(|c| {
+            format!(
+                "{} {} is above its {} limit",
+                if c.name == "5xx_rate" { "5XX" } else { "4XX" },
+                rate(c.value),
+                rate(Some(c.limit))
+            )
+        })
+        .collect();
+    if broken.is_empty() {
+        return None;
+    }
+    let key = if running { "Esc then b rolls back" } else { "B rolls back" };
+    Some(Line::from(vec![
+        Span::styled(
+            format!("   ⚠ BREACH: {}", broken.join(", ")),
+            theme.fg(Role::StatusError).add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            format!(
+                " (only {} invocations, {} needed for a verdict) — ",
+                num(inv.value.unwrap_or(0.0)),
+                num(inv.limit)
+            ),
+            theme.fg(Role::StatusWarn),
+        ),
+        Span::styled(key, theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
+    ]))
+}
+
+/// The judge's verdict of each metric of a gate: outcome, p-value, effect and samples.
+fn judge_lines(gr: &GateReport, theme: &Theme) -> Vec<Line<'static>> {
+    gr.judge
+        .iter()
+        .map(|v| {
+            let style = match v.outcome {
+                Outcome::Pass => theme.fg(Role::StatusOk),
+                Outcome::Fail => theme.fg(Role::StatusError),
+                Outcome::Inconclusive => theme.fg(Role::StatusWarn),
+            };
+            let rate_metric = v.metric.contains("rate");
+            let amount = |x: f64| {
+                if rate_metric {
+                    format!("{:+.2}pp", x * 100.0)
+                } else {
+                    format!("{x:+.1}ms")
+                }
+            };
+            let effect = match (v.effect, v.allowed) {
+                (Some(e), Some(a)) => format!("effect {} (≤{})", amount(e), amount(a).trim_start_matches('+')),
+                (Some(e), None) => format!("effect {}", amount(e)),
+                _ => "effect -".into(),
+            };
+            Line::from(vec![
+                Span::styled(format!("      judge {:<17} ", v.metric), theme.fg(Role::Muted)),
+                Span::styled(format!("{:<13}", v.outcome.as_str()), style.add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!(
+                        "p {}  n {}/{}  {effect}",
+                        v.p_value.map(|p| format!("{p:.4}")).unwrap_or("-".into()),
+                        v.canary.len(),
+                        v.baseline.len()
+                    ),
+                    theme.fg(Role::Fg),
+                ),
+            ])
+        })
+        .collect()
+}
+
 impl PlanEditor {
-    /// Draws the editor over `area`.
+    /// Draws the editor over `area` (the fields scroll with the cursor when they do not fit).
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
-        let rect = centered(area, 70, 70, 60, FIELDS.len() as u16 + 8);
+        let rect = centered(area, 70, 70, 60, FIELDS.len() as u16 + 6);
+        let room = (rect.height.saturating_sub(6) as usize).clamp(1, FIELDS.len());
+        let first = self.cursor.saturating_sub(room - 1).min(FIELDS.len() - room);
+        let more = if room < FIELDS.len() {
+            format!("  (fields {}–{} of {}, ↑↓ scroll)", first + 1, first + room, FIELDS.len())
+        } else {
+            String::new()
+        };
         let mut lines = vec![
             Line::from(Span::styled(
-                format!("Variants: {}", self.variants.join(", ")),
+                format!("Variants: {}{more}", self.variants.join(", ")),
                 theme.fg(Role::Muted),
             )),
             Line::from(""),
         ];
-        for (i, name) in FIELDS.iter().enumerate() {
+        for (i, name) in FIELDS.iter().enumerate().skip(first).take(room) {
             let focused = i == self.cursor;
             let bad = self.problem.as_ref().is_some_and(|p| p.0 == i);
-            let value = if i == MODE {
-                if self.manual {
-                    "manual (asks before each step)"
-                } else {
-                    "auto (a failed gate rolls back)"
-                }
-                .to_string()
-            } else if i == 6 && self.values[i].is_empty() && !focused {
-                "not gated".into()
-            } else if i == 1 && self.values[i].is_empty() && !focused {
-                "the other variant with the most weight".into()
-            } else {
-                self.values[i].clone()
-            };
+            let value = field_display(self, i, focused).unwrap_or_else(|| self.values[i].clone());
             let style = if bad {
                 theme.fg(Role::StatusError)
             } else if focused {
@@ -214,19 +355,25 @@ impl PlanEditor {
             } else {
                 theme.fg(Role::Fg)
             };
-            let cursor = if focused && i != MODE { "▏" } else { "" };
-            lines.push(Line::from(vec![
-                Span::styled(format!(" {:<17}", name), theme.fg(Role::Muted)),
+            let cursor = if focused && !is_choice(i) { "▏" } else { "" };
+            let mut spans = vec![
+                Span::styled(format!(" {:<18}", name), theme.fg(Role::Muted)),
                 Span::styled(format!("{value}{cursor}"), style),
-            ]));
+            ];
+            if let Some(p) = as_percent(i, &self.values[i]) {
+                spans.push(Span::styled(p, theme.fg(Role::Muted)));
+            }
+            lines.push(Line::from(spans));
         }
         lines.push(Line::from(""));
+        let hint = match self.cursor {
+            MODE => "a auto · m manual · ←/→ switch · ↑↓ field · Enter review · Esc cancel",
+            CONSOLIDATE => "y consolidate · n end at 100% · ←/→ switch · ↑↓ field · Enter review · Esc cancel",
+            _ => "↑↓/Tab field · type to edit · Enter review · Esc cancel",
+        };
         match &self.problem {
             Some((_, why)) => lines.push(Line::from(Span::styled(why.clone(), theme.fg(Role::StatusError)))),
-            None => lines.push(Line::from(Span::styled(
-                "↑↓/Tab field · type to edit · Space toggles the mode · Enter review · Esc cancel",
-                theme.fg(Role::Muted),
-            ))),
+            None => lines.push(Line::from(Span::styled(hint, theme.fg(Role::Muted)))),
         }
         modal(
             f,
@@ -278,6 +425,9 @@ impl PromotionUi {
                     "Step {}'s gate gave {}: proceed (bake again after no verdict), hold, or roll back?",
                     step + 1,
                     verdict.as_str()
+                ),
+                Question::Consolidate { canary } => format!(
+                    "Every step passed. Consolidate: a new endpoint config with only {canary} (the old config kept for rollback)?"
                 ),
             };
             let lines = vec![
