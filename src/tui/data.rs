@@ -79,6 +79,23 @@ pub struct Data {
     pub weights_progress: Option<EndpointInfo>,
     /// Models that should stay loaded, per endpoint (marked on the Models pane).
     pub warm_set: crate::aws::warmset::WarmSet,
+    /// When each endpoint last changed and how (epoch seconds, one line), from its timeline;
+    /// the header shows the selected endpoint's.
+    pub last_change: HashMap<String, (f64, String)>,
+    /// A jump to the Logs pane asked by another pane (Latency's spike, Invoke's error); the Logs
+    /// pane takes it when shown.
+    pub logs_jump: Option<LogsJump>,
+}
+
+/// Logs around a moment: what the Latency and Invoke panes hand to the Logs pane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogsJump {
+    /// Endpoint.
+    pub endpoint: String,
+    /// Only this variant's streams.
+    pub variant: Option<String>,
+    /// The moment (epoch seconds); the pane shows the minutes around it.
+    pub at: f64,
 }
 
 impl Data {

@@ -106,6 +106,24 @@ pub enum Job {
     },
     /// Abort the job with this id.
     Cancel(u64),
+    /// Read an endpoint's container logs (its streams too when `streams`), every page
+    /// ([`AppEvent::Logs`]); follow mode asks again from the newest line seen.
+    Logs {
+        /// What to read.
+        query: crate::aws::logs::LogQuery,
+        /// Whether to list the streams as well.
+        streams: bool,
+        /// Whether this is a follow poll (new lines are appended).
+        follow: bool,
+    },
+    /// Build an endpoint's timeline since `since` (epoch seconds), audit log included
+    /// ([`AppEvent::Timeline`]).
+    Timeline {
+        /// Endpoint.
+        endpoint: String,
+        /// From (epoch seconds).
+        since: f64,
+    },
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -140,6 +158,10 @@ pub enum JobKind {
     ToolCall,
     /// [`Job::Cancel`].
     Cancel,
+    /// [`Job::Logs`].
+    Logs,
+    /// [`Job::Timeline`].
+    Timeline,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -157,7 +179,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 14] = [
+    pub const ALL: [JobKind; 16] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -172,14 +194,21 @@ impl JobKind {
         JobKind::McpConnect,
         JobKind::ToolCall,
         JobKind::Cancel,
+        JobKind::Logs,
+        JobKind::Timeline,
     ];
 
     /// The part of the worker that runs it.
     pub fn runner(self) -> Runner {
         match self {
-            JobKind::Inventory | JobKind::Metrics | JobKind::Describe | JobKind::Invoke | JobKind::Catalog => {
-                Runner::Fleet
-            }
+            JobKind::Inventory
+            | JobKind::Metrics
+            | JobKind::Describe
+            | JobKind::Invoke
+            | JobKind::Catalog
+            | JobKind::Logs => Runner::Fleet,
+            // It reads the audit log, which the guard holds.
+            JobKind::Timeline => Runner::Guard,
             JobKind::ApplyWeights
             | JobKind::Activity
             | JobKind::Promote
@@ -208,13 +237,18 @@ impl JobKind {
             | JobKind::Activity
             | JobKind::Catalog
             | JobKind::McpConnect
-            | JobKind::Cancel => None,
+            | JobKind::Cancel
+            | JobKind::Logs
+            | JobKind::Timeline => None,
         }
     }
 
     /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
     pub fn is_refresh(self) -> bool {
-        matches!(self, JobKind::Inventory | JobKind::Metrics | JobKind::Activity)
+        matches!(
+            self,
+            JobKind::Inventory | JobKind::Metrics | JobKind::Activity | JobKind::Logs | JobKind::Timeline
+        )
     }
 }
 
@@ -236,6 +270,8 @@ impl Job {
             Job::McpConnect { .. } => JobKind::McpConnect,
             Job::ToolCall { .. } => JobKind::ToolCall,
             Job::Cancel(_) => JobKind::Cancel,
+            Job::Logs { .. } => JobKind::Logs,
+            Job::Timeline { .. } => JobKind::Timeline,
         }
     }
 
@@ -308,6 +344,8 @@ impl Job {
             Job::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
             Job::ToolCall { tool, .. } => format!("calling tool {tool}"),
             Job::Cancel(_) => "cancelling".into(),
+            Job::Logs { query, .. } => format!("reading logs of {}", query.endpoint),
+            Job::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
         }
     }
 }
@@ -426,6 +464,22 @@ pub enum AppEvent {
         error: bool,
         /// The text.
         text: String,
+    },
+    /// Container logs read (or why not).
+    Logs {
+        /// Endpoint.
+        endpoint: String,
+        /// Whether a follow poll.
+        follow: bool,
+        /// The streams (when asked) and the lines.
+        result: Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError>,
+    },
+    /// An endpoint's timeline (oldest first), or why it could not be read.
+    Timeline {
+        /// Endpoint.
+        endpoint: String,
+        /// The events.
+        result: Result<Vec<crate::aws::timeline::TimelineEvent>, AwsError>,
     },
     /// A prewarm ended.
     PrewarmDone {

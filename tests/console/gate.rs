@@ -87,6 +87,15 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
             reason: None,
         }],
         JobKind::Cancel => vec![Job::Cancel(1)],
+        JobKind::Logs => vec![Job::Logs {
+            query: sagedeck::aws::logs::LogQuery {
+                endpoint: endpoint.clone(),
+                ..Default::default()
+            },
+            streams: true,
+            follow: false,
+        }],
+        JobKind::Timeline => vec![Job::Timeline { endpoint, since: 0.0 }],
     }
 }
 

@@ -10,6 +10,7 @@ mod e2e;
 mod gate;
 mod guardrails;
 mod invoke;
+mod logs_timeline;
 mod models_latency;
 mod schema_form_props;
 mod tools;

@@ -80,6 +80,8 @@ panes! {
     Invoke => invoke: InvokePane,
     Tools => tools: ToolsPane,
     Activity => activity: ActivityPane,
+    Logs => logs: LogsPane,
+    Timeline => timeline: TimelinePane,
 }
 
 impl Tab {

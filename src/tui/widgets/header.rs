@@ -22,59 +22,144 @@ pub fn age(d: std::time::Duration) -> String {
     }
 }
 
-/// Draws the context line.
+/// A coarse age for the header: `40s`, `4m`, `3h`, `2d`.
+pub fn coarse_age(secs: f64) -> String {
+    let s = secs.max(0.0) as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86400),
+    }
+}
+
+/// Display width of spans.
+fn width(spans: &[Span]) -> usize {
+    spans.iter().map(|s| s.width()).sum()
+}
+
+/// Draws the context line. Items that do not fit are dropped, lowest priority first (the
+/// endpoint URL, then the refresh age, the reason, the labels); the selected endpoint's last
+/// change is shortened to its age before it goes.
 pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, busy: Option<&str>) {
     let muted = theme.fg(Role::Muted);
     let head = theme.fg(Role::Header).add_modifier(Modifier::BOLD);
-    let mut spans = vec![
-        Span::styled(" sagedeck ", head),
-        Span::styled("profile ", muted),
-        Span::styled(data.context.profile.clone(), theme.fg(Role::Fg)),
-        Span::styled("  region ", muted),
-        Span::styled(data.context.region.clone(), theme.fg(Role::Fg)),
-        Span::styled("  endpoint ", muted),
-        Span::styled(data.context.endpoint.clone(), theme.fg(Role::Fg)),
-        Span::styled("  refreshed ", muted),
-        Span::styled(
-            match data.last_ok {
-                Some(t) => format!("{} ago", age(t.elapsed())),
-                None if data.refresh_failed => "never".into(),
-                None => "loading…".into(),
-            },
-            theme.fg(Role::Fg),
+    // (priority: higher stays longer, spans); drawn in this order.
+    let mut items: Vec<(u8, Vec<Span>)> = vec![
+        (9, vec![Span::styled(" sagedeck ", head)]),
+        (
+            6,
+            vec![
+                Span::styled("profile ", muted),
+                Span::styled(data.context.profile.clone(), theme.fg(Role::Fg)),
+            ],
+        ),
+        (
+            7,
+            vec![
+                Span::styled("  region ", muted),
+                Span::styled(data.context.region.clone(), theme.fg(Role::Fg)),
+            ],
+        ),
+        (
+            1,
+            vec![
+                Span::styled("  endpoint ", muted),
+                Span::styled(data.context.endpoint.clone(), theme.fg(Role::Fg)),
+            ],
+        ),
+        (
+            3,
+            vec![
+                Span::styled("  refreshed ", muted),
+                Span::styled(
+                    match data.last_ok {
+                        Some(t) => format!("{} ago", age(t.elapsed())),
+                        None if data.refresh_failed => "never".into(),
+                        None => "loading…".into(),
+                    },
+                    theme.fg(Role::Fg),
+                ),
+            ],
         ),
     ];
-    if data.stale() {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            " STALE ",
-            theme.fg(Role::Stale).add_modifier(Modifier::REVERSED | Modifier::BOLD),
+    badges(&mut items, data, theme, busy);
+    let change = data.selected.as_ref().and_then(|s| data.last_change.get(s));
+    let change_at = items.len();
+    if let Some((at, how)) = change {
+        let ago = coarse_age(crate::format::now_epoch() - at);
+        items.push((
+            5,
+            vec![
+                Span::styled(format!("  changed {ago} ago"), muted),
+                Span::styled(format!(": {how}"), theme.fg(Role::Fg)),
+            ],
         ));
+    }
+    let spans = fit(items, change_at, area.width as usize);
+    f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
+}
+
+/// The badges, the reason and the job in flight, after the context.
+fn badges(items: &mut Vec<(u8, Vec<Span<'static>>)>, data: &Data, theme: &Theme, busy: Option<&str>) {
+    let muted = theme.fg(Role::Muted);
+    let badge = |text: &'static str, role: Role| {
+        vec![
+            Span::raw(" "),
+            Span::styled(text, theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD)),
+        ]
+    };
+    if data.stale() {
+        items.push((9, badge(" STALE ", Role::Stale)));
     }
     if data.read_only {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            " READ-ONLY ",
-            theme
-                .fg(Role::Readonly)
-                .add_modifier(Modifier::REVERSED | Modifier::BOLD),
-        ));
+        items.push((9, badge(" READ-ONLY ", Role::Readonly)));
     }
     if data.config_error.is_some() {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            " CONFIG ERROR: e shows it ",
-            theme.fg(Role::Danger).add_modifier(Modifier::REVERSED | Modifier::BOLD),
-        ));
+        items.push((9, badge(" CONFIG ERROR: e shows it ", Role::Danger)));
     }
     if let Some(r) = &data.reason {
-        spans.push(Span::styled("  reason ", muted));
-        spans.push(Span::styled(r.clone(), theme.fg(Role::Accent)));
+        items.push((
+            2,
+            vec![
+                Span::styled("  reason ", muted),
+                Span::styled(r.clone(), theme.fg(Role::Accent)),
+            ],
+        ));
     }
     if let Some(b) = busy {
-        spans.push(Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg(Role::Accent)));
+        items.push((
+            8,
+            vec![Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg(Role::Accent))],
+        ));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
+}
+
+/// Drops the lowest-priority items (priority 9 stays) until the rest fit in `room` columns; the
+/// change at `change_at` first loses the end of its detail, then the detail, before it goes.
+fn fit(mut items: Vec<(u8, Vec<Span<'static>>)>, change_at: usize, room: usize) -> Vec<Span<'static>> {
+    let total = |items: &[(u8, Vec<Span>)]| items.iter().map(|(_, s)| width(s)).sum::<usize>();
+    while total(&items) > room {
+        let Some(lowest) = (0..items.len())
+            .filter(|i| !items[*i].1.is_empty())
+            .min_by_key(|i| items[*i].0)
+            .filter(|i| items[*i].0 < 9)
+        else {
+            break;
+        };
+        if lowest == change_at && items[lowest].1.len() == 2 {
+            let over = total(&items) - room;
+            let detail = items[lowest].1.pop().unwrap_or_default();
+            let keep = detail.content.chars().count().saturating_sub(over + 1);
+            if keep >= 8 {
+                let text: String = detail.content.chars().take(keep).collect();
+                items[lowest].1.push(Span::styled(format!("{text}…"), detail.style));
+            }
+            continue;
+        }
+        items[lowest].1.clear();
+    }
+    items.into_iter().flat_map(|(_, s)| s).collect()
 }
 
 /// Draws the tab bar: `titles` in order, `current` (0-based) highlighted.

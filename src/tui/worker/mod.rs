@@ -204,6 +204,15 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e.to_string()),
         },
+        Job::Logs { query, follow, .. } => AppEvent::Logs {
+            endpoint: query.endpoint,
+            follow,
+            result: Err(e),
+        },
+        Job::Timeline { endpoint, .. } => AppEvent::Timeline {
+            endpoint,
+            result: Err(e),
+        },
         Job::Cancel(_) | Job::McpConnect { .. } | Job::ToolCall { .. } | Job::Activity | Job::PromoteControl { .. } => {
             return;
         }
@@ -267,8 +276,19 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
                 .unwrap_or_else(|_| Err(timeout_error("the catalog listing", limits.metrics)));
             send(AppEvent::Catalog { endpoint, result: r });
         }
+        Job::Logs { query, streams, follow } => {
+            let r = tokio::time::timeout(limits.metrics, read_logs(f, query.clone(), streams))
+                .await
+                .unwrap_or_else(|_| Err(timeout_error("reading the logs", limits.metrics)));
+            send(AppEvent::Logs {
+                endpoint: query.endpoint,
+                follow,
+                result: r,
+            });
+        }
         // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
-        Job::ApplyWeights { .. }
+        Job::Timeline { .. }
+        | Job::ApplyWeights { .. }
         | Job::Activity
         | Job::Promote { .. }
         | Job::PromoteResume { .. }
@@ -278,6 +298,20 @@ async fn run_job(f: &Fleet, id: u64, job: Job, limits: JobLimits, events: &Unbou
         | Job::ToolCall { .. }
         | Job::Cancel(_) => {}
     }
+}
+
+/// The logs of a [`Job::Logs`]: the streams when asked, then every page of lines.
+async fn read_logs(
+    f: &Fleet,
+    query: crate::aws::logs::LogQuery,
+    streams: bool,
+) -> Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError> {
+    let streams = match streams {
+        true => Some(f.log_streams(&query.endpoint, query.variant.as_deref()).await?),
+        false => None,
+    };
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    Ok((streams, f.log_lines(&query, &calls).await?))
 }
 
 /// An inventory of a large fleet allocates thousands of transient response buffers; glibc keeps
