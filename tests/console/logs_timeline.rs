@@ -483,7 +483,7 @@ fn demo_console_shows_logs_and_timeline() {
     });
     t.keys(&["9"]);
     let screen = t.wait_for("the timeline's entries", Duration::from_secs(30), |s| {
-        s.contains("Timeline — mcp-intent-classifier-prod") && s.contains(" endpoint ")
+        s.contains("Timeline — mcp-intent-classifier-prod") && s.contains("InService on ")
     });
     assert!(screen.lines().next().unwrap_or("").contains("changed "), "{screen}");
     t.keys(&["q"]);

@@ -53,6 +53,15 @@ fn streams_line(p: &LogsPane, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
+/// A message as the terminal can draw it: tabs expanded, other control characters dropped.
+pub fn printable(message: &str) -> String {
+    message
+        .replace('\t', "    ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect()
+}
+
 /// Draws the pane.
 pub fn render(p: &mut LogsPane, f: &mut Frame, area: Rect, theme: &Theme) {
     let inner = pane_frame(f, area, title(p), true, theme);
@@ -83,7 +92,7 @@ pub fn render(p: &mut LogsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         let mut line = Line::from(vec![
             Span::styled(format!("{} ", clock(l.timestamp_ms)), muted),
             Span::styled(format!("{stream:<stream_w$} "), theme.fg(Role::Accent)),
-            Span::styled(l.message.clone(), style),
+            Span::styled(printable(&l.message), style),
         ]);
         if i == p.cursor {
             line = line.style(theme.selection());
