@@ -1,10 +1,14 @@
 //! "What changed" for one endpoint: one list merged by time from DescribeEndpoint (creation,
 //! the last change with its status, a failed deployment's FailureReason and the configuration
 //! it stayed on), the audit log (weight changes, promotion steps and prewarms by anyone who
-//! wrote to it, with their principal) and Application Auto Scaling's activities. CloudWatch
-//! alarm history is not read (alarms are not part of the fleet layer yet).
+//! wrote to it, with their principal), Application Auto Scaling's activities, and the state
+//! changes of the CloudWatch alarms that watch the endpoint (DescribeAlarmHistory). [`latest`]
+//! names the newest change, for the console's header.
 
+use aws_sdk_cloudwatch::types::{AlarmType, HistoryItemType};
+use aws_smithy_types::DateTime;
 use serde::Serialize;
+use serde_json::Value;
 
 use super::audit::{AuditPhase, AuditRecord};
 use super::{AwsError, Fleet};
@@ -14,7 +18,8 @@ use super::{AwsError, Fleet};
 pub struct TimelineEvent {
     /// When (epoch seconds).
     pub epoch: f64,
-    /// `endpoint`, `deployment`, `audit`, `scaling`.
+    /// `endpoint`, `deployment`, `audit`, `scaling`, `alarm` (and `invoke` for the console's
+    /// own invocation errors).
     pub kind: String,
     /// What happened, in one line.
     pub summary: String,
@@ -41,7 +46,12 @@ pub fn audit_events(endpoint: &str, records: &[AuditRecord]) -> Vec<TimelineEven
         .filter(|r| r.target == endpoint && r.phase == AuditPhase::Result)
         .map(|r| {
             let result = r.result.clone().unwrap_or_default();
-            let mut summary = format!("{}: {} → {} ({result})", r.action, r.before, r.after);
+            let mut summary = format!(
+                "{}: {} → {} ({result})",
+                r.action,
+                compact(&r.before),
+                compact(&r.after)
+            );
             if let Some(why) = &r.reason {
                 summary.push_str(&format!(" — {why}"));
             }
@@ -51,7 +61,101 @@ pub fn audit_events(endpoint: &str, records: &[AuditRecord]) -> Vec<TimelineEven
         .collect()
 }
 
+/// A short text of an audit `before`/`after` value: `Stable=9 Canary=1` for weights, else JSON.
+pub fn compact(v: &Value) -> String {
+    let weights: Vec<String> = v
+        .get("variants")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|x| {
+            let name = x.get("variant").and_then(Value::as_str)?;
+            let w = x
+                .get("current_weight")
+                .or_else(|| x.get("weight"))
+                .and_then(Value::as_f64)?;
+            Some(format!("{name}={}", trim_number(w)))
+        })
+        .collect();
+    if !weights.is_empty() {
+        return weights.join(" ");
+    }
+    match v {
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+fn trim_number(w: f64) -> String {
+    if w.fract() == 0.0 {
+        format!("{w:.0}")
+    } else {
+        format!("{w}")
+    }
+}
+
+/// The newest change of a timeline (oldest first), as the header says it: `weights.set:
+/// Stable=9 Canary=1 by alice`. Creation counts only when nothing else happened.
+pub fn latest(events: &[TimelineEvent]) -> Option<(f64, String)> {
+    let e = events.iter().rev().find(|e| e.kind != "invoke")?;
+    let head = e.summary.split(" (").next().unwrap_or(&e.summary);
+    let what = match (e.kind.as_str(), head.split_once(": ")) {
+        ("audit", Some((action, change))) => {
+            let after = change.rsplit(" → ").next().unwrap_or(change);
+            format!("{} {after}", action.split('.').next().unwrap_or(action))
+        }
+        ("deployment", _) => head.to_string(),
+        (kind, _) => format!("{kind} {head}"),
+    };
+    let who = e
+        .principal
+        .as_deref()
+        .filter(|p| *p != "autoscaling")
+        .map(|p| format!(" by {}", p.rsplit([':', '/']).next().unwrap_or(p)))
+        .unwrap_or_default();
+    Some((e.epoch, format!("{what}{who}")))
+}
+
 impl Fleet {
+    /// State changes of the alarms that watch `endpoint` since `since` (epoch seconds). No
+    /// alarms, or CloudWatch not answering, is no events.
+    pub async fn alarm_events(&self, endpoint: &str, since: f64) -> Vec<TimelineEvent> {
+        let Ok(alarms) = self.alarms_for_endpoint(endpoint).await else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for a in alarms {
+            let mut token = None;
+            for _ in 0..10 {
+                let Ok(page) = self
+                    .cloudwatch
+                    .describe_alarm_history()
+                    .alarm_name(&a.name)
+                    .alarm_types(AlarmType::MetricAlarm)
+                    .alarm_types(AlarmType::CompositeAlarm)
+                    .history_item_type(HistoryItemType::StateUpdate)
+                    .start_date(DateTime::from_secs_f64(since))
+                    .set_next_token(token)
+                    .send()
+                    .await
+                else {
+                    break;
+                };
+                for h in page.alarm_history_items() {
+                    let summary = h.history_summary().unwrap_or_default();
+                    let epoch = h.timestamp().map_or(0.0, |t| t.as_secs_f64());
+                    let failed = summary.ends_with("to ALARM");
+                    out.push(event(epoch, "alarm", format!("{}: {summary}", a.name), None, failed));
+                }
+                token = page.next_token().map(str::to_string);
+                if token.is_none() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
     /// The endpoint's timeline since `since` (epoch seconds), oldest first.
     pub async fn timeline(
         &self,
@@ -106,6 +210,7 @@ impl Fleet {
             events.push(event(a.start, "scaling", summary, Some("autoscaling".into()), failed));
         }
         events.extend(audit_events(endpoint, audit));
+        events.extend(self.alarm_events(endpoint, since).await);
         events.retain(|e| e.epoch >= since);
         events.sort_by(|a, b| a.epoch.total_cmp(&b.epoch));
         Ok(events)

@@ -86,6 +86,12 @@ pub struct Data {
     /// The CloudWatch alarms that watch each endpoint, as last read (an endpoint absent: none
     /// watches it, or they were not read yet).
     pub alarms: HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>,
+    /// When each endpoint last changed and how (epoch seconds, one line), from its timeline;
+    /// the header shows the selected endpoint's.
+    pub last_change: HashMap<String, (f64, String)>,
+    /// A jump to the Logs pane asked by another pane (Latency's spike, Invoke's error); the Logs
+    /// pane takes it when shown.
+    pub logs_jump: Option<LogsJump>,
 }
 
 /// A p99 figure with what it describes: the last complete period and its sample count.
@@ -97,6 +103,17 @@ pub struct P99 {
     pub period_start: Option<f64>,
     /// Invocations in that period (the figure's sample count).
     pub samples: Option<f64>,
+}
+
+/// Logs around a moment: what the Latency and Invoke panes hand to the Logs pane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogsJump {
+    /// Endpoint.
+    pub endpoint: String,
+    /// Only this variant's streams.
+    pub variant: Option<String>,
+    /// The moment (epoch seconds); the pane shows the minutes around it.
+    pub at: f64,
 }
 
 impl Data {

@@ -147,6 +147,24 @@ pub enum Job {
     /// Read the states of the CloudWatch alarms that watch the fleet's endpoints
     /// ([`AppEvent::Alarms`]).
     Alarms,
+    /// Read an endpoint's container logs (its streams too when `streams`), every page
+    /// ([`AppEvent::Logs`]); follow mode asks again from the newest line seen.
+    Logs {
+        /// What to read.
+        query: crate::aws::logs::LogQuery,
+        /// Whether to list the streams as well.
+        streams: bool,
+        /// Whether this is a follow poll (new lines are appended).
+        follow: bool,
+    },
+    /// Build an endpoint's timeline since `since` (epoch seconds), audit log included
+    /// ([`AppEvent::Timeline`]).
+    Timeline {
+        /// Endpoint.
+        endpoint: String,
+        /// From (epoch seconds).
+        since: f64,
+    },
 }
 
 /// What a job is, without its data: the worker dispatches on it, the app tracks jobs in flight
@@ -189,6 +207,10 @@ pub enum JobKind {
     ChangeScaling,
     /// [`Job::Alarms`].
     Alarms,
+    /// [`Job::Logs`].
+    Logs,
+    /// [`Job::Timeline`].
+    Timeline,
 }
 
 /// Which part of the worker runs a kind of job.
@@ -206,7 +228,7 @@ pub enum Runner {
 
 impl JobKind {
     /// Every kind, for the tests that prove the read-only gate covers each mutation.
-    pub const ALL: [JobKind; 18] = [
+    pub const ALL: [JobKind; 20] = [
         JobKind::Inventory,
         JobKind::Metrics,
         JobKind::Describe,
@@ -225,6 +247,8 @@ impl JobKind {
         JobKind::ScalingView,
         JobKind::ChangeScaling,
         JobKind::Alarms,
+        JobKind::Logs,
+        JobKind::Timeline,
     ];
 
     /// The part of the worker that runs it.
@@ -236,7 +260,10 @@ impl JobKind {
             | JobKind::Invoke
             | JobKind::Catalog
             | JobKind::ScalingView
-            | JobKind::Alarms => Runner::Fleet,
+            | JobKind::Alarms
+            | JobKind::Logs => Runner::Fleet,
+            // It reads the audit log, which the guard holds.
+            JobKind::Timeline => Runner::Guard,
             JobKind::ApplyWeights
             | JobKind::Activity
             | JobKind::Promote
@@ -270,7 +297,9 @@ impl JobKind {
             | JobKind::McpConnect
             | JobKind::ScalingView
             | JobKind::Cancel
-            | JobKind::Alarms => None,
+            | JobKind::Alarms
+            | JobKind::Logs
+            | JobKind::Timeline => None,
         }
     }
 
@@ -278,7 +307,12 @@ impl JobKind {
     pub fn is_refresh(self) -> bool {
         matches!(
             self,
-            JobKind::Inventory | JobKind::Metrics | JobKind::Activity | JobKind::Alarms
+            JobKind::Inventory
+                | JobKind::Metrics
+                | JobKind::Activity
+                | JobKind::Alarms
+                | JobKind::Logs
+                | JobKind::Timeline
         )
     }
 }
@@ -305,6 +339,8 @@ impl Job {
             Job::ScalingView { .. } => JobKind::ScalingView,
             Job::ChangeScaling { .. } => JobKind::ChangeScaling,
             Job::Alarms => JobKind::Alarms,
+            Job::Logs { .. } => JobKind::Logs,
+            Job::Timeline { .. } => JobKind::Timeline,
         }
     }
 
@@ -403,6 +439,8 @@ impl Job {
             Job::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
             Job::ChangeScaling { endpoint, variant, .. } => format!("changing the autoscaling of {endpoint} {variant}"),
             Job::Alarms => "reading alarm states".into(),
+            Job::Logs { query, .. } => format!("reading logs of {}", query.endpoint),
+            Job::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
         }
     }
 }
@@ -523,6 +561,22 @@ pub enum AppEvent {
         error: bool,
         /// The text.
         text: String,
+    },
+    /// Container logs read (or why not).
+    Logs {
+        /// Endpoint.
+        endpoint: String,
+        /// Whether a follow poll.
+        follow: bool,
+        /// The streams (when asked) and the lines.
+        result: Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError>,
+    },
+    /// An endpoint's timeline (oldest first), or why it could not be read.
+    Timeline {
+        /// Endpoint.
+        endpoint: String,
+        /// The events.
+        result: Result<Vec<crate::aws::timeline::TimelineEvent>, AwsError>,
     },
     /// A prewarm ended.
     PrewarmDone {

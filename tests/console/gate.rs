@@ -124,6 +124,15 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
         })
         .to_vec(),
         JobKind::Alarms => vec![Job::Alarms],
+        JobKind::Logs => vec![Job::Logs {
+            query: sagedeck::aws::logs::LogQuery {
+                endpoint: endpoint.clone(),
+                ..Default::default()
+            },
+            streams: true,
+            follow: false,
+        }],
+        JobKind::Timeline => vec![Job::Timeline { endpoint, since: 0.0 }],
     }
 }
 

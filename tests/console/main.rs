@@ -12,6 +12,7 @@ mod gate;
 mod guardrails;
 mod invocation_log;
 mod invoke;
+mod logs_timeline;
 mod models_latency;
 mod newcomer;
 mod newcomer_tmux;

@@ -81,6 +81,8 @@ panes! {
     Tools => tools: ToolsPane,
     Activity => activity: ActivityPane,
     Agent => agent: AgentPane,
+    Logs => logs: LogsPane,
+    Timeline => timeline: TimelinePane,
     Scaling => scaling: ScalingPane,
 }
 

@@ -22,42 +22,44 @@ pub fn age(d: std::time::Duration) -> String {
     }
 }
 
-/// Draws the context line. When it does not fit, the least needed parts go first (the endpoint
-/// URL, the product name, the audit reason, the job in flight, then the labels), so that the
-/// region, the refresh age and the STALE / READ-ONLY / CONFIG ERROR badges always show.
+/// A coarse age for the header: `40s`, `4m`, `3h`, `2d`.
+pub fn coarse_age(secs: f64) -> String {
+    let s = secs.max(0.0) as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86400),
+    }
+}
+
+/// Display width of spans.
+fn width(spans: &[Span]) -> usize {
+    spans.iter().map(|s| s.width()).sum()
+}
+
+/// Draws the context line. Items that do not fit are dropped, lowest priority first (the
+/// endpoint URL, the product name, the audit reason, the job in flight, then the labels); the
+/// selected endpoint's last change is shortened to its age before it goes; the region, the
+/// refresh age and the STALE / READ-ONLY / CONFIG ERROR badges always show.
 pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, busy: Option<&str>) {
     let muted = theme.fg(Role::Muted);
-    let fg = theme.fg(Role::Fg);
     let head = theme.fg(Role::Header).add_modifier(Modifier::BOLD);
-    let badge = |text: &str, role: Role| {
-        vec![
-            Span::raw(" "),
-            Span::styled(
-                text.to_string(),
-                theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD),
-            ),
-        ]
-    };
-    let age_text = match data.last_ok {
-        Some(t) => format!("{} ago", age(t.elapsed())),
-        None if data.refresh_failed => "never".into(),
-        None => "loading…".into(),
-    };
     let mut region = vec![
         Span::styled("  region ", muted),
-        Span::styled(data.context.region.clone(), fg),
+        Span::styled(data.context.region.clone(), theme.fg(Role::Fg)),
     ];
     if let Some(old) = data.previous_region.as_ref().filter(|_| !data.loaded) {
         region.push(Span::styled(format!(" (was {old})"), theme.fg(Role::StatusWarn)));
     }
-    // (priority: higher stays longer, spans), in display order.
-    let mut parts: Vec<(u8, Vec<Span>)> = vec![
+    // (priority: higher stays longer, spans); drawn in this order.
+    let mut items: Vec<(u8, Vec<Span>)> = vec![
         (2, vec![Span::styled(" sagedeck ", head)]),
         (
             6,
             vec![
                 Span::styled("profile ", muted),
-                Span::styled(data.context.profile.clone(), fg),
+                Span::styled(data.context.profile.clone(), theme.fg(Role::Fg)),
             ],
         ),
         (7, region),
@@ -65,22 +67,61 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
             1,
             vec![
                 Span::styled("  endpoint ", muted),
-                Span::styled(data.context.endpoint.clone(), fg),
+                Span::styled(data.context.endpoint.clone(), theme.fg(Role::Fg)),
             ],
         ),
-        (8, vec![Span::styled("  refreshed ", muted), Span::styled(age_text, fg)]),
+        (
+            8,
+            vec![
+                Span::styled("  refreshed ", muted),
+                Span::styled(
+                    match data.last_ok {
+                        Some(t) => format!("{} ago", age(t.elapsed())),
+                        None if data.refresh_failed => "never".into(),
+                        None => "loading…".into(),
+                    },
+                    theme.fg(Role::Fg),
+                ),
+            ],
+        ),
     ];
+    badges(&mut items, data, theme, busy);
+    let change = data.selected.as_ref().and_then(|s| data.last_change.get(s));
+    let change_at = items.len();
+    if let Some((at, how)) = change {
+        let ago = coarse_age(crate::format::now_epoch() - at);
+        items.push((
+            5,
+            vec![
+                Span::styled(format!("  changed {ago} ago"), muted),
+                Span::styled(format!(": {how}"), theme.fg(Role::Fg)),
+            ],
+        ));
+    }
+    let spans = fit(items, change_at, area.width as usize);
+    f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
+}
+
+/// The badges, the reason and the job in flight, after the context.
+fn badges(items: &mut Vec<(u8, Vec<Span<'static>>)>, data: &Data, theme: &Theme, busy: Option<&str>) {
+    let muted = theme.fg(Role::Muted);
+    let badge = |text: &'static str, role: Role| {
+        vec![
+            Span::raw(" "),
+            Span::styled(text, theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD)),
+        ]
+    };
     if data.stale() {
-        parts.push((9, badge(" STALE ", Role::Stale)));
+        items.push((9, badge(" STALE ", Role::Stale)));
     }
     if data.read_only {
-        parts.push((9, badge(" READ-ONLY ", Role::Readonly)));
+        items.push((9, badge(" READ-ONLY ", Role::Readonly)));
     }
     if data.config_error.is_some() {
-        parts.push((9, badge(" CONFIG ERROR: e shows it ", Role::Danger)));
+        items.push((9, badge(" CONFIG ERROR: e shows it ", Role::Danger)));
     }
     if let Some(r) = &data.reason {
-        parts.push((
+        items.push((
             3,
             vec![
                 Span::styled("  reason ", muted),
@@ -89,20 +130,38 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
         ));
     }
     if let Some(b) = busy {
-        parts.push((
+        items.push((
             4,
             vec![Span::styled(format!("  ⟳ {b} (Esc cancels)"), theme.fg(Role::Accent))],
         ));
     }
-    let width = |parts: &[(u8, Vec<Span>)]| -> usize { parts.iter().flat_map(|p| &p.1).map(Span::width).sum() };
-    while width(&parts) > area.width as usize {
-        let Some(i) = (0..parts.len()).filter(|i| parts[*i].0 < 9).min_by_key(|i| parts[*i].0) else {
+}
+
+/// Drops the lowest-priority items (priority 9 stays) until the rest fit in `room` columns; the
+/// change at `change_at` first loses the end of its detail, then the detail, before it goes.
+fn fit(mut items: Vec<(u8, Vec<Span<'static>>)>, change_at: usize, room: usize) -> Vec<Span<'static>> {
+    let total = |items: &[(u8, Vec<Span>)]| items.iter().map(|(_, s)| width(s)).sum::<usize>();
+    while total(&items) > room {
+        let Some(lowest) = (0..items.len())
+            .filter(|i| !items[*i].1.is_empty())
+            .min_by_key(|i| items[*i].0)
+            .filter(|i| items[*i].0 < 9)
+        else {
             break;
         };
-        parts.remove(i);
+        if lowest == change_at && items[lowest].1.len() == 2 {
+            let over = total(&items) - room;
+            let detail = items[lowest].1.pop().unwrap_or_default();
+            let keep = detail.content.chars().count().saturating_sub(over + 1);
+            if keep >= 8 {
+                let text: String = detail.content.chars().take(keep).collect();
+                items[lowest].1.push(Span::styled(format!("{text}…"), detail.style));
+            }
+            continue;
+        }
+        items[lowest].1.clear();
     }
-    let spans: Vec<Span> = parts.into_iter().flat_map(|p| p.1).collect();
-    f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
+    items.into_iter().flat_map(|(_, s)| s).collect()
 }
 
 /// The number key of the tab at `index` (0-based): 1 to 9, then 0 for the tenth; later tabs

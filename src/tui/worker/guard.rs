@@ -121,6 +121,30 @@ fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
     let _ = events.send(AppEvent::Activity(r));
 }
 
+/// Builds an endpoint's timeline with the audit log (an unreadable log only loses that source).
+async fn send_timeline(
+    g: &Guard,
+    fleet: &Result<Fleet, AwsError>,
+    endpoint: String,
+    since: f64,
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+) {
+    let audit = g
+        .opts
+        .audit_path
+        .as_ref()
+        .and_then(|p| Audit::read(p, Some(since)).ok())
+        .unwrap_or_default();
+    let result = match fleet {
+        Ok(f) => tokio::time::timeout(limits.metrics, f.timeline(&endpoint, since, &audit))
+            .await
+            .unwrap_or_else(|_| Err(timeout_error("the timeline", limits.metrics))),
+        Err(e) => Err(e.clone()),
+    };
+    let _ = events.send(AppEvent::Timeline { endpoint, result });
+}
+
 fn notice(events: &UnboundedSender<AppEvent>, error: bool, text: String) {
     let _ = events.send(AppEvent::Notice { error, text });
 }
@@ -135,6 +159,9 @@ pub(super) async fn run(
 ) {
     if let Job::Activity = job {
         return send_activity(g, events);
+    }
+    if let Job::Timeline { endpoint, since } = job {
+        return send_timeline(g, fleet, endpoint, since, limits, events).await;
     }
     let f = match fleet {
         Ok(f) => f,
@@ -225,7 +252,7 @@ pub(super) async fn run(
             });
         }
         // Answered above, before the fleet is needed.
-        Job::Activity => {}
+        Job::Activity | Job::Timeline { .. } => {}
         // Not audited mutations: run by the worker's other parts (`JobKind::runner`).
         Job::Inventory
         | Job::Metrics { .. }
@@ -237,6 +264,7 @@ pub(super) async fn run(
         | Job::ToolCall { .. }
         | Job::AgentRun { .. }
         | Job::Alarms
+        | Job::Logs { .. }
         | Job::Cancel(_) => {}
     }
 }

@@ -95,6 +95,8 @@ pub(super) async fn run(
         }
         // Not MCP jobs: run by the worker's other parts (`JobKind::runner`).
         Job::Inventory
+        | Job::Logs { .. }
+        | Job::Timeline { .. }
         | Job::Metrics { .. }
         | Job::Describe { .. }
         | Job::ApplyWeights { .. }

@@ -207,6 +207,15 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
             endpoint,
             result: Err(e.to_string()),
         },
+        Job::Logs { query, follow, .. } => AppEvent::Logs {
+            endpoint: query.endpoint,
+            follow,
+            result: Err(e),
+        },
+        Job::Timeline { endpoint, .. } => AppEvent::Timeline {
+            endpoint,
+            result: Err(e),
+        },
         Job::Alarms => AppEvent::Alarms(Err(e.to_string())),
         Job::ScalingView { endpoint } => AppEvent::Scaling {
             endpoint,
@@ -307,8 +316,19 @@ async fn run_job(
                 .unwrap_or_else(|_| Err(timeout_error("the alarm states", limits.metrics)));
             send(AppEvent::Alarms(r.map_err(|e| e.to_string())));
         }
+        Job::Logs { query, streams, follow } => {
+            let r = tokio::time::timeout(limits.metrics, read_logs(f, query.clone(), streams))
+                .await
+                .unwrap_or_else(|_| Err(timeout_error("reading the logs", limits.metrics)));
+            send(AppEvent::Logs {
+                endpoint: query.endpoint,
+                follow,
+                result: r,
+            });
+        }
         // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
         Job::ChangeScaling { .. }
+        | Job::Timeline { .. }
         | Job::ApplyWeights { .. }
         | Job::Activity
         | Job::Promote { .. }
@@ -320,6 +340,20 @@ async fn run_job(
         | Job::AgentRun { .. }
         | Job::Cancel(_) => {}
     }
+}
+
+/// The logs of a [`Job::Logs`]: the streams when asked, then every page of lines.
+async fn read_logs(
+    f: &Fleet,
+    query: crate::aws::logs::LogQuery,
+    streams: bool,
+) -> Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError> {
+    let streams = match streams {
+        true => Some(f.log_streams(&query.endpoint, query.variant.as_deref()).await?),
+        false => None,
+    };
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    Ok((streams, f.log_lines(&query, &calls).await?))
 }
 
 /// An inventory of a large fleet allocates thousands of transient response buffers; glibc keeps

@@ -57,6 +57,8 @@ pub struct Call {
     pub last_ok_text: String,
     /// The latest failure.
     pub last_err: Option<InvokeFailure>,
+    /// When it arrived (epoch seconds).
+    pub failed_at: Option<f64>,
     /// Whether the latest answer was a failure.
     pub last_failed: bool,
 }
@@ -82,6 +84,7 @@ impl Call {
             last_ok: None,
             last_ok_text: String::new(),
             last_err: None,
+            failed_at: None,
             last_failed: false,
         }
     }
@@ -118,6 +121,7 @@ impl Call {
                 // Zero attempts: the worker could not even connect, and sends no more answers.
                 let fatal = f.attempts == 0;
                 self.last_err = Some(f);
+                self.failed_at = Some(crate::format::now_epoch());
                 self.last_failed = true;
                 if fatal {
                     self.state = CallState::Done;

@@ -301,6 +301,23 @@ impl InvokePane {
     }
 }
 
+impl InvokePane {
+    /// `L`: the Logs pane around the shown call's latest error.
+    fn logs_at_error(&self, data: &mut Data, out: &mut Outbox) {
+        match self.shown_call().and_then(|c| Some((c, c.failed_at?))) {
+            Some((c, at)) => {
+                data.logs_jump = Some(crate::tui::data::LogsJump {
+                    endpoint: c.spec.endpoint.clone(),
+                    variant: c.spec.target_variant.clone(),
+                    at,
+                });
+                out.switch_to = Some(super::Tab::Logs);
+            }
+            None => out.toast(Level::Info, "the call shown has no error to look up in the logs"),
+        }
+    }
+}
+
 impl Pane for InvokePane {
     fn on_submitted(&mut self, id: u64, job: &Job) {
         if job.kind() == JobKind::Invoke {
@@ -379,6 +396,7 @@ impl Pane for InvokePane {
                     self.history_cursor = self.shown.unwrap_or(self.history.len() - 1);
                 }
             }
+            KeyCode::Char('L') => self.logs_at_error(data, out),
             KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => self.scroll = self.scroll.saturating_add(1),
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
@@ -387,6 +405,10 @@ impl Pane for InvokePane {
             _ => return false,
         }
         true
+    }
+
+    fn help(&self) -> Vec<KeyHint> {
+        vec![KeyHint::new("L", "logs around the shown call's error")]
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {

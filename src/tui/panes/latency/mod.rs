@@ -140,6 +140,36 @@ impl LatencyPane {
     }
 }
 
+impl LatencyPane {
+    /// `L`: the Logs pane around the highest p99 ModelLatency of the window (the focused
+    /// variant's, else any variant's).
+    fn logs_at_spike(&self, data: &mut Data, out: &mut Outbox) {
+        use crate::aws::metrics::Metric;
+        let Some(e) = data.selected_endpoint() else { return };
+        let focus = self.focused(e).map(str::to_string);
+        let spike = data.detail_metrics.as_ref().and_then(|m| {
+            m.variants
+                .iter()
+                .filter(|v| v.endpoint == e.name && focus.as_ref().is_none_or(|f| *f == v.variant))
+                .filter_map(|v| v.series(Metric::ModelLatency, "p99"))
+                .flat_map(|s| s.timestamps.iter().zip(&s.values))
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map(|(t, _)| t + f64::from(m.period) / 2.0)
+        });
+        match spike {
+            Some(at) => {
+                data.logs_jump = Some(crate::tui::data::LogsJump {
+                    endpoint: e.name.clone(),
+                    variant: focus,
+                    at,
+                });
+                out.switch_to = Some(super::Tab::Logs);
+            }
+            None => out.toast(Level::Info, "no latency figures yet to find a spike in"),
+        }
+    }
+}
+
 impl Pane for LatencyPane {
     fn on_tick(&mut self, visible: bool, data: &Data, out: &mut Outbox) {
         if visible && data.loaded {
@@ -181,6 +211,7 @@ impl Pane for LatencyPane {
                     format!("latency charts refresh every {}s", self.refresh_interval().as_secs()),
                 );
             }
+            KeyCode::Char('L') => self.logs_at_spike(data, out),
             KeyCode::Char('x') => {
                 data.own_latency = LatencyStats::new();
                 out.toast(Level::Info, "cleared the console's own latency samples");
@@ -188,6 +219,10 @@ impl Pane for LatencyPane {
             _ => return false,
         }
         true
+    }
+
+    fn help(&self) -> Vec<KeyHint> {
+        vec![KeyHint::new("L", "logs around the highest p99")]
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
