@@ -10,6 +10,8 @@ use ratatui::style::Modifier;
 use ratatui::text::Span;
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
+mod regions;
+
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
@@ -172,12 +174,23 @@ impl EndpointsPane {
 
     fn move_to(&mut self, cursor: usize, data: &mut Data) {
         self.cursor = cursor.min(self.view.len().saturating_sub(1));
+        self.select_region(data);
         data.selected = self.selected_name(data).or(data.selected.take());
+    }
+
+    /// In a multi-region view, the selected row's pair (names may repeat across regions).
+    fn select_region(&self, data: &mut Data) {
+        if let Some(i) = self.view.get(self.cursor) {
+            data.selected_region = data.origins.get(*i).copied();
+        }
     }
 
     /// The sort column's title with its direction arrow.
     fn header(&self, theme: &Theme, shown: &[usize]) -> Row<'static> {
-        Row::new(shown.iter().map(|i| &COLUMNS[*i]).map(|(c, t)| {
+        Row::new(shown.iter().map(|i| {
+            let Some((c, t)) = COLUMNS.get(*i) else {
+                return Cell::from(regions::TITLES[*i - COLUMNS.len()]);
+            };
             let text = if *c == self.sort {
                 format!("{t}{}", if self.descending { "▼" } else { "▲" })
             } else {
@@ -235,12 +248,14 @@ impl Pane for EndpointsPane {
                 self.rebuild(data);
             }
             KeyCode::Enter => {
+                self.select_region(data);
                 if let Some(n) = self.selected_name(data) {
                     data.selected = Some(n);
                     out.switch_to = Some(Tab::Variants);
                 }
             }
             KeyCode::Char('d') => {
+                self.select_region(data);
                 if let Some(n) = self.selected_name(data) {
                     data.selected = Some(n.clone());
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {n}"))));
@@ -281,6 +296,8 @@ impl Pane for EndpointsPane {
         } else {
             (inner, None)
         };
+        let (table_area, failed_area) = regions::split_failed(table_area, data);
+        regions::render_failed(f, failed_area, data, theme);
         if !data.loaded {
             let msg = if data.refresh_failed {
                 "could not load endpoints — see the error log (e)"
@@ -307,18 +324,23 @@ impl Pane for EndpointsPane {
             .unwrap_or(4)
             .clamp(8, 48) as u16;
         // Columns by priority: on a narrow terminal the least important ones go first.
-        let all_widths = [name_width, 10, 16, 20, 4, 8, 9, 8, 7, 16];
-        let priority = [0, 1, 7, 8, 6, 3, 2, 5, 4, 9];
+        let all_widths = [name_width, 10, 16, 20, 4, 8, 9, 8, 7, 16, 12, regions::region_width(data)];
+        // ACCOUNT and REGION (multi-region views only) go last but one, before NAME.
+        let priority: &[usize] = if data.regions.is_empty() {
+            &[0, 1, 7, 8, 6, 3, 2, 5, 4, 9]
+        } else {
+            &[0, 11, 10, 1, 7, 8, 6, 3, 2, 5, 4, 9]
+        };
         let mut shown: Vec<usize> = Vec::new();
         let mut used = 0u16;
-        for c in priority {
+        for &c in priority {
             let w = all_widths[c] + 1;
             if used + w <= table_area.width || c == 0 {
                 shown.push(c);
                 used += w;
             }
         }
-        shown.sort_unstable();
+        shown.sort_unstable_by_key(|c| regions::display_rank(*c));
         let widths: Vec<Constraint> = shown
             .iter()
             .map(|c| {
@@ -356,13 +378,9 @@ impl Pane for EndpointsPane {
                     )),
                     Cell::from(crate::format::time_text(e.modified)),
                 ];
-                let row = Row::new(
-                    cells
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(n, _)| shown.contains(n))
-                        .map(|(_, c)| c),
-                );
+                let mut cells: Vec<Option<Cell>> = cells.into_iter().map(Some).collect();
+                cells.extend(regions::cells(data, *i).map(Some));
+                let row = Row::new(shown.iter().filter_map(|n| cells.get_mut(*n).and_then(Option::take)));
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
