@@ -11,6 +11,7 @@ mod gate;
 mod guardrails;
 mod invoke;
 mod models_latency;
+mod regions;
 mod schema_form_props;
 mod tools;
 mod variants;
