@@ -43,8 +43,9 @@ pub struct ConsoleArgs {
     /// Show these profiles (accounts) as one merged table, each in `--regions`.
     #[arg(long, value_delimiter = ',')]
     pub profiles: Vec<String>,
-    /// Show a `[fleets.NAME]` set of profiles × regions from config.toml.
-    #[arg(long, value_name = "NAME")]
+    /// A `[fleets.NAME]` set of profiles × regions from config.toml (`sagedeck --fleet NAME`,
+    /// parsed by the top-level command: `demo --fleet N` adds generated endpoints).
+    #[arg(skip)]
     pub fleet: Option<String>,
 }
 
@@ -248,4 +249,33 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
     let r = run(opts, Some(fleet)).await;
     handle.shutdown().await;
     finish(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::super::{Cli, Command};
+
+    #[test]
+    fn the_console_takes_regions_profiles_and_a_fleet_and_the_demo_keeps_its_fleet_size() {
+        let cli = Cli::try_parse_from([
+            "sagedeck",
+            "--regions",
+            "us-east-1,eu-west-1",
+            "--profiles",
+            "a,b",
+            "--fleet",
+            "f",
+        ])
+        .unwrap();
+        assert_eq!(cli.console.regions, ["us-east-1", "eu-west-1"]);
+        assert_eq!(cli.console.profiles, ["a", "b"]);
+        assert_eq!(cli.fleet_set.as_deref(), Some("f"));
+        let demo = Cli::try_parse_from(["sagedeck", "demo", "--fleet", "3", "--regions", "us-east-1"]).unwrap();
+        let Some(Command::Demo(d)) = demo.command else {
+            panic!("not the demo")
+        };
+        assert_eq!((d.sandbox.fleet, d.console.regions), (3, vec!["us-east-1".to_string()]));
+    }
 }

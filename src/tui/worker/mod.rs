@@ -174,6 +174,20 @@ async fn serve(
                 }
                 return;
             }
+            if let Job::Metrics {
+                endpoints,
+                window,
+                detail: false,
+            } = &job
+                && fleets2.multi()
+            {
+                let result = fleets2.metrics(endpoints.clone(), *window, limits.metrics).await;
+                let _ = events2.send(AppEvent::Metrics { detail: false, result });
+                if running2.lock().remove(&id).is_some() {
+                    let _ = events2.send(AppEvent::Finished { id, cancelled: false });
+                }
+                return;
+            }
             let fleet = match target {
                 Some(t) => fleets2.get(&t).await,
                 None => fleet,

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::aws::inventory::InventoryOptions;
+use crate::aws::inventory::{EndpointInfo, InventoryOptions};
+use crate::aws::metrics::{MetricsPlan, MetricsSnapshot};
 use crate::aws::multi::{FleetTarget, multi_inventory};
 use crate::aws::{AwsError, AwsOptions, Fleet};
 use crate::tui::event::AppEvent;
@@ -23,6 +24,8 @@ pub(super) struct Fleets {
     base: Option<Fleet>,
     targets: Arc<Vec<FleetTarget>>,
     cache: Arc<tokio::sync::Mutex<HashMap<FleetTarget, Fleet>>>,
+    /// The pair of every endpoint, from the last inventory (the fleet table's metrics).
+    owners: Arc<parking_lot::Mutex<HashMap<String, FleetTarget>>>,
 }
 
 impl Fleets {
@@ -32,6 +35,7 @@ impl Fleets {
             base,
             targets: Arc::new(targets),
             cache: Arc::default(),
+            owners: Arc::default(),
         }
     }
 
@@ -84,6 +88,9 @@ impl Fleets {
             }
         };
         let merged = merge(&multi, &self.targets);
+        *self.owners.lock() = (merged.inventory.endpoints.iter().zip(&merged.origins))
+            .map(|(e, o)| (e.name.clone(), merged.regions[*o].target.clone()))
+            .collect();
         let _ = events.send(AppEvent::Regions {
             regions: merged.regions,
             origins: merged.origins,
@@ -91,3 +98,70 @@ impl Fleets {
         let _ = events.send(AppEvent::Inventory(Ok(merged.inventory)));
     }
 }
+
+impl Fleets {
+    /// The fleet table's metrics across pairs: each pair's endpoints from its own fleet, merged
+    /// into one snapshot (a pair that fails is a warning of the snapshot).
+    pub(super) async fn metrics(
+        &self,
+        endpoints: Vec<EndpointInfo>,
+        window: Duration,
+        limit: Duration,
+    ) -> MetricsResult {
+        let mut groups: Vec<(FleetTarget, Vec<EndpointInfo>)> = Vec::new();
+        {
+            let owners = self.owners.lock();
+            for e in endpoints {
+                let Some(t) = owners.get(&e.name) else { continue };
+                match groups.iter_mut().find(|(k, _)| k == t) {
+                    Some((_, v)) => v.push(e),
+                    None => groups.push((t.clone(), vec![e])),
+                }
+            }
+        }
+        let mut all: Option<MetricsSnapshot> = None;
+        let (mut warnings, mut first) = (Vec::new(), None);
+        for (t, eps) in groups {
+            let plan = MetricsPlan::for_endpoints(&eps, window, MetricsPlan::period_for(window));
+            let r = match self.get(&t).await {
+                Ok(f) => tokio::time::timeout(limit, f.fetch_metrics(&plan, std::time::SystemTime::now()))
+                    .await
+                    .unwrap_or_else(|_| Err(super::timeout_error("the metrics refresh", limit))),
+                Err(e) => Err(e),
+            };
+            match (r, all.as_mut()) {
+                (Ok(m), None) => all = Some(m),
+                (Ok(m), Some(a)) => {
+                    a.variants.extend(m.variants);
+                    a.queries += m.queries;
+                    a.calls += m.calls;
+                    a.warnings.extend(m.warnings);
+                }
+                (Err(e), _) => {
+                    warnings.push(format!("{}: {e}", t.region));
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        match all {
+            Some(mut a) => {
+                a.warnings.extend(warnings);
+                Ok(a)
+            }
+            None => match first {
+                Some(e) => Err(e),
+                None => Ok(MetricsSnapshot {
+                    start: 0.0,
+                    end: 0.0,
+                    period: MetricsPlan::period_for(window),
+                    variants: Vec::new(),
+                    queries: 0,
+                    calls: 0,
+                    warnings: Vec::new(),
+                }),
+            },
+        }
+    }
+}
+
+type MetricsResult = Result<MetricsSnapshot, AwsError>;
