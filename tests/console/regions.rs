@@ -172,6 +172,23 @@ async fn a_mixed_region_view_with_one_broken_region_shows_the_others_and_one_fai
         }
         assert!(screen.contains("(2/3 regions in)"), "{w}x{h}: header:\n{screen}");
     }
+    // The fleet table's metrics come from each endpoint's own region.
+    rig.app.submit(Job::Metrics {
+        endpoints: rig.app.data.inventory.clone(),
+        window: Duration::from_secs(900),
+        detail: false,
+    });
+    rig.submit_all();
+    let m = rig
+        .wait_for(|ev| match ev {
+            AppEvent::Metrics { detail: false, result } => Some(result.clone()),
+            _ => None,
+        })
+        .await
+        .unwrap();
+    for name in ["mcp-intent-classifier-prod", "fleet-ep-0000"] {
+        assert!(m.variants.iter().any(|v| v.endpoint == name), "{name}: {m:?}");
+    }
     // Once the region answers, the next refresh lists it.
     sb.sandbox.regions["ap-south-1"].faults.clear();
     rig.app.submit(Job::Inventory);
@@ -293,4 +310,21 @@ fn snapshot_merged_endpoints_140x40() {
 #[test]
 fn snapshot_merged_endpoints_80x24() {
     insta::assert_snapshot!("merged_endpoints_80x24", tui::render(&mut mixed_app(), 80, 24));
+}
+
+/// A newcomer meets the merged view in `sagedeck demo`: a second region by default, its
+/// endpoints with their region, on an 80-column terminal.
+#[test]
+fn the_demo_shows_a_second_region_by_default() {
+    let t =
+        crate::common::tmux::Tmux::start_sized("regions", "demo --fast --no-traffic --backfill-hours 1", "", 80, 24);
+    t.wait_for("both regions", Duration::from_secs(60), |s| {
+        s.contains("(2/2 regions in)") && s.contains("eu-west-1") && s.contains("us-east-1")
+    });
+    t.keys(&["/", "fleet-ep-0000", "Enter"]);
+    t.wait_for("the eu-west-1 endpoint", Duration::from_secs(10), |s| {
+        s.lines()
+            .any(|l| l.contains("fleet-ep-0000") && l.contains("eu-west-1"))
+    });
+    t.keys(&["q"]);
 }
