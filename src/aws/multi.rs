@@ -11,7 +11,7 @@ use super::inventory::{EndpointInfo, Inventory, InventoryOptions};
 use super::{AwsError, AwsOptions, Fleet};
 
 /// One profile × region to list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct FleetTarget {
     /// Profile (`None`: the default chain).
     pub profile: Option<String>,

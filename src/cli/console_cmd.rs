@@ -44,6 +44,17 @@ pub struct ConsoleArgs {
     /// Also write each input itself into the variant log (default: only its hash).
     #[arg(long)]
     pub log_inputs: bool,
+    /// Show these regions as one merged Endpoints table (ACCOUNT and REGION columns); every
+    /// other pane acts on the selected endpoint's own profile and region.
+    #[arg(long, value_delimiter = ',')]
+    pub regions: Vec<String>,
+    /// Show these profiles (accounts) as one merged table, each in `--regions`.
+    #[arg(long, value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// A `[fleets.NAME]` set of profiles × regions from config.toml (`sagedeck --fleet NAME`,
+    /// parsed by the top-level command: `demo --fleet N` adds generated endpoints).
+    #[arg(skip)]
+    pub fleet: Option<String>,
 }
 
 /// Sends tracing output to a file, never to the screen.
@@ -105,7 +116,36 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         agent_runs_dir: None,
         invocation_log: c.invocation_log.clone().or(s.invocation_log.map(PathBuf::from)),
         log_inputs: c.log_inputs || s.log_inputs.unwrap_or(false),
+        targets: Vec::new(),
+        read_only_profiles: Vec::new(),
     }
+}
+
+/// A multi-region view's pairs (`--regions`, `--profiles`, `--fleet`; None when none is
+/// given) and the profiles among them whose configuration asks for read-only. The session's
+/// own read-only setting then comes from `--read-only` only: each endpoint follows its profile.
+fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Result<(), String> {
+    if c.regions.is_empty() && c.profiles.is_empty() && c.fleet.is_none() {
+        return Ok(());
+    }
+    let conf = super::fleets_cmd::config();
+    let args = super::endpoints_cmd::EndpointsArgs {
+        concurrency: 8,
+        name_contains: None,
+        regions: c.regions.clone(),
+        profiles: c.profiles.clone(),
+        fleet: c.fleet.clone(),
+    };
+    let (profiles, regions) = super::fleets_cmd::resolve(g, &args, &conf)?;
+    let ro = |p: &str| conf.for_profile(p).read_only.unwrap_or(false);
+    let mut read_only: Vec<String> = profiles.iter().filter(|p| ro(p)).cloned().collect();
+    if profiles.is_empty() && ro(&g.profile_name()) {
+        read_only.push("default".into());
+    }
+    opts.targets = crate::aws::multi::targets(&profiles, &regions);
+    opts.read_only_profiles = read_only;
+    opts.read_only = g.read_only || opts.config_error.is_some();
+    Ok(())
 }
 
 fn finish(r: Result<i32, String>) -> i32 {
@@ -126,7 +166,11 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
         .clone()
         .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
         .unwrap_or_else(|| "aws".into());
-    finish(run(options(g, c, label, &g.profile_name()), None).await)
+    let mut opts = options(g, c, label, &g.profile_name());
+    if let Err(e) = multi_view(g, c, &mut opts) {
+        return super::usage(e);
+    }
+    finish(run(opts, None).await)
 }
 
 /// `sagedeck demo`: the sandbox's options and the console's.
@@ -155,6 +199,17 @@ impl ConsoleArgs {
             mcp_config: self.mcp_config.or(outer.mcp_config.clone()),
             invocation_log: self.invocation_log.or(outer.invocation_log.clone()),
             log_inputs: self.log_inputs || outer.log_inputs,
+            regions: if self.regions.is_empty() {
+                outer.regions.clone()
+            } else {
+                self.regions
+            },
+            profiles: if self.profiles.is_empty() {
+                outer.profiles.clone()
+            } else {
+                self.profiles
+            },
+            fleet: self.fleet.or(outer.fleet.clone()),
         }
     }
 }
@@ -182,14 +237,28 @@ fn demo_alarms(handle: &crate::sandbox::SandboxHandle) {
     }
 }
 
+/// The demo's second region: five generated endpoints in eu-west-1.
+const DEMO_REGION: &str = "eu-west-1=5";
+
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
 pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i32 {
-    let (c, s) = (&args.console.or(outer), args.sandbox);
+    let (c, mut s) = (&args.console.or(outer), args.sandbox);
     init_logging(c.log_file.clone());
+    // A newcomer meets the multi-region view here: a second region unless one is named.
+    if s.extra_regions.is_empty() && !s.empty {
+        s.extra_regions
+            .push(crate::sandbox::regions::RegionFleet::parse(DEMO_REGION).expect("a valid region"));
+    }
     let config = match s.config(0) {
         Ok(c) => c,
         Err(e) => return super::usage(e),
     };
+    let mut regions = c.regions.clone();
+    if regions.is_empty() {
+        regions.push(config.region.clone());
+        regions.extend(config.extra_regions.iter().map(|r| r.region.clone()));
+        regions.dedup();
+    }
     let handle = match start(config).await {
         Ok(h) => h,
         Err(e) => {
@@ -204,6 +273,14 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
     // The demo keeps a variant log by default: `sagedeck variants-report` reads it.
     if opts.invocation_log.is_none() {
         opts.invocation_log = crate::aws::invocation_log::default_invocation_log_path();
+    }
+    if regions.len() > 1 || !c.profiles.is_empty() {
+        opts.targets = crate::aws::multi::targets(&c.profiles, &regions);
+        let conf = super::fleets_cmd::config();
+        opts.read_only_profiles = (c.profiles.iter())
+            .filter(|p| conf.for_profile(p).read_only.unwrap_or(false))
+            .cloned()
+            .collect();
     }
     // The demo's own MCP server: `sagedeck mcp serve --demo-tools` over this sandbox.
     match std::env::current_exe() {
@@ -221,4 +298,33 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
     let r = run(opts, Some(fleet)).await;
     handle.shutdown().await;
     finish(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::super::{Cli, Command};
+
+    #[test]
+    fn the_console_takes_regions_profiles_and_a_fleet_and_the_demo_keeps_its_fleet_size() {
+        let cli = Cli::try_parse_from([
+            "sagedeck",
+            "--regions",
+            "us-east-1,eu-west-1",
+            "--profiles",
+            "a,b",
+            "--fleet",
+            "f",
+        ])
+        .unwrap();
+        assert_eq!(cli.console.regions, ["us-east-1", "eu-west-1"]);
+        assert_eq!(cli.console.profiles, ["a", "b"]);
+        assert_eq!(cli.fleet_set.as_deref(), Some("f"));
+        let demo = Cli::try_parse_from(["sagedeck", "demo", "--fleet", "3", "--regions", "us-east-1"]).unwrap();
+        let Some(Command::Demo(d)) = demo.command else {
+            panic!("not the demo")
+        };
+        assert_eq!((d.sandbox.fleet, d.console.regions), (3, vec!["us-east-1".to_string()]));
+    }
 }

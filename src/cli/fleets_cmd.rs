@@ -38,7 +38,8 @@ struct RegionRow<'a> {
     error: Option<String>,
 }
 
-fn config() -> ConfigFile {
+/// The config file, or the defaults when it cannot be read.
+pub(super) fn config() -> ConfigFile {
     crate::aws::dirs::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| ConfigFile::load(&p).ok())
@@ -46,7 +47,11 @@ fn config() -> ConfigFile {
 }
 
 /// Profiles and regions from the flags, the named fleet, `--profile`/`--region` and the default.
-fn resolve(g: &GlobalArgs, args: &EndpointsArgs, conf: &ConfigFile) -> Result<(Vec<String>, Vec<String>), String> {
+pub(super) fn resolve(
+    g: &GlobalArgs,
+    args: &EndpointsArgs,
+    conf: &ConfigFile,
+) -> Result<(Vec<String>, Vec<String>), String> {
     let (mut profiles, mut regions) = (args.profiles.clone(), args.regions.clone());
     if let Some(name) = &args.fleet {
         let set = conf.fleets.get(name).ok_or_else(|| {

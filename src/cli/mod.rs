@@ -69,6 +69,9 @@ pub struct Cli {
     /// Console options.
     #[command(flatten)]
     pub console: console_cmd::ConsoleArgs,
+    /// The console on a `[fleets.NAME]` set of profiles × regions from config.toml.
+    #[arg(long = "fleet", value_name = "NAME")]
+    pub fleet_set: Option<String>,
     /// What to run (nothing: the console against AWS).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -435,7 +438,10 @@ pub fn run(cli: Cli) -> i32 {
         }
     };
     let g = cli.options();
-    let console = cli.console;
+    let console = console_cmd::ConsoleArgs {
+        fleet: cli.fleet_set.clone(),
+        ..cli.console
+    };
     // The console and the demo read the config themselves (an unreadable file makes them
     // read-only with a lasting error).
     if !matches!(cli.command, None | Some(Command::Demo(_)))

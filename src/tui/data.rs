@@ -92,6 +92,16 @@ pub struct Data {
     /// A jump to the Logs pane asked by another pane (Latency's spike, Invoke's error); the Logs
     /// pane takes it when shown.
     pub logs_jump: Option<LogsJump>,
+    /// Profile × region pairs of a multi-region view, as the last refresh left them (empty: one
+    /// profile and region).
+    pub regions: Vec<crate::tui::regions::RegionRow>,
+    /// The pair (index into `regions`) of every endpoint of `inventory`, same order.
+    pub origins: Vec<usize>,
+    /// The pair of the selected endpoint (names may repeat across regions).
+    pub selected_region: Option<usize>,
+    /// Profiles whose configuration asks for read-only (`[profiles.P] read_only = true`): their
+    /// endpoints stay read-only in a mixed view.
+    pub read_only_profiles: Vec<String>,
 }
 
 /// A p99 figure with what it describes: the last complete period and its sample count.
@@ -150,9 +160,45 @@ impl Data {
         self.weights_progress = None;
     }
 
-    /// The endpoint with this name.
+    /// The endpoint with this name (in a multi-region view, the selected pair's first).
     pub fn endpoint(&self, name: &str) -> Option<&EndpointInfo> {
-        self.inventory.iter().find(|e| e.name == name)
+        self.endpoint_index(name).map(|i| &self.inventory[i])
+    }
+
+    fn endpoint_index(&self, name: &str) -> Option<usize> {
+        let mut found = self.inventory.iter().enumerate().filter(|(_, e)| e.name == name);
+        let first = found.next()?.0;
+        let Some(wanted) = self.selected_region else {
+            return Some(first);
+        };
+        Some(
+            std::iter::once(first)
+                .chain(found.map(|(i, _)| i))
+                .find(|i| self.origins.get(*i) == Some(&wanted))
+                .unwrap_or(first),
+        )
+    }
+
+    /// The profile × region pair an endpoint came from (None: a single-region view).
+    pub fn origin(&self, name: &str) -> Option<&crate::tui::regions::RegionRow> {
+        let i = self.endpoint_index(name)?;
+        self.regions.get(*self.origins.get(i)?)
+    }
+
+    /// The read-only gate for a job on `endpoint`: the session's read-only setting, or the
+    /// endpoint's own profile asking for it in a mixed view.
+    pub fn refusal_on(&self, what: Option<&str>, endpoint: Option<&str>) -> Option<String> {
+        if let Some(r) = self.refusal(what) {
+            return Some(r);
+        }
+        let what = what?;
+        let o = self.origin(endpoint?)?;
+        self.read_only_profiles.contains(&o.profile).then(|| {
+            format!(
+                "read-only: {what} is disabled for profile {} ({}): its configuration asks for read-only; nothing was sent",
+                o.profile, o.target.region
+            )
+        })
     }
 
     /// The alarms watching `endpoint` that are in ALARM.

@@ -398,6 +398,39 @@ impl Job {
         )
     }
 
+    /// The endpoint this job acts on (its profile and region are the endpoint's own in a
+    /// multi-region view); None for fleet-wide jobs.
+    pub fn endpoint(&self) -> Option<&str> {
+        match self {
+            Job::Describe { endpoint }
+            | Job::PromoteResume { endpoint, .. }
+            | Job::PromoteControl { endpoint, .. }
+            | Job::Catalog { endpoint, .. }
+            | Job::Prewarm { endpoint, .. }
+            | Job::ScalingView { endpoint }
+            | Job::ChangeScaling { endpoint, .. }
+            | Job::Timeline { endpoint, .. } => Some(endpoint),
+            Job::ApplyWeights { plan, .. } => Some(&plan.endpoint),
+            Job::Promote { spec, .. } => Some(&spec.endpoint),
+            Job::Invoke { spec, .. } => Some(&spec.endpoint),
+            Job::Logs { query, .. } => Some(&query.endpoint),
+            Job::Metrics {
+                endpoints,
+                detail: true,
+                ..
+            } => endpoints.first().map(|e| e.name.as_str()),
+            // Fleet-wide reads, MCP (the console's own profile and region), bookkeeping.
+            Job::Metrics { .. }
+            | Job::Inventory
+            | Job::Activity
+            | Job::Alarms
+            | Job::McpConnect { .. }
+            | Job::ToolCall { .. }
+            | Job::AgentRun { .. }
+            | Job::Cancel(_) => None,
+        }
+    }
+
     /// A short label for the status line.
     pub fn label(&self) -> String {
         match self {
@@ -466,6 +499,14 @@ pub enum AppEvent {
     },
     /// The inventory.
     Inventory(Result<Inventory, AwsError>),
+    /// A multi-region refresh: every profile × region pair and the pair of each endpoint of the
+    /// [`AppEvent::Inventory`] that follows.
+    Regions {
+        /// One row per pair.
+        regions: Vec<crate::tui::regions::RegionRow>,
+        /// The pair (index into `regions`) of every endpoint.
+        origins: Vec<usize>,
+    },
     /// Metrics.
     Metrics {
         /// Whether for the Latency pane.

@@ -9,6 +9,7 @@ pub mod data;
 pub mod event;
 pub mod filter;
 pub mod panes;
+pub mod regions;
 pub mod render;
 pub mod theme;
 pub mod widgets;
@@ -70,6 +71,11 @@ pub struct ConsoleOptions {
     pub invocation_log: Option<std::path::PathBuf>,
     /// Keep each input in the variant log, not only its hash.
     pub log_inputs: bool,
+    /// Profile × region pairs of a multi-region view (`--regions`, `--profiles`, `--fleet`;
+    /// empty: the one profile and region of `aws`).
+    pub targets: Vec<crate::aws::multi::FleetTarget>,
+    /// Profiles whose configuration asks for read-only, in a multi-region view.
+    pub read_only_profiles: Vec<String>,
 }
 
 impl ConsoleOptions {
@@ -153,6 +159,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         reason: opts.reason.clone(),
         refresh_interval: intervals.inventory,
         thresholds: opts.thresholds,
+        read_only_profiles: opts.read_only_profiles.clone(),
         ..Default::default()
     };
     let mut app = App::new(data, theme);
@@ -269,13 +276,14 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
     let mut aws = opts.aws.clone();
     let hub = crate::mcp::McpHub::new(&opts.mcp, crate::mcp::ConnectOptions::default());
     load_guardrails(&mut app, &opts);
-    let mut jobs = worker::spawn_guarded(
+    let mut jobs = worker::spawn_regions(
         aws.clone(),
         fleet.clone(),
         worker::JobLimits::default(),
         tx.clone(),
         Some(hub.clone()),
         opts.guard(),
+        opts.targets.clone(),
     );
     attach_mcp(&mut app, &hub);
     let mut input = EventStream::new();
@@ -287,7 +295,7 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
     app.schedule_refreshes();
     loop {
         for (id, job) in app.take_jobs() {
-            jobs.submit(id, job);
+            jobs.submit_to(id, job, app.take_target(id));
         }
         for effect in app.take_effects() {
             match effect {
@@ -310,6 +318,9 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
                         opts.guard(),
                     );
                     app.data.inventory.clear();
+                    // `:region`/`:profile` leave a multi-region view for that one pair.
+                    app.data.regions.clear();
+                    app.data.origins.clear();
                     app.data.loaded = false;
                     app.data.fleet_metrics = None;
                     app.data.detail_metrics = None;
@@ -320,7 +331,7 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
             }
         }
         for (id, job) in app.take_jobs() {
-            jobs.submit(id, job);
+            jobs.submit_to(id, job, app.take_target(id));
         }
         if app.quit {
             break;

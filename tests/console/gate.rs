@@ -16,7 +16,12 @@ use super::app::app_with_fleet;
 
 /// One job of each kind (the match is exhaustive: a new kind needs a sample here).
 fn samples(app: &App, kind: JobKind) -> Vec<Job> {
-    let seen = Box::new(app.data.inventory[0].clone());
+    samples_on(app, kind, 0)
+}
+
+/// [`samples`] on the endpoint at `index` of the inventory.
+fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
+    let seen = Box::new(app.data.inventory[index].clone());
     let endpoint = seen.name.clone();
     match kind {
         JobKind::Inventory => vec![Job::Inventory],
@@ -215,4 +220,65 @@ fn only_the_gate_decides_a_confirmed_change_in_read_only_mode() {
             .iter()
             .any(|t| t.text.starts_with("read-only: prewarming is disabled")),
     );
+}
+
+/// A mixed view: the first two endpoints are the read-only `prod` profile's (us-east-1), the
+/// others `dev`'s (eu-west-1).
+fn mixed_view() -> App {
+    use sagedeck::aws::multi::FleetTarget;
+    use sagedeck::tui::event::AppEvent;
+    use sagedeck::tui::regions::RegionRow;
+    let mut app = app_with_fleet(0);
+    let row = |profile: &str, region: &str| RegionRow {
+        target: FleetTarget {
+            profile: Some(profile.into()),
+            region: region.into(),
+        },
+        profile: profile.into(),
+        account: Some("123456789012".into()),
+        error: None,
+        endpoints: 2,
+    };
+    app.data.read_only_profiles = vec!["prod".into()];
+    app.on_event(AppEvent::Regions {
+        regions: vec![row("prod", "us-east-1"), row("dev", "eu-west-1")],
+        origins: vec![0, 0, 1, 1],
+    });
+    app
+}
+
+#[test]
+fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
+    let mut refused = 0;
+    for kind in JobKind::ALL {
+        let mut app = mixed_view();
+        for job in samples_on(&app, kind, 0) {
+            app.take_jobs();
+            let before = app.toasts.log.len();
+            let id = app.submit(job.clone());
+            match (job.mutation(), job.endpoint()) {
+                (Some(what), Some(_)) => {
+                    refused += 1;
+                    assert_eq!(id, None, "{kind:?} ({what}) went through on prod");
+                    assert!(app.take_jobs().is_empty());
+                    let toast = &app.toasts.log[before..];
+                    assert!(
+                        toast.iter().any(|t| t
+                            .text
+                            .starts_with(&format!("read-only: {what} is disabled for profile prod (us-east-1)"))),
+                        "{kind:?}: {toast:?}"
+                    );
+                }
+                _ => assert!(id.is_some(), "{kind:?} refused without acting on prod's endpoint"),
+            }
+        }
+        for job in samples_on(&app, kind, 2) {
+            let id = app
+                .submit(job.clone())
+                .unwrap_or_else(|| panic!("{kind:?} refused on dev"));
+            let want = job.endpoint().map(|_| "eu-west-1");
+            assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
+        }
+    }
+    assert_eq!(refused, 8, "every mutating sample on an endpoint was tried");
 }

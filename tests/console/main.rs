@@ -17,6 +17,7 @@ mod models_latency;
 mod newcomer;
 mod newcomer_tmux;
 mod plan_e2e;
+mod regions;
 mod scaling;
 mod schema_form_props;
 mod tools;

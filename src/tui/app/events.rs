@@ -56,6 +56,11 @@ impl App {
             }
             AppEvent::Inventory(Ok(inv)) => self.on_inventory(inv),
             AppEvent::Alarms(Ok(alarms)) => self.data.alarms = alarms.clone(),
+            AppEvent::Regions { regions, origins } => {
+                self.data.context.region = crate::tui::regions::header_text(regions);
+                self.data.regions = regions.clone();
+                self.data.origins = origins.clone();
+            }
             AppEvent::Inventory(Err(e)) => {
                 let first = !self.data.refresh_failed;
                 self.data.refresh_failed = true;

@@ -86,6 +86,7 @@ pub struct App {
     pub stale_jobs: Vec<u64>,
     stale_since: Option<Instant>,
     jobs: Vec<(u64, Job)>,
+    targets: std::collections::HashMap<u64, crate::aws::multi::FleetTarget>,
     effects: Vec<Effect>,
     next_id: u64,
     last_inventory: Option<Instant>,
@@ -113,6 +114,7 @@ impl App {
             stale_jobs: Vec::new(),
             stale_since: None,
             jobs: Vec::new(),
+            targets: Default::default(),
             effects: Vec::new(),
             next_id: 1,
             last_inventory: None,
@@ -144,6 +146,12 @@ impl App {
         std::mem::take(&mut self.jobs)
     }
 
+    /// The profile × region pair a job taken by [`App::take_jobs`] acts on (None: the
+    /// console's own), forgotten once asked.
+    pub fn take_target(&mut self, id: u64) -> Option<crate::aws::multi::FleetTarget> {
+        self.targets.remove(&id)
+    }
+
     /// Effects for the run loop.
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
@@ -153,13 +161,16 @@ impl App {
     /// toast saying so; nothing is sent). This is the console's one read-only gate: every job
     /// passes here. A mutation without a reason of its own carries the session's (`:reason`).
     pub fn submit(&mut self, mut job: Job) -> Option<u64> {
-        if let Some(why) = self.data.refusal(job.mutation()) {
+        if let Some(why) = self.data.refusal_on(job.mutation(), job.endpoint()) {
             self.toasts.push(Level::Warn, why);
             return None;
         }
         job.stamp_reason(self.data.reason.as_deref());
         let id = self.next_id;
         self.next_id += 1;
+        if let Some(o) = job.endpoint().and_then(|e| self.data.origin(e)) {
+            self.targets.insert(id, o.target.clone());
+        }
         match job.kind() {
             JobKind::Inventory => self.last_inventory = Some(Instant::now()),
             JobKind::Metrics => self.last_metrics = Some(Instant::now()),

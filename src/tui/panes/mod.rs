@@ -131,10 +131,12 @@ impl Outbox {
         self.toasts.push((level, text.into()));
     }
 
-    /// Asks the read-only gate about a kind of mutation before starting on it: true (and a
-    /// toast saying why) when it is refused.
+    /// Asks the read-only gate about a kind of mutation before starting on it (on the selected
+    /// endpoint): true (and a toast saying why) when it is refused.
     pub fn refused(&mut self, data: &Data, kind: JobKind) -> bool {
-        match data.refusal(kind.mutation()) {
+        // In a multi-region view the selected endpoint's profile may be read-only.
+        let on = data.selected.as_deref().filter(|_| kind != JobKind::ToolCall);
+        match data.refusal_on(kind.mutation(), on) {
             Some(why) => {
                 self.toast(Level::Warn, why);
                 true

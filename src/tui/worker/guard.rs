@@ -56,6 +56,7 @@ pub(super) struct Guard {
     controls: Arc<Mutex<HashMap<String, UnboundedSender<Control>>>>,
     /// The variant log, or why it could not be opened.
     pub(super) invocations: Arc<Result<Option<crate::aws::invocation_log::InvocationLog>, String>>,
+    contexts: Arc<Mutex<HashMap<(String, String), crate::aws::audit::AuditContext>>>,
 }
 
 impl Guard {
@@ -70,6 +71,7 @@ impl Guard {
             audited: Arc::default(),
             controls: Arc::default(),
             invocations: Arc::new(invocations),
+            contexts: Arc::default(),
         }
     }
 
@@ -77,7 +79,7 @@ impl Guard {
     pub(super) async fn audited(&self, f: &Fleet) -> Result<Audited, String> {
         let mut slot = self.audited.lock().await;
         if let Some(a) = slot.as_ref() {
-            return Ok(a.clone());
+            return Ok(self.for_fleet(a, f).await);
         }
         let Some(path) = &self.opts.audit_path else {
             return Err(
@@ -87,6 +89,30 @@ impl Guard {
         let a = Audited::open(path, f).await.map_err(|e| e.to_string())?;
         *slot = Some(a.clone());
         Ok(a)
+    }
+}
+
+impl Guard {
+    /// The audit handle naming `f`'s own profile, region and principal (a multi-region view
+    /// audits each mutation with its endpoint's pair; STS is asked once per pair).
+    async fn for_fleet(&self, a: &Audited, f: &Fleet) -> Audited {
+        if a.ctx.profile == f.profile && a.ctx.region == f.region {
+            return a.clone();
+        }
+        let key = (f.profile.clone(), f.region.clone());
+        let known = self.contexts.lock().get(&key).cloned();
+        let ctx = match known {
+            Some(c) => c,
+            None => {
+                let c = crate::aws::audit::AuditContext::from_fleet(f).await;
+                self.contexts.lock().insert(key, c.clone());
+                c
+            }
+        };
+        Audited {
+            audit: a.audit.clone(),
+            ctx,
+        }
     }
 }
 

@@ -7,6 +7,7 @@ mod mcp;
 
 mod guard;
 
+mod regions;
 mod varlog;
 
 pub use guard::GuardOptions;
@@ -22,6 +23,7 @@ use tokio::task::AbortHandle;
 use super::event::{AppEvent, Job, JobKind, Runner};
 use crate::aws::inventory::InventoryOptions;
 use crate::aws::metrics::MetricsPlan;
+use crate::aws::multi::FleetTarget;
 use crate::aws::{AwsError, AwsOptions, Fleet, RetryPolicy};
 
 /// Time limits of the jobs.
@@ -54,13 +56,18 @@ impl Default for JobLimits {
 /// A handle to submit jobs.
 #[derive(Clone)]
 pub struct Jobs {
-    tx: UnboundedSender<(u64, Job)>,
+    tx: UnboundedSender<(u64, Job, Option<FleetTarget>)>,
 }
 
 impl Jobs {
     /// Submits a job under an id chosen by the caller.
     pub fn submit(&self, id: u64, job: Job) {
-        let _ = self.tx.send((id, job));
+        let _ = self.tx.send((id, job, None));
+    }
+
+    /// Submits a job that acts on `target`'s profile and region (None: the console's own).
+    pub fn submit_to(&self, id: u64, job: Job, target: Option<FleetTarget>) {
+        let _ = self.tx.send((id, job, target));
     }
 }
 
@@ -85,20 +92,38 @@ pub fn spawn_guarded(
     hub: Option<crate::mcp::McpHub>,
     guard: GuardOptions,
 ) -> Jobs {
+    spawn_regions(options, fleet, limits, events, hub, guard, Vec::new())
+}
+
+/// [`spawn_guarded`] over several profile × region pairs (`targets`; empty: one): the
+/// inventory lists every pair as one merged table, and a job submitted with a pair
+/// ([`Jobs::submit_to`]) runs on that pair's own fleet, connected once and kept.
+pub fn spawn_regions(
+    options: AwsOptions,
+    fleet: Option<Fleet>,
+    limits: JobLimits,
+    events: UnboundedSender<AppEvent>,
+    hub: Option<crate::mcp::McpHub>,
+    guard: GuardOptions,
+    targets: Vec<FleetTarget>,
+) -> Jobs {
     let (tx, rx) = unbounded_channel();
     let guard = guard::Guard::new(guard);
-    tokio::spawn(serve(options, fleet, limits, events, rx, hub, guard));
+    let fleets = regions::Fleets::new(options.clone(), fleet.clone(), targets);
+    tokio::spawn(serve(options, fleet, limits, events, rx, hub, guard, fleets));
     Jobs { tx }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn serve(
     options: AwsOptions,
     fleet: Option<Fleet>,
     limits: JobLimits,
     events: UnboundedSender<AppEvent>,
-    mut rx: UnboundedReceiver<(u64, Job)>,
+    mut rx: UnboundedReceiver<(u64, Job, Option<FleetTarget>)>,
     hub: Option<crate::mcp::McpHub>,
     guard: guard::Guard,
+    fleets: regions::Fleets,
 ) {
     let fleet: Result<Fleet, AwsError> = match fleet {
         Some(f) => Ok(f),
@@ -109,7 +134,7 @@ async fn serve(
     }
     let running: Arc<Mutex<HashMap<u64, AbortHandle>>> = Arc::default();
     let tool_calls: Arc<Mutex<HashMap<u64, tokio_util::sync::CancellationToken>>> = Arc::default();
-    while let Some((id, job)) = rx.recv().await {
+    while let Some((id, job, target)) = rx.recv().await {
         if let Job::Cancel(target) = job {
             // A tool call ends itself after sending `notifications/cancelled`.
             if let Some(token) = tool_calls.lock().remove(&target) {
@@ -136,7 +161,7 @@ async fn serve(
             label: job.label(),
         });
         let (events2, running2) = (events.clone(), running.clone());
-        let fleet = fleet.clone();
+        let (fleet, fleets2) = (fleet.clone(), fleets.clone());
         let (hub2, calls2, guard2) = (hub.clone(), tool_calls.clone(), guard.clone());
         let cancel = tokio_util::sync::CancellationToken::new();
         if matches!(job.kind(), JobKind::ToolCall | JobKind::AgentRun) {
@@ -144,6 +169,31 @@ async fn serve(
         }
         let runner = job.kind().runner();
         let handle = tokio::spawn(async move {
+            if job.kind() == JobKind::Inventory && fleets2.multi() {
+                fleets2.inventory(limits.inventory, &events2).await;
+                if running2.lock().remove(&id).is_some() {
+                    let _ = events2.send(AppEvent::Finished { id, cancelled: false });
+                }
+                return;
+            }
+            if let Job::Metrics {
+                endpoints,
+                window,
+                detail: false,
+            } = &job
+                && fleets2.multi()
+            {
+                let result = fleets2.metrics(endpoints.clone(), *window, limits.metrics).await;
+                let _ = events2.send(AppEvent::Metrics { detail: false, result });
+                if running2.lock().remove(&id).is_some() {
+                    let _ = events2.send(AppEvent::Finished { id, cancelled: false });
+                }
+                return;
+            }
+            let fleet = match target {
+                Some(t) => fleets2.get(&t).await,
+                None => fleet,
+            };
             match (runner, fleet) {
                 (Runner::Mcp, fleet) => {
                     mcp::run(hub2, id, job, cancel, &events2, (&guard2, &fleet)).await;

@@ -9,6 +9,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::widgets::{Cell, Row};
 
+mod regions;
+
 use super::{KeyHint, Outbox, Pane, PaneCommand, Tab};
 use crate::aws::inventory::EndpointInfo;
 use crate::tui::data::Data;
@@ -198,12 +200,23 @@ impl EndpointsPane {
 
     fn move_to(&mut self, cursor: usize, data: &mut Data) {
         self.cursor = cursor.min(self.view.len().saturating_sub(1));
+        self.select_region(data);
         data.selected = self.selected_name(data).or(data.selected.take());
+    }
+
+    /// In a multi-region view, the selected row's pair (names may repeat across regions).
+    fn select_region(&self, data: &mut Data) {
+        if let Some(i) = self.view.get(self.cursor) {
+            data.selected_region = data.origins.get(*i).copied();
+        }
     }
 
     /// The sort column's title with its direction arrow.
     fn header(&self, theme: &Theme, shown: &[usize]) -> Row<'static> {
-        Row::new(shown.iter().map(|i| &COLUMNS[*i]).map(|(c, t, _, _)| {
+        Row::new(shown.iter().map(|i| {
+            let Some((c, t, _, _)) = COLUMNS.get(*i) else {
+                return Cell::from(regions::TITLES[*i - COLUMNS.len()]);
+            };
             let text = if *c == self.sort {
                 format!("{t}{}", if self.descending { "▼" } else { "▲" })
             } else {
@@ -301,12 +314,14 @@ impl Pane for EndpointsPane {
                 self.rebuild(data);
             }
             KeyCode::Enter => {
+                self.select_region(data);
                 if let Some(n) = self.selected_name(data) {
                     data.selected = Some(n);
                     out.switch_to = Some(Tab::Variants);
                 }
             }
             KeyCode::Char('d') => {
+                self.select_region(data);
                 if let Some(n) = self.selected_name(data) {
                     data.selected = Some(n.clone());
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {n}"))));

@@ -101,6 +101,8 @@ impl EndpointsPane {
         } else {
             (inner, None)
         };
+        let (table_area, failed_area) = super::regions::split_failed(table_area, data);
+        super::regions::render_failed(f, failed_area, data, theme);
         if !data.loaded {
             let msg = if data.refresh_failed {
                 "could not load endpoints — see the error log (e)"
@@ -130,18 +132,36 @@ impl EndpointsPane {
             .unwrap_or(4)
             .clamp(8, 48) as u16;
         // Columns by priority: on a narrow terminal the least important ones go first.
-        let all_widths = [name_width, 10, 16, 20, 4, 8, 9, 12, 7, 16];
-        let priority = [0, 1, 7, 8, 6, 3, 2, 5, 4, 9];
+        let all_widths = [
+            name_width,
+            10,
+            16,
+            20,
+            4,
+            8,
+            9,
+            12,
+            7,
+            16,
+            12,
+            super::regions::region_width(data),
+        ];
+        // ACCOUNT and REGION (multi-region views only) go last but one, before NAME.
+        let priority: &[usize] = if data.regions.is_empty() {
+            &[0, 1, 7, 8, 6, 3, 2, 5, 4, 9]
+        } else {
+            &[0, 11, 10, 1, 7, 8, 6, 3, 2, 5, 4, 9]
+        };
         let mut shown: Vec<usize> = Vec::new();
         let mut used = 0u16;
-        for c in priority {
+        for &c in priority {
             let w = all_widths[c] + 1;
             if used + w <= table_area.width || c == 0 {
                 shown.push(c);
                 used += w;
             }
         }
-        shown.sort_unstable();
+        shown.sort_unstable_by_key(|c| super::regions::display_rank(*c));
         let widths: Vec<Constraint> = shown
             .iter()
             .map(|c| {
@@ -176,13 +196,9 @@ impl EndpointsPane {
                     rate_cell(data, e, theme),
                     Cell::from(crate::format::time_text(e.modified)),
                 ];
-                let row = Row::new(
-                    cells
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(n, _)| shown.contains(n))
-                        .map(|(_, c)| c),
-                );
+                let mut cells: Vec<Option<Cell>> = cells.into_iter().map(Some).collect();
+                cells.extend(super::regions::cells(data, *i).map(Some));
+                let row = Row::new(shown.iter().filter_map(|n| cells.get_mut(*n).and_then(Option::take)));
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
