@@ -39,7 +39,11 @@ pub fn draw(f: &mut Frame, app: &mut App) {
             let pane = app.panes.get(app.tab);
             let mut keys = pane.keys(&app.data);
             keys.extend(pane.help());
-            help::render(f, body, app.tab.title(), &keys, scroll, &theme)
+            let tabs: Vec<String> = super::panes::Tab::ALL
+                .iter()
+                .map(|t| format!(":{}", t.command()))
+                .collect();
+            help::render(f, body, (app.tab.title(), &tabs.join(" ")), &keys, scroll, &theme)
         }
         Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), *scroll, &theme),
         Some(Overlay::Describe(view)) => view.render(f, body, &theme),

@@ -280,5 +280,5 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 8, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 12, "every mutating sample on an endpoint was tried");
 }

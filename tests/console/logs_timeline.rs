@@ -477,11 +477,11 @@ fn demo_console_shows_logs_and_timeline() {
     t.wait_for("the fleet", Duration::from_secs(60), |s| {
         s.contains(EP) && s.contains("InService")
     });
-    t.keys(&["/", "classifier", "Enter", "Enter", "8"]);
+    t.keys(&["/", "classifier", "Enter", "Enter", "9"]);
     t.wait_for("the classifier's log lines", Duration::from_secs(30), |s| {
         s.contains("Logs — mcp-intent-classifier-prod") && s.contains("streams: ") && s.contains("Stable/i-")
     });
-    t.keys(&["9"]);
+    t.keys(&["0"]);
     let screen = t.wait_for("the timeline's entries", Duration::from_secs(30), |s| {
         s.contains("Timeline — mcp-intent-classifier-prod") && s.contains("InService on ")
     });

@@ -43,8 +43,24 @@ fn every_pane_of_the_demo_at_80x24_in_tmux() {
             !s.contains("VARIA ") && !s.contains("VARIA…"),
             "{title}: a cut title\n{s}"
         );
+        // Every tab keeps its number key; the current one its whole title.
         let tabs = s.lines().nth(1).unwrap_or_default();
-        assert!(tabs.contains("7 Activity"), "{title}: {tabs}");
+        for key in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"] {
+            assert!(
+                tabs.contains(&format!("{key} ")) || tabs.contains(&format!("{key}│")),
+                "{title}: {tabs}"
+            );
+        }
+        let whole = [
+            "Endpoints",
+            "Variants",
+            "Models",
+            "Latency",
+            "Invoke",
+            "Tools",
+            "Activity",
+        ][i];
+        assert!(tabs.contains(&format!("{} {whole}", i + 1)), "{title}: {tabs}");
     }
     t.keys(&["q"]);
 }

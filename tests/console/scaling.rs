@@ -436,7 +436,7 @@ fn the_real_binary_shows_the_scaling_tab_with_its_chart_on_the_demo() {
     t.wait_for("the fleet", Duration::from_secs(60), |s| {
         s.contains("mcp-autoscaling-demo") && s.contains("InService")
     });
-    t.keys(&["/", "autoscaling-demo", "Enter", "8"]);
+    t.keys(&["/", "autoscaling-demo", "Enter", ":", "scaling", "Enter"]);
     let screen = t.wait_for("the Scaling tab with its chart", Duration::from_secs(60), |s| {
         s.contains("Scaling · mcp-autoscaling-demo")
             && s.contains("mcp-autoscaling-demo-invocations")

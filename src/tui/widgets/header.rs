@@ -62,7 +62,7 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
                 Span::styled(data.context.profile.clone(), theme.fg(Role::Fg)),
             ],
         ),
-        (7, region),
+        (8, region),
         (
             1,
             vec![
@@ -71,7 +71,7 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
             ],
         ),
         (
-            8,
+            7,
             vec![
                 Span::styled("  refreshed ", muted),
                 Span::styled(
@@ -87,18 +87,15 @@ pub fn render_context(f: &mut Frame, area: Rect, data: &Data, theme: &Theme, bus
     ];
     badges(&mut items, data, theme, busy);
     let change = data.selected.as_ref().and_then(|s| data.last_change.get(s));
-    let change_at = items.len();
+    // The change's age stays as long as the refresh age; its detail goes (shortened first)
+    // right after the job in flight.
+    let detail_at = items.len() + 1;
     if let Some((at, how)) = change {
         let ago = coarse_age(crate::format::now_epoch() - at);
-        items.push((
-            5,
-            vec![
-                Span::styled(format!("  changed {ago} ago"), muted),
-                Span::styled(format!(": {how}"), theme.fg(Role::Fg)),
-            ],
-        ));
+        items.push((7, vec![Span::styled(format!("  changed {ago} ago"), muted)]));
+        items.push((5, vec![Span::styled(format!(": {how}"), theme.fg(Role::Fg))]));
     }
-    let spans = fit(items, change_at, area.width as usize);
+    let spans = fit(items, detail_at, area.width as usize);
     f.render_widget(Paragraph::new(Line::from(spans)).style(theme.base()), area);
 }
 
@@ -138,8 +135,8 @@ fn badges(items: &mut Vec<(u8, Vec<Span<'static>>)>, data: &Data, theme: &Theme,
 }
 
 /// Drops the lowest-priority items (priority 9 stays) until the rest fit in `room` columns; the
-/// change at `change_at` first loses the end of its detail, then the detail, before it goes.
-fn fit(mut items: Vec<(u8, Vec<Span<'static>>)>, change_at: usize, room: usize) -> Vec<Span<'static>> {
+/// change's detail at `detail_at` first loses its end, then goes.
+fn fit(mut items: Vec<(u8, Vec<Span<'static>>)>, detail_at: usize, room: usize) -> Vec<Span<'static>> {
     let total = |items: &[(u8, Vec<Span>)]| items.iter().map(|(_, s)| width(s)).sum::<usize>();
     while total(&items) > room {
         let Some(lowest) = (0..items.len())
@@ -149,7 +146,7 @@ fn fit(mut items: Vec<(u8, Vec<Span<'static>>)>, change_at: usize, room: usize) 
         else {
             break;
         };
-        if lowest == change_at && items[lowest].1.len() == 2 {
+        if lowest == detail_at && !items[lowest].1[0].content.ends_with('…') {
             let over = total(&items) - room;
             let detail = items[lowest].1.pop().unwrap_or_default();
             let keep = detail.content.chars().count().saturating_sub(over + 1);
@@ -187,8 +184,8 @@ pub fn tab_labels(titles: &[&str], current: usize, width: u16) -> Vec<String> {
             Some(n) => format!("{key} {}", t.chars().take(n).collect::<String>()),
         }
     };
-    // Each label has a space either side and a divider between labels.
-    let fits = |labels: &[String]| labels.iter().map(|l| l.chars().count() + 3).sum::<usize>() <= width as usize + 1;
+    // A divider between labels; `render_tabs` drops the padding around them when it must.
+    let fits = |labels: &[String]| labels.iter().map(|l| l.chars().count() + 1).sum::<usize>() <= width as usize + 1;
     for keep in [None, Some(3), Some(2), Some(0)] {
         let labels: Vec<String> = titles.iter().enumerate().map(|(i, t)| label(i, t, keep)).collect();
         if fits(&labels) || keep == Some(0) {
@@ -245,7 +242,7 @@ mod tests {
     ];
 
     fn width(labels: &[String]) -> usize {
-        labels.iter().map(|l| l.chars().count() + 3).sum::<usize>() - 1
+        labels.iter().map(|l| l.chars().count() + 1).sum::<usize>() - 1
     }
 
     #[test]
@@ -257,8 +254,9 @@ mod tests {
         let narrow = tab_labels(&ELEVEN, 7, 80);
         assert!(width(&narrow) <= 80, "{narrow:?}");
         assert_eq!(narrow[7], "8 Agent", "the current tab stays whole");
-        assert_eq!(narrow[0], "1 En");
-        assert_eq!(tab_labels(&ELEVEN, 7, 100)[0], "1 End");
+        assert_eq!(narrow[0], "1 End");
+        assert_eq!(tab_labels(&ELEVEN, 7, 64)[0], "1 En");
+        assert_eq!(tab_labels(&ELEVEN, 7, 120)[0], "1 Endpoints");
         let tiny = tab_labels(&ELEVEN, 2, 40);
         assert_eq!(tiny[0], "1");
         assert_eq!(tiny[2], "3 Models");

@@ -22,12 +22,8 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("q / Ctrl-C", "quit"),
 ];
 
-/// The `:` commands.
+/// The `:` commands (besides those that open a tab).
 pub const COMMANDS: &[(&str, &str)] = &[
-    (
-        ":endpoints :variants :models :latency :invoke :tools :activity",
-        "open a tab",
-    ),
     (":region R", "switch region"),
     (":profile P", "switch profile"),
     (":theme T", "switch theme"),
@@ -38,8 +34,16 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":quit", "quit"),
 ];
 
-/// Draws the help overlay from line `scroll` (clamped to the last screenful, and written back).
-pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: &mut u16, theme: &Theme) {
+/// Draws the help overlay from line `scroll` (clamped to the last screenful, and written back);
+/// `tab_commands` names the `:` commands that open the tabs.
+pub fn render(
+    f: &mut Frame,
+    area: Rect,
+    (pane, tab_commands): (&str, &str),
+    hints: &[KeyHint],
+    scroll: &mut u16,
+    theme: &Theme,
+) {
     let rect = centered(area, 80, 100, 60, 20);
     let key = theme.fg(Role::Accent).add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::from(Span::styled(
@@ -73,6 +77,15 @@ pub fn render(f: &mut Frame, area: Rect, pane: &str, hints: &[KeyHint], scroll: 
         "Commands",
         theme.fg(Role::Title).add_modifier(Modifier::BOLD),
     )));
+    // The tabs' commands, a few to a line.
+    let words: Vec<&str> = tab_commands.split_whitespace().collect();
+    for (i, chunk) in words.chunks(6).enumerate() {
+        let what = if i == 0 { "open a tab" } else { "" };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<62}", chunk.join(" ")), key),
+            Span::styled(what, theme.fg(Role::Fg)),
+        ]));
+    }
     for (k, a) in COMMANDS {
         lines.push(Line::from(vec![
             Span::styled(format!("  {k:<22} "), key),
