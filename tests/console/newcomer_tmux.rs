@@ -62,6 +62,23 @@ fn every_pane_of_the_demo_at_80x24_in_tmux() {
         ][i];
         assert!(tabs.contains(&format!("{} {whole}", i + 1)), "{title}: {tabs}");
     }
+    // The panes after them: 8, 9, 0 and the one without a number key.
+    let later: [(&[&str], &str, &str); 4] = [
+        (&["8"], "Question", "8 Agent"),
+        (&["9"], " Logs", "9 Logs"),
+        (&["0"], " Timeline", "0 Timeline"),
+        (&[":", "scaling", "Enter"], " Scaling", "Scaling"),
+    ];
+    for (keys, title, tab) in later {
+        t.keys(keys);
+        let s = t.wait_for(title, Duration::from_secs(10), |s| {
+            s.lines().skip(2).any(|l| l.contains(title))
+        });
+        let head = s.lines().next().unwrap_or_default();
+        assert!(head.contains("refreshed") && head.contains(" ago"), "{title}: {head}");
+        let tabs = s.lines().nth(1).unwrap_or_default();
+        assert!(tabs.contains(tab), "{title}: the current tab is whole: {tabs}");
+    }
     t.keys(&["q"]);
 }
 
