@@ -119,6 +119,23 @@ impl EndpointsPane {
             self.offset = self.cursor + 1 - self.page;
         }
         self.offset = self.offset.min(self.view.len().saturating_sub(1));
+        let (shown, widths) = self.columns(data, table_area.width);
+        let rows = self.rows(data, theme, &shown);
+        f.render_widget(
+            Table::new(rows, widths)
+                .header(self.header(theme, &shown))
+                .style(theme.base()),
+            table_area,
+        );
+        if let Some(fa) = filter_area {
+            let line = self.filter.prompt_line(self.typing, theme);
+            f.render_widget(Paragraph::new(line), fa);
+        }
+    }
+
+    /// The columns that fit in `width`, in display order, with their widths: on a narrow
+    /// terminal the least important go first (ACCOUNT and REGION last but one, before NAME).
+    fn columns(&self, data: &Data, width: u16) -> (Vec<usize>, Vec<Constraint>) {
         let name_width = self
             .view
             .iter()
@@ -156,7 +173,7 @@ impl EndpointsPane {
         let mut used = 0u16;
         for &c in priority {
             let w = all_widths[c] + 1;
-            if used + w <= table_area.width || c == 0 {
+            if used + w <= width || c == 0 {
                 shown.push(c);
                 used += w;
             }
@@ -172,7 +189,12 @@ impl EndpointsPane {
                 }
             })
             .collect();
-        let rows: Vec<Row> = self
+        (shown, widths)
+    }
+
+    /// The visible rows: each endpoint's cells in the order of `shown`.
+    fn rows(&self, data: &Data, theme: &Theme, shown: &[usize]) -> Vec<Row<'static>> {
+        self
             .view
             .iter()
             .enumerate()
@@ -205,17 +227,7 @@ impl EndpointsPane {
                     row.style(theme.fg(Role::Fg))
                 }
             })
-            .collect();
-        f.render_widget(
-            Table::new(rows, widths)
-                .header(self.header(theme, &shown))
-                .style(theme.base()),
-            table_area,
-        );
-        if let Some(fa) = filter_area {
-            let line = self.filter.prompt_line(self.typing, theme);
-            f.render_widget(Paragraph::new(line), fa);
-        }
+            .collect()
     }
 
 }
