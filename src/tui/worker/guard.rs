@@ -208,50 +208,8 @@ pub(super) async fn run(
             send_activity(g, events);
             let _ = events.send(AppEvent::PrewarmDone { endpoint, result: r });
         }
-        Job::Promote { spec, reason, extras } => {
-            let endpoint = spec.endpoint.clone();
-            if g.controls.lock().contains_key(&endpoint) {
-                return notice(events, true, format!("a promotion is already running on {endpoint}"));
-            }
-            let (audited, dir) = match prepare(g, f).await {
-                Ok(x) => x,
-                Err(e) => return ended(events, &endpoint, Err(e)),
-            };
-            if let Err(e) = refuse_under_firing_alarms(f, &extras.alarms).await {
-                return ended(events, &endpoint, Err(e));
-            }
-            let path = plan_path(&dir, &endpoint);
-            let opts = extras.apply(g.opts.runner.clone());
-            match PromotionRunner::begin(f.clone(), audited, spec, reason, path, opts).await {
-                Ok((runner, ctl)) => start_runner(g, endpoint, runner, ctl, false, events),
-                Err(e) => ended(events, &endpoint, Err(e.to_string())),
-            }
-        }
-        Job::PromoteResume { endpoint, rollback } => {
-            if g.controls.lock().contains_key(&endpoint) {
-                return notice(events, true, format!("the promotion of {endpoint} is already running"));
-            }
-            let (audited, dir) = match prepare(g, f).await {
-                Ok(x) => x,
-                Err(e) => return ended(events, &endpoint, Err(e)),
-            };
-            let path = plan_path(&dir, &endpoint);
-            match load_state(&path) {
-                Ok(Some(state)) => {
-                    // The judge and the gate alarms saved with the plan go on with it.
-                    let mut opts = g.opts.runner.clone();
-                    opts.judge = load_judge(&path).or(opts.judge);
-                    let alarms = load_alarms(&path);
-                    if !alarms.is_empty() {
-                        opts.alarms = alarms;
-                    }
-                    let (runner, ctl) = PromotionRunner::from_state(f.clone(), audited, state, path, opts);
-                    start_runner(g, endpoint, runner, ctl, rollback, events)
-                }
-                Ok(None) => ended(events, &endpoint, Err(format!("no saved plan for {endpoint}"))),
-                Err(e) => ended(events, &endpoint, Err(e)),
-            }
-        }
+        Job::Promote { spec, reason, extras } => promote(g, f, spec, reason, extras, events).await,
+        Job::PromoteResume { endpoint, rollback } => resume(g, f, endpoint, rollback, events).await,
         Job::PromoteControl { endpoint, control } => {
             let sent = g
                 .controls
@@ -292,6 +250,62 @@ pub(super) async fn run(
         | Job::Alarms
         | Job::Logs { .. }
         | Job::Cancel(_) => {}
+    }
+}
+
+/// Starts a promotion plan (refused while one runs on the endpoint or one of its gate alarms
+/// fires).
+async fn promote(
+    g: &Guard,
+    f: &Fleet,
+    spec: crate::aws::promote::PromotionSpec,
+    reason: Option<String>,
+    extras: crate::aws::promote_run::PlanExtras,
+    events: &UnboundedSender<AppEvent>,
+) {
+    let endpoint = spec.endpoint.clone();
+    if g.controls.lock().contains_key(&endpoint) {
+        return notice(events, true, format!("a promotion is already running on {endpoint}"));
+    }
+    let (audited, dir) = match prepare(g, f).await {
+        Ok(x) => x,
+        Err(e) => return ended(events, &endpoint, Err(e)),
+    };
+    if let Err(e) = refuse_under_firing_alarms(f, &extras.alarms).await {
+        return ended(events, &endpoint, Err(e));
+    }
+    let path = plan_path(&dir, &endpoint);
+    let opts = extras.apply(g.opts.runner.clone());
+    match PromotionRunner::begin(f.clone(), audited, spec, reason, path, opts).await {
+        Ok((runner, ctl)) => start_runner(g, endpoint, runner, ctl, false, events),
+        Err(e) => ended(events, &endpoint, Err(e.to_string())),
+    }
+}
+
+/// Resumes (or rolls back) the plan saved for `endpoint`, with the judge and gate alarms saved
+/// with it.
+async fn resume(g: &Guard, f: &Fleet, endpoint: String, rollback: bool, events: &UnboundedSender<AppEvent>) {
+    if g.controls.lock().contains_key(&endpoint) {
+        return notice(events, true, format!("the promotion of {endpoint} is already running"));
+    }
+    let (audited, dir) = match prepare(g, f).await {
+        Ok(x) => x,
+        Err(e) => return ended(events, &endpoint, Err(e)),
+    };
+    let path = plan_path(&dir, &endpoint);
+    match load_state(&path) {
+        Ok(Some(state)) => {
+            let mut opts = g.opts.runner.clone();
+            opts.judge = load_judge(&path).or(opts.judge);
+            let alarms = load_alarms(&path);
+            if !alarms.is_empty() {
+                opts.alarms = alarms;
+            }
+            let (runner, ctl) = PromotionRunner::from_state(f.clone(), audited, state, path, opts);
+            start_runner(g, endpoint, runner, ctl, rollback, events)
+        }
+        Ok(None) => ended(events, &endpoint, Err(format!("no saved plan for {endpoint}"))),
+        Err(e) => ended(events, &endpoint, Err(e)),
     }
 }
 

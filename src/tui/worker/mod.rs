@@ -288,6 +288,50 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
     let _ = events.send(ev);
 }
 
+/// An endpoint with its autoscaling and its last ten scaling activities (the `d` overlay).
+async fn describe(
+    f: &Fleet,
+    endpoint: &str,
+) -> Result<
+    (
+        crate::aws::inventory::EndpointInfo,
+        Vec<crate::aws::scaling::ActivityInfo>,
+    ),
+    AwsError,
+> {
+    let info = f.endpoint(endpoint).await?;
+    let variants: Vec<String> = info.variants.iter().map(|v| v.name.clone()).collect();
+    let acts = f.scaling_activities(endpoint, &variants, 10).await.unwrap_or_default();
+    Ok((info, acts))
+}
+
+/// Invokes `spec` `repeat` times (at least once), each with its retries and time limit, each
+/// recorded in the variant log and sent as it ends.
+async fn invoke(
+    f: &Fleet,
+    id: u64,
+    (spec, repeat): (&crate::aws::invoke::InvokeSpec, u32),
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+    guard: &guard::Guard,
+) {
+    let policy = RetryPolicy::default();
+    for index in 0..repeat.max(1) {
+        let r = tokio::time::timeout(limits.invoke, f.invoke(spec, &policy))
+            .await
+            .unwrap_or_else(|_| {
+                Err(crate::aws::invoke::InvokeFailure {
+                    error: timeout_error("the invocation", limits.invoke),
+                    attempts: 1,
+                    total: limits.invoke,
+                })
+            });
+        let record = crate::aws::invocation_log::InvocationRecord::of_invoke("console-invoke", None, spec, &r);
+        varlog::append(guard, record, &spec.body, events);
+        let _ = events.send(AppEvent::Invoked { id, index, result: r });
+    }
+}
+
 async fn run_job(
     f: &Fleet,
     id: u64,
@@ -319,34 +363,12 @@ async fn run_job(
             send(AppEvent::Metrics { detail, result: r });
         }
         Job::Describe { endpoint } => {
-            let r = async {
-                let info = f.endpoint(&endpoint).await?;
-                let variants: Vec<String> = info.variants.iter().map(|v| v.name.clone()).collect();
-                let acts = f.scaling_activities(&endpoint, &variants, 10).await.unwrap_or_default();
-                Ok((info, acts))
-            };
-            let r = tokio::time::timeout(limits.metrics, r)
+            let r = tokio::time::timeout(limits.metrics, describe(f, &endpoint))
                 .await
                 .unwrap_or_else(|_| Err(timeout_error("describe", limits.metrics)));
             send(AppEvent::Described { endpoint, result: r });
         }
-        Job::Invoke { spec, repeat } => {
-            let policy = RetryPolicy::default();
-            for index in 0..repeat.max(1) {
-                let r = tokio::time::timeout(limits.invoke, f.invoke(&spec, &policy))
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(crate::aws::invoke::InvokeFailure {
-                            error: timeout_error("the invocation", limits.invoke),
-                            attempts: 1,
-                            total: limits.invoke,
-                        })
-                    });
-                let record = crate::aws::invocation_log::InvocationRecord::of_invoke("console-invoke", None, &spec, &r);
-                varlog::append(guard, record, &spec.body, events);
-                send(AppEvent::Invoked { id, index, result: r });
-            }
-        }
+        Job::Invoke { spec, repeat } => invoke(f, id, (&spec, repeat), limits, events, guard).await,
         Job::Catalog { endpoint, prefix } => {
             let r = tokio::time::timeout(limits.metrics, f.list_catalog(&prefix, None))
                 .await
