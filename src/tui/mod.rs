@@ -259,6 +259,38 @@ impl Signals {
     }
 }
 
+/// After `:region` / `:profile`: a new worker on the new profile and region (the demo keeps its
+/// prebuilt fleet, which only knows the sandbox), the old pair's data forgotten, a refresh asked.
+/// A multi-region view is left for that one pair.
+fn reconnect(
+    app: &mut App,
+    aws: &AwsOptions,
+    fleet: Option<&Fleet>,
+    (tx, hub): (
+        &tokio::sync::mpsc::UnboundedSender<event::AppEvent>,
+        &crate::mcp::McpHub,
+    ),
+    opts: &ConsoleOptions,
+) -> worker::Jobs {
+    let jobs = worker::spawn_guarded(
+        aws.clone(),
+        fleet.cloned(),
+        worker::JobLimits::default(),
+        tx.clone(),
+        Some(hub.clone()),
+        opts.guard(),
+    );
+    app.data.inventory.clear();
+    app.data.regions.clear();
+    app.data.origins.clear();
+    app.data.loaded = false;
+    app.data.fleet_metrics = None;
+    app.data.detail_metrics = None;
+    app.data.selected = None;
+    app.submit(event::Job::Inventory);
+    jobs
+}
+
 /// Runs the console until the user quits (exit code 0) or a signal ends it (128 + its number;
 /// a running promotion plan stays saved as it was, to resume). `fleet` is given when the caller
 /// already built one (the demo's sandbox); otherwise the worker connects in the background.
@@ -307,26 +339,7 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
                     if region.is_some() {
                         aws.region = region;
                     }
-                    // The demo's prebuilt fleet only knows the sandbox; elsewhere reconnect.
-                    let keep = if fleet.is_some() { fleet.clone() } else { None };
-                    jobs = worker::spawn_guarded(
-                        aws.clone(),
-                        keep,
-                        worker::JobLimits::default(),
-                        tx.clone(),
-                        Some(hub.clone()),
-                        opts.guard(),
-                    );
-                    app.data.inventory.clear();
-                    // `:region`/`:profile` leave a multi-region view for that one pair.
-                    app.data.regions.clear();
-                    app.data.origins.clear();
-                    app.data.loaded = false;
-                    app.data.fleet_metrics = None;
-                    app.data.detail_metrics = None;
-                    app.data.selected = None;
-                    app.submit(event::Job::Inventory);
-                    continue;
+                    jobs = reconnect(&mut app, &aws, fleet.as_ref(), (&tx, &hub), &opts);
                 }
             }
         }
