@@ -27,7 +27,14 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     let titles: Vec<&str> = super::panes::Tab::ALL.iter().map(|t| t.title()).collect();
     header::render_tabs(f, tabs, &titles, app.tab.index(), &app.theme);
     let theme = app.theme.clone();
-    app.panes.get_mut(app.tab).render(f, body, &app.data, &theme);
+    // Toasts take a band of their own above the footer (not while a dialog is open: what they
+    // say is in the log, `e`), so that they never cover the pane.
+    let band = match app.overlay {
+        None => app.toasts.band_height(body, app.tab.title()),
+        Some(_) => 0,
+    };
+    let [pane, toasts] = Layout::vertical([Constraint::Min(1), Constraint::Length(band)]).areas(body);
+    app.panes.get_mut(app.tab).render(f, pane, &app.data, &theme);
     let hints = app.hints();
     if app.command_line.open {
         app.command_line.render(f, foot, &theme);
@@ -50,9 +57,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
         None => {}
     }
-    if app.overlay.is_none() {
-        app.toasts.render(f, body, &theme, app.tab.title());
-    }
+    app.toasts.render(f, toasts, &theme, app.tab.title());
 }
 
 fn app_log(t: &super::widgets::toasts::Toasts) -> &[super::widgets::toasts::LogEntry] {

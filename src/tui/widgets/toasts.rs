@@ -1,8 +1,9 @@
 //! Toasts: short messages that do not block and fade after a few seconds, all kept in the error
 //! log for later. A toast a pane posted shows only on that pane's tab; a newer toast about the
 //! same thing (same pane, same subject: the text before its first `: `) replaces the older one.
-//! They are drawn whole (wrapped) at the top right of the pane, clear of the progress lines
-//! panes draw at their bottom.
+//! They are drawn whole (wrapped) in a band of their own between the pane and the footer (as
+//! k9s's flash line): the pane gives up those rows, so a toast never covers a table row, a
+//! progress line or a chart.
 
 use std::time::{Duration, Instant};
 
@@ -31,6 +32,15 @@ impl Level {
             Level::Info => Role::ToastInfo,
             Level::Warn => Role::ToastWarn,
             Level::Error => Role::ToastError,
+        }
+    }
+
+    /// A mark that does not rely on colour.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Level::Info => "✓",
+            Level::Warn => "!",
+            Level::Error => "✗",
         }
     }
 
@@ -147,30 +157,105 @@ impl Toasts {
             .map(|s| &s.entry)
     }
 
-    /// Draws the toasts of tab `tab` at the top right of `area`, newest first, each wrapped whole
-    /// (not over an open dialog: what they say is in the log, `e`).
-    pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme, tab: &str) {
-        let width = (area.width.saturating_sub(2)).clamp(20, 72).min(area.width);
-        let inner = width.saturating_sub(4).max(1) as usize;
-        let mut y = area.y + 1;
-        let shown: Vec<&LogEntry> = self.visible_on(tab).collect();
-        for e in shown.into_iter().rev() {
-            let rows = super::describe::wrap(&e.text, inner);
-            let h = rows.len() as u16 + 2;
-            if y + h > area.bottom() {
-                break;
-            }
-            let rect = Rect {
-                x: area.right().saturating_sub(width + 1).max(area.x),
-                y,
-                width,
-                height: h,
-            };
-            y += h;
+    /// The band's lines for tab `tab` at `width` columns, oldest first (the newest sits next to
+    /// the footer): each toast's level then its text, wrapped whole with a hanging indent.
+    fn band_lines(&self, tab: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let indent = BAND_LABEL_WIDTH;
+        let inner = (width as usize).saturating_sub(indent + 1).max(8);
+        let mut lines = Vec::new();
+        for e in self.visible_on(tab) {
             let style = theme.fg(e.level.role());
-            let heading = Span::styled(format!(" {} ", e.level.label()), style.add_modifier(Modifier::BOLD));
-            let lines: Vec<Line> = rows.into_iter().map(Line::from).collect();
-            super::modal(f, rect, style, heading, Paragraph::new(lines), theme);
+            for (i, row) in super::describe::wrap(&e.text, inner).into_iter().enumerate() {
+                let head = if i == 0 {
+                    Span::styled(
+                        format!("{:<indent$}", format!(" {} {}", e.level.mark(), e.level.label())),
+                        style.add_modifier(Modifier::BOLD),
+                    )
+                } else {
+                    Span::raw(" ".repeat(indent))
+                };
+                lines.push(Line::from(vec![head, Span::styled(row, style)]));
+            }
         }
+        lines
+    }
+
+    /// How many rows the band takes for tab `tab` in a body `area` (0: no toast): the toasts'
+    /// wrapped lines, at most a third of the body so that the pane keeps its rows.
+    pub fn band_height(&self, area: Rect, tab: &str) -> u16 {
+        if !self.visible_on(tab).any(|_| true) {
+            return 0;
+        }
+        let inner = (area.width as usize).saturating_sub(BAND_LABEL_WIDTH + 1).max(8);
+        let rows: usize = self
+            .visible_on(tab)
+            .map(|e| super::describe::wrap(&e.text, inner).len())
+            .sum();
+        (rows as u16).min((area.height / 3).max(1))
+    }
+
+    /// Draws the band of tab `tab` in `area` (from `band_height`): the newest lines when not all
+    /// fit; every message stays in the log (`e`).
+    pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme, tab: &str) {
+        if area.height == 0 {
+            return;
+        }
+        let lines = self.band_lines(tab, area.width, theme);
+        let skip = lines.len().saturating_sub(area.height as usize);
+        let shown: Vec<Line> = lines.into_iter().skip(skip).collect();
+        f.render_widget(ratatui::widgets::Clear, area);
+        f.render_widget(Paragraph::new(shown).style(theme.base()), area);
+    }
+}
+
+/// Columns of a band line's label (` ✗ error `), the hanging indent of its wrapped rows.
+const BAND_LABEL_WIDTH: usize = 10;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::{Terminal, backend::TestBackend};
+
+    fn band(t: &Toasts, width: u16, height: u16) -> (u16, Vec<String>) {
+        let area = Rect::new(0, 0, width, height);
+        let h = t.band_height(area, "Endpoints");
+        let mut term = Terminal::new(TestBackend::new(width, h.max(1))).unwrap();
+        term.draw(|f| t.render(f, Rect::new(0, 0, width, h), &Theme::default_theme(), "Endpoints"))
+            .unwrap();
+        let buf = term.backend().buffer().clone();
+        let rows = (0..h)
+            .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect();
+        (h, rows)
+    }
+
+    #[test]
+    fn a_long_toast_wraps_whole_with_a_hanging_indent() {
+        let mut t = Toasts::default();
+        t.push(
+            Level::Error,
+            "weights of llm-tgi-chat: invalid request: Cannot update in-progress endpoint",
+        );
+        let (h, rows) = band(&t, 40, 30);
+        assert_eq!(h, 3, "{rows:#?}");
+        assert!(rows[0].starts_with(" ✗ error  weights of"), "{rows:#?}");
+        assert!(rows[1].starts_with("          "), "{rows:#?}");
+        assert!(rows.concat().contains("endpoint"), "nothing is cut: {rows:#?}");
+    }
+
+    #[test]
+    fn the_band_takes_at_most_a_third_of_the_body_and_keeps_the_newest() {
+        let mut t = Toasts::default();
+        for i in 0..4 {
+            t.push(Level::Info, format!("message number {i}"));
+        }
+        let (h, rows) = band(&t, 60, 9);
+        assert_eq!(h, 3);
+        assert!(
+            rows[2].contains("message number 3"),
+            "the newest is next to the footer: {rows:#?}"
+        );
+        assert!(!rows.concat().contains("message number 0"), "{rows:#?}");
+        assert_eq!(Toasts::default().band_height(Rect::new(0, 0, 60, 9), "Endpoints"), 0);
     }
 }
