@@ -29,6 +29,11 @@ pub struct ConsoleArgs {
     /// Capture the mouse: click tabs, scroll lists.
     #[arg(long)]
     pub mouse: bool,
+    /// Seconds a promotion step waits after its bake before reading its gate ("judging"):
+    /// CloudWatch publishes a minute or two late (default 120 against AWS, 0 on the sandbox;
+    /// config key `metrics_delay_seconds`).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(0..=900))]
+    pub metrics_delay: Option<u64>,
     /// Write logs here (default: the XDG state directory's sagedeck.log).
     #[arg(long)]
     pub log_file: Option<PathBuf>,
@@ -92,6 +97,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         aws: g.aws_options(),
         endpoint_label: label,
         read_only: g.read_only || s.read_only.unwrap_or(false),
+        metrics_delay: c.metrics_delay.or(s.metrics_delay_seconds).map(Duration::from_secs),
         theme: c.theme.clone().or(s.theme),
         theme_dir: config_dir().map(|d| d.join("themes")),
         inventory_interval: c.refresh.or(s.refresh_seconds).map(Duration::from_secs),
@@ -195,6 +201,7 @@ impl ConsoleArgs {
             refresh: self.refresh.or(outer.refresh),
             metrics_refresh: self.metrics_refresh.or(outer.metrics_refresh),
             mouse: self.mouse || outer.mouse,
+            metrics_delay: self.metrics_delay.or(outer.metrics_delay),
             log_file: self.log_file.or(outer.log_file.clone()),
             mcp_config: self.mcp_config.or(outer.mcp_config.clone()),
             invocation_log: self.invocation_log.or(outer.invocation_log.clone()),

@@ -6,6 +6,7 @@
 //! theme = "dark"
 //! refresh_seconds = 10
 //! metrics_refresh_seconds = 15
+//! metrics_delay_seconds = 120
 //! invocation_log = "/home/me/.local/state/sagedeck/invocations.jsonl"
 //! [keys]
 //! quit = "x"
@@ -40,6 +41,9 @@ pub struct Settings {
     pub metrics_refresh_seconds: Option<u64>,
     /// Capture the mouse.
     pub mouse: Option<bool>,
+    /// Seconds a promotion step waits after its bake before reading its gate
+    /// (`--metrics-delay`).
+    pub metrics_delay_seconds: Option<u64>,
     /// Defaults of `sagedeck agent` (`[agent]`, `[profiles.NAME.agent]`).
     pub agent: Option<AgentDefaults>,
     /// The console's variant log (`--invocation-log`): a line per invocation and tool call.
@@ -212,6 +216,7 @@ impl ConfigFile {
             s.refresh_seconds = p.refresh_seconds.or(s.refresh_seconds);
             s.metrics_refresh_seconds = p.metrics_refresh_seconds.or(s.metrics_refresh_seconds);
             s.mouse = p.mouse.or(s.mouse);
+            s.metrics_delay_seconds = p.metrics_delay_seconds.or(s.metrics_delay_seconds);
             s.agent = p.agent.clone().or(s.agent);
             s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
             s.log_inputs = p.log_inputs.or(s.log_inputs);
@@ -294,12 +299,16 @@ mod tests {
 
     #[test]
     fn profile_overrides_and_key_conflicts() {
-        let text = "theme = \"dark\"\nrefresh_seconds = 20\n[keys]\nquit = \"x\"\nrefresh = \"d\"\n[profiles.prod]\nread_only = true\ntheme = \"prod-red\"\n";
+        let text = "theme = \"dark\"\nrefresh_seconds = 20\nmetrics_delay_seconds = 90\n[keys]\nquit = \"x\"\nrefresh = \"d\"\n[profiles.prod]\nread_only = true\ntheme = \"prod-red\"\n[profiles.fast]\nmetrics_delay_seconds = 15\n";
         let c: ConfigFile = toml::from_str(text).unwrap();
         let prod = c.for_profile("prod");
         assert_eq!(
             (prod.theme.as_deref(), prod.read_only, prod.refresh_seconds),
             (Some("prod-red"), Some(true), Some(20))
+        );
+        assert_eq!(
+            (prod.metrics_delay_seconds, c.for_profile("fast").metrics_delay_seconds),
+            (Some(90), Some(15))
         );
         assert_eq!(c.for_profile("dev").read_only, None);
         let mut ok = c.keys.clone();

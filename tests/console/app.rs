@@ -418,3 +418,21 @@ fn an_unreadable_config_makes_the_console_read_only_with_a_lasting_badge() {
     );
     assert!(app.toasts.log.iter().any(|t| t.text.contains("line 3")));
 }
+
+#[test]
+fn a_plan_step_reads_its_gate_after_the_metrics_delay_given_or_the_one_of_its_endpoint() {
+    use std::time::Duration;
+    let delay = |label: &str, given: Option<u64>| {
+        let opts = sagedeck::tui::ConsoleOptions {
+            endpoint_label: label.into(),
+            metrics_delay: given.map(Duration::from_secs),
+            ..Default::default()
+        };
+        opts.guard().runner.metrics_delay
+    };
+    // AWS's CloudWatch publishes a minute or two late; the sandbox at once; a given delay wins.
+    assert_eq!(delay("aws", None), Duration::from_secs(120));
+    assert_eq!(delay("sandbox", None), Duration::ZERO);
+    assert_eq!(delay("aws", Some(30)), Duration::from_secs(30));
+    assert_eq!(delay("sandbox", Some(45)), Duration::from_secs(45));
+}
