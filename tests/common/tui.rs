@@ -45,3 +45,30 @@ pub fn context() -> ContextInfo {
         endpoint: "sandbox".into(),
     }
 }
+
+/// Feeds the worker's events to `app` until `pick` takes one (30 s deadline).
+pub async fn feed_until<T>(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<sagedeck::tui::event::AppEvent>,
+    app: &mut App,
+    mut pick: impl FnMut(&sagedeck::tui::event::AppEvent) -> Option<T>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let ev = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("event in time")
+            .expect("worker alive");
+        let got = pick(&ev);
+        app.on_event(ev);
+        if let Some(v) = got {
+            return v;
+        }
+    }
+}
+
+/// Hands every job the console queued to the worker.
+pub fn submit_all(jobs: &sagedeck::tui::worker::Jobs, app: &mut App) {
+    for (id, job) in app.take_jobs() {
+        jobs.submit(id, job);
+    }
+}

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
 use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, StateValue, Statistic};
-use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantInstanceType};
 use crossterm::event::KeyCode;
 use sagedeck::aws::logs::{LogLine, LogRead, StreamInfo};
 use sagedeck::aws::timeline::TimelineEvent;
@@ -18,7 +17,8 @@ use sagedeck::tui::panes::Tab;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, Jobs, spawn_guarded};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use crate::common::tui::{press, render as screen, tap};
+use crate::common::deploy::{failing_deployment, wait_in_service};
+use crate::common::tui::{feed_until as wait_for, press, render as screen, submit_all, tap};
 use crate::common::{demo_config, poll_until, run_cli, sandbox_with, sdk_config};
 
 const EP: &str = "mcp-intent-classifier-prod";
@@ -208,31 +208,6 @@ fn jumps_from_latency_and_invoke_set_the_logs_window() {
     assert_eq!(app.tab, Tab::Latency);
 }
 
-async fn wait_for<T>(
-    rx: &mut UnboundedReceiver<AppEvent>,
-    app: &mut App,
-    mut pick: impl FnMut(&AppEvent) -> Option<T>,
-) -> T {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let ev = tokio::time::timeout_at(deadline, rx.recv())
-            .await
-            .expect("event in time")
-            .expect("worker alive");
-        let got = pick(&ev);
-        app.on_event(ev);
-        if let Some(v) = got {
-            return v;
-        }
-    }
-}
-
-fn submit_all(jobs: &Jobs, app: &mut App) {
-    for (id, job) in app.take_jobs() {
-        jobs.submit(id, job);
-    }
-}
-
 /// The real worker on the sandbox, its audit log at `audit`.
 async fn worker(sb: &SandboxHandle, audit: &std::path::Path) -> (Jobs, UnboundedReceiver<AppEvent>) {
     let (tx, rx) = unbounded_channel();
@@ -326,50 +301,6 @@ async fn logs_pane_pages_follows_filters_and_copies() {
     assert_eq!(app.take_effects(), [Effect::Copy("GET /ping 200 #6999".into())]);
 }
 
-async fn wait_in_service(sb: &SandboxHandle, failed_deploy: bool) {
-    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
-    poll_until("InService", Duration::from_secs(20), || async {
-        let d = sm.describe_endpoint().endpoint_name(EP).send().await.ok()?;
-        let done = d.endpoint_status().map(|s| s.as_str()) == Some("InService");
-        (done && d.failure_reason().is_some() == failed_deploy).then_some(())
-    })
-    .await;
-}
-
-/// A deployment the sandbox fails (`SAGEDECK_DEPLOY_FAILS`): the endpoint stays on its config.
-async fn failing_deployment(sb: &SandboxHandle) {
-    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
-    let container = ContainerDefinition::builder()
-        .image("huggingface-pytorch-inference")
-        .environment("SAGEDECK_DEPLOY_FAILS", "did not pass the ping health check.")
-        .build();
-    sm.create_model()
-        .model_name("broken-v5")
-        .primary_container(container)
-        .execution_role_arn("arn:aws:iam::123456789012:role/x")
-        .send()
-        .await
-        .unwrap();
-    let variant = ProductionVariant::builder()
-        .variant_name("Stable")
-        .model_name("broken-v5")
-        .instance_type(ProductionVariantInstanceType::MlM5Large)
-        .initial_instance_count(1)
-        .build();
-    sm.create_endpoint_config()
-        .endpoint_config_name("broken-config")
-        .production_variants(variant)
-        .send()
-        .await
-        .unwrap();
-    sm.update_endpoint()
-        .endpoint_name(EP)
-        .endpoint_config_name("broken-config")
-        .send()
-        .await
-        .unwrap();
-}
-
 /// An alarm on the endpoint's latency, set to ALARM (DescribeAlarmHistory records it).
 async fn alarm_fires(sb: &SandboxHandle) {
     let cw = aws_sdk_cloudwatch::Client::new(&sdk_config(sb).await);
@@ -416,9 +347,9 @@ async fn timeline_pane_orders_weights_scaling_a_failed_deployment_and_an_alarm()
         .send()
         .await
         .unwrap();
-    wait_in_service(&sb, false).await;
-    failing_deployment(&sb).await;
-    wait_in_service(&sb, true).await;
+    wait_in_service(&sb, EP, false).await;
+    failing_deployment(&sb, EP, "did not pass the ping health check.").await;
+    wait_in_service(&sb, EP, true).await;
     alarm_fires(&sb).await;
 
     let (jobs, mut rx) = worker(&sb, &audit).await;

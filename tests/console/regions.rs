@@ -98,19 +98,8 @@ impl Rig {
     }
 
     /// Feeds events to the app until `pick` takes one (30 s deadline).
-    async fn wait_for<T>(&mut self, mut pick: impl FnMut(&AppEvent) -> Option<T>) -> T {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            let ev = tokio::time::timeout_at(deadline, self.rx.recv())
-                .await
-                .expect("event in time")
-                .expect("worker alive");
-            let got = pick(&ev);
-            self.app.on_event(ev);
-            if let Some(v) = got {
-                return v;
-            }
-        }
+    async fn wait_for<T>(&mut self, pick: impl FnMut(&AppEvent) -> Option<T>) -> T {
+        crate::common::tui::feed_until(&mut self.rx, &mut self.app, pick).await
     }
 
     /// Selects `endpoint` on the Endpoints tab, opens its variants and asks for Canary 5.

@@ -2,61 +2,12 @@
 //! a failed deployment (the endpoint back on its old configuration with FailureReason) come out
 //! in the order they happened.
 
-use std::time::Duration;
-
 use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
-use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantInstanceType};
-use sagedeck::sandbox::SandboxHandle;
 
-use crate::common::{demo_config, poll_until, run_cli, sandbox_with, sdk_config};
+use crate::common::deploy::{failing_deployment, wait_in_service};
+use crate::common::{demo_config, run_cli, sandbox_with, sdk_config};
 
 const EP: &str = "mcp-intent-classifier-prod";
-
-async fn wait_in_service(sb: &SandboxHandle, failed_deploy: bool) {
-    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
-    poll_until("InService", Duration::from_secs(20), || async {
-        let d = sm.describe_endpoint().endpoint_name(EP).send().await.ok()?;
-        let done = d.endpoint_status().map(|s| s.as_str()) == Some("InService");
-        (done && d.failure_reason().is_some() == failed_deploy).then_some(())
-    })
-    .await;
-}
-
-async fn failing_deployment(sb: &SandboxHandle) {
-    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
-    let container = ContainerDefinition::builder()
-        .image("huggingface-pytorch-inference")
-        .environment(
-            "SAGEDECK_DEPLOY_FAILS",
-            "The primary container for production variant Stable did not pass the ping health check.",
-        )
-        .build();
-    sm.create_model()
-        .model_name("broken-v5")
-        .primary_container(container)
-        .execution_role_arn("arn:aws:iam::123456789012:role/x")
-        .send()
-        .await
-        .unwrap();
-    let variant = ProductionVariant::builder()
-        .variant_name("Stable")
-        .model_name("broken-v5")
-        .instance_type(ProductionVariantInstanceType::MlM5Large)
-        .initial_instance_count(1)
-        .build();
-    sm.create_endpoint_config()
-        .endpoint_config_name("broken-config")
-        .production_variants(variant)
-        .send()
-        .await
-        .unwrap();
-    sm.update_endpoint()
-        .endpoint_name(EP)
-        .endpoint_config_name("broken-config")
-        .send()
-        .await
-        .unwrap();
-}
 
 #[tokio::test]
 async fn timeline_orders_weights_scaling_and_a_failed_deployment() {
@@ -88,9 +39,14 @@ async fn timeline_orders_weights_scaling_and_a_failed_deployment() {
         .send()
         .await
         .unwrap();
-    wait_in_service(&sb, false).await;
-    failing_deployment(&sb).await;
-    wait_in_service(&sb, true).await;
+    wait_in_service(&sb, EP, false).await;
+    failing_deployment(
+        &sb,
+        EP,
+        "The primary container for production variant Stable did not pass the ping health check.",
+    )
+    .await;
+    wait_in_service(&sb, EP, true).await;
 
     let j = run_cli(&sb, &["timeline", EP, "--json", "--audit-file", audit])
         .await

@@ -13,6 +13,7 @@ use aws_sdk_applicationautoscaling::types::{
 use aws_sdk_sagemaker::types::EndpointStatus;
 use aws_sdk_sagemakerruntime::primitives::Blob;
 
+use crate::autoscaling_acts::{delete_policy, register};
 use crate::common::{poll_until, sandbox, sdk_config};
 use crate::control::{create_ab_endpoint, wait_status};
 
@@ -37,15 +38,7 @@ async fn targets_and_policies_round_trip() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Some("ValidationException"));
-    aas.register_scalable_target()
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .min_capacity(1)
-        .max_capacity(8)
-        .send()
-        .await
-        .unwrap();
+    register(&aas, RESOURCE, 1, 8).await;
     let targets = aas
         .describe_scalable_targets()
         .service_namespace(ServiceNamespace::Sagemaker)
@@ -154,23 +147,8 @@ async fn targets_and_policies_round_trip() {
         .customized_metric_specification()
         .unwrap();
     assert_eq!(spec.metrics()[0].metric_stat().unwrap().stat(), "p99");
-    aas.delete_scaling_policy()
-        .policy_name("latency")
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .send()
-        .await
-        .unwrap();
-    let err = aas
-        .delete_scaling_policy()
-        .policy_name("latency")
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .send()
-        .await
-        .unwrap_err();
+    delete_policy(&aas, RESOURCE, "latency").await.unwrap();
+    let err = delete_policy(&aas, RESOURCE, "latency").await.unwrap_err();
     assert_eq!(err.code(), Some("ObjectNotFoundException"));
     aas.deregister_scalable_target()
         .service_namespace(ServiceNamespace::Sagemaker)
@@ -189,15 +167,7 @@ async fn target_tracking_scales_out_under_load() {
     create_ab_endpoint(&sm, "scale").await;
     wait_status(&sm, "scale", EndpointStatus::InService).await;
     let aas = Client::new(&conf);
-    aas.register_scalable_target()
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .min_capacity(2)
-        .max_capacity(5)
-        .send()
-        .await
-        .unwrap();
+    register(&aas, RESOURCE, 2, 5).await;
     aas.put_scaling_policy()
         .policy_name("invocations")
         .service_namespace(ServiceNamespace::Sagemaker)

@@ -21,10 +21,11 @@ use crate::control::{create_ab_endpoint, wait_status};
 
 const RESOURCE: &str = "endpoint/acts/variant/Stable";
 
-async fn register(aas: &Client, min: i32, max: i32) {
+/// Registers the variant `resource` (`endpoint/E/variant/V`) as a scalable target.
+pub(crate) async fn register(aas: &Client, resource: &str, min: i32, max: i32) {
     aas.register_scalable_target()
         .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
+        .resource_id(resource)
         .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
         .min_capacity(min)
         .max_capacity(max)
@@ -78,6 +79,27 @@ async fn put_tracking(aas: &Client, name: &str, spec: CustomizedMetricSpecificat
         .to_string()
 }
 
+/// Deletes the scaling policy `name` of the variant `resource`.
+pub(crate) async fn delete_policy(
+    aas: &Client,
+    resource: &str,
+    name: &str,
+) -> Result<
+    (),
+    aws_sdk_applicationautoscaling::error::SdkError<
+        aws_sdk_applicationautoscaling::operation::delete_scaling_policy::DeleteScalingPolicyError,
+    >,
+> {
+    aas.delete_scaling_policy()
+        .policy_name(name)
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(resource)
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .send()
+        .await
+        .map(|_| ())
+}
+
 /// Publishes `count` samples of `value` to MCP/Test Load of the Stable variant.
 async fn load(cw: &aws_sdk_cloudwatch::Client, value: f64, count: f64) {
     cw.put_metric_data()
@@ -126,7 +148,7 @@ async fn target_tracking_scales_out_under_load_and_in_after_the_cooldown() {
     create_ab_endpoint(&sm, "acts").await;
     wait_status(&sm, "acts", EndpointStatus::InService).await;
     let (aas, cw) = (Client::new(&conf), aws_sdk_cloudwatch::Client::new(&conf));
-    register(&aas, 1, 4).await;
+    register(&aas, RESOURCE, 1, 4).await;
     let arn = put_tracking(&aas, "load", custom("MCP/Test", "Load", MetricStatistic::Average), 50.0).await;
     // ModelLatency is not published under the instance namespace: that policy stays idle.
     let idle = custom("/aws/sagemaker/Endpoints", "ModelLatency", MetricStatistic::Average);
@@ -233,14 +255,7 @@ async fn target_tracking_scales_out_under_load_and_in_after_the_cooldown() {
     );
 
     // Deleting the policy deletes its alarms.
-    aas.delete_scaling_policy()
-        .policy_name("load")
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(RESOURCE)
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .send()
-        .await
-        .unwrap();
+    delete_policy(&aas, RESOURCE, "load").await.unwrap();
     let left = cw
         .describe_alarms()
         .alarm_name_prefix("TargetTracking-")
@@ -258,7 +273,7 @@ async fn step_scaling_follows_its_alarm() {
     create_ab_endpoint(&sm, "acts").await;
     wait_status(&sm, "acts", EndpointStatus::InService).await;
     let (aas, cw) = (Client::new(&conf), aws_sdk_cloudwatch::Client::new(&conf));
-    register(&aas, 1, 3).await;
+    register(&aas, RESOURCE, 1, 3).await;
     let arn = aas
         .put_scaling_policy()
         .policy_name("step-out")

@@ -5,34 +5,10 @@ use sagedeck::aws::audit::AuditPhase;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, spawn_guarded};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-async fn wait_for<T>(
-    rx: &mut UnboundedReceiver<AppEvent>,
-    app: &mut App,
-    mut pick: impl FnMut(&AppEvent) -> Option<T>,
-) -> T {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let ev = tokio::time::timeout_at(deadline, rx.recv())
-            .await
-            .expect("event in time")
-            .expect("worker alive");
-        let got = pick(&ev);
-        app.on_event(ev);
-        if let Some(v) = got {
-            return v;
-        }
-    }
-}
+use crate::common::tui::{feed_until as wait_for, submit_all};
 
 const DEMO_EP: &str = "mcp-intent-classifier-prod";
 const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
-
-/// Submits every job the console queued to the worker.
-fn submit_all(jobs: &sagedeck::tui::worker::Jobs, app: &mut App) {
-    for (id, job) in app.take_jobs() {
-        jobs.submit(id, job);
-    }
-}
 
 /// The audit records written in the rig's directory.
 fn audit_records(dir: &tempfile::TempDir) -> Vec<sagedeck::aws::audit::AuditRecord> {

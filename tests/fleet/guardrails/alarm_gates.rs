@@ -6,7 +6,7 @@
 use sagedeck::sandbox::alarms::{MetricAlarmSpec, StateValue};
 use sagedeck::sandbox::{SandboxHandle, now_epoch};
 
-use super::support::{EP, State, canary_config};
+use super::support::{EP, State, canary_config, two_step_plan};
 use crate::common::{poll_until, sandbox_with};
 
 /// A metric alarm on `endpoint`'s 5XX errors that never fires on its own.
@@ -75,29 +75,19 @@ async fn a_composite_alarm_firing_mid_bake_rolls_the_step_back() {
         )
         .expect("composite");
     let st = State::new();
-    let promote = st.cli(
-        &sb,
+    let args = two_step_plan(
+        "4s",
         &[
-            "promote",
-            EP,
-            "--canary",
-            "Canary",
-            "--steps",
-            "50,100",
-            "--bake",
-            "4s",
             "--min-invocations",
             "10",
             "--max-p99-ratio",
-            "100",
-            "--auto",
-            "--poll-ms",
             "100",
             "--alarm",
             "ep-health",
             "--json",
         ],
     );
+    let promote = st.cli(&sb, &args);
     let fire = async {
         poll_until("the first bake", std::time::Duration::from_secs(60), || async {
             st.plan(EP).filter(|p| p["phase"] == "baking")

@@ -16,27 +16,13 @@ use sagedeck::sandbox::SandboxHandle;
 use sagedeck::sandbox::faults::FaultSpec;
 use tokio::sync::mpsc::unbounded_channel;
 
-use super::support::{EP, State, actions, canary_config, weights};
+use super::support::{EP, State, actions, canary_config, two_step_plan, weights};
 use crate::common::{cli_command, fleet, poll_until, sandbox_with};
 
 /// `promote EP` in two steps (50, 100) with gates the generated traffic passes.
-const PLAN: [&str; 15] = [
-    "promote",
-    EP,
-    "--canary",
-    "Canary",
-    "--steps",
-    "50,100",
-    "--bake",
-    "4s",
-    "--min-invocations",
-    "10",
-    "--max-p99-ratio",
-    "3",
-    "--auto",
-    "--poll-ms",
-    "100",
-];
+fn plan() -> Vec<&'static str> {
+    two_step_plan("4s", &["--min-invocations", "10", "--max-p99-ratio", "3"])
+}
 
 fn start_weights() -> Vec<(String, f64)> {
     vec![("Stable".into(), 9.0), ("Canary".into(), 1.0)]
@@ -57,7 +43,7 @@ async fn a_plan_that_passes_consolidates_as_its_last_step() {
     let sb = sandbox_with(canary_config(Some(150.0))).await;
     let (old_config, _) = config_of(&sb);
     let st = State::new();
-    let mut args = PLAN.to_vec();
+    let mut args = plan();
     args.push("--json");
     let r = st.cli(&sb, &args).await;
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
@@ -99,7 +85,7 @@ async fn a_failed_consolidation_holds_the_plan_on_the_old_config_with_the_reason
     );
     let (old_config, _) = config_of(&sb);
     let st = State::new();
-    let mut args = PLAN.to_vec();
+    let mut args = plan();
     args.push("--json");
     let r = st.cli(&sb, &args).await;
     assert_eq!(r.code, 7, "{}\n{}", r.stdout, r.stderr);
@@ -130,7 +116,7 @@ async fn a_failed_consolidation_holds_the_plan_on_the_old_config_with_the_reason
 async fn killed_mid_consolidation(sb: &SandboxHandle, st: &State) -> String {
     let (old_config, _) = config_of(sb);
     let home = tempfile::tempdir().unwrap();
-    let mut child = cli_command(sb, home.path(), &PLAN, &[])
+    let mut child = cli_command(sb, home.path(), &plan(), &[])
         .env("XDG_STATE_HOME", st.dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

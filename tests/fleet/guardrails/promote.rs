@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use sagedeck::sandbox::faults::FaultSpec;
 
-use super::support::{EP, State, actions, canary_config, weights};
+use super::support::{EP, State, actions, canary_config, two_step_plan, weights};
 use crate::common::{cli_command, poll_until, sandbox_with};
 
 fn start_weights() -> Vec<(String, f64)> {
@@ -100,25 +100,7 @@ async fn too_few_invocations_give_no_verdict_not_a_pass() {
     let sb = sandbox_with(canary_config(None)).await;
     let st = State::new();
     let r = st
-        .cli(
-            &sb,
-            &[
-                "promote",
-                EP,
-                "--canary",
-                "Canary",
-                "--steps",
-                "50,100",
-                "--bake",
-                "2s",
-                "--min-invocations",
-                "50",
-                "--auto",
-                "--poll-ms",
-                "100",
-                "--json",
-            ],
-        )
+        .cli(&sb, &two_step_plan("2s", &["--min-invocations", "50", "--json"]))
         .await;
     assert_eq!(r.code, 7, "{}", r.stderr);
     let plan = r.json();
@@ -148,24 +130,10 @@ async fn kill_9_mid_plan_leaves_a_resumable_state() {
         &sb,
         &st,
         home.path(),
-        &[
-            "promote",
-            EP,
-            "--canary",
-            "Canary",
-            "--steps",
-            "50,100",
-            "--bake",
+        &two_step_plan(
             "4s",
-            "--min-invocations",
-            "10",
-            "--max-p99-ratio",
-            "3",
-            "--auto",
-            "--no-consolidate",
-            "--poll-ms",
-            "100",
-        ],
+            &["--min-invocations", "10", "--max-p99-ratio", "3", "--no-consolidate"],
+        ),
         Stdio::null,
     );
     poll_until("the plan to bake its first step", Duration::from_secs(60), || async {
@@ -224,25 +192,7 @@ async fn sigint_headless_holds_and_says_how_to_go_on() {
     let sb = sandbox_with(canary_config(Some(150.0))).await;
     let st = State::new();
     let home = tempfile::tempdir().unwrap();
-    let child = spawn_promote(
-        &sb,
-        &st,
-        home.path(),
-        &[
-            "promote",
-            EP,
-            "--canary",
-            "Canary",
-            "--steps",
-            "50,100",
-            "--bake",
-            "60s",
-            "--auto",
-            "--poll-ms",
-            "100",
-        ],
-        Stdio::piped,
-    );
+    let child = spawn_promote(&sb, &st, home.path(), &two_step_plan("60s", &[]), Stdio::piped);
     poll_until("the plan to bake", Duration::from_secs(60), || async {
         st.plan(EP).filter(|p| p["phase"] == "baking")
     })

@@ -21,6 +21,26 @@ pub fn canary_config(rate: Option<f64>) -> SandboxConfig {
     }
 }
 
+/// `promote EP --canary Canary --steps 50,100 --bake BAKE --auto --poll-ms 100` and `extra`:
+/// the two-step automatic plan most tests run.
+pub fn two_step_plan<'a>(bake: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "promote",
+        EP,
+        "--canary",
+        "Canary",
+        "--steps",
+        "50,100",
+        "--bake",
+        bake,
+        "--auto",
+        "--poll-ms",
+        "100",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// A state directory of its own (XDG_STATE_HOME): audit log and plan states.
 pub struct State {
     /// The directory.

@@ -1,0 +1,56 @@
+//! Deployments over the wire: waiting for InService, and an UpdateEndpoint the sandbox fails.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantInstanceType};
+use sagedeck::sandbox::SandboxHandle;
+
+use super::{poll_until, sdk_config};
+
+/// Waits until `endpoint` is InService, with a FailureReason when `failed_deploy` (the endpoint
+/// back on its old configuration after a failed update) and without one otherwise.
+pub async fn wait_in_service(sb: &SandboxHandle, endpoint: &str, failed_deploy: bool) {
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    poll_until("InService", Duration::from_secs(20), || async {
+        let d = sm.describe_endpoint().endpoint_name(endpoint).send().await.ok()?;
+        let done = d.endpoint_status().map(|s| s.as_str()) == Some("InService");
+        (done && d.failure_reason().is_some() == failed_deploy).then_some(())
+    })
+    .await;
+}
+
+/// Updates `endpoint` to a configuration whose model the sandbox fails to deploy with `reason`
+/// (`SAGEDECK_DEPLOY_FAILS`): the endpoint stays on its configuration.
+pub async fn failing_deployment(sb: &SandboxHandle, endpoint: &str, reason: &str) {
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    let container = ContainerDefinition::builder()
+        .image("huggingface-pytorch-inference")
+        .environment("SAGEDECK_DEPLOY_FAILS", reason)
+        .build();
+    sm.create_model()
+        .model_name("broken-v5")
+        .primary_container(container)
+        .execution_role_arn("arn:aws:iam::123456789012:role/x")
+        .send()
+        .await
+        .unwrap();
+    let variant = ProductionVariant::builder()
+        .variant_name("Stable")
+        .model_name("broken-v5")
+        .instance_type(ProductionVariantInstanceType::MlM5Large)
+        .initial_instance_count(1)
+        .build();
+    sm.create_endpoint_config()
+        .endpoint_config_name("broken-config")
+        .production_variants(variant)
+        .send()
+        .await
+        .unwrap();
+    sm.update_endpoint()
+        .endpoint_name(endpoint)
+        .endpoint_config_name("broken-config")
+        .send()
+        .await
+        .unwrap();
+}
