@@ -976,3 +976,51 @@ async fn console_calls_classify_intent_on_the_real_server() {
     hub.shutdown().await;
     sb.shutdown().await;
 }
+
+#[test]
+fn a_long_tool_description_shows_whole_or_says_where_to_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_in(dir.path(), false);
+    let mut servers = servers();
+    let long = "Classifies the intent of a customer's message with the SageMaker endpoint behind it and \
+                returns the intent with its score; call it before routing the conversation to an agent \
+                or a queue (lastword)";
+    servers[0].tools[0].description = Some(long.to_string().into());
+    app.panes.tools.set_servers(servers);
+    assert!(app.panes.tools.select("sagedeck-demo", "classify_intent"));
+    // The Tool box's rows (the right column's first box), borders and padding removed, joined.
+    let tool_box = |s: &str| -> String {
+        s.lines()
+            .skip(3)
+            .take_while(|l| !l.contains("Arguments"))
+            .filter_map(|l| l.split('│').nth(3))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // At 140x40 the box has room: the description is whole, the form keeps its place.
+    let s = screen_sized(&mut app, 140, 40);
+    assert!(
+        tool_box(&s).contains("call it before routing the conversation to an agent or a queue (lastword)"),
+        "{s}"
+    );
+    assert!(s.contains("Arguments"), "{s}");
+    // At 80x24 it is cut where it says how to read it whole; `d` shows the whole tool.
+    let s = screen_sized(&mut app, 80, 24);
+    let shown = tool_box(&s);
+    assert!(
+        shown.contains("Classifies the intent") && shown.contains("… d: the whole tool"),
+        "{s}"
+    );
+    assert!(s.contains("Arguments"), "{s}");
+    for _ in 0..3 {
+        if app.panes.tools.focus() != Focus::Tools {
+            app.on_key(key(KeyCode::Esc));
+        }
+    }
+    assert_eq!(app.panes.tools.focus(), Focus::Tools);
+    press(&mut app, "d");
+    assert!(matches!(app.overlay, Some(Overlay::Describe(_))));
+    let s = screen_sized(&mut app, 80, 24);
+    assert!(s.contains("(lastword)"), "the describe overlay wraps it whole:\n{s}");
+}

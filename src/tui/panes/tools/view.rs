@@ -48,8 +48,14 @@ pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, 
     let [srv, tools] = Layout::vertical([Constraint::Length(server_h), Constraint::Min(3)]).areas(left);
     render_servers(p, f, srv, theme);
     render_tools(p, f, tools, theme);
-    let [head, rest] = Layout::vertical([Constraint::Length(5), Constraint::Min(5)]).areas(right);
-    render_header(p, f, head, data, theme);
+    // The tool's box grows with its description and endpoint line (shown whole), up to a third
+    // of the height: the form and the result keep the rest.
+    let max_rows = (right.height / 3).max(5) - 2;
+    let head_lines = header_lines(p, data, theme, right.width.saturating_sub(4) as usize, max_rows as usize);
+    let head_h = (head_lines.len() as u16 + 2).max(5);
+    let [head, rest] = Layout::vertical([Constraint::Length(head_h), Constraint::Min(5)]).areas(right);
+    let b = block(" Tool ".into(), false, theme).padding(Padding::horizontal(1));
+    f.render_widget(Paragraph::new(head_lines).style(theme.base()).block(b), head);
     let [form_area, out_area] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
     render_form(p, f, form_area, theme);
@@ -138,18 +144,13 @@ fn render_tools(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
     );
 }
 
-fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
-    let b = block(" Tool ".into(), false, theme).padding(Padding::horizontal(1));
+/// The Tool box: name, title and annotations; the description wrapped; the endpoint behind the
+/// tool, its status and p99 (packed into `w` columns). A description longer than `max_rows`
+/// leaves room for it ends with where to read it whole (`d`).
+fn header_lines(p: &ToolsPane, data: &Data, theme: &Theme, w: usize, max_rows: usize) -> Vec<Line<'static>> {
     let Some(t) = p.selected_tool() else {
-        f.render_widget(
-            Paragraph::new(Span::styled("select a server, then a tool", theme.fg(Role::Muted)))
-                .style(theme.base())
-                .block(b),
-            area,
-        );
-        return;
+        return vec![Line::from(Span::styled("select a server, then a tool", theme.fg(Role::Muted)))];
     };
-    let w = area.width.saturating_sub(4) as usize;
     let mut first = vec![Span::styled(
         t.name.to_string(),
         theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
@@ -167,11 +168,27 @@ fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &
         first.extend(flag(a.open_world_hint, "open-world", Role::Muted));
     }
     let description = t.description.as_deref().unwrap_or("(no description)");
-    let mut lines = vec![
-        Line::from(first),
-        Line::from(Span::styled(truncate(description, w), theme.fg(Role::Muted))),
-    ];
-    lines.push(match p.endpoint_link() {
+    let mut lines = crate::tui::widgets::pack::pack_line(Line::from(first), w);
+    let link = crate::tui::widgets::pack::pack_line(endpoint_line(p, data, theme), w);
+    let room = max_rows.saturating_sub(lines.len() + link.len()).max(1);
+    let mut rows = crate::tui::widgets::describe::wrap(description, w.max(8));
+    if rows.len() > room {
+        rows.truncate(room);
+        let more = "… d: the whole tool";
+        if let Some(last) = rows.last_mut() {
+            let keep = w.saturating_sub(more.chars().count() + 1);
+            *last = format!("{} {more}", last.chars().take(keep).collect::<String>().trim_end());
+        }
+    }
+    lines.extend(rows.into_iter().map(|r| Line::from(Span::styled(r, theme.fg(Role::Muted)))));
+    lines.extend(link);
+    lines
+}
+
+/// The endpoint behind the selected tool: its status, p99, the variant and model the last call
+/// reached, and the keys that jump to it.
+fn endpoint_line(p: &ToolsPane, data: &Data, theme: &Theme) -> Line<'static> {
+    match p.endpoint_link() {
         None => Line::from(Span::styled(
             "no SageMaker endpoint named by this tool",
             theme.fg(Role::Muted),
@@ -205,8 +222,7 @@ fn render_header(p: &ToolsPane, f: &mut Frame, area: Rect, data: &Data, theme: &
             spans.push(Span::styled("  g/G jumps", theme.fg(Role::Muted)));
             Line::from(spans)
         }
-    });
-    f.render_widget(Paragraph::new(lines).style(theme.base()).block(b), area);
+    }
 }
 
 fn render_form(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {

@@ -236,7 +236,8 @@ impl Pane for VariantsPane {
         let traffic = Self::traffic_lines(data, e, width, theme);
         let ours = self.promo.plans.get(&e.name).is_some_and(|p| p.running);
         let update = Self::update_lines(data, e, ours, width, theme);
-        let mut details = self.detail_lines(data, e, theme);
+        // The variant's details show whole (a long image name on a row of its own).
+        let mut details = crate::tui::widgets::pack::pack_lines(self.detail_lines(data, e, theme), width);
         if let Some(p) = self.promo.plans.get(&e.name) {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -248,7 +249,12 @@ impl Pane for VariantsPane {
             details = t;
         }
         let below = traffic.len() + 1 + if update.is_empty() { 0 } else { update.len() + 1 } + details.len() + 1;
-        let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(2 + below as u16).max(2));
+        let head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
+        let head_h = head.len() as u16;
+        // Every variant's row first; what follows the table gives way at the bottom (at least
+        // the traffic bars stay in view).
+        let reserve = (below as u16).min(4);
+        let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(head_h + 1 + reserve).max(2));
         let mut y = inner.y;
         let row = |y: u16, h: u16| Rect {
             x: inner.x,
@@ -256,11 +262,11 @@ impl Pane for VariantsPane {
             width: inner.width,
             height: h.min(inner.bottom().saturating_sub(y)),
         };
-        f.render_widget(Paragraph::new(Self::header_line(e, theme)), row(y, 1));
+        f.render_widget(Paragraph::new(head), row(y, head_h));
         if let Some(alarms) = self::view::alarm_line(data, e, theme) {
-            f.render_widget(Paragraph::new(alarms), row(y + 1, 1));
+            f.render_widget(Paragraph::new(alarms), row(y + head_h, 1));
         }
-        y += 2;
+        y += head_h + 1;
         self.table(f, row(y, table_h), data, e, theme);
         y += table_h + 1;
         let mut lines = traffic;
@@ -287,30 +293,30 @@ impl Pane for VariantsPane {
             return keys;
         }
         let none = data.selected_endpoint().is_none();
-        let mut keys = vec![
-            KeyHint::new("↑↓", "variant"),
+        let running = self.promo.running(data);
+        let mut keys = vec![KeyHint::new("↑↓", "variant")];
+        if running {
+            // The way to stop a running plan comes first: a narrow footer keeps it.
+            keys.push(KeyHint::new("Esc", "hold / roll back"));
+        }
+        keys.extend([
             KeyHint::when(
                 "w",
                 "edit weights",
                 data.refusal(JobKind::ApplyWeights.mutation()).is_some() || editor_refusal(data).is_some(),
             ),
             KeyHint::when("P", "promote", self.promo.refusal(data).is_some() || none),
-        ];
+        ]);
         if self.promo.interrupted(data) {
             let refused = data.refusal(JobKind::PromoteResume.mutation()).is_some();
             keys.push(KeyHint::when("R", "resume plan", refused));
             keys.push(KeyHint::when("B", "roll plan back", refused));
         }
+        keys.push(KeyHint::when("d", "describe", none));
+        if !running {
+            keys.push(KeyHint::new("Esc", "endpoints"));
+        }
         keys.extend([
-            KeyHint::when("d", "describe", none),
-            KeyHint::new(
-                "Esc",
-                if self.promo.running(data) {
-                    "hold / roll back"
-                } else {
-                    "endpoints"
-                },
-            ),
             KeyHint::new("r", "refresh"),
             KeyHint::new("?", "help"),
             KeyHint::new("q", "quit"),
