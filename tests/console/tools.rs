@@ -1000,6 +1000,7 @@ fn a_long_tool_description_shows_whole_or_says_where_to_read_it() {
     };
     // At 140x40 the box has room: the description is whole, the form keeps its place.
     let s = screen_sized(&mut app, 140, 40);
+    insta::assert_snapshot!("tools_long_description_140x40", s);
     assert!(
         tool_box(&s).contains("call it before routing the conversation to an agent or a queue (lastword)"),
         "{s}"
@@ -1007,6 +1008,7 @@ fn a_long_tool_description_shows_whole_or_says_where_to_read_it() {
     assert!(s.contains("Arguments"), "{s}");
     // At 80x24 it is cut where it says how to read it whole; `d` shows the whole tool.
     let s = screen_sized(&mut app, 80, 24);
+    insta::assert_snapshot!("tools_long_description_80x24", s);
     let shown = tool_box(&s);
     assert!(
         shown.contains("Classifies the intent") && shown.contains("… d: the whole tool"),

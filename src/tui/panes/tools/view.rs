@@ -43,7 +43,9 @@ pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, 
         );
         return;
     }
-    let [left, right] = Layout::horizontal([Constraint::Length(34), Constraint::Min(40)]).areas(area);
+    // A narrow terminal gives the form and the result the columns the lists can spare.
+    let list_w = if area.width >= 110 { 34 } else { 24 };
+    let [left, right] = Layout::horizontal([Constraint::Length(list_w), Constraint::Min(40)]).areas(area);
     let server_h = ((p.servers.len() * 2 + 2) as u16).min(left.height / 2).max(4);
     let [srv, tools] = Layout::vertical([Constraint::Length(server_h), Constraint::Min(3)]).areas(left);
     render_servers(p, f, srv, theme);
