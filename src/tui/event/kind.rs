@@ -62,7 +62,7 @@ job_kinds! {
 pub enum Runner {
     /// Plain fleet-layer calls (reads, invocations).
     Fleet,
-    /// Audited mutations and the audit log (`worker/guard.rs`).
+    /// Audited mutations and the audit log (`worker/guard/`).
     Guard,
     /// MCP servers (`worker/mcp.rs`).
     Mcp,
