@@ -26,14 +26,15 @@ pub mod tool_audit;
 pub mod variants_report_cmd;
 pub mod weights_cmd;
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod aws_args;
+mod gate;
 
-use clap::{Args, Parser, Subcommand};
+pub use aws_args::{CommandArgs, DemoGuardArgs, GlobalArgs, On};
+pub use gate::{gate, mutation_of, refuse_read_only};
 
-use crate::aws::audit::{Audit, AuditContext, default_audit_path};
-use crate::aws::guard::Audited;
-use crate::aws::{AwsError, AwsOptions, Fleet};
+use clap::{Parser, Subcommand};
+
+use crate::aws::AwsError;
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
@@ -93,164 +94,6 @@ impl Cli {
     }
 }
 
-/// Declares the options the AWS-facing commands take (the AWS CLI's names), twice from one
-/// list: [`GlobalArgs`], given before any subcommand (`sagedeck --profile p endpoints`), and
-/// [`CommandArgs`], given after one and inherited by its own subcommands (`sagedeck tools call
-/// --profile p`). Commands they do not act on (`sandbox`, `fault`) do not show them.
-macro_rules! aws_args {
-    ($(#[$meta:meta])* $name:ident, global = $global:literal) => {
-        $(#[$meta])*
-        #[derive(Debug, Args, Clone, Default)]
-        pub struct $name {
-            /// Named AWS profile (default: AWS_PROFILE, then `default`).
-            #[arg(long, global = $global)]
-            pub profile: Option<String>,
-            /// AWS region (default: AWS_REGION, then the profile's).
-            #[arg(long, global = $global)]
-            pub region: Option<String>,
-            /// Endpoint URL for every service (default: AWS_ENDPOINT_URL).
-            #[arg(long, global = $global)]
-            pub endpoint_url: Option<String>,
-            /// Print JSON instead of tables.
-            #[arg(long, global = $global)]
-            pub json: bool,
-            /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
-            /// ~/.local/state/sagedeck/audit.jsonl).
-            #[arg(long, global = $global, value_name = "PATH")]
-            pub audit_file: Option<PathBuf>,
-            /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, autoscaling
-            /// changes, mcp serve) in the console and the CLI.
-            #[arg(long, global = $global)]
-            pub read_only: bool,
-            /// Why: written to the audit log with the mutation (in the console, with every change
-            /// of the session; `:reason` changes it).
-            #[arg(long, global = $global)]
-            pub reason: Option<String>,
-        }
-    };
-}
-
-aws_args!(
-    /// Options of the console and of every AWS-facing command, given before the subcommand;
-    /// also the merged options a command runs with ([`GlobalArgs::with`]).
-    GlobalArgs,
-    global = false
-);
-
-aws_args!(
-    /// The same options given after an AWS-facing subcommand (see [`On`]).
-    CommandArgs,
-    global = true
-);
-
-/// An AWS-facing subcommand's own arguments with the AWS options after its name.
-#[derive(Debug, Args)]
-pub struct On<T: Args> {
-    /// The AWS options given after the subcommand's name.
-    #[command(flatten)]
-    pub aws: CommandArgs,
-    /// The subcommand's own arguments.
-    #[command(flatten)]
-    pub args: T,
-}
-
-impl<T: Args> std::ops::Deref for On<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.args
-    }
-}
-
-/// What acts on the demo of the AWS options: the audit log, read-only and the reason (the
-/// demo's AWS is its embedded sandbox).
-#[derive(Debug, Args, Clone, Default)]
-pub struct DemoGuardArgs {
-    /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
-    /// ~/.local/state/sagedeck/audit.jsonl).
-    #[arg(long, value_name = "PATH")]
-    pub audit_file: Option<PathBuf>,
-    /// Refuse every mutation in the demo's console.
-    #[arg(long)]
-    pub read_only: bool,
-    /// Why: written to the audit log with every change of the session.
-    #[arg(long)]
-    pub reason: Option<String>,
-}
-
-impl GlobalArgs {
-    /// These options, each one given after the subcommand (`inner`) taking the place of the
-    /// one given before it.
-    pub fn with(self, inner: &CommandArgs) -> GlobalArgs {
-        GlobalArgs {
-            profile: inner.profile.clone().or(self.profile),
-            region: inner.region.clone().or(self.region),
-            endpoint_url: inner.endpoint_url.clone().or(self.endpoint_url),
-            json: inner.json || self.json,
-            audit_file: inner.audit_file.clone().or(self.audit_file),
-            read_only: inner.read_only || self.read_only,
-            reason: inner.reason.clone().or(self.reason),
-        }
-    }
-
-    /// These options with the demo's own (`sagedeck demo --read-only`).
-    pub fn with_demo(self, demo: &DemoGuardArgs) -> GlobalArgs {
-        GlobalArgs {
-            audit_file: demo.audit_file.clone().or(self.audit_file),
-            read_only: demo.read_only || self.read_only,
-            reason: demo.reason.clone().or(self.reason),
-            ..self
-        }
-    }
-
-    /// The fleet-layer options these arguments describe.
-    pub fn aws_options(&self) -> AwsOptions {
-        AwsOptions {
-            profile: self.profile.clone(),
-            region: self.region.clone(),
-            endpoint_url: self.endpoint_url.clone(),
-            ..Default::default()
-        }
-    }
-
-    /// The profile in use: `--profile`, else AWS_PROFILE, else `default`.
-    pub fn profile_name(&self) -> String {
-        self.profile
-            .clone()
-            .or_else(|| std::env::var("AWS_PROFILE").ok())
-            .unwrap_or_else(|| "default".into())
-    }
-
-    /// Connects the fleet layer, or prints why not.
-    pub async fn connect(&self) -> Result<Fleet, i32> {
-        Fleet::connect(&self.aws_options()).await.map_err(|e| report(&e))
-    }
-
-    /// The audit file: `--audit-file`, else the XDG default.
-    pub fn audit_path(&self) -> Option<PathBuf> {
-        self.audit_file.clone().or_else(default_audit_path)
-    }
-
-    /// Opens the audit log; prints why not and returns exit 6.
-    pub fn open_audit(&self) -> Result<Arc<Audit>, i32> {
-        let Some(path) = self.audit_path() else {
-            eprintln!("sagedeck: no audit log location (HOME is not set); pass --audit-file PATH; nothing was sent");
-            return Err(EXIT_REFUSED);
-        };
-        Audit::open(&path).map(Arc::new).map_err(|e| {
-            eprintln!("sagedeck: {e}");
-            EXIT_REFUSED
-        })
-    }
-
-    /// Opens the audit log and names the principal (STS); prints why not and returns exit 6.
-    pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, i32> {
-        Ok(Audited {
-            audit: self.open_audit()?,
-            ctx: AuditContext::from_fleet(fleet).await,
-        })
-    }
-}
-
 /// SIGINT (Ctrl-C) as a channel, registered now: a signal arriving at any later moment is
 /// delivered (listening with `tokio::signal::ctrl_c()` in a loop loses the ones that arrive
 /// between two listeners, and after the first one the process no longer dies of it).
@@ -278,56 +121,6 @@ pub fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
         }
     });
     rx
-}
-
-/// Prints why read-only refuses `what` and returns exit 5.
-pub fn refuse_read_only(what: &str) -> i32 {
-    eprintln!(
-        "sagedeck: refused: {what} changes things and read-only is on (--read-only, or read_only = true for this profile in config.toml); nothing was sent"
-    );
-    EXIT_READ_ONLY
-}
-
-/// The mutation a command would make, when it makes one (read-only refuses those).
-pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
-    match cmd {
-        Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
-        Command::Promote(a) if !a.status => Some("promote"),
-        Command::Prewarm(_) => Some("prewarm"),
-        Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
-        Command::Invoke(_) => Some("invoke"),
-        Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
-        // Its tools invoke endpoints for whoever connects.
-        Command::Mcp(_) => Some("mcp serve"),
-        // Its LLM calls invoke an endpoint and its tool calls may change things.
-        Command::Agent(a) if a.runs() => Some("agent"),
-        _ => None,
-    }
-}
-
-/// The CLI's one read-only gate, at command dispatch: whether `cmd` may run. A mutation is
-/// refused (exit 5) under `--read-only` or the profile's `read_only = true`, and (exit 2) when
-/// the config file cannot be read, since it may be what sets read-only: it fails closed. A read
-/// goes on; an unreadable config file is then a warning.
-pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Result<(), i32> {
-    let config = match crate::aws::dirs::config_dir() {
-        Some(d) => crate::tui::config::ConfigFile::load(&d.join("config.toml")),
-        None => Ok(Default::default()),
-    };
-    let Some(what) = cmd.and_then(mutation_of) else {
-        if let Err(e) = &config {
-            eprintln!("sagedeck: warning: {e}; going on with the defaults (changes are refused until it is fixed)");
-        }
-        return Ok(());
-    };
-    match config {
-        Err(e) => Err(usage(format!(
-            "{e}; {what} refused: the file may set read-only for this profile, fix it first; nothing was sent"
-        ))),
-        Ok(_) if read_only_flag => Err(refuse_read_only(what)),
-        Ok(f) if f.for_profile(&g.profile_name()).read_only == Some(true) => Err(refuse_read_only(what)),
-        Ok(_) => Ok(()),
-    }
 }
 
 /// Subcommands.

@@ -13,7 +13,7 @@ use super::endpoints_cmd::print_variants;
 use super::output::{pct, print_json, print_table, weight};
 use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::Fleet;
-use crate::aws::guard::{Expectation, GuardError, lost_race};
+use crate::aws::guard::{Applied, Expectation, GuardError, lost_race};
 use crate::aws::inventory::EndpointInfo;
 use crate::aws::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
 
@@ -86,12 +86,7 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         Err(e) => return report(&e),
     };
     if changes.is_empty() {
-        if g.json {
-            print_json(&json!({ "endpoint": info.name, "status": info.status, "variants": info.variants }));
-        } else {
-            println!("{}  {}", info.name, info.status);
-            print_variants(&info);
-        }
+        print_endpoint(g, &info);
         return EXIT_OK;
     }
     let plan = match plan_weights(&info, &changes) {
@@ -108,17 +103,8 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    if !g.json {
-        print_plan(&plan);
-    }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return usage("not applied: pass --yes to apply without a terminal to confirm on");
-        }
-        if !confirm(&plan) {
-            eprintln!("sagedeck: not applied");
-            return EXIT_OK;
-        }
+    if let Err(code) = approve(g, &args, &plan) {
+        return code;
     }
     let applied = match fleet
         .apply_weights_guarded(&plan, &expect, &audited, "weights.set", g.reason.clone())
@@ -141,6 +127,43 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
     } else {
         None
     };
+    print_applied(g, &plan, &applied, finished);
+    EXIT_OK
+}
+
+/// The endpoint and its variants (`weights` without a change).
+fn print_endpoint(g: &GlobalArgs, info: &EndpointInfo) {
+    if g.json {
+        print_json(&json!({ "endpoint": info.name, "status": info.status, "variants": info.variants }));
+    } else {
+        println!("{}  {}", info.name, info.status);
+        print_variants(info);
+    }
+}
+
+/// Shows the plan and asks to apply it, unless `--yes`: Err with the exit code when it is not
+/// to be applied (no terminal to ask on, or not confirmed).
+fn approve(g: &GlobalArgs, args: &WeightsArgs, plan: &WeightPlan) -> Result<(), i32> {
+    if !g.json {
+        print_plan(plan);
+    }
+    if !args.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(usage(
+                "not applied: pass --yes to apply without a terminal to confirm on",
+            ));
+        }
+        if !confirm(plan) {
+            eprintln!("sagedeck: not applied");
+            return Err(EXIT_OK);
+        }
+    }
+    Ok(())
+}
+
+/// What was applied: the plan and the request id in JSON, else the endpoint once InService
+/// (when waited for).
+fn print_applied(g: &GlobalArgs, plan: &WeightPlan, applied: &Applied, finished: Option<EndpointInfo>) {
     if g.json {
         print_json(&json!({
             "plan": plan,
@@ -152,7 +175,6 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         println!("{} is InService", i.name);
         print_variants(&i);
     }
-    EXIT_OK
 }
 
 /// The changes asked (`--set`, `--instances`) and the `--expect`ed state, parsed before any

@@ -310,11 +310,10 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
         let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
     }
     let (tx, mut rx) = unbounded_channel();
-    let mut aws = opts.aws.clone();
     let hub = crate::mcp::McpHub::new(&opts.mcp, crate::mcp::ConnectOptions::default());
     load_guardrails(&mut app, &opts);
-    let mut jobs = worker::spawn_regions(
-        aws.clone(),
+    let jobs = worker::spawn_regions(
+        opts.aws.clone(),
         fleet.clone(),
         worker::JobLimits::default(),
         tx.clone(),
@@ -323,40 +322,43 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
         opts.targets.clone(),
     );
     attach_mcp(&mut app, &hub);
+    let mut link = WorkerLink {
+        jobs,
+        aws: opts.aws.clone(),
+        fleet: fleet.as_ref(),
+        tx: &tx,
+        hub: &hub,
+        opts: &opts,
+    };
+    let exit_code = event_loop(&mut app, &mut terminal, &mut link, &mut rx).await?;
+    drop(_guard);
+    // Stdio servers are told to exit, then reaped (killed after a grace period).
+    hub.shutdown().await;
+    Ok(exit_code)
+}
+
+/// Draws when something changed and answers the terminal, the worker's events, the clock and
+/// the signals until the user quits (0) or a signal ends the console (128 + its number).
+async fn event_loop(
+    app: &mut App,
+    terminal: &mut ratatui::DefaultTerminal,
+    link: &mut WorkerLink<'_>,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<event::AppEvent>,
+) -> Result<i32, String> {
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     #[cfg(unix)]
     let mut signals = Signals::watch()?;
-    let mut exit_code = 0;
     app.schedule_refreshes();
     loop {
-        for (id, job) in app.take_jobs() {
-            jobs.submit_to(id, job, app.take_target(id));
-        }
-        for effect in app.take_effects() {
-            match effect {
-                Effect::Copy(text) => osc52(&text),
-                Effect::Reconnect { profile, region } => {
-                    if profile.is_some() {
-                        aws.profile = profile;
-                    }
-                    if region.is_some() {
-                        aws.region = region;
-                    }
-                    jobs = reconnect(&mut app, &aws, fleet.as_ref(), (&tx, &hub), &opts);
-                }
-            }
-        }
-        for (id, job) in app.take_jobs() {
-            jobs.submit_to(id, job, app.take_target(id));
-        }
+        link.dispatch(app);
         if app.quit {
-            break;
+            return Ok(0);
         }
         if app.dirty {
             terminal
-                .draw(|f| render::draw(f, &mut app))
+                .draw(|f| render::draw(f, app))
                 .map_err(|e| format!("drawing failed: {e}"))?;
             app.dirty = false;
         }
@@ -368,10 +370,10 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
             ev = input.next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press || k.kind == KeyEventKind::Repeat => app.on_key(k),
                 Some(Ok(Event::Resize(_, _))) => app.dirty = true,
-                Some(Ok(Event::Mouse(m))) => on_mouse(&mut app, m),
+                Some(Ok(Event::Mouse(m))) => on_mouse(app, m),
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(format!("reading the terminal failed: {e}")),
-                None => break,
+                None => return Ok(0),
             },
             Some(ev) = rx.recv() => {
                 app.on_event(ev);
@@ -381,16 +383,49 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
                 }
             }
             _ = tick.tick() => app.on_tick(),
-            signal = term => {
-                exit_code = 128 + signal;
-                break;
-            }
+            signal = term => return Ok(128 + signal),
         }
     }
-    drop(_guard);
-    // Stdio servers are told to exit, then reaped (killed after a grace period).
-    hub.shutdown().await;
-    Ok(exit_code)
+}
+
+/// The console's side of the worker: where jobs go, and what a reconnect after `:region` /
+/// `:profile` needs to start a new worker.
+struct WorkerLink<'a> {
+    jobs: worker::Jobs,
+    aws: AwsOptions,
+    fleet: Option<&'a Fleet>,
+    tx: &'a tokio::sync::mpsc::UnboundedSender<event::AppEvent>,
+    hub: &'a crate::mcp::McpHub,
+    opts: &'a ConsoleOptions,
+}
+
+impl WorkerLink<'_> {
+    /// Sends the app's queued jobs to the worker and carries out its effects: a copy to the
+    /// clipboard, a reconnect (whose refresh is sent too).
+    fn dispatch(&mut self, app: &mut App) {
+        self.submit_jobs(app);
+        for effect in app.take_effects() {
+            match effect {
+                Effect::Copy(text) => osc52(&text),
+                Effect::Reconnect { profile, region } => {
+                    if profile.is_some() {
+                        self.aws.profile = profile;
+                    }
+                    if region.is_some() {
+                        self.aws.region = region;
+                    }
+                    self.jobs = reconnect(app, &self.aws, self.fleet, (self.tx, self.hub), self.opts);
+                }
+            }
+        }
+        self.submit_jobs(app);
+    }
+
+    fn submit_jobs(&self, app: &mut App) {
+        for (id, job) in app.take_jobs() {
+            self.jobs.submit_to(id, job, app.take_target(id));
+        }
+    }
 }
 
 /// Mouse: click a tab, scroll the list.

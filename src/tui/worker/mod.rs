@@ -114,6 +114,26 @@ pub fn spawn_regions(
     Jobs { tx }
 }
 
+/// The jobs in flight that can be aborted, by id.
+type Running = Arc<Mutex<HashMap<u64, AbortHandle>>>;
+
+/// The tool calls and agent runs in flight, by id: cancelling one ends it cleanly.
+type Cancellable = Arc<Mutex<HashMap<u64, tokio_util::sync::CancellationToken>>>;
+
+/// What every job's task shares: where it reports, the jobs in flight, the fleets and the
+/// worker's parts (MCP servers, the guard).
+#[derive(Clone)]
+struct Shared {
+    events: UnboundedSender<AppEvent>,
+    running: Running,
+    tool_calls: Cancellable,
+    fleet: Result<Fleet, AwsError>,
+    fleets: regions::Fleets,
+    hub: Option<crate::mcp::McpHub>,
+    guard: guard::Guard,
+    limits: JobLimits,
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn serve(
     options: AwsOptions,
@@ -132,86 +152,110 @@ async fn serve(
     if let Ok(f) = &fleet {
         guard::open_at_start(&guard, f, &events);
     }
-    let running: Arc<Mutex<HashMap<u64, AbortHandle>>> = Arc::default();
-    let tool_calls: Arc<Mutex<HashMap<u64, tokio_util::sync::CancellationToken>>> = Arc::default();
+    let shared = Shared {
+        events,
+        running: Arc::default(),
+        tool_calls: Arc::default(),
+        fleet,
+        fleets,
+        hub,
+        guard,
+        limits,
+    };
     while let Some((id, job, target)) = rx.recv().await {
         if let Job::Cancel(target) = job {
-            // A tool call ends itself after sending `notifications/cancelled`.
-            if let Some(token) = tool_calls.lock().remove(&target) {
-                token.cancel();
-                running.lock().remove(&target);
-                let _ = events.send(AppEvent::Finished {
-                    id: target,
-                    cancelled: true,
-                });
-                continue;
-            }
-            if let Some(h) = running.lock().remove(&target) {
-                h.abort();
-                let _ = events.send(AppEvent::Finished {
-                    id: target,
-                    cancelled: true,
-                });
-            }
+            shared.cancel(target);
             continue;
         }
-        let _ = events.send(AppEvent::Started {
+        let _ = shared.events.send(AppEvent::Started {
             id,
             kind: job.kind(),
             label: job.label(),
         });
-        let (events2, running2) = (events.clone(), running.clone());
-        let (fleet, fleets2) = (fleet.clone(), fleets.clone());
-        let (hub2, calls2, guard2) = (hub.clone(), tool_calls.clone(), guard.clone());
         let cancel = tokio_util::sync::CancellationToken::new();
         if matches!(job.kind(), JobKind::ToolCall | JobKind::AgentRun) {
-            tool_calls.lock().insert(id, cancel.clone());
+            shared.tool_calls.lock().insert(id, cancel.clone());
         }
-        let runner = job.kind().runner();
-        let handle = tokio::spawn(async move {
-            if job.kind() == JobKind::Inventory && fleets2.multi() {
-                fleets2.inventory(limits.inventory, &events2).await;
-                if running2.lock().remove(&id).is_some() {
-                    let _ = events2.send(AppEvent::Finished { id, cancelled: false });
+        let handle = tokio::spawn(shared.clone().run(id, job, target, cancel));
+        shared.running.lock().insert(id, handle.abort_handle());
+        // A job that finished before it was registered leaves a stale handle: drop those.
+        shared.running.lock().retain(|_, h| !h.is_finished());
+    }
+}
+
+impl Shared {
+    /// Aborts job `target` and reports it cancelled; a tool call ends itself after sending
+    /// `notifications/cancelled`.
+    fn cancel(&self, target: u64) {
+        if let Some(token) = self.tool_calls.lock().remove(&target) {
+            token.cancel();
+            self.running.lock().remove(&target);
+            let _ = self.events.send(AppEvent::Finished {
+                id: target,
+                cancelled: true,
+            });
+            return;
+        }
+        if let Some(h) = self.running.lock().remove(&target) {
+            h.abort();
+            let _ = self.events.send(AppEvent::Finished {
+                id: target,
+                cancelled: true,
+            });
+        }
+    }
+
+    /// Runs job `id` (in its own task) on the fleet of `target` (None: the console's own) by
+    /// the part of the worker its kind names, then reports it finished.
+    async fn run(self, id: u64, job: Job, target: Option<FleetTarget>, cancel: tokio_util::sync::CancellationToken) {
+        if !self.run_merged(&job).await {
+            let fleet = match target {
+                Some(t) => self.fleets.get(&t).await,
+                None => self.fleet.clone(),
+            };
+            let (events, guard, limits) = (&self.events, &self.guard, self.limits);
+            match (job.kind().runner(), fleet) {
+                (Runner::Mcp, fleet) => {
+                    mcp::run(self.hub.clone(), id, job, cancel, events, (guard, &fleet)).await;
+                    self.tool_calls.lock().remove(&id);
                 }
-                return;
+                (Runner::Guard, fleet) => guard::run(guard, &fleet, job, limits, events).await,
+                (Runner::Fleet, Ok(f)) => run_job(&f, id, job, limits, events, guard).await,
+                (Runner::Fleet, Err(e)) => fail(events, id, job, e),
+                // Cancel is answered by `serve` and never spawned.
+                (Runner::Worker, _) => {}
             }
-            if let Job::Metrics {
+        }
+        if self.running.lock().remove(&id).is_some() {
+            let _ = self.events.send(AppEvent::Finished { id, cancelled: false });
+        }
+    }
+
+    /// In a multi-region view, the inventory and the fleet table's metrics are read from every
+    /// pair and merged; whether `job` was one of those.
+    async fn run_merged(&self, job: &Job) -> bool {
+        if !self.fleets.multi() {
+            return false;
+        }
+        match job {
+            Job::Inventory => {
+                self.fleets.inventory(self.limits.inventory, &self.events).await;
+                true
+            }
+            Job::Metrics {
                 endpoints,
                 window,
                 detail: false,
-            } = &job
-                && fleets2.multi()
-            {
-                let result = fleets2.metrics(endpoints.clone(), *window, limits.metrics).await;
-                let _ = events2.send(AppEvent::Metrics { detail: false, result });
-                if running2.lock().remove(&id).is_some() {
-                    let _ = events2.send(AppEvent::Finished { id, cancelled: false });
-                }
-                return;
+            } => {
+                let result = self
+                    .fleets
+                    .metrics(endpoints.clone(), *window, self.limits.metrics)
+                    .await;
+                let _ = self.events.send(AppEvent::Metrics { detail: false, result });
+                true
             }
-            let fleet = match target {
-                Some(t) => fleets2.get(&t).await,
-                None => fleet,
-            };
-            match (runner, fleet) {
-                (Runner::Mcp, fleet) => {
-                    mcp::run(hub2, id, job, cancel, &events2, (&guard2, &fleet)).await;
-                    calls2.lock().remove(&id);
-                }
-                (Runner::Guard, fleet) => guard::run(&guard2, &fleet, job, limits, &events2).await,
-                (Runner::Fleet, Ok(f)) => run_job(&f, id, job, limits, &events2, &guard2).await,
-                (Runner::Fleet, Err(e)) => fail(&events2, id, job, e),
-                // Cancel is answered above and never spawned.
-                (Runner::Worker, _) => {}
-            }
-            if running2.lock().remove(&id).is_some() {
-                let _ = events2.send(AppEvent::Finished { id, cancelled: false });
-            }
-        });
-        running.lock().insert(id, handle.abort_handle());
-        // A job that finished before it was registered leaves a stale handle: drop those.
-        running.lock().retain(|_, h| !h.is_finished());
+            _ => false,
+        }
     }
 }
 
@@ -332,6 +376,7 @@ async fn invoke(
     }
 }
 
+/// Runs a plain fleet-layer job (a read or an invocation), each within its time limit.
 async fn run_job(
     f: &Fleet,
     id: u64,
@@ -343,11 +388,15 @@ async fn run_job(
     let send = |ev: AppEvent| {
         let _ = events.send(ev);
     };
+    let now = std::time::SystemTime::now;
     match job {
         Job::Inventory => {
-            let r = tokio::time::timeout(limits.inventory, f.inventory(InventoryOptions::default()))
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("the inventory", limits.inventory)));
+            let r = within(
+                limits.inventory,
+                "the inventory",
+                f.inventory(InventoryOptions::default()),
+            )
+            .await;
             send(AppEvent::Inventory(r));
             release_freed_memory();
         }
@@ -357,41 +406,31 @@ async fn run_job(
             detail,
         } => {
             let plan = MetricsPlan::for_endpoints(&endpoints, window, MetricsPlan::period_for(window));
-            let r = tokio::time::timeout(limits.metrics, f.fetch_metrics(&plan, std::time::SystemTime::now()))
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("the metrics refresh", limits.metrics)));
+            let r = within(limits.metrics, "the metrics refresh", f.fetch_metrics(&plan, now())).await;
             send(AppEvent::Metrics { detail, result: r });
         }
         Job::Describe { endpoint } => {
-            let r = tokio::time::timeout(limits.metrics, describe(f, &endpoint))
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("describe", limits.metrics)));
+            let r = within(limits.metrics, "describe", describe(f, &endpoint)).await;
             send(AppEvent::Described { endpoint, result: r });
         }
         Job::Invoke { spec, repeat } => invoke(f, id, (&spec, repeat), limits, events, guard).await,
         Job::Catalog { endpoint, prefix } => {
-            let r = tokio::time::timeout(limits.metrics, f.list_catalog(&prefix, None))
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("the catalog listing", limits.metrics)));
+            let r = within(limits.metrics, "the catalog listing", f.list_catalog(&prefix, None)).await;
             send(AppEvent::Catalog { endpoint, result: r });
         }
         Job::ScalingView { endpoint } => {
-            let r = tokio::time::timeout(limits.metrics, f.scaling_view(&endpoint, std::time::SystemTime::now()))
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("the autoscaling view", limits.metrics)))
-                .map(Box::new);
-            send(AppEvent::Scaling { endpoint, result: r });
+            let r = within(limits.metrics, "the autoscaling view", f.scaling_view(&endpoint, now())).await;
+            send(AppEvent::Scaling {
+                endpoint,
+                result: r.map(Box::new),
+            });
         }
         Job::Alarms => {
-            let r = tokio::time::timeout(limits.metrics, f.alarms_by_endpoint())
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("the alarm states", limits.metrics)));
+            let r = within(limits.metrics, "the alarm states", f.alarms_by_endpoint()).await;
             send(AppEvent::Alarms(r.map_err(|e| e.to_string())));
         }
         Job::Logs { query, streams, follow } => {
-            let r = tokio::time::timeout(limits.metrics, read_logs(f, query.clone(), streams))
-                .await
-                .unwrap_or_else(|_| Err(timeout_error("reading the logs", limits.metrics)));
+            let r = within(limits.metrics, "reading the logs", read_logs(f, query.clone(), streams)).await;
             send(AppEvent::Logs {
                 endpoint: query.endpoint,
                 follow,
@@ -412,6 +451,17 @@ async fn run_job(
         | Job::AgentRun { .. }
         | Job::Cancel(_) => {}
     }
+}
+
+/// `call`'s result, or a timeout error naming `what` when it takes longer than `limit`.
+async fn within<T>(
+    limit: Duration,
+    what: &str,
+    call: impl std::future::Future<Output = Result<T, AwsError>>,
+) -> Result<T, AwsError> {
+    tokio::time::timeout(limit, call)
+        .await
+        .unwrap_or_else(|_| Err(timeout_error(what, limit)))
 }
 
 /// The logs of a [`Job::Logs`]: the streams when asked, then every page of lines.

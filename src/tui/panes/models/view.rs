@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, LineGauge, Paragraph, Row, Table, Wrap};
 
 use super::{ModelsPane, PrewarmRun, RunEnd, RunState};
-use crate::aws::catalog::human_size;
+use crate::aws::catalog::{CatalogEntry, human_size};
 use crate::aws::inventory::EndpointInfo;
 use crate::aws::metrics::{Metric, VariantMetrics};
 use crate::aws::prewarm::PrewarmStatus;
@@ -330,6 +330,8 @@ impl ModelsPane {
         f.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
+    /// The catalog table (only the rows that fit, scrolled to keep the cursor in view), or why
+    /// there is none yet.
     fn table(&mut self, f: &mut Frame, area: Rect, data: &Data, e: &EndpointInfo, prefix: &str, theme: &Theme) {
         let Some(cat) = data.catalogs.get(&e.name) else {
             return muted(
@@ -348,13 +350,7 @@ impl ModelsPane {
             return muted(f, area, msg, theme);
         }
         self.page = area.height.saturating_sub(1).max(1) as usize;
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + self.page {
-            self.offset = self.cursor + 1 - self.page;
-        }
-        self.offset = self.offset.min(self.view.len().saturating_sub(1));
-        let run = self.run.as_ref().filter(|r| r.endpoint == e.name && r.active());
+        self.scroll_to_cursor();
         let rows: Vec<Row> = self
             .view
             .iter()
@@ -362,35 +358,7 @@ impl ModelsPane {
             .skip(self.offset)
             .take(self.page)
             .map(|(pos, i)| {
-                let m = &cat.models[*i];
-                let k = data.models.get(&(e.name.clone(), m.key.clone()));
-                let mark = if self.marked.contains(&m.key) { "●" } else { " " };
-                let row = Row::new(vec![
-                    Cell::from(Span::styled(mark, theme.fg(Role::Accent))),
-                    // ♨: in the warm set (models that should stay loaded).
-                    Cell::from(if data.warm_set.contains(&e.name, &m.key) {
-                        format!("♨ {}", m.key)
-                    } else {
-                        m.key.clone()
-                    }),
-                    Cell::from(human_size(m.size)),
-                    Cell::from(
-                        m.last_modified
-                            .map(|t| time_text(t).chars().take(10).collect::<String>())
-                            .unwrap_or_default(),
-                    ),
-                    Cell::from(state_span(
-                        run.and_then(|r| r.states.get(&m.key)),
-                        k,
-                        self.audited.get(&(e.name.clone(), m.key.clone())),
-                        theme,
-                    )),
-                    Cell::from(latency_span(k, theme)),
-                    Cell::from(Span::styled(
-                        k.and_then(|k| k.last_error.clone()).unwrap_or_default(),
-                        theme.fg(Role::StatusError),
-                    )),
-                ]);
+                let row = self.model_row(&cat.models[*i], data, e, theme);
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
@@ -410,5 +378,49 @@ impl ModelsPane {
             Constraint::Fill(2),
         ];
         f.render_widget(Table::new(rows, widths).header(header).style(theme.base()), area);
+    }
+
+    /// Moves the first row shown so that the cursor is on the page (and the page on the list).
+    fn scroll_to_cursor(&mut self) {
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + self.page {
+            self.offset = self.cursor + 1 - self.page;
+        }
+        self.offset = self.offset.min(self.view.len().saturating_sub(1));
+    }
+
+    /// One model's row: marked or not, its key (♨ when in the warm set), size, modification
+    /// date, state (a prewarm of this endpoint in progress first), last latency and error.
+    fn model_row(&self, m: &CatalogEntry, data: &Data, e: &EndpointInfo, theme: &Theme) -> Row<'static> {
+        let run = self.run.as_ref().filter(|r| r.endpoint == e.name && r.active());
+        let k = data.models.get(&(e.name.clone(), m.key.clone()));
+        let mark = if self.marked.contains(&m.key) { "●" } else { " " };
+        Row::new(vec![
+            Cell::from(Span::styled(mark, theme.fg(Role::Accent))),
+            // ♨: in the warm set (models that should stay loaded).
+            Cell::from(if data.warm_set.contains(&e.name, &m.key) {
+                format!("♨ {}", m.key)
+            } else {
+                m.key.clone()
+            }),
+            Cell::from(human_size(m.size)),
+            Cell::from(
+                m.last_modified
+                    .map(|t| time_text(t).chars().take(10).collect::<String>())
+                    .unwrap_or_default(),
+            ),
+            Cell::from(state_span(
+                run.and_then(|r| r.states.get(&m.key)),
+                k,
+                self.audited.get(&(e.name.clone(), m.key.clone())),
+                theme,
+            )),
+            Cell::from(latency_span(k, theme)),
+            Cell::from(Span::styled(
+                k.and_then(|k| k.last_error.clone()).unwrap_or_default(),
+                theme.fg(Role::StatusError),
+            )),
+        ])
     }
 }

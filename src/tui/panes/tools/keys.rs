@@ -182,91 +182,97 @@ impl ToolsPane {
         }
     }
 
-    /// Answers a key (the pane's entry point).
+    /// Answers a key (the pane's entry point): Ctrl-S / F5 calls, then the focused part (the raw
+    /// editor, the repeat count, the form, the history) has the key, then the pane's own keys.
     pub(super) fn on_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         if ctrl(&key, 's') || key.code == KeyCode::F(5) {
             self.send(data, out);
             return true;
         }
-        match self.focus {
+        let taken = match self.focus {
             Focus::Raw => {
-                if key.code == KeyCode::Esc {
-                    self.focus = Focus::Form;
-                    if let Some(tf) = self.ensure_form() {
-                        tf.sync_form();
-                        if tf.raw_error.is_none() {
-                            tf.sync_raw();
-                        }
-                    }
-                } else if let Some(tf) = self.ensure_form()
-                    && tf.raw.input(key)
-                {
-                    tf.sync_form();
-                    self.notice = None;
-                }
-                return true;
+                self.on_raw_key(key);
+                true
             }
             Focus::Repeat => {
-                match key.code {
-                    KeyCode::Esc | KeyCode::Enter | KeyCode::Tab => self.focus = Focus::Form,
-                    KeyCode::Backspace => {
-                        self.repeat.pop();
-                    }
-                    KeyCode::Char(c) if c.is_ascii_digit() => self.repeat.push(c),
-                    _ => {}
-                }
-                return true;
+                self.on_repeat_key(key);
+                true
             }
-            Focus::Form => {
-                if let Some(tf) = self.ensure_form() {
-                    let editing = tf.form.editing;
-                    let (used, changed) = tf.form.handle_key(key);
-                    if changed {
-                        tf.sync_raw();
-                    }
-                    if used {
-                        if changed {
-                            self.notice = None;
-                        }
-                        return true;
-                    }
-                    if editing {
-                        return true;
-                    }
+            Focus::Form => self.on_form_key(key),
+            Focus::History => self.on_history_key(key, data, out),
+            _ => false,
+        };
+        taken || self.on_pane_key(key, data, out)
+    }
+
+    /// The raw JSON editor takes every key; Esc goes back to the form, synced with the text.
+    fn on_raw_key(&mut self, key: KeyEvent) {
+        if key.code == KeyCode::Esc {
+            self.focus = Focus::Form;
+            if let Some(tf) = self.ensure_form() {
+                tf.sync_form();
+                if tf.raw_error.is_none() {
+                    tf.sync_raw();
                 }
             }
-            Focus::History => match key.code {
-                KeyCode::Enter => {
-                    self.rerun(data, out);
-                    return true;
-                }
-                KeyCode::Char('l') => {
-                    self.load(out);
-                    return true;
-                }
-                KeyCode::Esc | KeyCode::Char('h') => {
-                    self.focus = Focus::Form;
-                    self.panel = Panel::Result;
-                    return true;
-                }
-                _ => {}
-            },
+        } else if let Some(tf) = self.ensure_form()
+            && tf.raw.input(key)
+        {
+            tf.sync_form();
+            self.notice = None;
+        }
+    }
+
+    /// The repeat count takes every key: digits, Backspace, and Esc / Enter / Tab to leave.
+    fn on_repeat_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Tab => self.focus = Focus::Form,
+            KeyCode::Backspace => {
+                self.repeat.pop();
+            }
+            KeyCode::Char(c) if c.is_ascii_digit() => self.repeat.push(c),
             _ => {}
         }
+    }
+
+    /// The form's keys; whether it took the key (every key while a field is being edited).
+    fn on_form_key(&mut self, key: KeyEvent) -> bool {
+        let Some(tf) = self.ensure_form() else {
+            return false;
+        };
+        let editing = tf.form.editing;
+        let (used, changed) = tf.form.handle_key(key);
+        if changed {
+            tf.sync_raw();
+        }
+        if used && changed {
+            self.notice = None;
+        }
+        used || editing
+    }
+
+    /// The history's keys (re-run, load, close); whether it took the key.
+    fn on_history_key(&mut self, key: KeyEvent, data: &Data, out: &mut Outbox) -> bool {
+        match key.code {
+            KeyCode::Enter => self.rerun(data, out),
+            KeyCode::Char('l') => self.load(out),
+            KeyCode::Esc | KeyCode::Char('h') => {
+                self.focus = Focus::Form;
+                self.panel = Panel::Result;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// The pane's own keys: moving between and within the lists, the panels, the tool's
+    /// description, reconnecting, the endpoint jumps and scrolling.
+    fn on_pane_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.move_list(false),
             KeyCode::Down | KeyCode::Char('j') => self.move_list(true),
-            KeyCode::Enter | KeyCode::Right => match self.focus {
-                Focus::Servers => self.focus = Focus::Tools,
-                Focus::Tools if self.selected_tool().is_some() => self.focus = Focus::Form,
-                _ => {}
-            },
-            KeyCode::Left | KeyCode::Esc | KeyCode::Backspace => match self.focus {
-                Focus::Tools => self.focus = Focus::Servers,
-                Focus::Form => self.focus = Focus::Tools,
-                _ if key.code == KeyCode::Esc => return false,
-                _ => {}
-            },
+            KeyCode::Enter | KeyCode::Right => self.focus_inward(),
+            KeyCode::Left | KeyCode::Esc | KeyCode::Backspace => return self.focus_outward(key.code),
             KeyCode::Char('J') if self.selected_tool().is_some() => {
                 if let Some(tf) = self.ensure_form() {
                     tf.form.editing = false;
@@ -274,23 +280,8 @@ impl ToolsPane {
                 self.focus = Focus::Raw;
             }
             KeyCode::Char('n') if self.selected_tool().is_some() => self.focus = Focus::Repeat,
-            // The tool whole (a description cut in the header, the schemas), wrapped and scrollable.
-            KeyCode::Char('d') if matches!(self.focus, Focus::Tools | Focus::Servers) => {
-                if let Some(t) = self.selected_tool() {
-                    let mut view = crate::tui::widgets::describe::DescribeView::loading(format!("tool {}", t.name));
-                    view.set(&serde_json::to_value(t).unwrap_or_default());
-                    out.overlay = Some(Overlay::Describe(view));
-                }
-            }
-            KeyCode::Char('h') => {
-                if self.tool_calls().is_empty() {
-                    out.toast(Level::Info, "no calls of this tool yet: Ctrl-S or F5 calls it");
-                } else {
-                    self.panel = Panel::History;
-                    self.focus = Focus::History;
-                    self.history_cursor = self.history_cursor.min(self.tool_calls().len() - 1);
-                }
-            }
+            KeyCode::Char('d') if matches!(self.focus, Focus::Tools | Focus::Servers) => self.describe_tool(out),
+            KeyCode::Char('h') => self.open_history(out),
             KeyCode::Char('L') => {
                 self.panel = if self.panel == Panel::Log {
                     Panel::Result
@@ -313,6 +304,47 @@ impl ToolsPane {
             _ => return false,
         }
         true
+    }
+
+    /// Enter / Right: from the servers to their tools, from a tool to its form.
+    fn focus_inward(&mut self) {
+        match self.focus {
+            Focus::Servers => self.focus = Focus::Tools,
+            Focus::Tools if self.selected_tool().is_some() => self.focus = Focus::Form,
+            _ => {}
+        }
+    }
+
+    /// Left / Esc / Backspace: from the form to the tools, from the tools to the servers; an Esc
+    /// with nowhere to go is left to the app (false).
+    fn focus_outward(&mut self, code: KeyCode) -> bool {
+        match self.focus {
+            Focus::Tools => self.focus = Focus::Servers,
+            Focus::Form => self.focus = Focus::Tools,
+            _ if code == KeyCode::Esc => return false,
+            _ => {}
+        }
+        true
+    }
+
+    /// The tool whole (a description cut in the header, the schemas), wrapped and scrollable.
+    fn describe_tool(&self, out: &mut Outbox) {
+        if let Some(t) = self.selected_tool() {
+            let mut view = crate::tui::widgets::describe::DescribeView::loading(format!("tool {}", t.name));
+            view.set(&serde_json::to_value(t).unwrap_or_default());
+            out.overlay = Some(Overlay::Describe(view));
+        }
+    }
+
+    /// Opens the history of the selected tool's calls (a hint when there is none yet).
+    fn open_history(&mut self, out: &mut Outbox) {
+        if self.tool_calls().is_empty() {
+            out.toast(Level::Info, "no calls of this tool yet: Ctrl-S or F5 calls it");
+        } else {
+            self.panel = Panel::History;
+            self.focus = Focus::History;
+            self.history_cursor = self.history_cursor.min(self.tool_calls().len() - 1);
+        }
     }
 
     /// The footer's keys for the current focus.

@@ -9,6 +9,7 @@ use ratatui::widgets::{Cell, Row, Table};
 
 use super::{VariantsPane, baseline_index, following, glyph, num, observed_shares, pct, role, split_bar};
 use crate::aws::inventory::{EndpointInfo, VariantInfo};
+use crate::aws::metrics::VariantSummary;
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 
@@ -66,16 +67,12 @@ impl VariantsPane {
         Line::from(spans)
     }
 
+    /// The variants table: only the rows that fit, scrolled to keep the cursor in view.
     pub(super) fn table(&mut self, f: &mut Frame, area: Rect, data: &Data, e: &EndpointInfo, theme: &Theme) {
+        let page = area.height.saturating_sub(1).max(1) as usize;
+        self.scroll_to_cursor(page);
         let base = baseline_index(e);
         let observed = observed_shares(data, e);
-        let page = area.height.saturating_sub(1).max(1) as usize;
-        if self.cursor < self.offset {
-            self.offset = self.cursor;
-        } else if self.cursor >= self.offset + page {
-            self.offset = self.cursor + 1 - page;
-        }
-        let dash = || "-".to_string();
         let rows: Vec<Row> = e
             .variants
             .iter()
@@ -83,67 +80,11 @@ impl VariantsPane {
             .skip(self.offset)
             .take(page)
             .map(|(i, v)| {
-                let is_base = Some(i) == base;
-                let r = theme.fg(role(is_base));
-                let s = data.summary(&e.name, &v.name);
-                let moving = theme.fg(Role::StatusWarn).add_modifier(Modifier::BOLD);
-                let desired_style = if v.desired_weight != v.current_weight {
-                    moving
-                } else {
-                    theme.fg(Role::Fg)
-                };
-                let inst = if v.desired_instances != v.current_instances {
-                    format!("{} → {}", v.current_instances, v.desired_instances)
-                } else {
-                    v.current_instances.to_string()
-                };
-                let status = if v.statuses.is_empty() {
-                    dash()
-                } else {
-                    v.statuses.join(",")
-                };
-                let status_style = v.statuses.last().map(|s| theme.status(s)).unwrap_or(theme.fg(Role::Muted));
-                let err = s.and_then(|s| s.error_rate_5xx);
-                let err_style = if err.unwrap_or(0.0) > 0.01 {
-                    theme.fg(Role::StatusError)
-                } else {
-                    theme.fg(Role::Fg)
-                };
-                let row = Row::new(vec![
-                    Cell::from(Span::styled(
-                        format!("{} {}", glyph(i, base), role(is_base).name().to_uppercase()),
-                        r.add_modifier(Modifier::BOLD),
-                    )),
-                    Cell::from(Span::styled(v.name.clone(), r)),
-                    Cell::from(num(v.current_weight)),
-                    Cell::from(Span::styled(num(v.desired_weight), desired_style)),
-                    Cell::from(pct(v.traffic_share)),
-                    Cell::from(Span::styled(
-                        inst,
-                        if v.desired_instances != v.current_instances {
-                            moving
-                        } else {
-                            theme.fg(Role::Fg)
-                        },
-                    )),
-                    Cell::from(Span::styled(status, status_style)),
-                    Cell::from(
-                        s.and_then(|s| s.model_latency_p50_ms)
-                            .map(|x| format!("{x:.1}"))
-                            .unwrap_or_else(dash),
-                    ),
-                    Cell::from(
-                        s.and_then(|s| s.model_latency_p99_ms)
-                            .map(|x| format!("{x:.1}"))
-                            .unwrap_or_else(dash),
-                    ),
-                    Cell::from(Span::styled(
-                        err.map(|x| format!("{:.2}%", x * 100.0)).unwrap_or_else(dash),
-                        err_style,
-                    )),
-                    Cell::from(observed.as_ref().map(|o| pct(o[i])).unwrap_or_else(dash)),
-                    Cell::from(s.map(|s| format!("{:.0}", s.invocations_per_min)).unwrap_or_else(dash)),
-                ]);
+                let mut cells = identity_cells(i, v, base, theme);
+                cells.extend(configuration_cells(v, theme));
+                let observed_share = observed.as_ref().map(|o| o[i]);
+                cells.extend(metric_cells(data.summary(&e.name, &v.name), observed_share, theme));
+                let row = Row::new(cells);
                 if i == self.cursor {
                     row.style(theme.selection())
                 } else {
@@ -151,54 +92,19 @@ impl VariantsPane {
                 }
             })
             .collect();
-        let header = Row::new(
-            [
-                "ROLE",
-                "VARIANT",
-                "WEIGHT",
-                "DESIRED",
-                "SHARE",
-                "INSTANCES",
-                "VARIANT STATUS",
-                "P50 MS",
-                "P99 MS",
-                "5XX",
-                "OBSERVED",
-                "INV/MIN",
-            ]
-            .map(Cell::from),
-        )
-        .style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
-        let name_width = e.variants.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
-        let full = [
-            10,
-            (name_width as u16 + 2).clamp(12, 40),
-            6,
-            7,
-            6,
-            9,
-            16,
-            7,
-            7,
-            6,
-            8,
-            7,
-        ];
-        // On a narrow terminal the least needed columns get no width (rather than every title
-        // being cut): kept in this order while they fit, one space between columns.
-        let priority = [0, 1, 2, 3, 8, 9, 6, 5, 4, 7, 10, 11];
-        let mut keep = [false; 12];
-        let mut used = (full.len() as u16).saturating_sub(1);
-        for c in priority {
-            if used + full[c] <= area.width || c < 2 {
-                keep[c] = true;
-                used += full[c];
-            }
-        }
-        let widths: Vec<Constraint> = (0..full.len())
-            .map(|c| Constraint::Length(if keep[c] { full[c] } else { 0 }))
-            .collect();
+        let header =
+            Row::new(TABLE_COLUMNS.map(Cell::from)).style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
+        let widths = column_widths(e, area.width);
         f.render_widget(Table::new(rows, widths).header(header).style(theme.base()), area);
+    }
+
+    /// Moves the first row shown so that the cursor is on a page of `page` rows.
+    fn scroll_to_cursor(&mut self, page: usize) {
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + page {
+            self.offset = self.cursor + 1 - page;
+        }
     }
 
     pub(super) fn traffic_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
@@ -252,14 +158,10 @@ impl VariantsPane {
         theme: &Theme,
     ) -> Vec<Line<'static>> {
         let follow = following(data, e);
-        let settled = |v: &VariantInfo| {
-            v.current_weight == v.desired_weight && v.current_instances == v.desired_instances && v.statuses.is_empty()
-        };
         let moving = e.status != "InService" || e.variants.iter().any(|v| !settled(v));
         if !follow && !moving {
             return Vec::new();
         }
-        let muted = theme.fg(Role::Muted);
         if matches!(e.status.as_str(), "Failed" | "UpdateRollbackFailed" | "OutOfService") {
             let why = e.failure_reason.clone().unwrap_or_else(|| "no reason given".into());
             return vec![Line::from(vec![
@@ -267,71 +169,11 @@ impl VariantsPane {
                 Span::styled(format!("{}: {why}", e.status), theme.status(&e.status)),
             ])];
         }
-        let done = e.status == "InService";
-        let step = |label: &str, on: bool, current: bool| {
-            let style = if current {
-                theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
-            } else if on {
-                theme.fg(Role::StatusOk)
-            } else {
-                muted
-            };
-            Span::styled(format!("{} {label}", if on { "●" } else { "○" }), style)
-        };
-        let mut steps = vec![Span::styled(" Update    ", theme.fg(Role::Title))];
-        if follow {
-            steps.push(step("sent", true, false));
-            steps.push(Span::styled(" ── ", muted));
-        }
-        steps.push(step(&e.status.replace("InService", "Updating"), true, !done));
-        steps.push(Span::styled(" ── ", muted));
-        steps.push(step("InService", done, done));
-        if plan {
-            steps.push(Span::styled("   (this console's promotion plan)", muted));
-        } else if !follow {
-            steps.push(Span::styled("   (not started from this console)", muted));
-        }
-        let n = e.variants.len().max(1);
-        let converged = e.variants.iter().filter(|v| settled(v)).count();
-        let ratio = if done && converged == e.variants.len() {
-            1.0
-        } else {
-            converged as f64 / n as f64
-        };
-        let bar_w = width.saturating_sub(60).clamp(10, 40);
-        let filled = (ratio * bar_w as f64).round() as usize;
-        let gauge = vec![
-            Span::raw("           "),
-            Span::styled("━".repeat(filled), theme.fg(Role::Accent)),
-            Span::styled("─".repeat(bar_w - filled), muted),
-            Span::styled(
-                format!(
-                    "  {converged}/{} at their desired weight and count",
-                    crate::format::count(e.variants.len(), "variant")
-                ),
-                theme.fg(Role::Fg),
-            ),
-        ];
-        let mut each = vec![Span::raw("           ")];
-        for v in &e.variants {
-            let ok = settled(v);
-            each.push(Span::styled(format!("{} ", v.name), theme.fg(Role::Fg)));
-            each.push(Span::styled(
-                format!("weight {} → {}", num(v.current_weight), num(v.desired_weight)),
-                if ok { theme.fg(Role::Fg) } else { theme.fg(Role::StatusWarn) },
-            ));
-            if v.current_instances != v.desired_instances {
-                each.push(Span::styled(
-                    format!(", instances {} → {}", v.current_instances, v.desired_instances),
-                    theme.fg(Role::StatusWarn),
-                ));
-            }
-            each.push(Span::styled(
-                if ok { " ✓   " } else { " …   " },
-                if ok { theme.fg(Role::StatusOk) } else { muted },
-            ));
-        }
-        vec![Line::from(steps), Line::from(gauge), Line::from(each)]
+        vec![
+            update_steps(e, follow, plan, theme),
+            convergence_gauge(e, width, theme),
+            variant_progress(e, theme),
+        ]
     }
 
     pub(super) fn detail_lines(&self, data: &Data, e: &EndpointInfo, theme: &Theme) -> Vec<Line<'static>> {
@@ -396,4 +238,209 @@ impl VariantsPane {
         }
         vec![Line::from(first), Line::from(second)]
     }
+}
+
+/// The titles of the variants table's columns.
+const TABLE_COLUMNS: [&str; 12] = [
+    "ROLE",
+    "VARIANT",
+    "WEIGHT",
+    "DESIRED",
+    "SHARE",
+    "INSTANCES",
+    "VARIANT STATUS",
+    "P50 MS",
+    "P99 MS",
+    "5XX",
+    "OBSERVED",
+    "INV/MIN",
+];
+
+fn dash() -> String {
+    "-".to_string()
+}
+
+/// The role and name columns of variant `i`.
+fn identity_cells(i: usize, v: &VariantInfo, base: Option<usize>, theme: &Theme) -> Vec<Cell<'static>> {
+    let is_base = Some(i) == base;
+    let r = theme.fg(role(is_base));
+    vec![
+        Cell::from(Span::styled(
+            format!("{} {}", glyph(i, base), role(is_base).name().to_uppercase()),
+            r.add_modifier(Modifier::BOLD),
+        )),
+        Cell::from(Span::styled(v.name.clone(), r)),
+    ]
+}
+
+/// The configured columns: weight and desired weight, share, instances (current → desired
+/// while they differ) and the variant's statuses.
+fn configuration_cells(v: &VariantInfo, theme: &Theme) -> Vec<Cell<'static>> {
+    let moving = theme.fg(Role::StatusWarn).add_modifier(Modifier::BOLD);
+    let desired_style = if v.desired_weight != v.current_weight {
+        moving
+    } else {
+        theme.fg(Role::Fg)
+    };
+    let (inst, inst_style) = if v.desired_instances != v.current_instances {
+        (format!("{} → {}", v.current_instances, v.desired_instances), moving)
+    } else {
+        (v.current_instances.to_string(), theme.fg(Role::Fg))
+    };
+    let status = if v.statuses.is_empty() {
+        dash()
+    } else {
+        v.statuses.join(",")
+    };
+    let status_style = v.statuses.last().map(|s| theme.status(s)).unwrap_or(theme.fg(Role::Muted));
+    vec![
+        Cell::from(num(v.current_weight)),
+        Cell::from(Span::styled(num(v.desired_weight), desired_style)),
+        Cell::from(pct(v.traffic_share)),
+        Cell::from(Span::styled(inst, inst_style)),
+        Cell::from(Span::styled(status, status_style)),
+    ]
+}
+
+/// The observed columns: latency percentiles, 5XX rate (marked above 1%), observed share and
+/// invocations per minute; a dash for each figure not read yet.
+fn metric_cells(s: Option<&VariantSummary>, observed: Option<f64>, theme: &Theme) -> Vec<Cell<'static>> {
+    let ms = |x: Option<f64>| x.map(|x| format!("{x:.1}")).unwrap_or_else(dash);
+    let err = s.and_then(|s| s.error_rate_5xx);
+    let err_style = if err.unwrap_or(0.0) > 0.01 {
+        theme.fg(Role::StatusError)
+    } else {
+        theme.fg(Role::Fg)
+    };
+    vec![
+        Cell::from(ms(s.and_then(|s| s.model_latency_p50_ms))),
+        Cell::from(ms(s.and_then(|s| s.model_latency_p99_ms))),
+        Cell::from(Span::styled(
+            err.map(|x| format!("{:.2}%", x * 100.0)).unwrap_or_else(dash),
+            err_style,
+        )),
+        Cell::from(observed.map(pct).unwrap_or_else(dash)),
+        Cell::from(s.map(|s| format!("{:.0}", s.invocations_per_min)).unwrap_or_else(dash)),
+    ]
+}
+
+/// The widths of the table's columns in `width`: on a narrow terminal the least needed columns
+/// get no width (rather than every title being cut), kept in priority order while they fit,
+/// one space between columns.
+fn column_widths(e: &EndpointInfo, width: u16) -> Vec<Constraint> {
+    let name_width = e.variants.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
+    let full = [
+        10,
+        (name_width as u16 + 2).clamp(12, 40),
+        6,
+        7,
+        6,
+        9,
+        16,
+        7,
+        7,
+        6,
+        8,
+        7,
+    ];
+    let priority = [0, 1, 2, 3, 8, 9, 6, 5, 4, 7, 10, 11];
+    let mut keep = [false; 12];
+    let mut used = (full.len() as u16).saturating_sub(1);
+    for c in priority {
+        if used + full[c] <= width || c < 2 {
+            keep[c] = true;
+            used += full[c];
+        }
+    }
+    (0..full.len())
+        .map(|c| Constraint::Length(if keep[c] { full[c] } else { 0 }))
+        .collect()
+}
+
+/// Whether a variant is at its desired weight and count, with no update of its own under way.
+fn settled(v: &VariantInfo) -> bool {
+    v.current_weight == v.desired_weight && v.current_instances == v.desired_instances && v.statuses.is_empty()
+}
+
+/// The update's steps: sent (when this console follows it) ── Updating ── InService, with who
+/// drives it.
+fn update_steps(e: &EndpointInfo, follow: bool, plan: bool, theme: &Theme) -> Line<'static> {
+    let muted = theme.fg(Role::Muted);
+    let done = e.status == "InService";
+    let step = |label: &str, on: bool, current: bool| {
+        let style = if current {
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
+        } else if on {
+            theme.fg(Role::StatusOk)
+        } else {
+            muted
+        };
+        Span::styled(format!("{} {label}", if on { "●" } else { "○" }), style)
+    };
+    let mut steps = vec![Span::styled(" Update    ", theme.fg(Role::Title))];
+    if follow {
+        steps.push(step("sent", true, false));
+        steps.push(Span::styled(" ── ", muted));
+    }
+    steps.push(step(&e.status.replace("InService", "Updating"), true, !done));
+    steps.push(Span::styled(" ── ", muted));
+    steps.push(step("InService", done, done));
+    if plan {
+        steps.push(Span::styled("   (this console's promotion plan)", muted));
+    } else if !follow {
+        steps.push(Span::styled("   (not started from this console)", muted));
+    }
+    Line::from(steps)
+}
+
+/// A gauge of how many variants have settled, as a share of `width`.
+fn convergence_gauge(e: &EndpointInfo, width: usize, theme: &Theme) -> Line<'static> {
+    let done = e.status == "InService";
+    let n = e.variants.len().max(1);
+    let converged = e.variants.iter().filter(|v| settled(v)).count();
+    let ratio = if done && converged == e.variants.len() {
+        1.0
+    } else {
+        converged as f64 / n as f64
+    };
+    let bar_w = width.saturating_sub(60).clamp(10, 40);
+    let filled = (ratio * bar_w as f64).round() as usize;
+    Line::from(vec![
+        Span::raw("           "),
+        Span::styled("━".repeat(filled), theme.fg(Role::Accent)),
+        Span::styled("─".repeat(bar_w - filled), theme.fg(Role::Muted)),
+        Span::styled(
+            format!(
+                "  {converged}/{} at their desired weight and count",
+                crate::format::count(e.variants.len(), "variant")
+            ),
+            theme.fg(Role::Fg),
+        ),
+    ])
+}
+
+/// Each variant's weight (and instances while they move) from current to desired, ticked once
+/// settled.
+fn variant_progress(e: &EndpointInfo, theme: &Theme) -> Line<'static> {
+    let muted = theme.fg(Role::Muted);
+    let mut each = vec![Span::raw("           ")];
+    for v in &e.variants {
+        let ok = settled(v);
+        each.push(Span::styled(format!("{} ", v.name), theme.fg(Role::Fg)));
+        each.push(Span::styled(
+            format!("weight {} → {}", num(v.current_weight), num(v.desired_weight)),
+            if ok { theme.fg(Role::Fg) } else { theme.fg(Role::StatusWarn) },
+        ));
+        if v.current_instances != v.desired_instances {
+            each.push(Span::styled(
+                format!(", instances {} → {}", v.current_instances, v.desired_instances),
+                theme.fg(Role::StatusWarn),
+            ));
+        }
+        each.push(Span::styled(
+            if ok { " ✓   " } else { " …   " },
+            if ok { theme.fg(Role::StatusOk) } else { muted },
+        ));
+    }
+    Line::from(each)
 }

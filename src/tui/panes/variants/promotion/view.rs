@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{CONSOLIDATE, FIELDS, MODE, PlanEditor, PlanView, PromotionUi, is_choice};
 use crate::aws::judge::Outcome;
-use crate::aws::promote::{Mode, Phase, PlanState, Verdict};
+use crate::aws::promote::{Mode, Phase, PlanState, StepRecord, Verdict};
 use crate::aws::promote_gate::GateReport;
 use crate::aws::promote_run::Question;
 use crate::tui::panes::variants::num;
@@ -97,6 +97,32 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
             None => vec![Line::from(Span::styled("promotion starting…", theme.fg(Role::Muted)))],
         };
     };
+    let mut lines = vec![plan_heading(p, s, theme)];
+    for (i, share) in s.spec.steps.iter().enumerate() {
+        lines.push(step_line(p, s, (i, *share), theme, now));
+        if let Some(gr) = s.timeline.get(i).and_then(|r| r.gate.as_ref()) {
+            lines.extend(breach_line(gr, p.running, theme));
+            lines.extend(judge_lines(gr, theme));
+        }
+    }
+    if s.spec.consolidate {
+        lines.push(consolidation_line(s, theme));
+    }
+    if let Some(m) = &s.message {
+        lines.push(Line::from(Span::styled(
+            format!("   {}", console_message(m)),
+            theme.fg(Role::Muted),
+        )));
+    }
+    if let Some(e) = &p.error {
+        lines.push(Line::from(Span::styled(format!("   {e}"), theme.fg(Role::StatusError))));
+    }
+    lines
+}
+
+/// The plan's first line: canary vs baseline, mode, bake and gates, then its phase and whether
+/// it runs.
+fn plan_heading(p: &PlanView, s: &PlanState, theme: &Theme) -> Line<'static> {
     let muted = theme.fg(Role::Muted);
     let g = &s.spec.gates;
     let mode = match s.spec.mode {
@@ -116,7 +142,7 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         Phase::Held => theme.fg(Role::StatusWarn),
         _ => theme.fg(Role::Accent),
     };
-    let mut lines = vec![Line::from(vec![
+    Line::from(vec![
         Span::styled("Promotion ", theme.fg(Role::Title).add_modifier(Modifier::BOLD)),
         Span::styled(format!("{} vs {}", s.spec.canary, s.baseline), theme.fg(Role::Fg)),
         Span::styled(
@@ -131,61 +157,63 @@ pub fn timeline_lines(p: &PlanView, theme: &Theme, now: f64) -> Vec<Line<'static
         ),
         Span::styled(format!("{:?}", s.phase), phase_style.add_modifier(Modifier::BOLD)),
         Span::styled(format!(" ({status})"), muted),
-    ])];
-    for (i, share) in s.spec.steps.iter().enumerate() {
-        let rec = s.timeline.get(i);
-        let current = i == s.step && !s.phase.is_final();
-        let marker = if current { "▶" } else { " " };
-        let mut spans = vec![Span::styled(
-            format!(" {marker} step {} {:>5}%  ", i + 1, num(*share)),
-            if current { theme.fg(Role::Accent) } else { theme.fg(Role::Fg) },
-        )];
-        let (text, style): (String, Style) = match rec {
-            None if current && s.phase == Phase::Applying => ("applying…".into(), theme.fg(Role::Accent)),
-            None => ("pending".into(), muted),
-            Some(r) => match (&r.gate, current, s.phase) {
-                (Some(gr), _, _) => {
-                    let style = match gr.verdict {
-                        Verdict::Pass => theme.fg(Role::StatusOk),
-                        Verdict::Fail => theme.fg(Role::StatusError),
-                        Verdict::NoVerdict => theme.fg(Role::StatusWarn),
-                    };
-                    spans.push(Span::styled("InService ✓  ", theme.fg(Role::StatusOk)));
-                    spans.push(Span::styled(format!("{}  ", check_text(gr)), theme.fg(Role::Fg)));
-                    (gr.verdict.as_str().to_uppercase(), style.add_modifier(Modifier::BOLD))
+    ])
+}
+
+/// Step `i` (to `share` percent): marked when current, then where it stands.
+fn step_line(p: &PlanView, s: &PlanState, (i, share): (usize, f64), theme: &Theme, now: f64) -> Line<'static> {
+    let current = i == s.step && !s.phase.is_final();
+    let marker = if current { "▶" } else { " " };
+    let mut spans = vec![Span::styled(
+        format!(" {marker} step {} {:>5}%  ", i + 1, num(share)),
+        if current { theme.fg(Role::Accent) } else { theme.fg(Role::Fg) },
+    )];
+    let (text, style) = step_state(p, s, (s.timeline.get(i), current), &mut spans, theme, now);
+    spans.push(Span::styled(text, style));
+    Line::from(spans)
+}
+
+/// Where a step stands (pending, applying, updating, baking, its verdict ...) with its style;
+/// a step InService first gets that mark in `spans` (and its gate's figures once read).
+fn step_state(
+    p: &PlanView,
+    s: &PlanState,
+    (rec, current): (Option<&StepRecord>, bool),
+    spans: &mut Vec<Span<'static>>,
+    theme: &Theme,
+    now: f64,
+) -> (String, Style) {
+    let muted = theme.fg(Role::Muted);
+    let in_service = || Span::styled("InService ✓  ", theme.fg(Role::StatusOk));
+    match rec {
+        None if current && s.phase == Phase::Applying => ("applying…".into(), theme.fg(Role::Accent)),
+        None => ("pending".into(), muted),
+        Some(r) => match (&r.gate, current, s.phase) {
+            (Some(gr), _, _) => {
+                let style = match gr.verdict {
+                    Verdict::Pass => theme.fg(Role::StatusOk),
+                    Verdict::Fail => theme.fg(Role::StatusError),
+                    Verdict::NoVerdict => theme.fg(Role::StatusWarn),
+                };
+                spans.push(in_service());
+                spans.push(Span::styled(format!("{}  ", check_text(gr)), theme.fg(Role::Fg)));
+                (gr.verdict.as_str().to_uppercase(), style.add_modifier(Modifier::BOLD))
+            }
+            (None, true, Phase::Applying) => ("applying…".into(), theme.fg(Role::Accent)),
+            (None, true, Phase::Updating) => ("Updating → InService…".into(), theme.fg(Role::StatusWarn)),
+            (None, true, Phase::Baking) => {
+                spans.push(in_service());
+                let until = p.baking_until.or(r.bake_end);
+                match until {
+                    _ if p.judging => ("judging: reading the gate…".into(), theme.fg(Role::Accent)),
+                    Some(u) if u > now => (format!("baking, {} left", duration_text(u - now)), theme.fg(Role::Accent)),
+                    _ => ("baked; reading the gate…".into(), theme.fg(Role::Accent)),
                 }
-                (None, true, Phase::Applying) => ("applying…".into(), theme.fg(Role::Accent)),
-                (None, true, Phase::Updating) => ("Updating → InService…".into(), theme.fg(Role::StatusWarn)),
-                (None, true, Phase::Baking) => {
-                    spans.push(Span::styled("InService ✓  ", theme.fg(Role::StatusOk)));
-                    let until = p.baking_until.or(r.bake_end);
-                    match until {
-                        _ if p.judging => ("judging: reading the gate…".into(), theme.fg(Role::Accent)),
-                        Some(u) if u > now => (format!("baking, {} left", duration_text(u - now)), theme.fg(Role::Accent)),
-                        _ => ("baked; reading the gate…".into(), theme.fg(Role::Accent)),
-                    }
-                }
-                (None, _, _) if r.applied_at.is_some() => ("applied".into(), theme.fg(Role::Fg)),
-                (None, _, _) => ("not applied".into(), muted),
-            },
-        };
-        spans.push(Span::styled(text, style));
-        lines.push(Line::from(spans));
-        if let Some(gr) = rec.and_then(|r| r.gate.as_ref()) {
-            lines.extend(breach_line(gr, p.running, theme));
-            lines.extend(judge_lines(gr, theme));
-        }
+            }
+            (None, _, _) if r.applied_at.is_some() => ("applied".into(), theme.fg(Role::Fg)),
+            (None, _, _) => ("not applied".into(), muted),
+        },
     }
-    if s.spec.consolidate {
-        lines.push(consolidation_line(s, theme));
-    }
-    if let Some(m) = &s.message {
-        lines.push(Line::from(Span::styled(format!("   {}", console_message(m)), muted)));
-    }
-    if let Some(e) = &p.error {
-        lines.push(Line::from(Span::styled(format!("   {e}"), theme.fg(Role::StatusError))));
-    }
-    lines
 }
 
 /// What an empty or chosen field shows (None: its text as typed).

@@ -108,7 +108,6 @@ impl WeightEditor {
 
     /// Draws the editor.
     pub fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
-        let muted = theme.fg(Role::Muted);
         let title = theme.fg(Role::Title).add_modifier(Modifier::BOLD);
         let name_w = self
             .rows
@@ -117,9 +116,30 @@ impl WeightEditor {
             .max()
             .unwrap_or(0)
             .clamp(8, 24);
-        let pad = |text: String, w: usize| format!("{text:<w$}");
+        let shares = self.after_shares();
+        let mut lines = vec![self.heading_line(name_w, title)];
+        // One share per row.
+        for (i, after) in shares.iter().enumerate() {
+            lines.push(self.row_line(i, name_w, *after, theme));
+        }
+        lines.push(Line::from(""));
+        lines.extend(self.share_bars(area, &shares, theme));
+        lines.push(Line::from(""));
+        lines.extend(self.problem_lines(data, theme));
+        // Keep the key line when the screen is short: drop body lines first.
+        let h = (lines.len() as u16 + 3).min(area.height);
+        lines.truncate(h.saturating_sub(3) as usize);
+        lines.push(self.key_line(theme));
+        let rect = centered(area, 90, 0, 70, h);
+        let mode = if self.percent { "percent" } else { "weights" };
+        let heading = Span::styled(format!(" Weights of {} — {mode} ", self.endpoint), title);
+        modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
+    }
+
+    /// The column titles of the rows.
+    fn heading_line(&self, name_w: usize, title: Style) -> Line<'static> {
         let new_head = if self.percent { "NEW %" } else { "NEW WEIGHT" };
-        let mut lines = vec![Line::from(Span::styled(
+        Line::from(Span::styled(
             format!(
                 "   {}{}{}{}{}TRAFFIC NOW → AFTER",
                 pad("VARIANT".into(), name_w + 2),
@@ -129,37 +149,44 @@ impl WeightEditor {
                 pad(" INSTANCES".into(), 15),
             ),
             title,
-        ))];
-        let shares = self.after_shares();
-        for (i, r) in self.rows.iter().enumerate() {
-            let rs = theme.fg(role(r.baseline));
-            let now = if self.percent {
-                pct(r.share_before)
-            } else {
-                num(r.weight_before)
-            };
-            let name: String = r.variant.chars().take(name_w).collect();
-            let mut spans = vec![
-                Span::styled(if i == self.cursor { " ▸ " } else { "   " }, theme.fg(Role::Accent)),
-                Span::styled(pad(name, name_w + 2), rs.add_modifier(Modifier::BOLD)),
-                Span::styled(pad(format!("{} {}", r.glyph, role(r.baseline).name()), 12), rs),
-                Span::styled(pad(now, 8), muted),
-            ];
-            for field in [Field::Weight, Field::Instances] {
-                let v = self.value_span(i, field, theme);
-                let n = v.content.chars().count();
-                spans.push(v);
-                spans.push(Span::raw(" ".repeat(15usize.saturating_sub(n))));
-            }
-            let after = shares[i];
-            let moved = (after - r.share_before).abs() > 1e-9;
-            spans.push(Span::styled(
-                format!("{} → {}", pct(r.share_before), pct(after)),
-                if moved { theme.fg(Role::StatusWarn) } else { theme.fg(Role::Fg) },
-            ));
-            lines.push(Line::from(spans));
+        ))
+    }
+
+    /// Row `i`: the variant, its role, its weight now, the two edited values and its traffic
+    /// share now → after the change (`after`).
+    fn row_line(&self, i: usize, name_w: usize, after: f64, theme: &Theme) -> Line<'static> {
+        let r = &self.rows[i];
+        let rs = theme.fg(role(r.baseline));
+        let now = if self.percent {
+            pct(r.share_before)
+        } else {
+            num(r.weight_before)
+        };
+        let name: String = r.variant.chars().take(name_w).collect();
+        let mut spans = vec![
+            Span::styled(if i == self.cursor { " ▸ " } else { "   " }, theme.fg(Role::Accent)),
+            Span::styled(pad(name, name_w + 2), rs.add_modifier(Modifier::BOLD)),
+            Span::styled(pad(format!("{} {}", r.glyph, role(r.baseline).name()), 12), rs),
+            Span::styled(pad(now, 8), theme.fg(Role::Muted)),
+        ];
+        for field in [Field::Weight, Field::Instances] {
+            let v = self.value_span(i, field, theme);
+            let n = v.content.chars().count();
+            spans.push(v);
+            spans.push(Span::raw(" ".repeat(15usize.saturating_sub(n))));
         }
-        lines.push(Line::from(""));
+        let moved = (after - r.share_before).abs() > 1e-9;
+        spans.push(Span::styled(
+            format!("{} → {}", pct(r.share_before), pct(after)),
+            if moved { theme.fg(Role::StatusWarn) } else { theme.fg(Role::Fg) },
+        ));
+        Line::from(spans)
+    }
+
+    /// The traffic split before and after the change as two bars, then their legend.
+    fn share_bars(&self, area: Rect, shares: &[f64], theme: &Theme) -> Vec<Line<'static>> {
+        let muted = theme.fg(Role::Muted);
+        let title = theme.fg(Role::Title).add_modifier(Modifier::BOLD);
         let width = (area.width * 9 / 10).max(70).min(area.width);
         let bar_w = (width as usize).saturating_sub(14).clamp(10, 80);
         let bar = |label: &str, shares: &[f64]| {
@@ -174,17 +201,20 @@ impl WeightEditor {
             Line::from(spans)
         };
         let before: Vec<f64> = self.rows.iter().map(|r| r.share_before).collect();
-        lines.push(bar("before", &before));
-        lines.push(bar("after", &shares));
         let mut legend = vec![Span::raw("         ")];
-        for (r, s) in self.rows.iter().zip(&shares) {
+        for (r, s) in self.rows.iter().zip(shares) {
             legend.push(Span::styled(format!("{} ", r.glyph), theme.fg(role(r.baseline))));
             legend.push(Span::styled(format!("{} {}   ", r.variant, pct(*s)), theme.fg(Role::Fg)));
         }
-        lines.push(Line::from(legend));
-        lines.push(Line::from(""));
+        vec![bar("before", &before), bar("after", shares), Line::from(legend)]
+    }
+
+    /// Why Enter would refuse (the endpoint no longer InService, the first problems), else the
+    /// last message or the promise of a review.
+    fn problem_lines(&self, data: &Data, theme: &Theme) -> Vec<Line<'static>> {
         let bad = theme.fg(Role::StatusError).add_modifier(Modifier::BOLD);
         let problems = self.problems();
+        let mut lines = Vec::new();
         if let Some(e) = data.endpoint(&self.endpoint).filter(|e| e.status != "InService") {
             lines.push(Line::from(Span::styled(
                 format!(" ✗ {} is now {}: Enter will refuse", e.name, e.status),
@@ -203,6 +233,12 @@ impl WeightEditor {
                 )),
             });
         }
+        lines
+    }
+
+    /// The editor's keys, those that do nothing now crossed out.
+    fn key_line(&self, theme: &Theme) -> Line<'static> {
+        let muted = theme.fg(Role::Muted);
         let mut keys = vec![Span::raw(" ")];
         for k in self.keys() {
             let ks = if k.disabled {
@@ -213,13 +249,11 @@ impl WeightEditor {
             keys.push(Span::styled(k.key, ks));
             keys.push(Span::styled(format!(" {}  ", k.action), muted));
         }
-        // Keep the key line when the screen is short: drop body lines first.
-        let h = (lines.len() as u16 + 3).min(area.height);
-        lines.truncate(h.saturating_sub(3) as usize);
-        lines.push(Line::from(keys));
-        let rect = centered(area, 90, 0, 70, h);
-        let mode = if self.percent { "percent" } else { "weights" };
-        let heading = Span::styled(format!(" Weights of {} — {mode} ", self.endpoint), title);
-        modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
+        Line::from(keys)
     }
+}
+
+/// `text` padded with spaces to `w` characters.
+fn pad(text: String, w: usize) -> String {
+    format!("{text:<w$}")
 }

@@ -3,6 +3,8 @@
 //! plans running in their own tasks. Every mutation writes its intent to the audit log first;
 //! when that fails nothing is sent and the job answers with the reason.
 
+mod promotion;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,8 +18,8 @@ use super::{JobLimits, timeout_error};
 use crate::aws::audit::{Audit, Mutation};
 use crate::aws::guard::{Audited, Expectation, GuardError};
 use crate::aws::prewarm::PrewarmOptions;
-use crate::aws::promote::{default_plan_dir, load_alarms, load_judge, load_state, plan_path};
-use crate::aws::promote_run::{Control, PromotionRunner, RunnerOptions};
+use crate::aws::promote::default_plan_dir;
+use crate::aws::promote_run::{Control, RunnerOptions};
 use crate::aws::{AwsError, Fleet};
 use crate::tui::event::{AppEvent, Job};
 
@@ -208,18 +210,9 @@ pub(super) async fn run(
             send_activity(g, events);
             let _ = events.send(AppEvent::PrewarmDone { endpoint, result: r });
         }
-        Job::Promote { spec, reason, extras } => promote(g, f, spec, reason, extras, events).await,
-        Job::PromoteResume { endpoint, rollback } => resume(g, f, endpoint, rollback, events).await,
-        Job::PromoteControl { endpoint, control } => {
-            let sent = g
-                .controls
-                .lock()
-                .get(&endpoint)
-                .is_some_and(|tx| tx.send(control).is_ok());
-            if !sent {
-                notice(events, true, format!("no promotion is running on {endpoint}"));
-            }
-        }
+        Job::Promote { spec, reason, extras } => promotion::start(g, f, spec, reason, extras, events).await,
+        Job::PromoteResume { endpoint, rollback } => promotion::resume(g, f, endpoint, rollback, events).await,
+        Job::PromoteControl { endpoint, control } => promotion::control(g, &endpoint, control, events),
         Job::ChangeScaling {
             endpoint,
             variant,
@@ -253,62 +246,6 @@ pub(super) async fn run(
     }
 }
 
-/// Starts a promotion plan (refused while one runs on the endpoint or one of its gate alarms
-/// fires).
-async fn promote(
-    g: &Guard,
-    f: &Fleet,
-    spec: crate::aws::promote::PromotionSpec,
-    reason: Option<String>,
-    extras: crate::aws::promote_run::PlanExtras,
-    events: &UnboundedSender<AppEvent>,
-) {
-    let endpoint = spec.endpoint.clone();
-    if g.controls.lock().contains_key(&endpoint) {
-        return notice(events, true, format!("a promotion is already running on {endpoint}"));
-    }
-    let (audited, dir) = match prepare(g, f).await {
-        Ok(x) => x,
-        Err(e) => return ended(events, &endpoint, Err(e)),
-    };
-    if let Err(e) = refuse_under_firing_alarms(f, &extras.alarms).await {
-        return ended(events, &endpoint, Err(e));
-    }
-    let path = plan_path(&dir, &endpoint);
-    let opts = extras.apply(g.opts.runner.clone());
-    match PromotionRunner::begin(f.clone(), audited, spec, reason, path, opts).await {
-        Ok((runner, ctl)) => start_runner(g, endpoint, runner, ctl, false, events),
-        Err(e) => ended(events, &endpoint, Err(e.to_string())),
-    }
-}
-
-/// Resumes (or rolls back) the plan saved for `endpoint`, with the judge and gate alarms saved
-/// with it.
-async fn resume(g: &Guard, f: &Fleet, endpoint: String, rollback: bool, events: &UnboundedSender<AppEvent>) {
-    if g.controls.lock().contains_key(&endpoint) {
-        return notice(events, true, format!("the promotion of {endpoint} is already running"));
-    }
-    let (audited, dir) = match prepare(g, f).await {
-        Ok(x) => x,
-        Err(e) => return ended(events, &endpoint, Err(e)),
-    };
-    let path = plan_path(&dir, &endpoint);
-    match load_state(&path) {
-        Ok(Some(state)) => {
-            let mut opts = g.opts.runner.clone();
-            opts.judge = load_judge(&path).or(opts.judge);
-            let alarms = load_alarms(&path);
-            if !alarms.is_empty() {
-                opts.alarms = alarms;
-            }
-            let (runner, ctl) = PromotionRunner::from_state(f.clone(), audited, state, path, opts);
-            start_runner(g, endpoint, runner, ctl, rollback, events)
-        }
-        Ok(None) => ended(events, &endpoint, Err(format!("no saved plan for {endpoint}"))),
-        Err(e) => ended(events, &endpoint, Err(e)),
-    }
-}
-
 /// An autoscaling change through the fleet layer's guarded path: compare-and-swapped against
 /// what the operator saw, each change audited before it is sent.
 async fn change_scaling(
@@ -326,80 +263,6 @@ async fn change_scaling(
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err(timeout_error("the autoscaling change", limits.invoke).to_string()),
     }
-}
-
-/// Refuses a plan while one of its gate alarms is in ALARM (or cannot be read); nothing is sent.
-async fn refuse_under_firing_alarms(f: &Fleet, alarms: &[String]) -> Result<(), String> {
-    if alarms.is_empty() {
-        return Ok(());
-    }
-    let states = f
-        .alarm_states(alarms)
-        .await
-        .map_err(|e| format!("cannot read the gate alarms: {e}"))?;
-    match states.iter().find(|a| a.firing()) {
-        Some(a) => Err(format!(
-            "refused: alarm {} is in ALARM ({}); the plan starts once it is OK (nothing was sent)",
-            a.name, a.reason
-        )),
-        None => Ok(()),
-    }
-}
-
-fn ended(events: &UnboundedSender<AppEvent>, endpoint: &str, result: Result<crate::aws::promote::PlanState, String>) {
-    let _ = events.send(AppEvent::PromotionEnded {
-        endpoint: endpoint.to_string(),
-        result: result.map(Box::new),
-    });
-}
-
-async fn prepare(g: &Guard, f: &Fleet) -> Result<(Audited, PathBuf), String> {
-    let audited = g.audited(f).await?;
-    let dir = g
-        .opts
-        .plan_dir
-        .clone()
-        .ok_or("no state directory for plans (HOME is not set)")?;
-    Ok((audited, dir))
-}
-
-/// Runs a plan (or its rollback) in its own task, forwarding its events.
-fn start_runner(
-    g: &Guard,
-    endpoint: String,
-    runner: PromotionRunner,
-    ctl: UnboundedSender<Control>,
-    rollback: bool,
-    events: &UnboundedSender<AppEvent>,
-) {
-    g.controls.lock().insert(endpoint.clone(), ctl);
-    let (ptx, mut prx) = unbounded_channel();
-    let runner = runner.with_events(ptx);
-    let (g2, ev2, ep2) = (g.clone(), events.clone(), endpoint.clone());
-    let forward = tokio::spawn(async move {
-        while let Some(event) = prx.recv().await {
-            let saved = matches!(event, crate::aws::promote_run::PromotionEvent::Saved { .. });
-            let _ = ev2.send(AppEvent::Promotion {
-                endpoint: ep2.clone(),
-                event: Box::new(event),
-            });
-            if saved {
-                send_activity(&g2, &ev2);
-            }
-        }
-    });
-    let (g, events) = (g.clone(), events.clone());
-    tokio::spawn(async move {
-        let r = if rollback {
-            runner.rollback().await
-        } else {
-            runner.run().await
-        };
-        g.controls.lock().remove(&endpoint);
-        let _ = forward.await;
-        send_activity(&g, &events);
-        ended(&events, &endpoint, r.map_err(|e| e.to_string()));
-    });
 }
 
 /// Compare-and-swap against what the operator saw, audited; then follows the endpoint.

@@ -3,22 +3,19 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Padding, Paragraph, Row, Table, Wrap};
-use ratatui_textarea::WrapMode;
 
+use super::InvokePane;
 use super::calls::{Call, CallState};
-use super::form::{BodyCheck, Field, Form};
-use super::{InvokePane, model_completions};
 use crate::aws::AwsError;
 use crate::format::body_text;
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
-use crate::tui::widgets::{modal, title};
+use crate::tui::widgets::title;
 
-const LABEL: usize = 14;
-const COMPLETIONS_SHOWN: usize = 6;
+mod request;
 
 fn ms(d: std::time::Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
@@ -49,12 +46,7 @@ pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data,
         return;
     };
     let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
-    let [form_area, body_area] = Layout::vertical([Constraint::Length(8), Constraint::Min(3)]).areas(left);
-    render_form(form, p.focus, p.notice.as_deref(), f, form_area, data, theme);
-    render_body(form, p.focus == Some(Field::Body), f, body_area, theme);
-    if p.focus == Some(Field::Model) {
-        render_completions(form, f, body_area, data, theme);
-    }
+    request::render(form, (p.focus, p.notice.as_deref()), f, left, data, theme);
     let response_area = if p.history_open {
         let [h, r] = Layout::vertical([Constraint::Length(10), Constraint::Min(3)]).areas(right);
         render_history(p, f, h, theme);
@@ -83,162 +75,6 @@ pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data,
             .scroll((p.scroll, 0)),
         response_area,
     );
-}
-
-fn render_form(
-    form: &Form,
-    focus: Option<Field>,
-    notice: Option<&str>,
-    f: &mut Frame,
-    area: Rect,
-    data: &Data,
-    theme: &Theme,
-) {
-    let focused = focus.is_some_and(|x| x != Field::Body);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(title(format!(" Request · {} ", form.endpoint), theme));
-    let block = match data.endpoint(&form.endpoint).map(|e| e.status.as_str()) {
-        Some(status) if status != "InService" => block.title(Span::styled(format!("{status} "), theme.status(status))),
-        _ => block,
-    };
-    let label = |name: &str, field: Field| {
-        let style = if focus == Some(field) {
-            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
-        } else {
-            theme.fg(Role::Muted)
-        };
-        Span::styled(format!(" {name:<LABEL$}"), style)
-    };
-    let value = |text: &str, field: Field, placeholder: &str| -> Vec<Span<'static>> {
-        if focus == Some(field) {
-            vec![
-                Span::styled(text.to_string(), theme.fg(Role::Fg)),
-                Span::styled("█", theme.fg(Role::Accent)),
-            ]
-        } else if text.is_empty() {
-            vec![Span::styled(placeholder.to_string(), theme.fg(Role::Muted))]
-        } else {
-            vec![Span::styled(text.to_string(), theme.fg(Role::Fg))]
-        }
-    };
-    let mut lines = Vec::new();
-    let mut row = |name: &str, field: Field, spans: Vec<Span<'static>>| {
-        let mut s = vec![label(name, field)];
-        s.extend(spans);
-        lines.push(Line::from(s));
-    };
-    row(
-        "Content-Type",
-        Field::ContentType,
-        value(&form.content_type, Field::ContentType, "(required)"),
-    );
-    row("Accept", Field::Accept, value(&form.accept, Field::Accept, "(none)"));
-    let mut variants = Vec::new();
-    let options = std::iter::once(None).chain(form.variants.iter().map(Some));
-    for (i, o) in options.enumerate() {
-        if i > 0 {
-            variants.push(Span::styled(" · ", theme.fg(Role::Muted)));
-        }
-        let name = o.cloned().unwrap_or_else(|| "by weight".into());
-        let chosen = o.cloned() == form.variant;
-        let style = if chosen { theme.selection() } else { theme.fg(Role::Muted) };
-        variants.push(Span::styled(name, style));
-    }
-    row("Variant", Field::Variant, variants);
-    let model = if form.multi_model {
-        let count = data.catalogs.get(&form.endpoint).map(|c| c.models.len());
-        let hint = match count {
-            Some(n) => format!("(pick one of {n} models: m)"),
-            None => "(type a model key: m)".to_string(),
-        };
-        value(&form.model, Field::Model, &hint)
-    } else {
-        vec![Span::styled("— (not a multi-model endpoint)", theme.fg(Role::Muted))]
-    };
-    row("Target model", Field::Model, model);
-    row("Repeat", Field::Repeat, value(&form.repeat, Field::Repeat, "(1)"));
-    let status = match notice {
-        Some(n) => Span::styled(format!(" {n}"), theme.fg(Role::StatusError).add_modifier(Modifier::BOLD)),
-        None if data.read_only => Span::styled(" read-only: sending is disabled", theme.fg(Role::Readonly)),
-        None => Span::styled(" Ctrl-S or F5 sends · i or Enter edits the body", theme.fg(Role::Muted)),
-    };
-    lines.push(Line::from(status));
-    f.render_widget(Paragraph::new(lines).style(theme.base()).block(block), area);
-}
-
-fn render_body(form: &mut Form, focused: bool, f: &mut Frame, area: Rect, theme: &Theme) {
-    let (state, style) = match &form.check {
-        BodyCheck::Json => ("JSON ✓".to_string(), theme.fg(Role::StatusOk)),
-        BodyCheck::Text(n) => (format!("text, {n} bytes"), theme.fg(Role::Muted)),
-        BodyCheck::Hex(n) => (format!("binary, {n} bytes (hex:)"), theme.fg(Role::Muted)),
-        BodyCheck::File(p) => (format!("file {p}, read when sent"), theme.fg(Role::Muted)),
-        BodyCheck::Empty => ("empty".to_string(), theme.fg(Role::StatusWarn)),
-        BodyCheck::Invalid { .. } => ("invalid".to_string(), theme.fg(Role::StatusError)),
-    };
-    let mut block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Line::from(vec![
-            title(" Body · ", theme),
-            Span::styled(format!("{state} "), style.add_modifier(Modifier::BOLD)),
-        ]));
-    block = match &form.check {
-        BodyCheck::Invalid { message, line, column } => block.title_bottom(Span::styled(
-            format!(" line {line}, column {column}: {message} "),
-            theme.fg(Role::StatusError).add_modifier(Modifier::BOLD),
-        )),
-        _ if form.kind == super::form::PayloadKind::Image => block.title_bottom(Span::styled(
-            " binary body: hex:ffd8… bytes, or @/path/to/file.jpg ",
-            theme.fg(Role::Muted),
-        )),
-        _ => block,
-    };
-    form.body.set_block(block);
-    form.body.set_style(theme.base());
-    form.body.set_cursor_line_style(Style::default());
-    form.body.set_wrap_mode(WrapMode::WordOrGlyph);
-    form.body.set_line_number_style(theme.fg(Role::Muted));
-    form.body.set_cursor_style(if focused {
-        Style::default().add_modifier(Modifier::REVERSED)
-    } else {
-        Style::default()
-    });
-    f.render_widget(&form.body, area);
-}
-
-fn render_completions(form: &Form, f: &mut Frame, body_area: Rect, data: &Data, theme: &Theme) {
-    let found = model_completions(data, form);
-    if found.is_empty() {
-        return;
-    }
-    let height = (found.len().min(COMPLETIONS_SHOWN) as u16 + 2).min(body_area.height);
-    let longest = found.iter().map(|m| m.chars().count()).max().unwrap_or(0) as u16;
-    let room = body_area.width.saturating_sub(LABEL as u16 + 2);
-    let rect = Rect {
-        x: body_area.x + LABEL as u16 + 1,
-        y: body_area.y,
-        width: (longest + 4).max(16).min(room),
-        height,
-    };
-    let skip = form.model_pick.saturating_sub(COMPLETIONS_SHOWN - 1);
-    let lines: Vec<Line> = found
-        .iter()
-        .enumerate()
-        .skip(skip)
-        .take(COMPLETIONS_SHOWN)
-        .map(|(i, m)| {
-            let style = if i == form.model_pick {
-                theme.selection()
-            } else {
-                theme.fg(Role::Fg)
-            };
-            Line::from(Span::styled(m.clone(), style))
-        })
-        .collect();
-    let heading = title(format!(" {} matches ", found.len()), theme);
-    modal(f, rect, theme.border(true), heading, Paragraph::new(lines), theme);
 }
 
 fn render_history(p: &InvokePane, f: &mut Frame, area: Rect, theme: &Theme) {

@@ -3,25 +3,27 @@
 //! endpoint's persisted plan. Ctrl-C during a plan asks hold or roll back on a terminal; headless,
 //! it holds (the state is saved) and says how to resume or roll back.
 
+mod drive;
+
 use crate::format::parse_bake;
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::output::{print_json, weight};
-use super::promote_view::{event_line, phase_text, print_state};
-use super::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
+use super::output::print_json;
+use super::promote_view::{phase_text, print_state};
+use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, usage};
 use crate::aws::Fleet;
 use crate::aws::bake_load::LoadConfig;
-use crate::aws::guard::{Audited, GuardError};
+use crate::aws::guard::Audited;
 use crate::aws::judge::JudgeConfig;
 use crate::aws::promote::{
-    Gates, Mode, Phase, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps, plan_path,
+    Gates, Mode, PlanState, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps,
+    plan_path,
 };
-use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question, RunnerOptions};
+use crate::aws::promote_run::{PromotionRunner, RunnerOptions};
+use drive::{drive, promote_error};
 
 /// `sagedeck promote`.
 #[derive(Debug, Args)]
@@ -133,143 +135,6 @@ pub struct PromoteArgs {
     pub poll_ms: u64,
 }
 
-fn stdin_lines() -> UnboundedReceiver<String> {
-    let (tx, rx) = unbounded_channel();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(l) = line else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-fn prompt(text: &str) {
-    eprint!("{text} ");
-    let _ = std::io::stderr().flush();
-}
-
-/// Drives a runner: prints progress, answers questions from stdin (`--yes` answers "next step"),
-/// handles Ctrl-C; returns the exit code.
-async fn drive(
-    g: &GlobalArgs,
-    runner: PromotionRunner,
-    control: UnboundedSender<Control>,
-    yes: bool,
-    rollback: bool,
-) -> i32 {
-    let total = runner.state().spec.steps.len();
-    let show = |e: &PromotionEvent| {
-        if !g.json
-            && let Some(l) = event_line(e, total)
-        {
-            eprintln!("{l}");
-        }
-    };
-    let mut sigint = interrupts();
-    let mut sigint_open = true;
-    let (etx, mut events) = unbounded_channel();
-    let runner = runner.with_events(etx);
-    let mut task = tokio::spawn(async move {
-        if rollback {
-            runner.rollback().await
-        } else {
-            runner.run().await
-        }
-    });
-    let terminal = std::io::stdin().is_terminal();
-    let mut lines = stdin_lines();
-    let mut pending: Option<Question> = None;
-    let mut interrupted = false;
-    let result = loop {
-        tokio::select! {
-            r = &mut task => break r,
-            Some(e) = events.recv() => {
-                show(&e);
-                if let PromotionEvent::Ask { question } = e {
-                    match (&question, yes) {
-                        (Question::NextStep { .. } | Question::Consolidate { .. }, true) => { let _ = control.send(Control::Proceed); }
-                        (Question::Consolidate { canary }, false) => {
-                            prompt(&format!("Every step passed. Consolidate (a new endpoint config with only {canary}; the old one kept)? [y]es / [h]old / [r]oll back"));
-                            pending = Some(question);
-                        }
-                        (Question::NextStep { step, share }, false) => {
-                            prompt(&format!("Apply step {}/{total} (canary {}%)? [y]es / [h]old / [r]oll back", step + 1, weight(*share)));
-                            pending = Some(question);
-                        }
-                        (Question::AfterGate { step, verdict }, _) => {
-                            prompt(&format!("Step {} verdict: {}. [r]oll back / [h]old{}", step + 1, verdict.as_str(), if *verdict == crate::aws::promote::Verdict::NoVerdict { " / [y] bake again" } else { "" }));
-                            pending = Some(question);
-                        }
-                    }
-                }
-            }
-            line = lines.recv(), if pending.is_some() || interrupted => {
-                let answer = line.unwrap_or_default();
-                let c = match answer.trim() {
-                    "y" | "Y" | "yes" if !interrupted => Control::Proceed,
-                    "r" | "R" | "rollback" => Control::Rollback,
-                    _ => Control::Hold,
-                };
-                pending = None;
-                interrupted = false;
-                let _ = control.send(c);
-            }
-            sig = sigint.recv(), if sigint_open => {
-                if sig.is_none() {
-                    sigint_open = false;
-                } else if terminal && !interrupted {
-                    prompt("\nInterrupted: [h]old here (resume later) or [r]oll back?");
-                    interrupted = true;
-                } else {
-                    let _ = control.send(Control::Hold);
-                }
-            }
-        }
-    };
-    // The task can finish while its last events (the held or rolled-back line) still wait in
-    // the channel: the runner is gone, so everything it said is there to print.
-    while let Ok(e) = events.try_recv() {
-        show(&e);
-    }
-    let outcome = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("sagedeck: the plan runner stopped: {e}");
-            return EXIT_AWS;
-        }
-    };
-    match outcome {
-        Ok(state) => {
-            if g.json {
-                print_json(&state);
-            } else {
-                print_state(&state);
-            }
-            let done = state.phase == Phase::Completed || (rollback && state.phase == Phase::RolledBack);
-            if done { EXIT_OK } else { EXIT_PROMOTION }
-        }
-        Err(e) => promote_error(&e),
-    }
-}
-
-fn promote_error(e: &PromoteError) -> i32 {
-    match e {
-        PromoteError::Invalid(m) => usage(m),
-        PromoteError::Guard(GuardError::Aws(a)) | PromoteError::Aws(a) => report(a),
-        PromoteError::Guard(g) => {
-            eprintln!("sagedeck: {g}");
-            EXIT_REFUSED
-        }
-        PromoteError::State(m) => {
-            eprintln!("sagedeck: {m}");
-            EXIT_AWS
-        }
-    }
-}
-
 fn state_path(endpoint: &str) -> Result<PathBuf, i32> {
     default_plan_dir()
         .map(|d| plan_path(&d, endpoint))
@@ -347,7 +212,8 @@ fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
     Ok(Some(j))
 }
 
-/// Runs `promote`.
+/// Runs `promote`: `--status`, `--abandon`, `--resume` / `--rollback` of the saved plan, or a new
+/// plan; consolidation has its own command.
 pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
     let path = match state_path(&args.endpoint) {
         Ok(p) => p,
@@ -361,71 +227,108 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         Err(e) => return usage(e),
     };
     if args.status {
-        match &existing {
-            Some(s) if g.json => print_json(s),
-            Some(s) => print_state(s),
-            None if g.json => print_json(&serde_json::json!({ "endpoint": args.endpoint, "plan": null })),
-            None => eprintln!("sagedeck: no promotion plan for {}", args.endpoint),
-        }
+        show_status(g, &args.endpoint, existing.as_ref());
         return EXIT_OK;
     }
     if args.abandon {
-        let Some(state) = existing.filter(|s| !s.phase.is_final()) else {
-            return usage(format!("no unfinished promotion plan for {}", args.endpoint));
-        };
-        if let Err(e) = std::fs::remove_file(&path) {
-            return usage(format!("cannot remove {}: {e}", path.display()));
-        }
-        eprintln!(
-            "sagedeck: abandoned plan {} ({} at step {}); the weights are left as they are",
-            state.id,
-            phase_text(state.phase),
-            state.step + 1
-        );
-        return EXIT_OK;
+        return abandon(&args.endpoint, existing, &path);
     }
-    let judge = match judge_config(&args) {
-        Ok(Some(j)) => Some(j),
-        Ok(None) => load_judge(&path),
+    let opts = match runner_options(&args, &path) {
+        Ok(o) => o,
         Err(e) => return usage(e),
     };
-    let opts = RunnerOptions {
+    if args.resume || args.rollback {
+        return resume(g, &args, existing, path, opts).await;
+    }
+    start(g, &args, existing, path, opts).await
+}
+
+/// `--status`: the saved plan with its timeline, or that there is none.
+fn show_status(g: &GlobalArgs, endpoint: &str, existing: Option<&PlanState>) {
+    match existing {
+        Some(s) if g.json => print_json(s),
+        Some(s) => print_state(s),
+        None if g.json => print_json(&serde_json::json!({ "endpoint": endpoint, "plan": null })),
+        None => eprintln!("sagedeck: no promotion plan for {endpoint}"),
+    }
+}
+
+/// `--abandon`: forgets the unfinished plan, leaving the weights as they are.
+fn abandon(endpoint: &str, existing: Option<PlanState>, path: &Path) -> i32 {
+    let Some(state) = existing.filter(|s| !s.phase.is_final()) else {
+        return usage(format!("no unfinished promotion plan for {endpoint}"));
+    };
+    if let Err(e) = std::fs::remove_file(path) {
+        return usage(format!("cannot remove {}: {e}", path.display()));
+    }
+    eprintln!(
+        "sagedeck: abandoned plan {} ({} at step {}); the weights are left as they are",
+        state.id,
+        phase_text(state.phase),
+        state.step + 1
+    );
+    EXIT_OK
+}
+
+/// How the plan runs: the judge and the gate alarms from the flags, else those saved with the
+/// plan; the bake load, the polling and the metrics delay from the flags.
+fn runner_options(args: &PromoteArgs, path: &Path) -> Result<RunnerOptions, String> {
+    let judge = match judge_config(args)? {
+        Some(j) => Some(j),
+        None => load_judge(path),
+    };
+    Ok(RunnerOptions {
         poll_interval: Duration::from_millis(args.poll_ms),
         metrics_delay: Duration::from_secs(args.metrics_delay),
         judge,
-        load: match load_config(&args) {
-            Ok(l) => l,
-            Err(e) => return usage(e),
-        },
+        load: load_config(args)?,
         alarms: if args.alarms.is_empty() {
-            load_alarms(&path)
+            load_alarms(path)
         } else {
             args.alarms.clone()
         },
         ..Default::default()
+    })
+}
+
+/// `--resume` / `--rollback` of the saved, unfinished plan.
+async fn resume(
+    g: &GlobalArgs,
+    args: &PromoteArgs,
+    existing: Option<PlanState>,
+    path: PathBuf,
+    opts: RunnerOptions,
+) -> i32 {
+    let Some(state) = existing else {
+        return usage(format!(
+            "no promotion plan for {} to resume or roll back",
+            args.endpoint
+        ));
     };
-    if args.resume || args.rollback {
-        let Some(state) = existing else {
-            return usage(format!(
-                "no promotion plan for {} to resume or roll back",
-                args.endpoint
-            ));
-        };
-        if state.phase.is_final() {
-            return usage(format!(
-                "the plan {} of {} is already {}; nothing to do",
-                state.id,
-                args.endpoint,
-                phase_text(state.phase)
-            ));
-        }
-        let (fleet, audited) = match connect_audited(g).await {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-        let (runner, tx) = PromotionRunner::from_state(fleet, audited, state, path, opts);
-        return drive(g, runner, tx, args.yes, args.rollback).await;
+    if state.phase.is_final() {
+        return usage(format!(
+            "the plan {} of {} is already {}; nothing to do",
+            state.id,
+            args.endpoint,
+            phase_text(state.phase)
+        ));
     }
+    let (fleet, audited) = match connect_audited(g).await {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let (runner, tx) = PromotionRunner::from_state(fleet, audited, state, path, opts);
+    drive(g, runner, tx, args.yes, args.rollback).await
+}
+
+/// A new plan: refused while one is under way or a gate alarm fires, else begun and driven.
+async fn start(
+    g: &GlobalArgs,
+    args: &PromoteArgs,
+    existing: Option<PlanState>,
+    path: PathBuf,
+    opts: RunnerOptions,
+) -> i32 {
     if let Some(s) = existing.filter(|s| !s.phase.is_final()) {
         return usage(format!(
             "a plan for {} is already under way ({} at step {}/{}): use --status, --resume or --rollback",
@@ -435,21 +338,37 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
             s.spec.steps.len()
         ));
     }
-    let steps = match parse_steps(&args.steps) {
+    let spec = match plan_spec(args) {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
+    let (fleet, audited) = match connect_audited(g).await {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if let Err(code) = refuse_under_firing_alarms(&fleet, &opts.alarms).await {
+        return code;
+    }
+    match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {
+        Ok((runner, tx)) => drive(g, runner, tx, args.yes, false).await,
+        Err(e) => promote_error(&e),
+    }
+}
+
+/// The plan the flags describe: steps, bake, gates, mode and consolidation.
+fn plan_spec(args: &PromoteArgs) -> Result<PromotionSpec, String> {
+    let steps = parse_steps(&args.steps)?;
     if args.bake.is_zero() {
-        return usage("--bake must be at least 1s");
+        return Err("--bake must be at least 1s".into());
     }
     let rates = [Some(args.max_5xx_rate), args.max_4xx_rate];
     if rates.iter().flatten().any(|r| !(0.0..=1.0).contains(r))
         || args.max_p99_ratio.is_nan()
         || args.max_p99_ratio <= 0.0
     {
-        return usage("rates are fractions between 0 and 1 (0.01 = 1%), and --max-p99-ratio must be above 0");
+        return Err("rates are fractions between 0 and 1 (0.01 = 1%), and --max-p99-ratio must be above 0".into());
     }
-    let spec = PromotionSpec {
+    Ok(PromotionSpec {
         endpoint: args.endpoint.clone(),
         canary: args.canary.clone().unwrap_or_default(),
         baseline: args.baseline.clone(),
@@ -463,16 +382,5 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         },
         mode: if args.auto { Mode::Auto } else { Mode::Manual },
         consolidate: !args.no_consolidate,
-    };
-    let (fleet, audited) = match connect_audited(g).await {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    if let Err(code) = refuse_under_firing_alarms(&fleet, &opts.alarms).await {
-        return code;
-    }
-    match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {
-        Ok((runner, tx)) => drive(g, runner, tx, args.yes, false).await,
-        Err(e) => promote_error(&e),
-    }
+    })
 }

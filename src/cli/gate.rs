@@ -1,0 +1,53 @@
+//! The CLI's read-only gate: which commands change something, and whether they may run.
+
+use super::{Command, EXIT_READ_ONLY, GlobalArgs, mcp_cmd, usage};
+
+/// Prints why read-only refuses `what` and returns exit 5.
+pub fn refuse_read_only(what: &str) -> i32 {
+    eprintln!(
+        "sagedeck: refused: {what} changes things and read-only is on (--read-only, or read_only = true for this profile in config.toml); nothing was sent"
+    );
+    EXIT_READ_ONLY
+}
+
+/// The mutation a command would make, when it makes one (read-only refuses those).
+pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
+    match cmd {
+        Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
+        Command::Promote(a) if !a.status => Some("promote"),
+        Command::Prewarm(_) => Some("prewarm"),
+        Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
+        Command::Invoke(_) => Some("invoke"),
+        Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
+        // Its tools invoke endpoints for whoever connects.
+        Command::Mcp(_) => Some("mcp serve"),
+        // Its LLM calls invoke an endpoint and its tool calls may change things.
+        Command::Agent(a) if a.runs() => Some("agent"),
+        _ => None,
+    }
+}
+
+/// The CLI's one read-only gate, at command dispatch: whether `cmd` may run. A mutation is
+/// refused (exit 5) under `--read-only` or the profile's `read_only = true`, and (exit 2) when
+/// the config file cannot be read, since it may be what sets read-only: it fails closed. A read
+/// goes on; an unreadable config file is then a warning.
+pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Result<(), i32> {
+    let config = match crate::aws::dirs::config_dir() {
+        Some(d) => crate::tui::config::ConfigFile::load(&d.join("config.toml")),
+        None => Ok(Default::default()),
+    };
+    let Some(what) = cmd.and_then(mutation_of) else {
+        if let Err(e) = &config {
+            eprintln!("sagedeck: warning: {e}; going on with the defaults (changes are refused until it is fixed)");
+        }
+        return Ok(());
+    };
+    match config {
+        Err(e) => Err(usage(format!(
+            "{e}; {what} refused: the file may set read-only for this profile, fix it first; nothing was sent"
+        ))),
+        Ok(_) if read_only_flag => Err(refuse_read_only(what)),
+        Ok(f) if f.for_profile(&g.profile_name()).read_only == Some(true) => Err(refuse_read_only(what)),
+        Ok(_) => Ok(()),
+    }
+}

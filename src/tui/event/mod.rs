@@ -1,0 +1,207 @@
+//! The typed messages of the console: jobs the UI asks background tasks to do ([`Job`], and
+//! [`JobKind`], what each is without its data), and the events they send back ([`AppEvent`]).
+//! State changes only through [`AppEvent`]s.
+
+mod job;
+mod kind;
+
+pub use job::Job;
+pub use kind::{JobKind, Runner};
+
+use crate::aws::AwsError;
+use crate::aws::catalog::Catalog;
+use crate::aws::inventory::{EndpointInfo, Inventory};
+use crate::aws::invoke::{InvokeFailure, InvokeResult};
+use crate::aws::metrics::MetricsSnapshot;
+use crate::aws::prewarm::{PrewarmEvent, PrewarmResult};
+use crate::aws::scaling::ActivityInfo;
+
+/// What background tasks report.
+#[derive(Debug, Clone)]
+pub enum AppEvent {
+    /// A job started (id, kind and label), so the UI can show and cancel it.
+    Started {
+        /// Job id.
+        id: u64,
+        /// What kind of job.
+        kind: JobKind,
+        /// Label.
+        label: String,
+    },
+    /// A job ended (finished, failed, or cancelled).
+    Finished {
+        /// Job id.
+        id: u64,
+        /// Whether it was cancelled.
+        cancelled: bool,
+    },
+    /// The inventory.
+    Inventory(Result<Inventory, AwsError>),
+    /// A multi-region refresh: every profile × region pair and the pair of each endpoint of the
+    /// [`AppEvent::Inventory`] that follows.
+    Regions {
+        /// One row per pair.
+        regions: Vec<crate::tui::regions::RegionRow>,
+        /// The pair (index into `regions`) of every endpoint.
+        origins: Vec<usize>,
+    },
+    /// Metrics.
+    Metrics {
+        /// Whether for the Latency pane.
+        detail: bool,
+        /// The snapshot.
+        result: Result<MetricsSnapshot, AwsError>,
+    },
+    /// A description: the endpoint, recent scaling activities, and the raw JSON document.
+    Described {
+        /// Endpoint.
+        endpoint: String,
+        /// Document to show.
+        result: Result<(EndpointInfo, Vec<ActivityInfo>), AwsError>,
+    },
+    /// A weight change progressed (the endpoint as last described).
+    WeightsProgress(EndpointInfo),
+    /// A weight change ended.
+    WeightsDone {
+        /// Endpoint.
+        endpoint: String,
+        /// Final state, or the refusal.
+        result: Result<EndpointInfo, AwsError>,
+    },
+    /// One invocation finished (of a possibly repeated job).
+    Invoked {
+        /// Job id.
+        id: u64,
+        /// Index within the repeat (0-based).
+        index: u32,
+        /// Outcome.
+        result: Result<InvokeResult, InvokeFailure>,
+    },
+    /// An MME catalog.
+    Catalog {
+        /// Endpoint.
+        endpoint: String,
+        /// The catalog.
+        result: Result<Catalog, AwsError>,
+    },
+    /// Prewarm progress.
+    Prewarm {
+        /// Endpoint.
+        endpoint: String,
+        /// What happened.
+        event: PrewarmEvent,
+    },
+    /// MCP servers as they stand now (status, tools), with their logs.
+    McpServers {
+        /// Every server.
+        servers: Vec<crate::mcp::ServerView>,
+        /// Logs of the connected ones, by name.
+        logs: Vec<(String, crate::mcp::events::ServerLog)>,
+    },
+    /// Progress of a tool call.
+    ToolProgress {
+        /// Job id.
+        id: u64,
+        /// The notification.
+        progress: crate::mcp::events::Progress,
+    },
+    /// One tool call answered (of a possibly repeated job).
+    ToolResult {
+        /// Job id.
+        id: u64,
+        /// Index within the repeat (0-based).
+        index: u32,
+        /// Outcome.
+        result: Result<crate::mcp::CallOutcome, crate::mcp::CallError>,
+    },
+    /// The audit log as read (all lines, oldest first), or why it could not be read.
+    Activity(Result<Vec<crate::aws::audit::AuditRecord>, String>),
+    /// The alarms that watch each endpoint, with their states, or why they could not be read.
+    Alarms(Result<std::collections::HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>, String>),
+    /// Progress of a running promotion plan.
+    Promotion {
+        /// Endpoint.
+        endpoint: String,
+        /// What happened.
+        event: Box<crate::aws::promote_run::PromotionEvent>,
+    },
+    /// A promotion plan stopped running (completed, rolled back, held) or could not start.
+    PromotionEnded {
+        /// Endpoint.
+        endpoint: String,
+        /// The final state, or why it failed.
+        result: Result<Box<crate::aws::promote::PlanState>, String>,
+    },
+    /// Plans a previous console or CLI left unfinished, found at start.
+    UnfinishedPlans(Vec<crate::aws::promote::PlanState>),
+    /// A message for a toast (audit warnings, refused controls).
+    Notice {
+        /// Whether it is an error.
+        error: bool,
+        /// The text.
+        text: String,
+    },
+    /// Container logs read (or why not).
+    Logs {
+        /// Endpoint.
+        endpoint: String,
+        /// Whether a follow poll.
+        follow: bool,
+        /// The streams (when asked) and the lines.
+        result: Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError>,
+    },
+    /// An endpoint's timeline (oldest first), or why it could not be read.
+    Timeline {
+        /// Endpoint.
+        endpoint: String,
+        /// The events.
+        result: Result<Vec<crate::aws::timeline::TimelineEvent>, AwsError>,
+    },
+    /// A prewarm ended.
+    PrewarmDone {
+        /// Endpoint.
+        endpoint: String,
+        /// Per-model results.
+        result: Result<Vec<PrewarmResult>, AwsError>,
+    },
+    /// The Scaling pane's view of an endpoint.
+    Scaling {
+        /// Endpoint.
+        endpoint: String,
+        /// The view, or why it could not be read.
+        result: Result<Box<crate::aws::scaling_view::ScalingView>, AwsError>,
+    },
+    /// An autoscaling change ended: the request ids, or the refusal (every difference when the
+    /// variant changed since it was read) or the error.
+    ScalingChanged {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+        /// Request ids, or why nothing (or not everything) was applied.
+        result: Result<Vec<Option<String>>, String>,
+    },
+    /// Progress of an agent run.
+    Agent {
+        /// Job id.
+        id: u64,
+        /// What happened.
+        update: AgentUpdate,
+    },
+}
+
+/// What an agent run reports.
+#[derive(Debug, Clone)]
+pub enum AgentUpdate {
+    /// The loop's own event (step started, token, calling, step, end).
+    Event(crate::mcp::agent::Event),
+    /// A tool call waits for the operator: the decision goes back on `answer`.
+    Ask {
+        /// The call.
+        request: crate::mcp::agent::ApprovalRequest,
+        /// Where the decision goes (dropping it denies).
+        answer: std::sync::mpsc::Sender<crate::mcp::agent::Decision>,
+    },
+    /// The run ended: its transcript, or why it could not start.
+    Done(Result<Box<crate::mcp::agent::Transcript>, String>),
+}
