@@ -351,6 +351,13 @@ impl ModelsPane {
         }
         self.page = area.height.saturating_sub(1).max(1) as usize;
         self.scroll_to_cursor();
+        let name_w = self
+            .view
+            .iter()
+            .map(|i| cat.models[*i].key.chars().count() + 2)
+            .max()
+            .unwrap_or(0);
+        let (cols, widths) = columns(area.width, name_w);
         let rows: Vec<Row> = self
             .view
             .iter()
@@ -358,7 +365,7 @@ impl ModelsPane {
             .skip(self.offset)
             .take(self.page)
             .map(|(pos, i)| {
-                let row = self.model_row(&cat.models[*i], data, e, theme);
+                let row = self.model_row(&cat.models[*i], data, e, theme, &cols);
                 if pos == self.cursor {
                     row.style(theme.selection())
                 } else {
@@ -366,17 +373,8 @@ impl ModelsPane {
                 }
             })
             .collect();
-        let header = Row::new(["", "MODEL", "SIZE", "MODIFIED", "STATE", "LAST LATENCY", "LAST ERROR"])
+        let header = Row::new(cols.iter().map(|c| TITLES[*c]))
             .style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
-        let widths = [
-            Constraint::Length(1),
-            Constraint::Fill(5),
-            Constraint::Length(9),
-            Constraint::Length(10),
-            Constraint::Length(32),
-            Constraint::Length(13),
-            Constraint::Fill(2),
-        ];
         f.render_widget(Table::new(rows, widths).header(header).style(theme.base()), area);
     }
 
@@ -392,11 +390,12 @@ impl ModelsPane {
 
     /// One model's row: marked or not, its key (♨ when in the warm set), size, modification
     /// date, state (a prewarm of this endpoint in progress first), last latency and error.
-    fn model_row(&self, m: &CatalogEntry, data: &Data, e: &EndpointInfo, theme: &Theme) -> Row<'static> {
+    /// A model's row: the cells of the columns `cols` (indices into [`TITLES`]).
+    fn model_row(&self, m: &CatalogEntry, data: &Data, e: &EndpointInfo, theme: &Theme, cols: &[usize]) -> Row<'static> {
         let run = self.run.as_ref().filter(|r| r.endpoint == e.name && r.active());
         let k = data.models.get(&(e.name.clone(), m.key.clone()));
         let mark = if self.marked.contains(&m.key) { "●" } else { " " };
-        Row::new(vec![
+        let mut cells = vec![
             Cell::from(Span::styled(mark, theme.fg(Role::Accent))),
             // ♨: in the warm set (models that should stay loaded).
             Cell::from(if data.warm_set.contains(&e.name, &m.key) {
@@ -421,6 +420,43 @@ impl ModelsPane {
                 k.and_then(|k| k.last_error.clone()).unwrap_or_default(),
                 theme.fg(Role::StatusError),
             )),
-        ])
+        ];
+        Row::new(cols.iter().map(|c| std::mem::take(&mut cells[*c])).collect::<Vec<_>>())
     }
+}
+
+/// The catalog's column titles, in the order of a model's cells.
+const TITLES: [&str; 7] = ["", "MODEL", "SIZE", "MODIFIED", "STATE", "LAST LATENCY", "LAST ERROR"];
+
+/// The columns shown in `width` columns and their widths. A wide table shows them all; a narrow
+/// one keeps each model's whole name and its STATE (what is known of it) and lets MODIFIED, LAST
+/// ERROR and then LAST LATENCY give way (the describe and the log still have them).
+fn columns(width: u16, name_w: usize) -> (Vec<usize>, Vec<Constraint>) {
+    if width >= 110 {
+        let widths = vec![
+            Constraint::Length(1),
+            Constraint::Fill(5),
+            Constraint::Length(9),
+            Constraint::Length(10),
+            Constraint::Length(32),
+            Constraint::Length(13),
+            Constraint::Fill(2),
+        ];
+        return ((0..7).collect(), widths);
+    }
+    let name_w = name_w.clamp(10, 40) as u16;
+    // Mark, name, size and STATE (at least 32 columns), with a column of spacing each.
+    let with_latency = width >= 1 + name_w + 9 + 32 + 13 + 4;
+    let mut cols = vec![0, 1, 2, 4];
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(name_w),
+        Constraint::Length(9),
+        Constraint::Fill(1),
+    ];
+    if with_latency {
+        cols.push(5);
+        widths.push(Constraint::Length(13));
+    }
+    (cols, widths)
 }
