@@ -89,84 +89,15 @@ pub fn evaluate(
     earlier: Option<(Figures, String)>,
     gates: &Gates,
 ) -> GateReport {
-    let min = gates.min_invocations as f64;
-    let (reference, reference_from) = if baseline.invocations >= min && baseline.p99_ms.is_some() {
-        (Some(baseline.clone()), Some("this step".to_string()))
-    } else {
-        match earlier {
-            Some((f, from)) => (Some(f), Some(from)),
-            None => (None, None),
-        }
-    };
-    let mut checks = Vec::new();
-    let mut reasons = Vec::new();
-    let enough = canary.invocations >= min;
-    checks.push(GateCheck {
-        name: "invocations".into(),
-        value: Some(canary.invocations),
-        limit: min,
-        ok: Some(enough),
-    });
-    if !enough {
-        reasons.push(format!(
-            "the canary had {} invocations, {} needed for a verdict",
-            canary.invocations, gates.min_invocations
-        ));
-    }
-    let ratio = match (canary.p99_ms, reference.as_ref().and_then(|r| r.p99_ms)) {
-        (Some(c), Some(b)) if b > 0.0 => Some(c / b),
-        _ => None,
-    };
-    if ratio.is_none() && enough {
-        reasons.push("no baseline p99 to compare with (the baseline had too few invocations)".into());
-    }
-    let ratio_ok = if enough {
-        ratio.map(|r| r <= gates.max_p99_ratio)
-    } else {
-        None
-    };
-    if ratio_ok == Some(false) {
-        reasons.push(format!(
-            "p99 ratio {:.2} is above {:.2}",
-            ratio.unwrap_or_default(),
-            gates.max_p99_ratio
-        ));
-    }
-    checks.push(GateCheck {
-        name: "p99_ratio".into(),
-        value: ratio,
-        limit: gates.max_p99_ratio,
-        ok: ratio_ok,
-    });
-    // An error-rate check, judged only with enough invocations.
-    let mut rate_check = |name: &str, label: &str, rate: Option<f64>, limit: f64| {
-        let ok = if enough { rate.map(|r| r <= limit) } else { None };
-        if ok == Some(false) {
-            reasons.push(format!(
-                "{label} rate {:.2}% is above {:.2}%",
-                rate.unwrap_or_default() * 100.0,
-                limit * 100.0
-            ));
-        }
-        checks.push(GateCheck {
-            name: name.into(),
-            value: rate,
-            limit,
-            ok,
-        });
-    };
-    rate_check("5xx_rate", "5XX", canary.rate_5xx(), gates.max_5xx_rate);
+    let (reference, reference_from) = reference_figures(&baseline, earlier, gates);
+    let mut list = CheckList::default();
+    let enough = list.invocations(&canary, gates);
+    list.p99_ratio(&canary, reference.as_ref(), enough, gates);
+    list.error_rate("5xx_rate", "5XX", canary.rate_5xx(), gates.max_5xx_rate, enough);
     if let Some(max4) = gates.max_4xx_rate {
-        rate_check("4xx_rate", "4XX", canary.rate_4xx(), max4);
+        list.error_rate("4xx_rate", "4XX", canary.rate_4xx(), max4, enough);
     }
-    let verdict = if checks.iter().any(|c| c.ok == Some(false) && c.name != "invocations") {
-        // Only judged checks can fail: with too few invocations none is judged.
-        Verdict::Fail
-    } else if checks.iter().all(|c| c.ok == Some(true)) {
-        Verdict::Pass
-    } else {
-        Verdict::NoVerdict
-    };
+    let verdict = list.verdict();
     GateReport {
         start: window.0,
         end: window.1,
@@ -174,10 +105,120 @@ pub fn evaluate(
         baseline,
         reference,
         reference_from,
-        checks,
+        checks: list.checks,
         verdict,
-        reasons,
+        reasons: list.reasons,
         judge: Vec::new(),
+    }
+}
+
+/// The baseline figures to compare with, and where they come from: this window's when the
+/// baseline had enough invocations and a p99, an earlier step's otherwise (if any).
+fn reference_figures(
+    baseline: &Figures,
+    earlier: Option<(Figures, String)>,
+    gates: &Gates,
+) -> (Option<Figures>, Option<String>) {
+    if baseline.invocations >= gates.min_invocations as f64 && baseline.p99_ms.is_some() {
+        (Some(baseline.clone()), Some("this step".to_string()))
+    } else {
+        match earlier {
+            Some((f, from)) => (Some(f), Some(from)),
+            None => (None, None),
+        }
+    }
+}
+
+/// A gate's checks in the order they are made, and the reasons of those that fail or cannot
+/// be judged.
+#[derive(Default)]
+struct CheckList {
+    checks: Vec<GateCheck>,
+    reasons: Vec<String>,
+}
+
+impl CheckList {
+    /// Whether the canary had enough invocations for a verdict.
+    fn invocations(&mut self, canary: &Figures, gates: &Gates) -> bool {
+        let min = gates.min_invocations as f64;
+        let enough = canary.invocations >= min;
+        self.checks.push(GateCheck {
+            name: "invocations".into(),
+            value: Some(canary.invocations),
+            limit: min,
+            ok: Some(enough),
+        });
+        if !enough {
+            self.reasons.push(format!(
+                "the canary had {} invocations, {} needed for a verdict",
+                canary.invocations, gates.min_invocations
+            ));
+        }
+        enough
+    }
+
+    /// The canary's p99 over the reference's, judged only with `enough` invocations.
+    fn p99_ratio(&mut self, canary: &Figures, reference: Option<&Figures>, enough: bool, gates: &Gates) {
+        let ratio = match (canary.p99_ms, reference.and_then(|r| r.p99_ms)) {
+            (Some(c), Some(b)) if b > 0.0 => Some(c / b),
+            _ => None,
+        };
+        if ratio.is_none() && enough {
+            self.reasons
+                .push("no baseline p99 to compare with (the baseline had too few invocations)".into());
+        }
+        let ratio_ok = if enough {
+            ratio.map(|r| r <= gates.max_p99_ratio)
+        } else {
+            None
+        };
+        if ratio_ok == Some(false) {
+            self.reasons.push(format!(
+                "p99 ratio {:.2} is above {:.2}",
+                ratio.unwrap_or_default(),
+                gates.max_p99_ratio
+            ));
+        }
+        self.checks.push(GateCheck {
+            name: "p99_ratio".into(),
+            value: ratio,
+            limit: gates.max_p99_ratio,
+            ok: ratio_ok,
+        });
+    }
+
+    /// An error-rate check, judged only with `enough` invocations.
+    fn error_rate(&mut self, name: &str, label: &str, rate: Option<f64>, limit: f64, enough: bool) {
+        let ok = if enough { rate.map(|r| r <= limit) } else { None };
+        if ok == Some(false) {
+            self.reasons.push(format!(
+                "{label} rate {:.2}% is above {:.2}%",
+                rate.unwrap_or_default() * 100.0,
+                limit * 100.0
+            ));
+        }
+        self.checks.push(GateCheck {
+            name: name.into(),
+            value: rate,
+            limit,
+            ok,
+        });
+    }
+
+    /// Fail when a judged check failed, pass when every check held, no verdict otherwise.
+    fn verdict(&self) -> Verdict {
+        if self
+            .checks
+            .iter()
+            .any(|c| c.ok == Some(false) && c.name != "invocations")
+        {
+            // Only judged checks can fail: with too few invocations none is judged.
+            Verdict::Fail
+        } else if self.checks.iter().all(|c| c.ok == Some(true)) {
+            Verdict::Pass
+        } else {
+            Verdict::NoVerdict
+        }
     }
 }
 

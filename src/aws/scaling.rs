@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use aws_sdk_applicationautoscaling::types::ServiceNamespace;
+use aws_sdk_applicationautoscaling::types::{
+    ScalingPolicy, ServiceNamespace, TargetTrackingScalingPolicyConfiguration,
+};
 use serde::Serialize;
 
 use super::config::Fleet;
@@ -58,6 +60,7 @@ pub struct ActivityInfo {
     pub end: Option<f64>,
 }
 
+/// The endpoint and variant of a resource id `endpoint/NAME/variant/VARIANT`.
 fn split_resource(id: &str) -> Option<(String, String)> {
     let rest = id.strip_prefix("endpoint/")?;
     let (e, v) = rest.split_once("/variant/")?;
@@ -66,6 +69,21 @@ fn split_resource(id: &str) -> Option<(String, String)> {
 
 /// Targets and policies of every SageMaker variant (or of one endpoint), keyed by endpoint.
 pub async fn fleet_scaling(
+    fleet: &Fleet,
+    endpoint: Option<&str>,
+    calls: &AtomicUsize,
+) -> Result<BTreeMap<String, Vec<ScalingInfo>>, AwsError> {
+    let mut out = scalable_targets(fleet, endpoint, calls).await?;
+    if out.is_empty() {
+        return Ok(out);
+    }
+    attach_policies(fleet, endpoint, calls, &mut out).await?;
+    Ok(out)
+}
+
+/// Every page of DescribeScalableTargets: the variants with a target (of `endpoint` only, when
+/// given), keyed by endpoint, their policies still empty.
+async fn scalable_targets(
     fleet: &Fleet,
     endpoint: Option<&str>,
     calls: &AtomicUsize,
@@ -101,9 +119,17 @@ pub async fn fleet_scaling(
             break;
         }
     }
-    if out.is_empty() {
-        return Ok(out);
-    }
+    Ok(out)
+}
+
+/// Every page of DescribeScalingPolicies (of the one variant's resource when `endpoint` has a
+/// single scalable variant), each policy added to its variant in `out`.
+async fn attach_policies(
+    fleet: &Fleet,
+    endpoint: Option<&str>,
+    calls: &AtomicUsize,
+    out: &mut BTreeMap<String, Vec<ScalingInfo>>,
+) -> Result<(), AwsError> {
     let mut token = None;
     loop {
         calls.fetch_add(1, Ordering::Relaxed);
@@ -122,36 +148,44 @@ pub async fn fleet_scaling(
             let Some(info) = out.get_mut(&e).and_then(|vs| vs.iter_mut().find(|s| s.variant == v)) else {
                 continue;
             };
-            let tt = p.target_tracking_scaling_policy_configuration();
-            let metric = tt.and_then(|c| {
-                c.predefined_metric_specification()
-                    .map(|m| m.predefined_metric_type().as_str().to_string())
-                    .or_else(|| {
-                        c.customized_metric_specification().map(|m| {
-                            format!(
-                                "{}/{} {}",
-                                m.namespace().unwrap_or_default(),
-                                m.metric_name().unwrap_or_default(),
-                                m.statistic().map(|s| s.as_str()).unwrap_or("")
-                            )
-                        })
-                    })
-            });
-            info.policies.push(PolicyInfo {
-                name: p.policy_name().to_string(),
-                policy_type: p.policy_type().as_str().to_string(),
-                target_value: tt.map(|c| c.target_value()),
-                metric,
-                scale_in_cooldown: tt.and_then(|c| c.scale_in_cooldown()),
-                scale_out_cooldown: tt.and_then(|c| c.scale_out_cooldown()),
-            });
+            info.policies.push(policy_info(p));
         }
         token = page.next_token().map(str::to_string);
         if token.is_none() {
             break;
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The summary of a policy as DescribeScalingPolicies answers it.
+fn policy_info(p: &ScalingPolicy) -> PolicyInfo {
+    let tt = p.target_tracking_scaling_policy_configuration();
+    PolicyInfo {
+        name: p.policy_name().to_string(),
+        policy_type: p.policy_type().as_str().to_string(),
+        target_value: tt.map(|c| c.target_value()),
+        metric: tt.and_then(tracked_metric),
+        scale_in_cooldown: tt.and_then(|c| c.scale_in_cooldown()),
+        scale_out_cooldown: tt.and_then(|c| c.scale_out_cooldown()),
+    }
+}
+
+/// What a target-tracking policy tracks: its predefined metric type, or
+/// `Namespace/Metric statistic` of its customized metric.
+fn tracked_metric(c: &TargetTrackingScalingPolicyConfiguration) -> Option<String> {
+    c.predefined_metric_specification()
+        .map(|m| m.predefined_metric_type().as_str().to_string())
+        .or_else(|| {
+            c.customized_metric_specification().map(|m| {
+                format!(
+                    "{}/{} {}",
+                    m.namespace().unwrap_or_default(),
+                    m.metric_name().unwrap_or_default(),
+                    m.statistic().map(|s| s.as_str()).unwrap_or("")
+                )
+            })
+        })
 }
 
 impl Fleet {

@@ -30,6 +30,8 @@ pub struct ChangeRequest {
     pub instances: Option<i32>,
 }
 
+/// The scalable target's bounds the `--min`/`--max` flags ask for, completed from the current
+/// ones (None when neither flag is given).
 fn plan_bounds(args: &ChangeRequest, seen: &ScalingSnapshot, variant: &str) -> Result<Option<(i32, i32)>, String> {
     if args.min.is_none() && args.max.is_none() {
         return Ok(None);
@@ -94,21 +96,32 @@ pub fn plan(args: &ChangeRequest, state: &EndpointScaling, variant: &str) -> Res
         out.push(ScalingChange::Bounds { min, max });
     }
     let bounds = bounds.or(seen.bounds);
+    out.extend(plan_policies(args, &seen, endpoint, variant, bounds)?);
+    if let Some(name) = &args.remove_policy {
+        if !seen.policies.iter().any(|p| &p.policy_name == name) {
+            return Err(format!("{variant} has no policy {name}"));
+        }
+        out.push(ScalingChange::RemovePolicy { name: name.clone() });
+    }
+    if let Some(count) = args.instances {
+        check_instances(count, state, variant, bounds)?;
+        out.push(ScalingChange::Instances { count });
+    }
+    Ok(out)
+}
+
+/// The policies the target flags write (or, without them, the one the cooldown flags edit),
+/// with `bounds` the scalable target's after the change.
+fn plan_policies(
+    args: &ChangeRequest,
+    seen: &ScalingSnapshot,
+    endpoint: &str,
+    variant: &str,
+    bounds: Option<(i32, i32)>,
+) -> Result<Vec<ScalingChange>, String> {
     if args.target_invocations.is_some() && args.target_p99_ms.is_some() && args.policy_name.is_some() {
         return Err("--policy-name names one policy: give --target-invocations and --target-p99-ms separately".into());
     }
-    let cooldowns = |name: &str| {
-        let old = seen.policies.iter().find(|p| p.policy_name == name);
-        let tt = old.and_then(|p| p.target_tracking_scaling_policy_configuration.as_ref());
-        (
-            args.scale_in_cooldown
-                .or(tt.and_then(|t| t.scale_in_cooldown))
-                .or(Some(300)),
-            args.scale_out_cooldown
-                .or(tt.and_then(|t| t.scale_out_cooldown))
-                .or(Some(60)),
-        )
-    };
     for (value, what) in [
         (args.target_invocations, "--target-invocations"),
         (args.target_p99_ms, "--target-p99-ms"),
@@ -123,12 +136,13 @@ pub fn plan(args: &ChangeRequest, state: &EndpointScaling, variant: &str) -> Res
             ));
         }
     }
+    let mut out = Vec::new();
     if let Some(n) = args.target_invocations {
         let name = args
             .policy_name
             .clone()
             .unwrap_or_else(|| "sagedeck-invocations".into());
-        let spec = invocations_policy(endpoint, variant, &name, n, cooldowns(&name));
+        let spec = invocations_policy(endpoint, variant, &name, n, policy_cooldowns(args, seen, &name));
         out.push(ScalingChange::Policy { spec: Box::new(spec) });
     }
     if let Some(ms) = args.target_p99_ms {
@@ -136,36 +150,53 @@ pub fn plan(args: &ChangeRequest, state: &EndpointScaling, variant: &str) -> Res
             .policy_name
             .clone()
             .unwrap_or_else(|| "sagedeck-p99-latency".into());
-        let spec = p99_policy(endpoint, variant, &name, ms, cooldowns(&name));
+        let spec = p99_policy(endpoint, variant, &name, ms, policy_cooldowns(args, seen, &name));
         out.push(ScalingChange::Policy { spec: Box::new(spec) });
     }
     if args.target_invocations.is_none() && args.target_p99_ms.is_none() {
-        out.extend(cooldown_policy(args, &seen, variant)?);
-    }
-    if let Some(name) = &args.remove_policy {
-        if !seen.policies.iter().any(|p| &p.policy_name == name) {
-            return Err(format!("{variant} has no policy {name}"));
-        }
-        out.push(ScalingChange::RemovePolicy { name: name.clone() });
-    }
-    if let Some(count) = args.instances {
-        if let Some((min, max)) = bounds.filter(|(min, max)| count < *min || count > *max) {
-            return Err(format!(
-                "--instances {count} is outside {variant}'s MinCapacity {min} - MaxCapacity {max}: autoscaling would undo it; change the bounds with --min/--max first"
-            ));
-        }
-        if count < 0 {
-            return Err(format!("--instances must be >= 0 (got {count})"));
-        }
-        if state.info.status != "InService" {
-            return Err(format!(
-                "{endpoint} is {}; its instance count can change only when it is InService",
-                state.info.status
-            ));
-        }
-        out.push(ScalingChange::Instances { count });
+        out.extend(cooldown_policy(args, seen, variant)?);
     }
     Ok(out)
+}
+
+/// The cooldowns of a policy written under `name`: the flags', else those of the policy it
+/// replaces, else 300 s in and 60 s out.
+fn policy_cooldowns(args: &ChangeRequest, seen: &ScalingSnapshot, name: &str) -> (Option<i32>, Option<i32>) {
+    let old = seen.policies.iter().find(|p| p.policy_name == name);
+    let tt = old.and_then(|p| p.target_tracking_scaling_policy_configuration.as_ref());
+    (
+        args.scale_in_cooldown
+            .or(tt.and_then(|t| t.scale_in_cooldown))
+            .or(Some(300)),
+        args.scale_out_cooldown
+            .or(tt.and_then(|t| t.scale_out_cooldown))
+            .or(Some(60)),
+    )
+}
+
+/// Whether the variant's instance count can be set to `count` now: within the bounds, not
+/// negative, and the endpoint InService.
+fn check_instances(
+    count: i32,
+    state: &EndpointScaling,
+    variant: &str,
+    bounds: Option<(i32, i32)>,
+) -> Result<(), String> {
+    if let Some((min, max)) = bounds.filter(|(min, max)| count < *min || count > *max) {
+        return Err(format!(
+            "--instances {count} is outside {variant}'s MinCapacity {min} - MaxCapacity {max}: autoscaling would undo it; change the bounds with --min/--max first"
+        ));
+    }
+    if count < 0 {
+        return Err(format!("--instances must be >= 0 (got {count})"));
+    }
+    if state.info.status != "InService" {
+        return Err(format!(
+            "{} is {}; its instance count can change only when it is InService",
+            state.info.name, state.info.status
+        ));
+    }
+    Ok(())
 }
 
 /// One line per change: before → after.

@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, JsonObject, ProgressToken,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, JsonObject,
+    ProgressToken, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde::Serialize;
@@ -132,10 +132,7 @@ impl McpConnection {
         if let Some(a) = arguments {
             params = params.with_arguments(a);
         }
-        let mut ropts = PeerRequestOptions::with_timeout(opts.timeout).reset_timeout_on_progress();
-        if let Some(m) = opts.max_total {
-            ropts = ropts.with_max_total_timeout(m);
-        }
+        let ropts = request_options(&opts);
         let started = Instant::now();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = self.peer.send_cancellable_request(request, ropts).await?;
@@ -163,36 +160,8 @@ impl McpConnection {
             }
         };
         let duration = started.elapsed();
-        // rmcp handles each notification on a task of its own, so progress sent before the
-        // answer may still be on its way: collect it, waiting briefly only while the last one
-        // is short of its total.
-        tokio::task::yield_now().await;
-        while let Ok(p) = prx.try_recv() {
-            seen.record(p);
-        }
-        let until = tokio::time::Instant::now() + TRAILING_PROGRESS_WAIT;
-        while seen.short_of_total() {
-            match tokio::time::timeout_at(until, prx.recv()).await {
-                Ok(Some(p)) => seen.record(p),
-                _ => break,
-            }
-        }
-        let result = match answer {
-            Ok(ServerResult::CallToolResult(r)) => r,
-            Ok(other) => {
-                return Err(CallError::Other(format!(
-                    "unexpected answer to tools/call: {}",
-                    serde_json::to_string(&other).unwrap_or_default()
-                )));
-            }
-            Err(ServiceError::Timeout { timeout }) => {
-                return Err(CallError::Timeout {
-                    after: timeout,
-                    progress: seen.count,
-                });
-            }
-            Err(e) => return Err(self.with_stderr(e.into())),
-        };
+        collect_trailing_progress(&mut prx, &mut seen).await;
+        let result = self.tool_result(answer, &seen)?;
         let schema = self
             .tool(name)
             .and_then(|t| t.output_schema)
@@ -207,6 +176,27 @@ impl McpConnection {
         })
     }
 
+    /// The tool's result from the answer to tools/call, or why there is none (a timeout counts
+    /// the progress `seen`; a lost connection carries the server's last stderr lines).
+    fn tool_result(
+        &self,
+        answer: Result<ServerResult, ServiceError>,
+        seen: &Seen,
+    ) -> Result<CallToolResult, CallError> {
+        match answer {
+            Ok(ServerResult::CallToolResult(r)) => Ok(r),
+            Ok(other) => Err(CallError::Other(format!(
+                "unexpected answer to tools/call: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            ))),
+            Err(ServiceError::Timeout { timeout }) => Err(CallError::Timeout {
+                after: timeout,
+                progress: seen.count,
+            }),
+            Err(e) => Err(self.with_stderr(e.into())),
+        }
+    }
+
     fn with_stderr(&self, e: CallError) -> CallError {
         match e {
             CallError::Disconnected(m) => {
@@ -214,6 +204,33 @@ impl McpConnection {
                 CallError::Disconnected(format!("{m}{}", super::connect::stderr_suffix(&tail)))
             }
             other => other,
+        }
+    }
+}
+
+/// The request options of a call: its timeout, restarted by each progress notification, and its
+/// total limit if any.
+fn request_options(opts: &CallOptions) -> PeerRequestOptions {
+    let mut ropts = PeerRequestOptions::with_timeout(opts.timeout).reset_timeout_on_progress();
+    if let Some(m) = opts.max_total {
+        ropts = ropts.with_max_total_timeout(m);
+    }
+    ropts
+}
+
+/// Collects progress sent before the answer that is still on its way: rmcp handles each
+/// notification on a task of its own, so some may arrive after the answer. Waits briefly only
+/// while the last one is short of its total.
+async fn collect_trailing_progress(prx: &mut mpsc::UnboundedReceiver<Progress>, seen: &mut Seen) {
+    tokio::task::yield_now().await;
+    while let Ok(p) = prx.try_recv() {
+        seen.record(p);
+    }
+    let until = tokio::time::Instant::now() + TRAILING_PROGRESS_WAIT;
+    while seen.short_of_total() {
+        match tokio::time::timeout_at(until, prx.recv()).await {
+            Ok(Some(p)) => seen.record(p),
+            _ => break,
         }
     }
 }

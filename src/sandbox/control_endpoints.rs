@@ -217,6 +217,7 @@ pub(crate) fn ensure_updatable(ep: &Endpoint) -> Result<(), ApiError> {
     }
 }
 
+/// One entry of DesiredWeightsAndCapacities.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
 struct DesiredInput {
@@ -244,64 +245,8 @@ pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, 
         .ok_or_else(|| not_found(sb, &input.endpoint_name))?;
     ensure_updatable(ep)?;
     let desired = &input.desired_weights_and_capacities;
-    if desired.is_empty() {
-        return Err(ApiError::validation(
-            "1 validation error detected: Value '[]' at 'desiredWeightsAndCapacities' failed to satisfy constraint: Member must have length greater than or equal to 1",
-        ));
-    }
-    let mut seen = BTreeSet::new();
-    let mut unknown = Vec::new();
-    for d in desired {
-        if !seen.insert(d.variant_name.as_str()) {
-            return Err(ApiError::validation(format!(
-                "Variant \"{}\" appears more than once in DesiredWeightsAndCapacities.",
-                d.variant_name
-            )));
-        }
-        if ep.variant(&d.variant_name).is_none() {
-            unknown.push(d.variant_name.clone());
-        }
-        if let Some(w) = d.desired_weight
-            && (!w.is_finite() || w < 0.0)
-        {
-            return Err(ApiError::validation(format!(
-                "DesiredWeight of variant \"{}\" must be a number >= 0 (got {w}).",
-                d.variant_name
-            )));
-        }
-        if let Some(c) = d.desired_instance_count
-            && c < 0
-        {
-            return Err(ApiError::validation(format!(
-                "DesiredInstanceCount of variant \"{}\" must be >= 0 (got {c}).",
-                d.variant_name
-            )));
-        }
-    }
-    if !unknown.is_empty() {
-        return Err(ApiError::validation(format!(
-            "The variant(s) \"{}\" are not production variants of endpoint \"{}\".",
-            unknown.join("\", \""),
-            ep.arn
-        )));
-    }
-    let total: f64 = ep
-        .variants
-        .iter()
-        .map(|v| {
-            desired
-                .iter()
-                .find(|d| d.variant_name == v.name)
-                .and_then(|d| d.desired_weight)
-                .unwrap_or(v.desired_weight)
-        })
-        .sum();
-    if total <= 0.0 {
-        return Err(ApiError::validation(format!(
-            "The weights of endpoint \"{}\" would all be 0: at least one variant must have a positive DesiredWeight.",
-            ep.arn
-        )));
-    }
+    check_desired(ep, desired)?;
+    check_weights_total(ep, desired)?;
     for d in desired {
         if let Some(v) = ep.variants.iter_mut().find(|v| v.name == d.variant_name) {
             if let Some(w) = d.desired_weight {
@@ -319,4 +264,80 @@ pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, 
         until: now + sb.config.timing.update.as_secs_f64(),
     });
     Ok(json!({ "EndpointArn": ep.arn }))
+}
+
+/// The desired weights and capacities checked one by one: at least one, each variant once, no
+/// negative weight or count, and (after the others) every variant one of the endpoint's.
+fn check_desired(ep: &Endpoint, desired: &[DesiredInput]) -> Result<(), ApiError> {
+    if desired.is_empty() {
+        return Err(ApiError::validation(
+            "1 validation error detected: Value '[]' at 'desiredWeightsAndCapacities' failed to satisfy constraint: Member must have length greater than or equal to 1",
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    let mut unknown = Vec::new();
+    for d in desired {
+        if !seen.insert(d.variant_name.as_str()) {
+            return Err(ApiError::validation(format!(
+                "Variant \"{}\" appears more than once in DesiredWeightsAndCapacities.",
+                d.variant_name
+            )));
+        }
+        if ep.variant(&d.variant_name).is_none() {
+            unknown.push(d.variant_name.clone());
+        }
+        check_desired_numbers(d)?;
+    }
+    if !unknown.is_empty() {
+        return Err(ApiError::validation(format!(
+            "The variant(s) \"{}\" are not production variants of endpoint \"{}\".",
+            unknown.join("\", \""),
+            ep.arn
+        )));
+    }
+    Ok(())
+}
+
+/// A variant's desired weight is a finite number >= 0, its desired instance count >= 0.
+fn check_desired_numbers(d: &DesiredInput) -> Result<(), ApiError> {
+    if let Some(w) = d.desired_weight
+        && (!w.is_finite() || w < 0.0)
+    {
+        return Err(ApiError::validation(format!(
+            "DesiredWeight of variant \"{}\" must be a number >= 0 (got {w}).",
+            d.variant_name
+        )));
+    }
+    if let Some(c) = d.desired_instance_count
+        && c < 0
+    {
+        return Err(ApiError::validation(format!(
+            "DesiredInstanceCount of variant \"{}\" must be >= 0 (got {c}).",
+            d.variant_name
+        )));
+    }
+    Ok(())
+}
+
+/// The weights after the update (desired where given, the variant's own otherwise) do not all
+/// come to 0.
+fn check_weights_total(ep: &Endpoint, desired: &[DesiredInput]) -> Result<(), ApiError> {
+    let total: f64 = ep
+        .variants
+        .iter()
+        .map(|v| {
+            desired
+                .iter()
+                .find(|d| d.variant_name == v.name)
+                .and_then(|d| d.desired_weight)
+                .unwrap_or(v.desired_weight)
+        })
+        .sum();
+    if total <= 0.0 {
+        return Err(ApiError::validation(format!(
+            "The weights of endpoint \"{}\" would all be 0: at least one variant must have a positive DesiredWeight.",
+            ep.arn
+        )));
+    }
+    Ok(())
 }

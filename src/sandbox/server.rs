@@ -106,10 +106,13 @@ fn admin_guard(method: &Method, headers: &HeaderMap) -> Option<Response> {
     })
 }
 
+/// A plain-text answer.
 fn plain(status: StatusCode, text: &'static str) -> Response {
     (status, [(axum::http::header::CONTENT_TYPE, "text/plain")], text).into_response()
 }
 
+/// Routes a request to the service its wire format names, after the admin guard and the body
+/// limit.
 async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -> Response {
     let (parts, body) = req.into_parts();
     let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
@@ -125,40 +128,10 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         Err(refused) => return *refused,
     };
     if let Some(target) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
-        let (service, op) = target.split_once('.').unwrap_or((target, ""));
-        sb.count_request(op);
-        return match service {
-            "SageMaker" => control::handle(&sb, op, &body).await,
-            "AnyScaleFrontendService" => autoscaling::handle(&sb, op, &body),
-            "GraniteServiceVersion20100801" => cloudwatch::handle(&sb, Protocol::AwsJson10, op, &headers, &body),
-            "Logs_20140328" => logs_api::handle(&sb, op, &body),
-            _ => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "UnknownOperationException",
-                format!("The sandbox does not serve the service of target {target}"),
-            )
-            .into_response(Protocol::AwsJson11),
-        };
+        return by_target(&sb, target, &headers, &body).await;
     }
     if let Some(rest) = path.strip_prefix("/service/") {
-        // Smithy RPC v2 CBOR: /service/{service}/operation/{op}
-        let mut parts = rest.split('/');
-        let service = parts.next().unwrap_or("");
-        let op = match (parts.next(), parts.next()) {
-            (Some("operation"), Some(op)) => op,
-            _ => "",
-        };
-        sb.count_request(op);
-        if service == "GraniteServiceVersion20100801" {
-            return cloudwatch::handle(&sb, Protocol::RpcV2Cbor, op, &headers, &body);
-        }
-        return ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "UnknownOperationException",
-            format!("The sandbox does not serve service {service} (operation {op})"),
-        )
-        .in_namespace("smithy.framework")
-        .into_response(Protocol::RpcV2Cbor);
+        return rpc_v2(&sb, rest, &headers, &body);
     }
     if let Some(rest) = path.strip_prefix("/endpoints/") {
         sb.count_request(match rest.rsplit('/').next() {
@@ -192,4 +165,44 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         "UnknownOperationException",
         format!("The sandbox has no operation for {method} {path}"),
     )
+}
+
+/// awsJson: the service and operation are named by `x-amz-target` (`Service.Operation`).
+async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes) -> Response {
+    let (service, op) = target.split_once('.').unwrap_or((target, ""));
+    sb.count_request(op);
+    match service {
+        "SageMaker" => control::handle(sb, op, body).await,
+        "AnyScaleFrontendService" => autoscaling::handle(sb, op, body),
+        "GraniteServiceVersion20100801" => cloudwatch::handle(sb, Protocol::AwsJson10, op, headers, body),
+        "Logs_20140328" => logs_api::handle(sb, op, body),
+        _ => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "UnknownOperationException",
+            format!("The sandbox does not serve the service of target {target}"),
+        )
+        .into_response(Protocol::AwsJson11),
+    }
+}
+
+/// Smithy RPC v2 CBOR: `/service/{service}/operation/{op}` (`rest` follows `/service/`); only
+/// CloudWatch speaks it.
+fn rpc_v2(sb: &Sandbox, rest: &str, headers: &HeaderMap, body: &Bytes) -> Response {
+    let mut parts = rest.split('/');
+    let service = parts.next().unwrap_or("");
+    let op = match (parts.next(), parts.next()) {
+        (Some("operation"), Some(op)) => op,
+        _ => "",
+    };
+    sb.count_request(op);
+    if service == "GraniteServiceVersion20100801" {
+        return cloudwatch::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
+    }
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "UnknownOperationException",
+        format!("The sandbox does not serve service {service} (operation {op})"),
+    )
+    .in_namespace("smithy.framework")
+    .into_response(Protocol::RpcV2Cbor)
 }

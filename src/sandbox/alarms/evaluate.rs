@@ -24,6 +24,21 @@ pub(super) fn metric_verdict(
     metrics: &MetricStore,
     now: f64,
 ) -> Option<Verdict> {
+    let (periods, start) = evaluated_periods(spec, metrics, now)?;
+    let tally = Tally::of(spec, &periods);
+    let data = reason_data(spec, &periods, start, now);
+    let value = tally.state(spec)?;
+    let reason = tally.reason(spec, current, value);
+    Some(Verdict { value, reason, data })
+}
+
+/// Evaluated periods: each one's start and, when the metric has one, its value.
+type Periods = Vec<(f64, Option<f64>)>;
+
+/// The periods an evaluation at `now` looks at, newest first (as AWS lists recent datapoints),
+/// each with its value if the metric has one, and the start of the oldest; `None` when the
+/// spec's statistic cannot be evaluated.
+fn evaluated_periods(spec: &MetricAlarmSpec, metrics: &MetricStore, now: f64) -> Option<(Periods, f64)> {
     let stat = spec.stat()?;
     let period = f64::from(spec.period);
     let n = spec.evaluation_periods as usize;
@@ -35,83 +50,123 @@ pub(super) fn metric_verdict(
         spec.dimensions.clone(),
     );
     let points = metrics.query(&key, spec.unit.as_deref(), start, newest + period, spec.period, stat);
-    // One entry per period, newest first (as AWS lists recent datapoints).
-    let periods: Vec<(f64, Option<f64>)> = (0..n)
+    let periods = (0..n)
         .map(|i| {
             let at = newest - i as f64 * period;
             (at, points.iter().find(|p| p.timestamp == at).map(|p| p.value))
         })
         .collect();
-    let present: Vec<(f64, f64)> = periods.iter().filter_map(|(t, v)| v.map(|v| (*t, v))).collect();
-    let m = spec.datapoints() as usize;
-    let missing = n - present.len();
-    let breaching: Vec<(f64, f64)> = present
-        .iter()
-        .copied()
-        .filter(|(_, v)| spec.comparison.breaches(*v, spec.threshold))
-        .collect();
-    let counted_breaching = breaching.len()
-        + match spec.treat_missing {
-            TreatMissing::Breaching => missing,
-            _ => 0,
-        };
-    let data = reason_data(spec, &periods, start, now);
-    let value = if counted_breaching >= m {
-        StateValue::Alarm
-    } else if present.is_empty() {
-        match spec.treat_missing {
-            TreatMissing::Missing => StateValue::InsufficientData,
-            TreatMissing::Ignore => return None,
-            TreatMissing::Breaching => StateValue::Alarm,
-            TreatMissing::NotBreaching => StateValue::Ok,
-        }
-    } else {
-        StateValue::Ok
-    };
-    let reason = match value {
-        StateValue::InsufficientData => format!(
-            "Insufficient Data: {n} datapoint{} {} unknown.",
-            plural(n),
-            if n == 1 { "was" } else { "were" }
-        ),
-        StateValue::Alarm if present.is_empty() || breaching.is_empty() => format!(
-            "Threshold Crossed: no datapoints were received for {missing} period{} and {missing} missing datapoint{} {} treated as [Breaching].",
-            plural(missing),
-            plural(missing),
-            if missing == 1 { "was" } else { "were" }
-        ),
-        StateValue::Alarm => crossed(spec, current, &breaching, n, "", "ALARM"),
-        StateValue::Ok if present.is_empty() => format!(
-            "Threshold Crossed: no datapoints were received for {missing} period{} and {missing} missing datapoint{} {} treated as [NonBreaching].",
-            plural(missing),
-            plural(missing),
-            if missing == 1 { "was" } else { "were" }
-        ),
-        StateValue::Ok => {
-            let within: Vec<(f64, f64)> = present
-                .iter()
-                .copied()
-                .filter(|(_, v)| !spec.comparison.breaches(*v, spec.threshold))
-                .collect();
-            if within.is_empty() {
-                format!(
-                    "Threshold Crossed: {} out of the last {n} datapoint{} [{}] was {} the threshold ({}), fewer than the minimum {m} datapoint{} for {} -> ALARM transition.",
-                    breaching.len(),
-                    plural(n),
-                    listed(&breaching),
-                    spec.comparison.phrase(),
-                    number(spec.threshold),
-                    plural(m),
-                    current.as_str(),
-                )
-            } else {
-                crossed(spec, current, &within, n, "not ", "OK")
-            }
-        }
-    };
-    Some(Verdict { value, reason, data })
+    Some((periods, start))
 }
 
+/// The evaluated periods compared with the threshold.
+struct Tally {
+    /// Periods evaluated.
+    n: usize,
+    /// Periods with a datapoint, newest first.
+    present: Vec<(f64, f64)>,
+    /// Those of them that breach the threshold.
+    breaching: Vec<(f64, f64)>,
+    /// Periods without a datapoint.
+    missing: usize,
+}
+
+impl Tally {
+    /// Compares each evaluated period with the spec's threshold.
+    fn of(spec: &MetricAlarmSpec, periods: &[(f64, Option<f64>)]) -> Tally {
+        let present: Vec<(f64, f64)> = periods.iter().filter_map(|(t, v)| v.map(|v| (*t, v))).collect();
+        let breaching = present
+            .iter()
+            .copied()
+            .filter(|(_, v)| spec.comparison.breaches(*v, spec.threshold))
+            .collect();
+        Tally {
+            n: periods.len(),
+            missing: periods.len() - present.len(),
+            present,
+            breaching,
+        }
+    }
+
+    /// ALARM when enough periods breach (missing ones counting when treated as breaching), else
+    /// what TreatMissingData says when no period has data, else OK; `None` for `ignore`.
+    fn state(&self, spec: &MetricAlarmSpec) -> Option<StateValue> {
+        let counted_breaching = self.breaching.len()
+            + match spec.treat_missing {
+                TreatMissing::Breaching => self.missing,
+                _ => 0,
+            };
+        let value = if counted_breaching >= spec.datapoints() as usize {
+            StateValue::Alarm
+        } else if self.present.is_empty() {
+            match spec.treat_missing {
+                TreatMissing::Missing => StateValue::InsufficientData,
+                TreatMissing::Ignore => return None,
+                TreatMissing::Breaching => StateValue::Alarm,
+                TreatMissing::NotBreaching => StateValue::Ok,
+            }
+        } else {
+            StateValue::Ok
+        };
+        Some(value)
+    }
+
+    /// The StateReason of arriving at `value` from `current`.
+    fn reason(&self, spec: &MetricAlarmSpec, current: StateValue, value: StateValue) -> String {
+        let n = self.n;
+        match value {
+            StateValue::InsufficientData => format!(
+                "Insufficient Data: {n} datapoint{} {} unknown.",
+                plural(n),
+                if n == 1 { "was" } else { "were" }
+            ),
+            StateValue::Alarm if self.present.is_empty() || self.breaching.is_empty() => self.all_missing("Breaching"),
+            StateValue::Alarm => crossed(spec, current, &self.breaching, n, "", "ALARM"),
+            StateValue::Ok if self.present.is_empty() => self.all_missing("NonBreaching"),
+            StateValue::Ok => self.ok_reason(spec, current),
+        }
+    }
+
+    /// The reason when missing datapoints decided the state, treated as `treated`.
+    fn all_missing(&self, treated: &str) -> String {
+        let missing = self.missing;
+        format!(
+            "Threshold Crossed: no datapoints were received for {missing} period{} and {missing} missing datapoint{} {} treated as [{treated}].",
+            plural(missing),
+            plural(missing),
+            if missing == 1 { "was" } else { "were" }
+        )
+    }
+
+    /// The reason of an OK state with datapoints: those within the threshold, or when every one
+    /// breaches, that too few of them do.
+    fn ok_reason(&self, spec: &MetricAlarmSpec, current: StateValue) -> String {
+        let (n, m) = (self.n, spec.datapoints() as usize);
+        let within: Vec<(f64, f64)> = self
+            .present
+            .iter()
+            .copied()
+            .filter(|(_, v)| !spec.comparison.breaches(*v, spec.threshold))
+            .collect();
+        if within.is_empty() {
+            format!(
+                "Threshold Crossed: {} out of the last {n} datapoint{} [{}] was {} the threshold ({}), fewer than the minimum {m} datapoint{} for {} -> ALARM transition.",
+                self.breaching.len(),
+                plural(n),
+                listed(&self.breaching),
+                spec.comparison.phrase(),
+                number(spec.threshold),
+                plural(m),
+                current.as_str(),
+            )
+        } else {
+            crossed(spec, current, &within, n, "not ", "OK")
+        }
+    }
+}
+
+/// The reason of a threshold crossing: `shown` datapoints out of the last `n` were (`not`)
+/// beyond the threshold, for the transition from `current` to `to`.
 fn crossed(spec: &MetricAlarmSpec, current: StateValue, shown: &[(f64, f64)], n: usize, not: &str, to: &str) -> String {
     let m = spec.datapoints() as usize;
     format!(
@@ -135,6 +190,7 @@ fn listed(points: &[(f64, f64)]) -> String {
     list.join(", ")
 }
 
+/// The StateReasonData JSON: the query, the recent and evaluated datapoints and the threshold.
 fn reason_data(spec: &MetricAlarmSpec, periods: &[(f64, Option<f64>)], start: f64, now: f64) -> String {
     let recent: Vec<f64> = periods.iter().filter_map(|(_, v)| *v).collect();
     let evaluated: Vec<serde_json::Value> = periods
@@ -198,6 +254,7 @@ pub(super) fn composite_verdict(rule: &Rule, alarms: &BTreeMap<String, Alarm>, a
     }
 }
 
+/// Adds to `out` the alarms the rule names whose state is the one it asks for, once each.
 fn collect_matching(rule: &Rule, state: &dyn Fn(&str) -> Option<StateValue>, out: &mut Vec<String>) {
     match rule {
         Rule::Const(_) => {}
@@ -212,6 +269,7 @@ fn collect_matching(rule: &Rule, state: &dyn Fn(&str) -> Option<StateValue>, out
     }
 }
 
+/// `s` unless `n` is 1.
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
