@@ -395,7 +395,7 @@ impl ModelsPane {
         let run = self.run.as_ref().filter(|r| r.endpoint == e.name && r.active());
         let k = data.models.get(&(e.name.clone(), m.key.clone()));
         let mark = if self.marked.contains(&m.key) { "●" } else { " " };
-        let mut cells = vec![
+        let mut cells = [
             Cell::from(Span::styled(mark, theme.fg(Role::Accent))),
             // ♨: in the warm set (models that should stay loaded).
             Cell::from(if data.warm_set.contains(&e.name, &m.key) {
