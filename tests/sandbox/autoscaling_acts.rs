@@ -170,18 +170,18 @@ async fn target_tracking_scales_out_under_load_and_in_after_the_cooldown() {
     let busy_two = sim().load_factor(now_epoch());
     assert!(busy_two > 1.0, "load stretches latency: {busy_two}");
 
-    load(&cw, 200.0, 1.0).await;
-    poll_until("Stable to scale out to 4", Duration::from_secs(15), || {
-        stable_count(&sm, 4)
+    poll_until("Stable to scale out to 4", Duration::from_secs(30), || async {
+        load(&cw, 200.0, 1.0).await;
+        stable_count(&sm, 4).await
     })
     .await;
     assert!(
         sim().load_factor(now_epoch()) < busy_two,
         "four instances queue less than two under the same load"
     );
-    load(&cw, 1.0, 10_000.0).await;
-    poll_until("Stable to scale back in to 1", Duration::from_secs(15), || {
-        stable_count(&sm, 1)
+    poll_until("Stable to scale back in to 1", Duration::from_secs(30), || async {
+        load(&cw, 1.0, 10_000.0).await;
+        stable_count(&sm, 1).await
     })
     .await;
 
@@ -324,10 +324,16 @@ async fn step_scaling_follows_its_alarm() {
         .send()
         .await
         .unwrap();
-    load(&cw, 100.0, 1.0).await;
-    poll_until("Stable to step out to MaxCapacity 3", Duration::from_secs(15), || {
-        stable_count(&sm, 3)
-    })
+    // The load lasts while the policy acts (a single datapoint would leave the alarm's period
+    // before a slow machine's second step).
+    poll_until(
+        "Stable to step out to MaxCapacity 3",
+        Duration::from_secs(30),
+        || async {
+            load(&cw, 100.0, 1.0).await;
+            stable_count(&sm, 3).await
+        },
+    )
     .await;
     let acts = aas
         .describe_scaling_activities()
