@@ -249,12 +249,18 @@ impl Pane for VariantsPane {
             details = t;
         }
         let below = traffic.len() + 1 + if update.is_empty() { 0 } else { update.len() + 1 } + details.len() + 1;
-        let head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
+        // The header and the alarm badges (or a blank row), each whole on as many rows as it needs.
+        let mut head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
+        match self::view::alarm_line(data, e, theme) {
+            // At most two rows of alarms (those in ALARM come first); `sagedeck alarms` lists all.
+            Some(alarms) => head.extend(crate::tui::widgets::pack::pack_line(alarms, width).into_iter().take(2)),
+            None => head.push(Line::from("")),
+        }
         let head_h = head.len() as u16;
         // Every variant's row first; what follows the table gives way at the bottom (at least
         // the traffic bars stay in view).
         let reserve = (below as u16).min(4);
-        let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(head_h + 1 + reserve).max(2));
+        let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(head_h + reserve).max(2));
         let mut y = inner.y;
         let row = |y: u16, h: u16| Rect {
             x: inner.x,
@@ -263,10 +269,7 @@ impl Pane for VariantsPane {
             height: h.min(inner.bottom().saturating_sub(y)),
         };
         f.render_widget(Paragraph::new(head), row(y, head_h));
-        if let Some(alarms) = self::view::alarm_line(data, e, theme) {
-            f.render_widget(Paragraph::new(alarms), row(y + head_h, 1));
-        }
-        y += head_h + 1;
+        y += head_h;
         self.table(f, row(y, table_h), data, e, theme);
         y += table_h + 1;
         let mut lines = traffic;

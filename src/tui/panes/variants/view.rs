@@ -17,7 +17,7 @@ use crate::tui::theme::{Role, Theme};
 /// when none does, or none was read yet).
 pub(super) fn alarm_line(data: &Data, e: &EndpointInfo, theme: &Theme) -> Option<Line<'static>> {
     let alarms = data.alarms.get(&e.name).filter(|a| !a.is_empty())?;
-    // Those in ALARM first: the line is cut at the pane's edge.
+    // Those in ALARM first: the pane shows two rows of them at most.
     let mut sorted: Vec<_> = alarms.iter().collect();
     sorted.sort_by_key(|a| (!a.firing(), a.state != "OK"));
     let firing = alarms.iter().filter(|a| a.firing()).count();
