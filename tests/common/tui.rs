@@ -72,3 +72,36 @@ pub fn submit_all(jobs: &sagedeck::tui::worker::Jobs, app: &mut App) {
         jobs.submit(id, job);
     }
 }
+
+/// Drives `app` against the real worker until `done` holds: its jobs to the worker, the
+/// worker's events back, and `between` after each wait (ticks, refreshes). Fails after
+/// `deadline`, showing the screen.
+pub async fn pump_until(
+    app: &mut App,
+    jobs: &sagedeck::tui::worker::Jobs,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<sagedeck::tui::event::AppEvent>,
+    (what, deadline): (&str, std::time::Duration),
+    done: impl Fn(&App) -> bool,
+    mut between: impl FnMut(&mut App),
+) {
+    let start = std::time::Instant::now();
+    loop {
+        submit_all(jobs, app);
+        while let Ok(ev) = rx.try_recv() {
+            app.on_event(ev);
+        }
+        if done(app) {
+            return;
+        }
+        assert!(
+            start.elapsed() < deadline,
+            "timed out waiting for {what}; screen:\n{}",
+            render(app, 140, 40)
+        );
+        let wait = std::time::Duration::from_millis(100);
+        if let Ok(Some(ev)) = tokio::time::timeout(wait, rx.recv()).await {
+            app.on_event(ev);
+        }
+        between(app);
+    }
+}

@@ -4,7 +4,7 @@
 //! conversation with its waterfall, a step's detail and the approval dialog, and the real
 //! binary in tmux (`sagedeck demo`, ask, wait for the answer).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -102,26 +102,8 @@ impl Wire {
 
     /// Drives the app (jobs to the worker, events back) until `done` holds.
     async fn pump(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let start = Instant::now();
-        loop {
-            for (id, j) in self.app.take_jobs() {
-                self.jobs.submit(id, j);
-            }
-            while let Ok(ev) = self.rx.try_recv() {
-                self.app.on_event(ev);
-            }
-            if done(&self.app) {
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(90),
-                "timed out waiting for {what}; screen:\n{}",
-                render(&mut self.app, 140, 40)
-            );
-            if let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(100), self.rx.recv()).await {
-                self.app.on_event(ev);
-            }
-        }
+        let deadline = Duration::from_secs(90);
+        common::tui::pump_until(&mut self.app, &self.jobs, &mut self.rx, (what, deadline), done, |_| {}).await
     }
 
     fn ask(&mut self, question: &str) {

@@ -4,7 +4,7 @@
 //! with the SDK), read-only refuses it, a change made behind its back is refused with the
 //! difference, and the demo's autoscaling endpoint shows a scale-out.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
 use crossterm::event::KeyCode;
@@ -263,32 +263,16 @@ impl Console {
 
     /// Jobs to the worker, events back (with the pane's ticks), until `done` holds.
     async fn pump(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let start = Instant::now();
-        loop {
-            for (id, j) in self.app.take_jobs() {
-                self.jobs.submit(id, j);
-            }
-            while let Ok(ev) = self.rx.try_recv() {
-                self.app.on_event(ev);
-            }
-            if done(&self.app) {
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "timed out waiting for {what}"
-            );
-            if let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(200), self.rx.recv()).await {
-                self.app.on_event(ev);
-            }
-            self.app.schedule_refreshes();
+        let tick = |app: &mut App| {
+            app.schedule_refreshes();
             let mut out = sagedeck::tui::panes::Outbox::default();
-            let (pane, data) = (&mut self.app.panes.scaling, &self.app.data);
-            sagedeck::tui::panes::Pane::on_tick(pane, true, data, &mut out);
+            sagedeck::tui::panes::Pane::on_tick(&mut app.panes.scaling, true, &app.data, &mut out);
             for j in out.jobs {
-                self.app.submit(j);
+                app.submit(j);
             }
-        }
+        };
+        let deadline = Duration::from_secs(120);
+        common::tui::pump_until(&mut self.app, &self.jobs, &mut self.rx, (what, deadline), done, tick).await
     }
 
     fn toasts(&self) -> String {

@@ -849,25 +849,8 @@ async fn console_calls_classify_intent_on_the_real_server() {
         what: &str,
         done: impl Fn(&App) -> bool,
     ) {
-        let start = Instant::now();
-        loop {
-            for (id, j) in app.take_jobs() {
-                jobs.submit(id, j);
-            }
-            while let Ok(ev) = rx.try_recv() {
-                app.on_event(ev);
-            }
-            if done(app) {
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "timed out waiting for {what}"
-            );
-            if let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await {
-                app.on_event(ev);
-            }
-        }
+        let deadline = Duration::from_secs(60);
+        crate::common::tui::pump_until(app, jobs, rx, (what, deadline), done, |_| {}).await
     }
 
     pump(
