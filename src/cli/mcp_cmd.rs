@@ -116,6 +116,34 @@ fn annotations_text(t: &rmcp::model::Tool) -> String {
     if out.is_empty() { "-".into() } else { out.join(",") }
 }
 
+/// Prints a connected server's line and its tools' table (`tools list` without `--json`).
+fn print_server(entry: &ServerEntry, conn: &McpConnection) {
+    let (i, tools) = (conn.info(), conn.tools());
+    println!(
+        "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
+        entry.name,
+        entry.transport,
+        i.name,
+        i.version,
+        i.protocol_version,
+        tools.len(),
+        ms(conn.connect_time())
+    );
+    let rows = tools
+        .iter()
+        .map(|t| {
+            let desc = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("");
+            vec![
+                t.name.to_string(),
+                t.title.clone().unwrap_or_else(|| "-".into()),
+                annotations_text(t),
+                desc.chars().take(90).collect(),
+            ]
+        })
+        .collect();
+    print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows);
+}
+
 /// Runs `tools list`.
 pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
     let reg = match load_registry(&args.registry) {
@@ -146,30 +174,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
             Ok(conn) => {
                 let tools = conn.tools();
                 if !g.json {
-                    let i = conn.info();
-                    println!(
-                        "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
-                        entry.name,
-                        entry.transport,
-                        i.name,
-                        i.version,
-                        i.protocol_version,
-                        tools.len(),
-                        ms(conn.connect_time())
-                    );
-                    let rows = tools
-                        .iter()
-                        .map(|t| {
-                            let desc = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("");
-                            vec![
-                                t.name.to_string(),
-                                t.title.clone().unwrap_or_else(|| "-".into()),
-                                annotations_text(t),
-                                desc.chars().take(90).collect(),
-                            ]
-                        })
-                        .collect();
-                    print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows);
+                    print_server(entry, &conn);
                 }
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
