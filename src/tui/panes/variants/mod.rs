@@ -243,6 +243,8 @@ impl Pane for VariantsPane {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs_f64())
                 .unwrap_or(0.0);
+            // The timeline keeps one row per step (its phase first, settings last): on a narrow
+            // pane the current step stays in view rather than the settings.
             let mut t = self::promotion::view::timeline_lines(p, theme, now);
             t.push(Line::from(""));
             t.append(&mut details);
@@ -252,8 +254,13 @@ impl Pane for VariantsPane {
         // The header and the alarm badges (or a blank row), each whole on as many rows as it needs.
         let mut head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
         match self::view::alarm_line(data, e, theme) {
-            // At most two rows of alarms (those in ALARM come first); `sagedeck alarms` lists all.
-            Some(alarms) => head.extend(crate::tui::widgets::pack::pack_line(alarms, width).into_iter().take(2)),
+            // Two rows of alarms at most when one fires (those in ALARM come first), one when
+            // none does; `sagedeck alarms` lists them all.
+            Some(alarms) => {
+                let firing = data.alarms.get(&e.name).is_some_and(|a| a.iter().any(|x| x.firing()));
+                let rows = crate::tui::widgets::pack::pack_line(alarms, width);
+                head.extend(rows.into_iter().take(if firing { 2 } else { 1 }));
+            }
             None => head.push(Line::from("")),
         }
         let head_h = head.len() as u16;

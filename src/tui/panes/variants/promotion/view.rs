@@ -142,12 +142,15 @@ fn plan_heading(p: &PlanView, s: &PlanState, theme: &Theme) -> Line<'static> {
         Phase::Held => theme.fg(Role::StatusWarn),
         _ => theme.fg(Role::Accent),
     };
+    // Where the plan stands before its settings: on a narrow pane the settings give way.
     Line::from(vec![
         Span::styled("Promotion ", theme.fg(Role::Title).add_modifier(Modifier::BOLD)),
-        Span::styled(format!("{} vs {}", s.spec.canary, s.baseline), theme.fg(Role::Fg)),
+        Span::styled(format!("{} vs {} — ", s.spec.canary, s.baseline), theme.fg(Role::Fg)),
+        Span::styled(format!("{:?}", s.phase), phase_style.add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" ({status})"), muted),
         Span::styled(
             format!(
-                " — {mode}, bake {}, p99 ≤{}×, 5XX ≤{}, ≥{} inv — ",
+                " — {mode}, bake {}, p99 ≤{}×, 5XX ≤{}, ≥{} inv",
                 duration_text(s.spec.bake.as_secs_f64()),
                 num(g.max_p99_ratio),
                 rate(Some(g.max_5xx_rate)),
@@ -155,8 +158,6 @@ fn plan_heading(p: &PlanView, s: &PlanState, theme: &Theme) -> Line<'static> {
             ),
             muted,
         ),
-        Span::styled(format!("{:?}", s.phase), phase_style.add_modifier(Modifier::BOLD)),
-        Span::styled(format!(" ({status})"), muted),
     ])
 }
 
