@@ -166,6 +166,22 @@ impl Fleet {
         Ok(out)
     }
 
+    /// A DescribeAlarmHistory request for the state changes of alarm `name` (metric or
+    /// composite) since `since` (epoch seconds).
+    pub(crate) fn state_history(
+        &self,
+        name: &str,
+        since: f64,
+    ) -> aws_sdk_cloudwatch::operation::describe_alarm_history::builders::DescribeAlarmHistoryFluentBuilder {
+        self.cloudwatch
+            .describe_alarm_history()
+            .alarm_name(name)
+            .alarm_types(AlarmType::MetricAlarm)
+            .alarm_types(AlarmType::CompositeAlarm)
+            .history_item_type(HistoryItemType::StateUpdate)
+            .start_date(DateTime::from_secs_f64(since))
+    }
+
     /// Each named alarm that is in ALARM now or entered ALARM since `since` (epoch seconds),
     /// with when and why.
     pub async fn alarms_fired_since(&self, names: &[String], since: f64) -> Result<Vec<AlarmStatus>, AwsError> {
@@ -176,13 +192,7 @@ impl Fleet {
                 continue;
             }
             let history = self
-                .cloudwatch
-                .describe_alarm_history()
-                .alarm_name(&a.name)
-                .alarm_types(AlarmType::MetricAlarm)
-                .alarm_types(AlarmType::CompositeAlarm)
-                .history_item_type(HistoryItemType::StateUpdate)
-                .start_date(DateTime::from_secs_f64(since))
+                .state_history(&a.name, since)
                 .send()
                 .await
                 .map_err(AwsError::from_sdk)?;

@@ -5,8 +5,6 @@
 //! changes of the CloudWatch alarms that watch the endpoint (DescribeAlarmHistory). [`latest`]
 //! names the newest change, for the console's header.
 
-use aws_sdk_cloudwatch::types::{AlarmType, HistoryItemType};
-use aws_smithy_types::DateTime;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -63,6 +61,18 @@ pub fn audit_events(endpoint: &str, records: &[AuditRecord]) -> Vec<TimelineEven
 
 /// A short text of an audit `before`/`after` value: `Stable=9 Canary=1` for weights, else JSON.
 pub fn compact(v: &Value) -> String {
+    if let Some(weights) = weights_text(v, trim_number) {
+        return weights;
+    }
+    match v {
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The variants' weights of an audit value (`Stable=9 Canary=1`, each weight written by
+/// `number`), or None when it holds none.
+pub fn weights_text(v: &Value, number: impl Fn(f64) -> String) -> Option<String> {
     let weights: Vec<String> = v
         .get("variants")
         .and_then(Value::as_array)
@@ -74,16 +84,10 @@ pub fn compact(v: &Value) -> String {
                 .get("current_weight")
                 .or_else(|| x.get("weight"))
                 .and_then(Value::as_f64)?;
-            Some(format!("{name}={}", trim_number(w)))
+            Some(format!("{name}={}", number(w)))
         })
         .collect();
-    if !weights.is_empty() {
-        return weights.join(" ");
-    }
-    match v {
-        Value::Null => "-".into(),
-        other => other.to_string(),
-    }
+    (!weights.is_empty()).then(|| weights.join(" "))
 }
 
 fn trim_number(w: f64) -> String {
@@ -127,18 +131,7 @@ impl Fleet {
         for a in alarms {
             let mut token = None;
             for _ in 0..10 {
-                let Ok(page) = self
-                    .cloudwatch
-                    .describe_alarm_history()
-                    .alarm_name(&a.name)
-                    .alarm_types(AlarmType::MetricAlarm)
-                    .alarm_types(AlarmType::CompositeAlarm)
-                    .history_item_type(HistoryItemType::StateUpdate)
-                    .start_date(DateTime::from_secs_f64(since))
-                    .set_next_token(token)
-                    .send()
-                    .await
-                else {
+                let Ok(page) = self.state_history(&a.name, since).set_next_token(token).send().await else {
                     break;
                 };
                 for h in page.alarm_history_items() {

@@ -30,10 +30,11 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     // Toasts take a band of their own above the footer (not while a dialog is open: what they
     // say is in the log, `e`), so that they never cover the pane.
     let band = match app.overlay {
-        None => app.toasts.band_height(body, app.tab.title()),
-        Some(_) => 0,
+        None => app.toasts.band_lines(app.tab.title(), body.width, &theme),
+        Some(_) => Vec::new(),
     };
-    let [pane, toasts] = Layout::vertical([Constraint::Min(1), Constraint::Length(band)]).areas(body);
+    let band_h = super::widgets::toasts::Toasts::band_height(&band, body.height);
+    let [pane, toasts] = Layout::vertical([Constraint::Min(1), Constraint::Length(band_h)]).areas(body);
     app.panes.get_mut(app.tab).render(f, pane, &app.data, &theme);
     let hints = app.hints();
     if app.command_line.open {
@@ -57,7 +58,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
         None => {}
     }
-    app.toasts.render(f, toasts, &theme, app.tab.title());
+    super::widgets::toasts::Toasts::render(band, f, toasts, &theme);
 }
 
 fn app_log(t: &super::widgets::toasts::Toasts) -> &[super::widgets::toasts::LogEntry] {

@@ -54,3 +54,37 @@ pub async fn failing_deployment(sb: &SandboxHandle, endpoint: &str, reason: &str
         .await
         .unwrap();
 }
+
+/// Three changes to `endpoint`, in this order, as the timeline tests read them: weights set to
+/// Stable=8 Canary=2 by the CLI (audited in `audit`), Stable registered as a scalable target
+/// (3–6), and a deployment the sandbox fails with `reason`.
+pub async fn weights_scaling_and_a_failed_deployment(sb: &SandboxHandle, endpoint: &str, audit: &str, reason: &str) {
+    use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
+    let set = [
+        "weights",
+        endpoint,
+        "--set",
+        "Stable=8",
+        "--set",
+        "Canary=2",
+        "--yes",
+        "--wait",
+        "--audit-file",
+        audit,
+    ];
+    let r = super::run_cli(sb, &set).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let aas = aws_sdk_applicationautoscaling::Client::new(&sdk_config(sb).await);
+    aas.register_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(format!("endpoint/{endpoint}/variant/Stable"))
+        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
+        .min_capacity(3)
+        .max_capacity(6)
+        .send()
+        .await
+        .unwrap();
+    wait_in_service(sb, endpoint, false).await;
+    failing_deployment(sb, endpoint, reason).await;
+    wait_in_service(sb, endpoint, true).await;
+}

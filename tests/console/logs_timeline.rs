@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
 use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, StateValue, Statistic};
 use crossterm::event::KeyCode;
 use sagedeck::aws::logs::{LogLine, LogRead, StreamInfo};
@@ -17,9 +16,9 @@ use sagedeck::tui::panes::Tab;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, Jobs, spawn_guarded};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use crate::common::deploy::{failing_deployment, wait_in_service};
+use crate::common::deploy::weights_scaling_and_a_failed_deployment;
 use crate::common::tui::{feed_until as wait_for, press, render as screen, submit_all, tap};
-use crate::common::{demo_config, poll_until, run_cli, sandbox_with, sdk_config};
+use crate::common::{demo_config, poll_until, sandbox_with, sdk_config};
 
 const EP: &str = "mcp-intent-classifier-prod";
 const GROUP: &str = "/aws/sagemaker/Endpoints/mcp-intent-classifier-prod";
@@ -332,24 +331,8 @@ async fn timeline_pane_orders_weights_scaling_a_failed_deployment_and_an_alarm()
     let sb = sandbox_with(demo_config()).await;
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let set = [
-        "weights", EP, "--set", "Stable=8", "--set", "Canary=2", "--yes", "--wait",
-    ];
-    let r = run_cli(&sb, &[&set[..], &["--audit-file", audit.to_str().unwrap()]].concat()).await;
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let aas = aws_sdk_applicationautoscaling::Client::new(&sdk_config(&sb).await);
-    aas.register_scalable_target()
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(format!("endpoint/{EP}/variant/Stable"))
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .min_capacity(3)
-        .max_capacity(6)
-        .send()
-        .await
-        .unwrap();
-    wait_in_service(&sb, EP, false).await;
-    failing_deployment(&sb, EP, "did not pass the ping health check.").await;
-    wait_in_service(&sb, EP, true).await;
+    let audit_text = audit.to_str().unwrap();
+    weights_scaling_and_a_failed_deployment(&sb, EP, audit_text, "did not pass the ping health check.").await;
     alarm_fires(&sb).await;
 
     let (jobs, mut rx) = worker(&sb, &audit).await;

@@ -2,10 +2,8 @@
 //! a failed deployment (the endpoint back on its old configuration with FailureReason) come out
 //! in the order they happened.
 
-use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
-
-use crate::common::deploy::{failing_deployment, wait_in_service};
-use crate::common::{demo_config, run_cli, sandbox_with, sdk_config};
+use crate::common::deploy::weights_scaling_and_a_failed_deployment;
+use crate::common::{demo_config, run_cli, sandbox_with};
 
 const EP: &str = "mcp-intent-classifier-prod";
 
@@ -15,38 +13,13 @@ async fn timeline_orders_weights_scaling_and_a_failed_deployment() {
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
     let audit = audit.to_str().unwrap();
-    let set = [
-        "weights",
-        EP,
-        "--set",
-        "Stable=8",
-        "--set",
-        "Canary=2",
-        "--yes",
-        "--wait",
-        "--audit-file",
-        audit,
-    ];
-    let r = run_cli(&sb, &set).await;
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let aas = aws_sdk_applicationautoscaling::Client::new(&sdk_config(&sb).await);
-    aas.register_scalable_target()
-        .service_namespace(ServiceNamespace::Sagemaker)
-        .resource_id(format!("endpoint/{EP}/variant/Stable"))
-        .scalable_dimension(ScalableDimension::SageMakerVariantDesiredInstanceCount)
-        .min_capacity(3)
-        .max_capacity(6)
-        .send()
-        .await
-        .unwrap();
-    wait_in_service(&sb, EP, false).await;
-    failing_deployment(
+    weights_scaling_and_a_failed_deployment(
         &sb,
         EP,
+        audit,
         "The primary container for production variant Stable did not pass the ping health check.",
     )
     .await;
-    wait_in_service(&sb, EP, true).await;
 
     let j = run_cli(&sb, &["timeline", EP, "--json", "--audit-file", audit])
         .await

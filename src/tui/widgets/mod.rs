@@ -2,6 +2,7 @@
 //! log, weight editor), the `:` command line.
 
 pub mod chart;
+pub mod columns;
 pub mod command_line;
 pub mod confirm;
 pub mod describe;

@@ -158,8 +158,9 @@ impl Toasts {
     }
 
     /// The band's lines for tab `tab` at `width` columns, oldest first (the newest sits next to
-    /// the footer): each toast's level then its text, wrapped whole with a hanging indent.
-    fn band_lines(&self, tab: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    /// the footer): each toast's level then its text, wrapped whole with a hanging indent. Empty
+    /// when no toast shows.
+    pub fn band_lines(&self, tab: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         let indent = BAND_LABEL_WIDTH;
         let inner = (width as usize).saturating_sub(indent + 1).max(8);
         let mut lines = Vec::new();
@@ -180,27 +181,18 @@ impl Toasts {
         lines
     }
 
-    /// How many rows the band takes for tab `tab` in a body `area` (0: no toast): the toasts'
-    /// wrapped lines, at most a third of the body so that the pane keeps its rows.
-    pub fn band_height(&self, area: Rect, tab: &str) -> u16 {
-        if !self.visible_on(tab).any(|_| true) {
-            return 0;
-        }
-        let inner = (area.width as usize).saturating_sub(BAND_LABEL_WIDTH + 1).max(8);
-        let rows: usize = self
-            .visible_on(tab)
-            .map(|e| super::describe::wrap(&e.text, inner).len())
-            .sum();
-        (rows as u16).min((area.height / 3).max(1))
+    /// The rows the band takes in a body of `body_height` rows for these `lines`: all of them,
+    /// at most a third of the body so that the pane keeps its rows.
+    pub fn band_height(lines: &[Line], body_height: u16) -> u16 {
+        (lines.len() as u16).min((body_height / 3).max(1))
     }
 
-    /// Draws the band of tab `tab` in `area` (from `band_height`): the newest lines when not all
+    /// Draws the band's `lines` in `area` (from `band_height`): the newest lines when not all
     /// fit; every message stays in the log (`e`).
-    pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme, tab: &str) {
+    pub fn render(lines: Vec<Line<'static>>, f: &mut Frame, area: Rect, theme: &Theme) {
         if area.height == 0 {
             return;
         }
-        let lines = self.band_lines(tab, area.width, theme);
         let skip = lines.len().saturating_sub(area.height as usize);
         let shown: Vec<Line> = lines.into_iter().skip(skip).collect();
         f.render_widget(ratatui::widgets::Clear, area);
@@ -217,10 +209,11 @@ mod tests {
     use ratatui::{Terminal, backend::TestBackend};
 
     fn band(t: &Toasts, width: u16, height: u16) -> (u16, Vec<String>) {
-        let area = Rect::new(0, 0, width, height);
-        let h = t.band_height(area, "Endpoints");
+        let theme = Theme::default_theme();
+        let lines = t.band_lines("Endpoints", width, &theme);
+        let h = Toasts::band_height(&lines, height);
         let mut term = Terminal::new(TestBackend::new(width, h.max(1))).unwrap();
-        term.draw(|f| t.render(f, Rect::new(0, 0, width, h), &Theme::default_theme(), "Endpoints"))
+        term.draw(|f| Toasts::render(lines, f, Rect::new(0, 0, width, h), &theme))
             .unwrap();
         let buf = term.backend().buffer().clone();
         let rows = (0..h)
@@ -256,6 +249,7 @@ mod tests {
             "the newest is next to the footer: {rows:#?}"
         );
         assert!(!rows.concat().contains("message number 0"), "{rows:#?}");
-        assert_eq!(Toasts::default().band_height(Rect::new(0, 0, 60, 9), "Endpoints"), 0);
+        let none = Toasts::default().band_lines("Endpoints", 60, &Theme::default_theme());
+        assert_eq!(Toasts::band_height(&none, 9), 0);
     }
 }

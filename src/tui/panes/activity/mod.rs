@@ -42,21 +42,8 @@ pub const COLUMNS: [&str; 7] = [
 
 /// A short text of an audit `before`/`after` value: `Stable=9 Canary=1`, `3 models`, else JSON.
 pub fn summarize(v: &Value) -> String {
-    if let Some(vars) = v.get("variants").and_then(Value::as_array) {
-        let parts: Vec<String> = vars
-            .iter()
-            .filter_map(|x| {
-                let name = x.get("variant").and_then(Value::as_str)?;
-                let w = x
-                    .get("current_weight")
-                    .or_else(|| x.get("weight"))
-                    .and_then(Value::as_f64)?;
-                Some(format!("{name}={}", super::variants::num(w)))
-            })
-            .collect();
-        if !parts.is_empty() {
-            return parts.join(" ");
-        }
+    if let Some(weights) = crate::aws::timeline::weights_text(v, super::variants::num) {
+        return weights;
     }
     if let Some(m) = v.get("models").and_then(Value::as_array) {
         return format!("{} model{}", m.len(), if m.len() == 1 { "" } else { "s" });

@@ -169,15 +169,7 @@ impl EndpointsPane {
         } else {
             &[0, 11, 10, 1, 7, 8, 6, 3, 2, 5, 4, 9]
         };
-        let mut shown: Vec<usize> = Vec::new();
-        let mut used = 0u16;
-        for &c in priority {
-            let w = all_widths[c] + 1;
-            if used + w <= width || c == 0 {
-                shown.push(c);
-                used += w;
-            }
-        }
+        let mut shown = crate::tui::widgets::columns::fit(&all_widths, priority, width);
         shown.sort_unstable_by_key(|c| super::regions::display_rank(*c));
         let widths: Vec<Constraint> = shown
             .iter()

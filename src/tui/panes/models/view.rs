@@ -428,12 +428,16 @@ impl ModelsPane {
 /// The catalog's column titles, in the order of a model's cells.
 const TITLES: [&str; 7] = ["", "MODEL", "SIZE", "MODIFIED", "STATE", "LAST LATENCY", "LAST ERROR"];
 
-/// The columns shown in `width` columns and their widths. A wide table shows them all; a narrow
-/// one keeps each model's whole name and its STATE (what is known of it) and lets MODIFIED, LAST
-/// ERROR and then LAST LATENCY give way (the describe and the log still have them).
+/// The columns shown in `width` columns and their widths. When all fit, MODEL and LAST ERROR
+/// take the room left; otherwise each model's whole name and its STATE (what is known of it)
+/// come first, then SIZE, LAST LATENCY, MODIFIED and LAST ERROR give way in that order.
 fn columns(width: u16, name_w: usize) -> (Vec<usize>, Vec<Constraint>) {
-    if width >= 110 {
-        let widths = vec![
+    let name_w = name_w.clamp(10, 40) as u16;
+    let least = [1, name_w, 9, 10, 32, 13, 10];
+    let mut cols = crate::tui::widgets::columns::fit(&least, &[0, 1, 4, 2, 5, 3, 6], width);
+    cols.sort_unstable();
+    let widths = if cols.len() == least.len() {
+        vec![
             Constraint::Length(1),
             Constraint::Fill(5),
             Constraint::Length(9),
@@ -441,22 +445,12 @@ fn columns(width: u16, name_w: usize) -> (Vec<usize>, Vec<Constraint>) {
             Constraint::Length(32),
             Constraint::Length(13),
             Constraint::Fill(2),
-        ];
-        return ((0..7).collect(), widths);
-    }
-    let name_w = name_w.clamp(10, 40) as u16;
-    // Mark, name, size and STATE (at least 32 columns), with a column of spacing each.
-    let with_latency = width >= 1 + name_w + 9 + 32 + 13 + 4;
-    let mut cols = vec![0, 1, 2, 4];
-    let mut widths = vec![
-        Constraint::Length(1),
-        Constraint::Length(name_w),
-        Constraint::Length(9),
-        Constraint::Fill(1),
-    ];
-    if with_latency {
-        cols.push(5);
-        widths.push(Constraint::Length(13));
-    }
+        ]
+    } else {
+        // STATE takes what the others leave.
+        cols.iter()
+            .map(|&c| if c == 4 { Constraint::Fill(1) } else { Constraint::Length(least[c]) })
+            .collect()
+    };
     (cols, widths)
 }

@@ -179,6 +179,24 @@ impl VariantsPane {
     }
 }
 
+impl VariantsPane {
+    /// The header and the alarm badges (or a blank row), each whole on as many rows as it needs:
+    /// two rows of alarms at most when one fires (those in ALARM come first), one when none
+    /// does; `sagedeck alarms` lists them all.
+    fn head_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+        let mut head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
+        match self::view::alarm_line(data, e, theme) {
+            Some(alarms) => {
+                let firing = data.alarms.get(&e.name).is_some_and(|a| a.iter().any(|x| x.firing()));
+                let rows = crate::tui::widgets::pack::pack_line(alarms, width);
+                head.extend(rows.into_iter().take(if firing { 2 } else { 1 }));
+            }
+            None => head.push(Line::from("")),
+        }
+        head
+    }
+}
+
 impl Pane for VariantsPane {
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         if let Some(editor) = self.editor.as_mut() {
@@ -251,18 +269,7 @@ impl Pane for VariantsPane {
             details = t;
         }
         let below = traffic.len() + 1 + if update.is_empty() { 0 } else { update.len() + 1 } + details.len() + 1;
-        // The header and the alarm badges (or a blank row), each whole on as many rows as it needs.
-        let mut head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
-        match self::view::alarm_line(data, e, theme) {
-            // Two rows of alarms at most when one fires (those in ALARM come first), one when
-            // none does; `sagedeck alarms` lists them all.
-            Some(alarms) => {
-                let firing = data.alarms.get(&e.name).is_some_and(|a| a.iter().any(|x| x.firing()));
-                let rows = crate::tui::widgets::pack::pack_line(alarms, width);
-                head.extend(rows.into_iter().take(if firing { 2 } else { 1 }));
-            }
-            None => head.push(Line::from("")),
-        }
+        let head = Self::head_lines(data, e, width, theme);
         let head_h = head.len() as u16;
         // Every variant's row first; what follows the table gives way at the bottom (at least
         // the traffic bars stay in view).
