@@ -233,16 +233,23 @@ impl App {
     }
 
     /// Runs `f` on every pane in tab order (with whether it is visible), then applies what they
-    /// asked for.
+    /// asked for: each pane's toasts show on its own tab, whichever tab is visible.
     pub(crate) fn each_pane(&mut self, mut f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool)) {
-        let mut out = Outbox::default();
+        let mut outs = Vec::new();
         let mut data = std::mem::take(&mut self.data);
         let visible = self.tab;
         for (tab, pane) in self.panes.all_mut() {
+            let mut out = Outbox::default();
             f(pane, &mut data, &mut out, tab == visible);
+            outs.push((tab, out));
         }
         self.data = data;
-        self.apply_outbox(out);
+        for (tab, mut out) in outs {
+            for (level, text) in std::mem::take(&mut out.toasts) {
+                self.toasts.push_from(Some(tab.title()), level, text);
+            }
+            self.apply_outbox(out);
+        }
     }
 
     /// The visible pane's key hints.
