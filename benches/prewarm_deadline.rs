@@ -10,7 +10,9 @@
 //! The difference is what the deadline costs beyond itself (the test `failures_are_per_model`
 //! checks that the model fails with a timeout; the time is read here, not asserted there).
 //!
-//! Run: `CARGO_TARGET_DIR=target/bench cargo bench --bench prewarm_deadline`
+//! Run: `CARGO_TARGET_DIR=target/bench cargo bench --bench prewarm_deadline` (about 45 s). On the
+//! 2-core machine, dev profile: baseline 1.003 s, prewarm 1.002 s (criterion's estimates, 20 runs
+//! each): giving up costs nothing beyond the deadline.
 
 mod common;
 
@@ -92,7 +94,7 @@ fn prewarm_deadline(c: &mut Criterion) {
                     .content_type("application/json")
                     .body(Blob::new(r#"{"inputs": "warm up"}"#));
                 let t = Instant::now();
-                let cut = runtime.block_on(tokio::time::timeout(DEADLINE, call.send()));
+                let cut = runtime.block_on(async { tokio::time::timeout(DEADLINE, call.send()).await });
                 total += t.elapsed();
                 assert!(cut.is_err(), "a 40 GB model loaded within the deadline");
             }
