@@ -234,7 +234,17 @@ impl App {
 
     /// Runs `f` on every pane in tab order (with whether it is visible), then applies what they
     /// asked for: each pane's toasts show on its own tab, whichever tab is visible.
-    pub(crate) fn each_pane(&mut self, mut f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool)) {
+    pub(crate) fn each_pane(&mut self, f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool)) {
+        self.each_pane_with(f, true);
+    }
+
+    /// `each_pane`, the toasts on their pane's tab when `own_tab`, else on every tab (what a `:`
+    /// command typed on any tab answers).
+    pub(crate) fn each_pane_with(
+        &mut self,
+        mut f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool),
+        own_tab: bool,
+    ) {
         let mut outs = Vec::new();
         let mut data = std::mem::take(&mut self.data);
         let visible = self.tab;
@@ -245,8 +255,9 @@ impl App {
         }
         self.data = data;
         for (tab, mut out) in outs {
+            let origin = own_tab.then(|| tab.title());
             for (level, text) in std::mem::take(&mut out.toasts) {
-                self.toasts.push_from(Some(tab.title()), level, text);
+                self.toasts.push_from(origin, level, text);
             }
             self.apply_outbox(out);
         }
