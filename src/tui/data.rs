@@ -48,6 +48,8 @@ pub struct Data {
     pub last_ok: Option<Instant>,
     /// Whether the last inventory refresh failed.
     pub refresh_failed: bool,
+    /// Why the last inventory refresh failed (the sentence the error log holds).
+    pub refresh_error: Option<String>,
     /// Inventory refresh interval (STALE after three).
     pub refresh_interval: Duration,
     /// Fleet-wide metrics (short window) for the tables.
@@ -150,6 +152,7 @@ impl Data {
         self.loaded = false;
         self.last_ok = None;
         self.refresh_failed = false;
+        self.refresh_error = None;
         self.fleet_metrics = None;
         self.detail_metrics = None;
         self.selected = None;

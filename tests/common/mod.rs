@@ -2,6 +2,7 @@
 //! pointing at it, exactly as a user's `--endpoint-url` would.
 #![allow(dead_code)]
 
+pub mod builders;
 pub mod deploy;
 pub mod peer_setup;
 pub mod tmux;

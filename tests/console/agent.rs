@@ -379,7 +379,7 @@ fn update(app: &mut App, id: u64, update: AgentUpdate) {
     app.on_event(AppEvent::Agent { id, update });
 }
 
-fn finished_app() -> App {
+pub fn finished_app() -> App {
     let (mut app, id) = pane_app();
     let steps = fixed_steps();
     for s in &steps {

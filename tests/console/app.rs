@@ -6,7 +6,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use sagedeck::aws::inventory::{EndpointInfo, Inventory, VariantInfo};
+use sagedeck::aws::inventory::{EndpointInfo, Inventory};
 use sagedeck::aws::scaling::ScalingInfo;
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::{ContextInfo, Data};
@@ -16,62 +16,52 @@ use sagedeck::tui::theme::{BUILTIN, Theme};
 use sagedeck::tui::widgets::Overlay;
 
 // `screen` keeps the expression recorded in the snapshots.
+use crate::common::builders::{self, EndpointBuilder, VariantBuilder};
 use crate::common::tui::{ctrl, key as code, render as screen};
 
-fn variant(name: &str, weight: f64, n: i32, mme: bool) -> VariantInfo {
-    VariantInfo {
-        name: name.into(),
-        model_name: Some(format!("{name}-model")),
-        instance_type: Some("ml.m5.large".into()),
-        current_weight: weight,
-        desired_weight: weight,
-        traffic_share: 0.0,
-        current_instances: n,
-        desired_instances: n,
-        statuses: vec![],
-        image: Some("huggingface-pytorch-inference".into()),
-        multi_model: mme,
-        model_data_url: mme.then(|| "s3://b/tenants/".to_string()),
-    }
+/// An endpoint of the fleet fixture: created at 1_790_000_000, one AllTraffic variant.
+fn fleet_endpoint(name: &str, status: &str, modified: f64) -> EndpointBuilder {
+    builders::endpoint(name)
+        .status(status)
+        .created(1_790_000_000.0)
+        .modified(modified)
+        .variants([fleet_variant("AllTraffic")])
 }
 
-fn endpoint(name: &str, status: &str, modified: f64) -> EndpointInfo {
-    EndpointInfo {
-        name: name.into(),
-        arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{name}"),
-        status: status.into(),
-        failure_reason: None,
-        created: 1_790_000_000.0,
-        modified,
-        config_name: Some(format!("{name}-config")),
-        variants: vec![variant("AllTraffic", 1.0, 1, false)],
-        multi_model: false,
-        autoscaling: vec![],
-    }
+/// A variant of the fleet fixture: a Hugging Face image, no traffic share measured.
+fn fleet_variant(name: &str) -> VariantBuilder {
+    builders::variant(name)
+        .share(0.0)
+        .image("huggingface-pytorch-inference")
 }
 
 /// A console with a loaded fleet of `n` extra endpoints besides the four named ones.
 pub fn app_with_fleet(n: usize) -> App {
-    let mut clf = endpoint("mcp-intent-classifier-prod", "InService", 1_790_500_000.0);
-    clf.variants = vec![variant("Stable", 9.0, 2, false), variant("Canary", 1.0, 1, false)];
-    clf.autoscaling = vec![ScalingInfo {
-        variant: "Stable".into(),
-        min: 2,
-        max: 6,
-        policies: vec![],
-    }];
-    let mut mme = endpoint("mcp-multi-model-endpoint", "InService", 1_790_400_000.0);
-    mme.variants = vec![variant("AllTraffic", 1.0, 2, true)];
-    mme.multi_model = true;
-    let mut failed = endpoint("mcp-embeddings-failed", "Failed", 1_790_300_000.0);
-    failed.failure_reason = Some("ping health check failed".into());
-    let mut endpoints = vec![clf, mme, failed, endpoint("llm-tgi-chat", "Updating", 1_790_200_000.0)];
+    let clf = fleet_endpoint("mcp-intent-classifier-prod", "InService", 1_790_500_000.0)
+        .variants([
+            fleet_variant("Stable").weight(9.0).instances(2),
+            fleet_variant("Canary"),
+        ])
+        .autoscaling(vec![ScalingInfo {
+            variant: "Stable".into(),
+            min: 2,
+            max: 6,
+            policies: vec![],
+        }]);
+    let mme = fleet_endpoint("mcp-multi-model-endpoint", "InService", 1_790_400_000.0).variants([fleet_variant(
+        "AllTraffic",
+    )
+    .instances(2)
+    .mme("s3://b/tenants/")]);
+    let failed = fleet_endpoint("mcp-embeddings-failed", "Failed", 1_790_300_000.0).failure("ping health check failed");
+    let mut endpoints: Vec<EndpointInfo> = vec![
+        clf.build(),
+        mme.build(),
+        failed.build(),
+        fleet_endpoint("llm-tgi-chat", "Updating", 1_790_200_000.0).build(),
+    ];
     for i in 0..n {
-        endpoints.push(endpoint(
-            &format!("fleet-ep-{i:04}"),
-            "InService",
-            1_780_000_000.0 + i as f64,
-        ));
+        endpoints.push(fleet_endpoint(&format!("fleet-ep-{i:04}"), "InService", 1_780_000_000.0 + i as f64).build());
     }
     let data = Data {
         context: ContextInfo {

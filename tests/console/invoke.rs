@@ -7,7 +7,6 @@ use crossterm::event::KeyCode;
 
 use sagedeck::aws::AwsError;
 use sagedeck::aws::catalog::{Catalog, CatalogEntry};
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
@@ -17,43 +16,12 @@ use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::toasts::Toasts;
 
+use crate::common::builders::{endpoint, variant};
 use crate::common::tui::{self, ctrl, key, press};
 
 const EP: &str = "mcp-intent-classifier-prod";
 const MME: &str = "mcp-tenant-models";
 const HF: &str = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.1.0-transformers4.37.0-cpu-py310-ubuntu22.04";
-
-fn variant(name: &str, image: &str, share: f64, mme: bool) -> VariantInfo {
-    VariantInfo {
-        name: name.into(),
-        model_name: Some(format!("{name}-model")),
-        instance_type: Some("ml.m5.large".into()),
-        current_weight: share,
-        desired_weight: share,
-        traffic_share: share,
-        current_instances: 1,
-        desired_instances: 1,
-        statuses: vec![],
-        image: Some(image.into()),
-        multi_model: mme,
-        model_data_url: mme.then(|| "s3://sagedeck-demo-models/tenants/".to_string()),
-    }
-}
-
-fn endpoint(name: &str, variants: Vec<VariantInfo>) -> EndpointInfo {
-    EndpointInfo {
-        name: name.into(),
-        arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{name}"),
-        status: "InService".into(),
-        failure_reason: None,
-        created: 1_700_000_000.0,
-        modified: 1_700_000_000.0,
-        config_name: Some(format!("{name}-config")),
-        multi_model: variants.iter().any(|v| v.multi_model),
-        variants,
-        autoscaling: vec![],
-    }
-}
 
 fn catalog() -> Catalog {
     let entry = |key: &str| CatalogEntry {
@@ -78,20 +46,22 @@ fn app_with(read_only: bool) -> App {
     let mut data = Data {
         context: tui::context(),
         inventory: vec![
-            endpoint(
-                EP,
-                vec![variant("Stable", HF, 0.9, false), variant("Canary", HF, 0.1, false)],
-            ),
-            endpoint(MME, vec![variant("AllTraffic", HF, 1.0, true)]),
-            endpoint(
-                "xgboost-churn",
-                vec![variant(
-                    "AllTraffic",
-                    "683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1",
-                    1.0,
-                    false,
-                )],
-            ),
+            endpoint(EP)
+                .variants([
+                    variant("Stable").image(HF).weight(0.9).share(0.9),
+                    variant("Canary").image(HF).weight(0.1).share(0.1),
+                ])
+                .build(),
+            endpoint(MME)
+                .variants([variant("AllTraffic")
+                    .image(HF)
+                    .mme("s3://sagedeck-demo-models/tenants/")])
+                .build(),
+            endpoint("xgboost-churn")
+                .variants([
+                    variant("AllTraffic").image("683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1")
+                ])
+                .build(),
         ],
         loaded: true,
         selected: Some(EP.into()),

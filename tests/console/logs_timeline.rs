@@ -262,19 +262,20 @@ async fn logs_pane_pages_follows_filters_and_copies() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while app.panes.logs.lines.last().map(|l| l.message.as_str()) != Some("late line from the canary") {
         assert!(tokio::time::Instant::now() < deadline, "follow picked up nothing");
-        app.on_tick();
-        let asked = app.take_jobs();
-        let polls = asked
-            .iter()
-            .any(|(_, j)| matches!(j, sagedeck::tui::event::Job::Logs { follow: true, .. }));
-        for (id, job) in asked {
-            jobs.submit(id, job);
-        }
-        if polls {
-            wait_for(&mut rx, &mut app, |e| logs_read(e, true)).await;
-        } else {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        // The pane polls every 2 s while it follows: tick until it asks.
+        poll_until("the pane's next follow poll", Duration::from_secs(10), || {
+            app.on_tick();
+            let asked = app.take_jobs();
+            let polls = asked
+                .iter()
+                .any(|(_, j)| matches!(j, sagedeck::tui::event::Job::Logs { follow: true, .. }));
+            for (id, job) in asked {
+                jobs.submit(id, job);
+            }
+            std::future::ready(polls.then_some(()))
+        })
+        .await;
+        wait_for(&mut rx, &mut app, |e| logs_read(e, true)).await;
     }
     let n = app.panes.logs.lines.len();
     assert_eq!(
@@ -401,4 +402,29 @@ fn demo_console_shows_logs_and_timeline() {
     });
     assert!(screen.lines().next().unwrap_or("").contains("changed "), "{screen}");
     t.keys(&["q"]);
+}
+
+#[tokio::test]
+async fn an_endpoint_that_has_written_no_logs_yet_is_a_state_not_an_error() {
+    let sb = sandbox_with(demo_config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (jobs, mut rx) = worker(&sb, &dir.path().join("audit.jsonl")).await;
+    let mut app = crate::app::app_with_fleet(0);
+    // An endpoint the sandbox has no log group for, as CloudWatch has none before the first line.
+    let fresh = app.data.inventory.iter_mut().find(|e| e.name == "llm-tgi-chat").unwrap();
+    fresh.name = "just-created".into();
+    fresh.status = "Creating".into();
+    app.data.selected = Some("just-created".into());
+    app.switch(Tab::Logs);
+    submit_all(&jobs, &mut app);
+    wait_for(&mut rx, &mut app, |e| logs_read(e, false)).await;
+    assert_eq!(
+        app.panes.logs.no_logs.as_deref(),
+        Some("no logs yet: the endpoint is Creating"),
+        "error: {:?}",
+        app.panes.logs.error
+    );
+    let s = screen(&mut app, 100, 30);
+    assert!(s.contains("no logs yet: the endpoint is Creating"), "{s}");
+    assert!(!s.contains("does not exist"), "{s}");
 }

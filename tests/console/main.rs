@@ -15,6 +15,7 @@ mod invoke;
 mod logs_timeline;
 mod models_latency;
 mod newcomer;
+mod newcomer_fixes;
 mod newcomer_tmux;
 mod plan_e2e;
 mod regions;

@@ -3,6 +3,7 @@
 //! models, a prewarm in progress, a non-MME endpoint, and canary/baseline latency charts with the
 //! console's own latencies.
 
+use crate::common::builders::{self, EndpointBuilder, variant};
 use crate::common::tui;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -10,7 +11,6 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use sagedeck::aws::AwsError;
 use sagedeck::aws::catalog::{Catalog, CatalogEntry};
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::metrics::{Metric, MetricsSnapshot, Series, VariantMetrics, VariantSummary, series_name, summarize};
 use sagedeck::aws::prewarm::{PrewarmEvent, PrewarmResult, PrewarmStatus};
 use sagedeck::tui::app::App;
@@ -27,36 +27,12 @@ const PREFIX: &str = "s3://sagedeck-demo-models/tenants/";
 /// End of every fixture window (2026-09-21 20:00 UTC).
 const END: f64 = 1_790_020_800.0;
 
-fn variant(name: &str, weight: f64, share: f64, n: i32, mme: bool) -> VariantInfo {
-    VariantInfo {
-        name: name.into(),
-        model_name: Some(format!("{name}-model")),
-        instance_type: Some(if mme { "ml.g5.2xlarge" } else { "ml.m5.xlarge" }.into()),
-        current_weight: weight,
-        desired_weight: weight,
-        traffic_share: share,
-        current_instances: n,
-        desired_instances: n,
-        statuses: vec![],
-        image: None,
-        multi_model: mme,
-        model_data_url: mme.then(|| PREFIX.to_string()),
-    }
-}
-
-fn endpoint(name: &str, variants: Vec<VariantInfo>) -> EndpointInfo {
-    EndpointInfo {
-        name: name.into(),
-        arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{name}"),
-        status: "InService".into(),
-        failure_reason: None,
-        created: END - 86_400.0,
-        modified: END - 3600.0,
-        config_name: None,
-        multi_model: variants.iter().any(|v| v.multi_model),
-        variants,
-        autoscaling: vec![],
-    }
+/// An endpoint of these fixtures: created a day and modified an hour before [`END`].
+fn endpoint(name: &str) -> EndpointBuilder {
+    builders::endpoint(name)
+        .created(END - 86_400.0)
+        .modified(END - 3600.0)
+        .no_config()
 }
 
 fn catalog(n: usize) -> Catalog {
@@ -143,14 +119,22 @@ fn app(models: usize, selected: &str) -> App {
     let mut data = Data {
         context: tui::context(),
         inventory: vec![
-            endpoint(MME, vec![variant("AllTraffic", 1.0, 1.0, 2, true)]),
-            endpoint(
-                CHAT,
-                vec![
-                    variant("Baseline", 9.0, 0.9, 2, false),
-                    variant("CanaryV2", 1.0, 0.1, 1, false),
-                ],
-            ),
+            endpoint(MME)
+                .variants([variant("AllTraffic")
+                    .instance_type("ml.g5.2xlarge")
+                    .instances(2)
+                    .mme(PREFIX)])
+                .build(),
+            endpoint(CHAT)
+                .variants([
+                    variant("Baseline")
+                        .instance_type("ml.m5.xlarge")
+                        .weight(9.0)
+                        .share(0.9)
+                        .instances(2),
+                    variant("CanaryV2").instance_type("ml.m5.xlarge").weight(1.0).share(0.1),
+                ])
+                .build(),
         ],
         loaded: true,
         last_ok: None,

@@ -5,6 +5,7 @@
 //! pane with the real worker against sagedeck's own `mcp serve` over the sandbox.
 
 use crate::common;
+use crate::common::builders::{endpoint, variant};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,7 +15,6 @@ use crossterm::event::KeyCode;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::mcp::events::Progress;
 use sagedeck::mcp::result::{Block, RenderedResult};
@@ -157,23 +157,6 @@ fn servers() -> Vec<ServerView> {
     ]
 }
 
-fn variant(name: &str) -> VariantInfo {
-    VariantInfo {
-        name: name.into(),
-        model_name: Some(format!("{name}-model")),
-        instance_type: Some("ml.m5.large".into()),
-        current_weight: 0.5,
-        desired_weight: 0.5,
-        traffic_share: 0.5,
-        current_instances: 1,
-        desired_instances: 1,
-        statuses: vec![],
-        image: None,
-        multi_model: false,
-        model_data_url: None,
-    }
-}
-
 fn metrics() -> MetricsSnapshot {
     let vm = |v: &str, p99: f64| VariantMetrics {
         endpoint: EP.into(),
@@ -199,18 +182,14 @@ fn metrics() -> MetricsSnapshot {
 fn app_in(dir: &std::path::Path, read_only: bool) -> App {
     let data = Data {
         context: tui::context(),
-        inventory: vec![EndpointInfo {
-            name: EP.into(),
-            arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{EP}"),
-            status: "InService".into(),
-            failure_reason: None,
-            created: 1_700_000_000.0,
-            modified: 1_700_000_000.0,
-            config_name: Some(format!("{EP}-config")),
-            multi_model: false,
-            variants: vec![variant("Stable"), variant("Canary")],
-            autoscaling: vec![],
-        }],
+        inventory: vec![
+            endpoint(EP)
+                .variants([
+                    variant("Stable").weight(0.5).share(0.5),
+                    variant("Canary").weight(0.5).share(0.5),
+                ])
+                .build(),
+        ],
         loaded: true,
         read_only,
         fleet_metrics: Some(metrics()),

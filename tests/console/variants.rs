@@ -7,7 +7,7 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
+use sagedeck::aws::inventory::EndpointInfo;
 use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
@@ -20,43 +20,26 @@ use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
 
+use crate::common::builders::{self, variant};
 use crate::common::tui::{self, press, tap};
 
 const EP: &str = "fraud-detector";
 
-fn variant(name: &str, model: &str, weight: f64, share: f64, instances: i32) -> VariantInfo {
-    VariantInfo {
-        name: name.into(),
-        model_name: Some(model.into()),
-        instance_type: Some("ml.m5.xlarge".into()),
-        current_weight: weight,
-        desired_weight: weight,
-        traffic_share: share,
-        current_instances: instances,
-        desired_instances: instances,
-        statuses: vec![],
-        image: Some("123456789012.dkr.ecr.us-east-1.amazonaws.com/xgboost:1.7".into()),
-        multi_model: false,
-        model_data_url: None,
-    }
-}
-
+/// The fraud detector: Stable (fraud-v1, weight 9, two instances) and Canary (fraud-v2, weight 1).
 fn endpoint() -> EndpointInfo {
-    EndpointInfo {
-        name: EP.into(),
-        arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{EP}"),
-        status: "InService".into(),
-        failure_reason: None,
-        created: 1_700_000_000.0,
-        modified: 1_700_000_000.0,
-        config_name: Some("fraud-detector-config-7".into()),
-        variants: vec![
-            variant("Stable", "fraud-v1", 9.0, 0.9, 2),
-            variant("Canary", "fraud-v2", 1.0, 0.1, 1),
-        ],
-        multi_model: false,
-        autoscaling: vec![],
-    }
+    let variant = |name: &str, model: &str| {
+        variant(name)
+            .model(model)
+            .instance_type("ml.m5.xlarge")
+            .image("123456789012.dkr.ecr.us-east-1.amazonaws.com/xgboost:1.7")
+    };
+    builders::endpoint(EP)
+        .config("fraud-detector-config-7")
+        .variants([
+            variant("Stable", "fraud-v1").weight(9.0).share(0.9).instances(2),
+            variant("Canary", "fraud-v2").weight(1.0).share(0.1),
+        ])
+        .build()
 }
 
 fn summary(p50: f64, p99: f64, invocations: f64, e5: f64) -> VariantSummary {

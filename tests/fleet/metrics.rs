@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use sagedeck::aws::RetryPolicy;
-use sagedeck::aws::inventory::{EndpointInfo, InventoryOptions, VariantInfo};
+use sagedeck::aws::inventory::{EndpointInfo, InventoryOptions};
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::aws::metrics::{
     MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, Series, VariantMetrics, VariantSummary, summarize,
@@ -14,6 +14,7 @@ use sagedeck::aws::metrics::{
 };
 use sagedeck::sandbox::SandboxConfig;
 
+use crate::common::builders::{self, variant};
 use crate::common::{fleet, run_cli, sandbox_with};
 
 fn spec(endpoint: &str, variant: Option<&str>) -> InvokeSpec {
@@ -228,35 +229,16 @@ async fn metrics_command() {
 
 // Pure plan checks: no sandbox needed.
 
+/// An endpoint with these variants, all multi-model when `mme`.
 fn endpoint(name: &str, variants: &[&str], mme: bool) -> EndpointInfo {
-    EndpointInfo {
-        name: name.into(),
-        arn: String::new(),
-        status: "InService".into(),
-        failure_reason: None,
-        created: 0.0,
-        modified: 0.0,
-        config_name: None,
-        variants: variants
-            .iter()
-            .map(|v| VariantInfo {
-                name: v.to_string(),
-                model_name: None,
-                instance_type: None,
-                current_weight: 1.0,
-                desired_weight: 1.0,
-                traffic_share: 1.0,
-                current_instances: 1,
-                desired_instances: 1,
-                statuses: vec![],
-                image: None,
-                multi_model: mme,
-                model_data_url: None,
-            })
-            .collect(),
-        multi_model: mme,
-        autoscaling: vec![],
-    }
+    let variant = |name: &&str| {
+        let v = variant(name).no_model().no_instance_type();
+        if mme { v.mme("s3://models/") } else { v }
+    };
+    builders::endpoint(name)
+        .no_config()
+        .variants(variants.iter().map(variant))
+        .build()
 }
 
 fn valid_id(id: &str) -> bool {

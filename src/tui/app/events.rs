@@ -64,6 +64,7 @@ impl App {
             AppEvent::Inventory(Err(e)) => {
                 let first = !self.data.refresh_failed;
                 self.data.refresh_failed = true;
+                self.data.refresh_error = Some(e.to_string());
                 if first {
                     self.toasts.push(Level::Error, format!("refresh failed: {e}"));
                 }
@@ -77,6 +78,10 @@ impl App {
             }
             AppEvent::Metrics { result: Err(e), .. } => self.toasts.push(Level::Warn, format!("metrics: {e}")),
             AppEvent::Described { endpoint, result } => {
+                // A fresher read of the endpoint than the last refresh: the tables show it too.
+                if let Ok((info, _)) = result {
+                    replace_endpoint(&mut self.data, info.clone());
+                }
                 if let Some(Overlay::Describe(view)) = self.overlay.as_mut() {
                     match result {
                         Ok((info, acts)) => {
@@ -130,6 +135,7 @@ impl App {
             self.toasts.push(Level::Info, "endpoints refreshed again");
         }
         self.data.refresh_failed = false;
+        self.data.refresh_error = None;
         for f in &self.data.failures {
             self.toasts
                 .push(Level::Warn, format!("could not describe {}: {}", f.endpoint, f.error));

@@ -233,16 +233,34 @@ impl App {
     }
 
     /// Runs `f` on every pane in tab order (with whether it is visible), then applies what they
-    /// asked for.
-    pub(crate) fn each_pane(&mut self, mut f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool)) {
-        let mut out = Outbox::default();
+    /// asked for: each pane's toasts show on its own tab, whichever tab is visible.
+    pub(crate) fn each_pane(&mut self, f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool)) {
+        self.each_pane_with(f, true);
+    }
+
+    /// `each_pane`, the toasts on their pane's tab when `own_tab`, else on every tab (what a `:`
+    /// command typed on any tab answers).
+    pub(crate) fn each_pane_with(
+        &mut self,
+        mut f: impl FnMut(&mut dyn super::panes::Pane, &mut Data, &mut Outbox, bool),
+        own_tab: bool,
+    ) {
+        let mut outs = Vec::new();
         let mut data = std::mem::take(&mut self.data);
         let visible = self.tab;
         for (tab, pane) in self.panes.all_mut() {
+            let mut out = Outbox::default();
             f(pane, &mut data, &mut out, tab == visible);
+            outs.push((tab, out));
         }
         self.data = data;
-        self.apply_outbox(out);
+        for (tab, mut out) in outs {
+            let origin = own_tab.then(|| tab.title());
+            for (level, text) in std::mem::take(&mut out.toasts) {
+                self.toasts.push_from(origin, level, text);
+            }
+            self.apply_outbox(out);
+        }
     }
 
     /// The visible pane's key hints.

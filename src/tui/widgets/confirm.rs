@@ -29,11 +29,12 @@ impl Confirm {
         // Wrapped lines take more rows: the dialog grows with them, and its keys are drawn on
         // its last row whatever happens, so that they are never cut off.
         let width = centered(area, 60, 10, 50, 1).width.saturating_sub(2).max(1) as usize;
-        let rows: usize = self
+        let wrapped: Vec<String> = self
             .lines
             .iter()
-            .map(|l| l.chars().count().max(1).div_ceil(width))
-            .sum();
+            .flat_map(|l| super::describe::wrap(l, width))
+            .collect();
+        let rows = wrapped.len();
         let h = (rows as u16 + 5).min(area.height);
         let rect = centered(area, 60, 10, 50, h);
         let border = if self.danger {
@@ -47,7 +48,7 @@ impl Confirm {
             Span::styled(" n / Esc ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
             Span::styled("cancel", theme.fg(Role::Muted)),
         ]);
-        let mut lines: Vec<Line> = self.lines.iter().map(|l| Line::from(l.clone())).collect();
+        let mut lines: Vec<Line> = wrapped.into_iter().map(Line::from).collect();
         lines.push(Line::from(""));
         lines.push(keys.clone());
         super::modal(

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
+use sagedeck::aws::inventory::EndpointInfo;
 use sagedeck::aws::promote::{Gates, Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict};
 use sagedeck::aws::promote_gate::{Figures, GateCheck, GateReport};
 use sagedeck::aws::promote_run::{Control, PromotionEvent, Question};
@@ -24,40 +24,25 @@ use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
 use crate::common;
+use crate::common::builders::{self, variant};
 use crate::common::tui::{self, ctrl, press, tap};
 
 const EP: &str = "fraud-detector";
 
-fn variant(name: &str, weight: f64, share: f64) -> VariantInfo {
-    VariantInfo {
-        name: name.into(),
-        model_name: Some(format!("model-{name}")),
-        instance_type: Some("ml.m5.xlarge".into()),
-        current_weight: weight,
-        desired_weight: weight,
-        traffic_share: share,
-        current_instances: 1,
-        desired_instances: 1,
-        statuses: vec![],
-        image: None,
-        multi_model: false,
-        model_data_url: None,
-    }
-}
-
+/// The fraud detector: Stable (weight 9) and Canary (weight 1), each on one ml.m5.xlarge.
 fn endpoint() -> EndpointInfo {
-    EndpointInfo {
-        name: EP.into(),
-        arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{EP}"),
-        status: "InService".into(),
-        failure_reason: None,
-        created: 1_700_000_000.0,
-        modified: 1_700_000_000.0,
-        config_name: Some("fraud-detector-config-7".into()),
-        variants: vec![variant("Stable", 9.0, 0.9), variant("Canary", 1.0, 0.1)],
-        multi_model: false,
-        autoscaling: vec![],
-    }
+    let variant = |name: &str| {
+        variant(name)
+            .model(&format!("model-{name}"))
+            .instance_type("ml.m5.xlarge")
+    };
+    builders::endpoint(EP)
+        .config("fraud-detector-config-7")
+        .variants([
+            variant("Stable").weight(9.0).share(0.9),
+            variant("Canary").weight(1.0).share(0.1),
+        ])
+        .build()
 }
 
 fn app_on(info: EndpointInfo) -> App {
@@ -443,15 +428,9 @@ fn unfinished_plans_are_announced_and_offered_for_resume() {
 fn the_models_pane_marks_the_warm_set() {
     use sagedeck::aws::catalog::{Catalog, CatalogEntry};
     let mme = "mme-tenants";
-    let mut v = variant("AllTraffic", 1.0, 1.0);
-    v.multi_model = true;
-    v.model_data_url = Some("s3://models/tenants/".into());
-    let info = EndpointInfo {
-        name: mme.into(),
-        variants: vec![v],
-        multi_model: true,
-        ..endpoint()
-    };
+    let info = builders::endpoint(mme)
+        .variants([variant("AllTraffic").mme("s3://models/tenants/")])
+        .build();
     let mut app = app_on(info);
     let entry = |key: &str| CatalogEntry {
         key: key.into(),

@@ -280,3 +280,85 @@ fn snapshot_alarm_badge_on_the_endpoints_table() {
     snapshot("alarm_badge_endpoints_140x40", screen);
     snapshot("alarm_badge_endpoints_80x24", tui::render(&mut app, 80, 24));
 }
+
+/// The text inside the box of `screen` whose top border holds `heading`, row after row, its
+/// words joined by single spaces.
+fn boxed_text(screen: &str, heading: &str) -> String {
+    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = rows
+        .iter()
+        .position(|r| r.iter().collect::<String>().contains(heading))
+        .expect("the box");
+    let left = (0..rows[top].len()).rev().find(|&i| rows[top][i] == '┌').expect("a corner");
+    let right = (left..rows[top].len()).find(|&i| rows[top][i] == '┐').expect("a corner");
+    let text: Vec<String> = rows[top + 1..]
+        .iter()
+        .take_while(|r| r.get(left) == Some(&'│'))
+        .map(|r| r[left + 1..right].iter().collect())
+        .collect();
+    text.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn at_100x30_the_stop_dialog_and_the_plan_confirmation_show_every_line() {
+    let mut baking = super::app_with_a_baking_plan();
+    baking.on_key(tui::ctrl('c'));
+    assert!(baking.panes.variants.promo.esc_menu.is_some());
+    let screen = tui::render(&mut baking, 100, 30);
+    let text = boxed_text(&screen, "Promotion of fraud-detector");
+    assert!(
+        text.contains("Ctrl-C quits; the plan stays saved (R resumes at the next start)"),
+        "{screen}"
+    );
+
+    let mut app = app();
+    press(&mut app, "P");
+    tap(&mut app, KeyCode::Enter);
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("no confirmation: {:?}", app.overlay)
+    };
+    let lines = c.lines.clone();
+    let screen = tui::render(&mut app, 100, 30);
+    let text = boxed_text(&screen, "Promote Canary on fraud-detector?");
+    for line in lines {
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&line), "{line:?} not whole:\n{screen}");
+    }
+    assert!(text.contains("y / Enter apply"), "{screen}");
+}
+
+#[test]
+fn a_plan_event_asks_for_a_describe_and_the_variants_table_follows_it() {
+    let mut e = endpoint();
+    e.status = "Updating".into();
+    e.variants[1].statuses = vec!["Updating".into()];
+    let mut app = app_on(e);
+    app.take_jobs();
+    promotion(
+        &mut app,
+        PromotionEvent::Saved {
+            state: Box::new(state(Phase::Baking, 1)),
+        },
+    );
+    let asked = app.take_jobs();
+    assert!(
+        asked
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Describe { endpoint } if endpoint == EP)),
+        "{asked:?}"
+    );
+    let mut now = endpoint();
+    now.variants[0].current_weight = 1.0;
+    now.variants[0].desired_weight = 1.0;
+    now.variants[1].current_weight = 1.0;
+    now.variants[1].desired_weight = 1.0;
+    app.on_event(sagedeck::tui::event::AppEvent::Described {
+        endpoint: EP.into(),
+        result: Ok((now.clone(), vec![])),
+    });
+    assert_eq!(
+        app.data.endpoint(EP),
+        Some(&now),
+        "the table shows what the describe read"
+    );
+}

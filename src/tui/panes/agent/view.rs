@@ -14,17 +14,21 @@ use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::{centered, modal, pane_frame, title};
 
-/// `text` cut into lines of at most `width` characters (its own line breaks kept).
+/// `text` cut into lines of at most `width` characters (its own line breaks kept), between
+/// tokens as the Tools result is (`crate::format::wrap_tokens`): a word or a JSON key is cut only
+/// when it is wider than a line.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut out = Vec::new();
     for line in text.lines() {
-        let chars: Vec<char> = line.chars().collect();
-        if chars.is_empty() {
-            out.push(String::new());
-        }
-        for chunk in chars.chunks(width) {
-            out.push(chunk.iter().collect());
+        if width < 8 {
+            let chars: Vec<char> = line.chars().collect();
+            out.extend(chars.chunks(width).map(|c| c.iter().collect::<String>()));
+            if chars.is_empty() {
+                out.push(String::new());
+            }
+        } else {
+            out.extend(crate::format::wrap_tokens(line, width));
         }
     }
     if out.is_empty() {

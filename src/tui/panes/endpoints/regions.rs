@@ -30,10 +30,15 @@ pub(super) fn region_width(data: &Data) -> u16 {
 
 /// The ACCOUNT and REGION cells of the endpoint at `index` of the inventory.
 pub(super) fn cells(data: &Data, index: usize) -> impl Iterator<Item = Cell<'static>> {
+    texts(data, index).into_iter().map(Cell::from)
+}
+
+/// The ACCOUNT and REGION texts of the endpoint at `index` of the inventory.
+pub(super) fn texts(data: &Data, index: usize) -> [String; 2] {
     let row = data.origins.get(index).and_then(|o| data.regions.get(*o));
     let account = row.and_then(|r| r.account.clone()).unwrap_or_else(|| "-".into());
     let region = row.map(|r| r.target.region.clone()).unwrap_or_else(|| "-".into());
-    [Cell::from(account), Cell::from(region)].into_iter()
+    [account, region]
 }
 
 /// Splits off the bottom lines for the failed pairs (at most a third of the area).

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{EndpointsPane, instances_text, opt, scaling_text};
 use crate::aws::inventory::EndpointInfo;
@@ -104,12 +104,15 @@ impl EndpointsPane {
         let (table_area, failed_area) = super::regions::split_failed(table_area, data);
         super::regions::render_failed(f, failed_area, data, theme);
         if !data.loaded {
-            let msg = if data.refresh_failed {
-                "could not load endpoints — see the error log (e)"
-            } else {
-                "loading endpoints…"
+            let msg = match (&data.refresh_error, data.refresh_failed) {
+                (Some(why), _) => format!("could not load endpoints: {}", escape_controls(why)),
+                (None, true) => "could not load endpoints — see the error log (e)".into(),
+                (None, false) => "loading endpoints…".into(),
             };
-            f.render_widget(Paragraph::new(Span::styled(msg, theme.fg(Role::Muted))), table_area);
+            f.render_widget(
+                Paragraph::new(Span::styled(msg, theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
+                table_area,
+            );
             return;
         }
         self.page = table_area.height.saturating_sub(1).max(1) as usize;
@@ -169,7 +172,8 @@ impl EndpointsPane {
         } else {
             &[0, 11, 10, 1, 7, 8, 6, 3, 2, 5, 4, 9]
         };
-        let mut shown = crate::tui::widgets::columns::fit(&all_widths, priority, width);
+        let same = self.same_columns(data);
+        let mut shown = crate::tui::widgets::columns::fit(&all_widths, priority, &same, width);
         shown.sort_unstable_by_key(|c| super::regions::display_rank(*c));
         let widths: Vec<Constraint> = shown
             .iter()
@@ -182,6 +186,32 @@ impl EndpointsPane {
             })
             .collect();
         (shown, widths)
+    }
+
+    /// The columns that say the same on every row of the view (two rows at least), so give way
+    /// first: VARIANTS, INSTANCES, MME, SCALING, ACCOUNT, REGION. STATUS stays (a row's health
+    /// is read from it), as do the measured columns.
+    fn same_columns(&self, data: &Data) -> Vec<usize> {
+        if self.view.len() < 2 {
+            return Vec::new();
+        }
+        let text = |column: usize, index: usize| {
+            let e = &data.inventory[index];
+            match column {
+                2 => e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(","),
+                3 => instances_text(e),
+                4 => e.multi_model.to_string(),
+                5 => scaling_text(e),
+                c => super::regions::texts(data, index)[c - 10].clone(),
+            }
+        };
+        [2, 3, 4, 5, 10, 11]
+            .into_iter()
+            .filter(|&c| {
+                let first = text(c, self.view[0]);
+                self.view.iter().all(|&i| text(c, i) == first)
+            })
+            .collect()
     }
 
     /// The visible rows: each endpoint's cells in the order of `shown`.
@@ -222,4 +252,14 @@ impl EndpointsPane {
             .collect()
     }
 
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`), as text from outside is shown.
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() { c.escape_default().collect() } else { vec![c] };
+            escaped
+        })
+        .collect()
 }

@@ -13,6 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand};
+use crate::aws::AwsError;
 use crate::aws::logs::{ErrorMarker, LogLine, LogQuery, LogRead, MAX_LINES, StreamInfo};
 use crate::tui::data::{Data, LogsJump};
 use crate::tui::event::{AppEvent, Job};
@@ -76,6 +77,9 @@ pub struct LogsPane {
     pub loaded: bool,
     /// Why the last read failed.
     pub error: Option<String>,
+    /// Why there is nothing to read yet (no log group: the endpoint has not written any): a
+    /// state, not an error.
+    pub no_logs: Option<String>,
     /// FilterLogEvents pages of the last full read.
     pub pages: usize,
     /// Whether older lines were dropped.
@@ -101,6 +105,7 @@ impl Default for LogsPane {
             cursor: 0,
             loaded: false,
             error: None,
+            no_logs: None,
             pages: 0,
             truncated: false,
             seen: HashSet::new(),
@@ -155,6 +160,7 @@ impl LogsPane {
         let Some(query) = self.query() else { return };
         self.loaded = false;
         self.error = None;
+        self.no_logs = None;
         self.polling = false;
         self.last_poll = Some(Instant::now());
         out.job(Job::Logs {
@@ -203,11 +209,13 @@ impl LogsPane {
         self.marks = self
             .lines
             .iter()
-            .map(|l| match (marker.mark(l), crate::aws::logs::is_error_line(&l.message)) {
-                (false, _) => Mark::Plain,
-                (true, true) => Mark::Error,
-                (true, false) => Mark::Trace,
-            })
+            .map(
+                |l| match (marker.mark(l), crate::aws::logs::is_error_line(&l.message)) {
+                    (false, _) => Mark::Plain,
+                    (true, true) => Mark::Error,
+                    (true, false) => Mark::Trace,
+                },
+            )
             .collect();
         self.loaded = true;
         if at_end || self.follow || !follow && self.around.is_none() {
@@ -305,7 +313,14 @@ impl Pane for LogsPane {
                 if self.follow && self.around.take().is_some() {
                     self.reload(out);
                 }
-                out.toast(Level::Info, if self.follow { "following new lines" } else { "follow off" });
+                out.toast(
+                    Level::Info,
+                    if self.follow {
+                        "following new lines"
+                    } else {
+                        "follow off"
+                    },
+                );
             }
             KeyCode::Char('w') => {
                 self.window_index = (self.window_index + 1) % WINDOWS.len();
@@ -400,7 +415,7 @@ impl Pane for LogsPane {
         }
     }
 
-    fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, out: &mut Outbox, _visible: bool) {
+    fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, _visible: bool) {
         let AppEvent::Logs {
             endpoint,
             follow,
@@ -418,7 +433,17 @@ impl Pane for LogsPane {
         match result {
             Ok((streams, read)) => {
                 self.error = None;
+                self.no_logs = None;
                 self.apply(*follow, streams.clone(), read.clone());
+            }
+            Err(AwsError::NotFound(_)) => {
+                // CloudWatch makes the log group when the container first writes to it.
+                self.no_logs = Some(match data.endpoint(endpoint).map(|e| e.status.as_str()) {
+                    Some(status) if status != "InService" => format!("no logs yet: the endpoint is {status}"),
+                    _ => "no logs yet: the endpoint's containers have written none".into(),
+                });
+                self.error = None;
+                self.loaded = true;
             }
             Err(e) => {
                 if self.error.is_none() {

@@ -68,6 +68,7 @@ pub fn render(p: &mut LogsPane, f: &mut Frame, area: Rect, theme: &Theme) {
     let muted = theme.fg(Role::Muted);
     let message = match (&p.endpoint, &p.error, p.loaded, p.lines.is_empty()) {
         (None, _, _, _) => Some(("select an endpoint first (1 Endpoints)".to_string(), muted)),
+        (_, _, true, true) if p.no_logs.is_some() => Some((p.no_logs.clone().unwrap_or_default(), muted)),
         (_, Some(e), _, true) => Some((format!("cannot read the logs: {e}"), theme.fg(Role::StatusError))),
         (_, _, false, _) => Some(("reading the logs…".to_string(), muted)),
         (_, _, true, true) if !p.filter.is_empty() => Some(("no line matches the pattern".to_string(), muted)),

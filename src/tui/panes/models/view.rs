@@ -434,7 +434,7 @@ const TITLES: [&str; 7] = ["", "MODEL", "SIZE", "MODIFIED", "STATE", "LAST LATEN
 fn columns(width: u16, name_w: usize) -> (Vec<usize>, Vec<Constraint>) {
     let name_w = name_w.clamp(10, 40) as u16;
     let least = [1, name_w, 9, 10, 32, 13, 10];
-    let mut cols = crate::tui::widgets::columns::fit(&least, &[0, 1, 4, 2, 5, 3, 6], width);
+    let mut cols = crate::tui::widgets::columns::fit(&least, &[0, 1, 4, 2, 5, 3, 6], &[], width);
     cols.sort_unstable();
     let widths = if cols.len() == least.len() {
         vec![

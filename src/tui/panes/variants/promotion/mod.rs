@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::tui::panes::Outbox;
 use crate::aws::promote::{Phase, PlanState};
 use crate::aws::promote_run::{Control, PromotionEvent, Question};
-use crate::tui::panes::Tab;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::panes::Outbox;
+use crate::tui::panes::Tab;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::Level;
@@ -230,7 +230,9 @@ impl PromotionUi {
         out.switch_to = Some(Tab::Variants);
         out.toast(
             Level::Warn,
-            format!("the promotion of {ep} is running: h holds, b rolls back; Ctrl-C again quits (the plan stays saved)"),
+            format!(
+                "the promotion of {ep} is running: h holds, b rolls back; Ctrl-C again quits (the plan stays saved)"
+            ),
         );
         true
     }
@@ -282,6 +284,11 @@ impl PromotionUi {
                     plan.baking_until = None;
                 }
                 plan.state = Some((**state).clone());
+                // The plan moved the endpoint: read it now rather than at the next refresh, so
+                // that the Variants table beside the plan shows its status and weights.
+                out.job(Job::Describe {
+                    endpoint: endpoint.to_string(),
+                });
             }
             PromotionEvent::Baking { until, .. } => {
                 plan.baking_until = Some(*until);

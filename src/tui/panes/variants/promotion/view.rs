@@ -416,6 +416,8 @@ impl PlanEditor {
 }
 
 fn small_box(f: &mut Frame, area: Rect, heading: String, lines: Vec<Line<'static>>, theme: &Theme) {
+    let width = centered(area, 60, 20, 50, 1).width.saturating_sub(2) as usize;
+    let lines = fit_lines(lines, width);
     let rect = centered(area, 60, 20, 50, lines.len() as u16 + 2);
     modal(
         f,
@@ -425,6 +427,21 @@ fn small_box(f: &mut Frame, area: Rect, heading: String, lines: Vec<Line<'static
         Paragraph::new(lines).wrap(Wrap { trim: false }),
         theme,
     );
+}
+
+/// `lines` as rows of at most `width` columns, so that a box can be as tall as its text: a line
+/// of one span breaks between words, a line of keys between its keys.
+fn fit_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .flat_map(|line| match line.spans.as_slice() {
+            [span] => crate::tui::widgets::describe::wrap(&span.content, width)
+                .into_iter()
+                .map(|row| Line::from(Span::styled(row, span.style)))
+                .collect(),
+            _ => crate::tui::widgets::pack::pack_line(line, width),
+        })
+        .collect()
 }
 
 fn key_line(keys: &[(&'static str, &'static str)], theme: &Theme) -> Line<'static> {
