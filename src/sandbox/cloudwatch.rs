@@ -26,9 +26,9 @@ use axum::response::Response;
 use base64::Engine;
 use serde::{Deserialize, Deserializer};
 
-use super::Sandbox;
-use super::metrics::{ListFilter, SeriesKey};
-use super::wire::{ApiError, Out, Protocol, bytes_response, decode_cbor, decode_json, json_ok, parse_input};
+use crate::sandbox::Sandbox;
+use crate::sandbox::metrics::{ListFilter, SeriesKey};
+use crate::sandbox::wire::{ApiError, Out, Protocol, bytes_response, decode_cbor, decode_json, json_ok, parse_input};
 
 /// Smithy namespace of CloudWatch's shapes (CBOR error `__type` prefix).
 pub const NAMESPACE: &str = "com.amazonaws.cloudwatch";
@@ -61,15 +61,15 @@ type OpFn = fn(&Sandbox, serde_json::Value) -> Result<Out, ApiError>;
 
 fn serve(sb: &Sandbox, protocol: Protocol, op: &str, headers: &HeaderMap, body: &[u8]) -> Result<Out, ApiError> {
     let run: OpFn = match op {
-        "GetMetricData" => super::cloudwatch_query::get_metric_data,
+        "GetMetricData" => crate::sandbox::cloudwatch_query::get_metric_data,
         "PutMetricData" => put_metric_data,
         "ListMetrics" => list_metrics,
-        "PutMetricAlarm" => super::alarms::api::put_metric_alarm,
-        "PutCompositeAlarm" => super::alarms::api::put_composite_alarm,
-        "DescribeAlarms" => super::alarms::api::describe_alarms,
-        "DeleteAlarms" => super::alarms::api::delete_alarms,
-        "SetAlarmState" => super::alarms::api::set_alarm_state,
-        "DescribeAlarmHistory" => super::alarms::api::describe_alarm_history,
+        "PutMetricAlarm" => crate::sandbox::alarms::api::put_metric_alarm,
+        "PutCompositeAlarm" => crate::sandbox::alarms::api::put_composite_alarm,
+        "DescribeAlarms" => crate::sandbox::alarms::api::describe_alarms,
+        "DeleteAlarms" => crate::sandbox::alarms::api::delete_alarms,
+        "SetAlarmState" => crate::sandbox::alarms::api::set_alarm_state,
+        "DescribeAlarmHistory" => crate::sandbox::alarms::api::describe_alarm_history,
         _ => return Err(unknown_operation(protocol, op)),
     };
     let inflated;
@@ -298,7 +298,7 @@ fn put_metric_data(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError
             "The collection MetricData must not have a size greater than 1000.".into(),
         ));
     }
-    let now = super::now_epoch();
+    let now = crate::sandbox::now_epoch();
     let mut accepted = Vec::with_capacity(input.metric_data.len());
     for (i, datum) in input.metric_data.into_iter().enumerate() {
         let path = format!("MetricData.member.{}", i + 1);
@@ -439,7 +439,7 @@ fn list_metrics(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError> {
     }
     let active_since = match input.recently_active.as_deref() {
         None => None,
-        Some("PT3H") => Some(super::now_epoch() - 3.0 * 3600.0),
+        Some("PT3H") => Some(crate::sandbox::now_epoch() - 3.0 * 3600.0),
         Some(other) => {
             return Err(validation_error(format!(
                 "1 validation error detected: Value '{other}' at 'recentlyActive' failed to satisfy constraint: Member must satisfy enum value set: [PT3H]"

@@ -14,12 +14,12 @@
 use base64::Engine;
 use serde::Deserialize;
 
-use super::Sandbox;
-use super::cloudwatch::{
+use crate::sandbox::Sandbox;
+use crate::sandbox::cloudwatch::{
     Dimension, de_time, dimension_pairs, invalid_combination, invalid_value, missing, parse, validation_error,
 };
-use super::metrics::{Datapoint, SeriesKey, Stat};
-use super::wire::{ApiError, Out};
+use crate::sandbox::metrics::{Datapoint, SeriesKey, Stat};
+use crate::sandbox::wire::{ApiError, Out};
 
 /// Most queries per call.
 const MAX_QUERIES: usize = 500;
@@ -109,7 +109,7 @@ fn encode_token(offset: usize, fp: u64) -> String {
 
 fn decode_token(token: &str, fp: u64) -> Result<usize, ApiError> {
     let invalid = || {
-        super::cloudwatch::invalid_next_token(format!(
+        crate::sandbox::cloudwatch::invalid_next_token(format!(
             "The NextToken {token:?} is invalid or does not belong to this request."
         ))
     };

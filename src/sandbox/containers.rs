@@ -5,8 +5,8 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::llm::LlmFault;
-use super::state::Container;
+use crate::sandbox::llm::LlmFault;
+use crate::sandbox::state::Container;
 
 /// What a container does with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +193,7 @@ impl ContainerKind {
                 tgi_content_type(&ct)?;
                 let out_ct = accepts(accept, &["application/json", "text/event-stream"])
                     .ok_or_else(|| not_acceptable(accept, "application/json"))?;
-                let (body, work) = super::llm::invoke(body, fault)?;
+                let (body, work) = crate::sandbox::llm::invoke(body, fault)?;
                 Ok(Reply {
                     body,
                     content_type: out_ct,
@@ -219,7 +219,7 @@ impl ContainerKind {
             return self.invoke(content_type, accept, body).map(|r| vec![r.body]);
         }
         tgi_content_type(&base_type(content_type))?;
-        super::llm::invoke_stream(body, fault)
+        crate::sandbox::llm::invoke_stream(body, fault)
     }
 }
 

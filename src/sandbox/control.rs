@@ -8,10 +8,10 @@ use base64::Engine;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::control_endpoints as endpoints;
-use super::state::{ConfigVariant, Container, EndpointConfig, Model};
-use super::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
-use super::{Sandbox, now_epoch};
+use crate::sandbox::control_endpoints as endpoints;
+use crate::sandbox::state::{ConfigVariant, Container, EndpointConfig, Model};
+use crate::sandbox::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
+use crate::sandbox::{Sandbox, now_epoch};
 
 /// Serves one SageMaker control-plane operation.
 pub async fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
@@ -27,9 +27,9 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
     // A deployment failure is not an error answer: the update is accepted and fails later.
     let mut deployment_failure = None;
     if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None) {
-        if let super::faults::FaultKind::DeploymentFailure { message } = kind {
+        if let crate::sandbox::faults::FaultKind::DeploymentFailure { message } = kind {
             deployment_failure = Some(message);
-        } else if let Some(e) = super::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or("")) {
+        } else if let Some(e) = crate::sandbox::faults::fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or("")) {
             return Err(e);
         }
     }
@@ -47,7 +47,7 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "DescribeEndpoint" => endpoints::describe(sb, &name_of(&doc, "EndpointName")?),
         "ListEndpoints" => endpoints::list(sb, parse_input(doc)?),
         "DeleteEndpoint" => endpoints::delete(sb, &name_of(&doc, "EndpointName")?),
-        "UpdateEndpoint" => super::control_deploy::update(sb, parse_input(doc)?, deployment_failure),
+        "UpdateEndpoint" => crate::sandbox::control_deploy::update(sb, parse_input(doc)?, deployment_failure),
         "UpdateEndpointWeightsAndCapacities" => endpoints::update_weights(sb, parse_input(doc)?),
         "" => Err(unknown_op("(none)")),
         other => Err(unknown_op(other)),

@@ -13,10 +13,10 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::control_endpoints::{ensure_updatable, not_found, variant_json};
-use super::state::{Endpoint, Transition, Variant, World};
-use super::wire::ApiError;
-use super::{Sandbox, now_epoch};
+use crate::sandbox::control_endpoints::{ensure_updatable, not_found, variant_json};
+use crate::sandbox::state::{Endpoint, Transition, Variant, World};
+use crate::sandbox::wire::ApiError;
+use crate::sandbox::{Sandbox, now_epoch};
 
 /// Property types ExcludeRetainedVariantProperties accepts.
 const PROPERTY_TYPES: [&str; 3] = ["DesiredInstanceCount", "DesiredWeight", "DataCaptureConfig"];
@@ -104,7 +104,7 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fail: Option<Option<Stri
     } else if !input.retain_deployment_config {
         ep.last_deployment_config = None;
     }
-    ep.status = super::state::EndpointStatus::Updating;
+    ep.status = crate::sandbox::state::EndpointStatus::Updating;
     ep.failure_reason = None;
     ep.last_modified = now;
     for v in &mut ep.variants {

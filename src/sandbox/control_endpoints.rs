@@ -15,10 +15,10 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::control::{ListParams, check_name, page, passes};
-use super::state::{Endpoint, EndpointStatus, Transition, Variant, World};
-use super::wire::ApiError;
-use super::{Sandbox, now_epoch};
+use crate::sandbox::control::{ListParams, check_name, page, passes};
+use crate::sandbox::state::{Endpoint, EndpointStatus, Transition, Variant, World};
+use crate::sandbox::wire::ApiError;
+use crate::sandbox::{Sandbox, now_epoch};
 
 /// `Could not find endpoint "ARN".`
 pub(crate) fn not_found(sb: &Sandbox, name: &str) -> ApiError {
@@ -101,7 +101,7 @@ pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
     if let Some(d) = &ep.last_deployment_config {
         out["LastDeploymentConfig"] = d.clone();
     }
-    if let Some(pending) = super::control_deploy::pending_summary(ep, world) {
+    if let Some(pending) = crate::sandbox::control_deploy::pending_summary(ep, world) {
         out["PendingDeploymentSummary"] = pending;
     }
     out
@@ -118,7 +118,7 @@ pub(crate) fn variant_json(ep: &Endpoint, v: &Variant, world: &World) -> Value {
         "VariantName": v.name,
         "DeployedImages": [{
             "SpecifiedImage": image_of(world, &v.model_name),
-            "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), super::variant::fxhash(&v.model_name)),
+            "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), crate::sandbox::variant::fxhash(&v.model_name)),
             "ResolutionTime": ep.creation_time,
         }],
         "CurrentWeight": v.current_weight,

@@ -8,8 +8,8 @@ use parking_lot::Mutex;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::wire::{ApiError, Protocol, bytes_response};
-use super::{Sandbox, now_epoch};
+use crate::sandbox::wire::{ApiError, Protocol, bytes_response};
+use crate::sandbox::{Sandbox, now_epoch};
 
 /// What an injected fault does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,10 +57,10 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// The model fault this kind injects into a generator's answer, if it is one.
-    pub fn llm_fault(&self) -> Option<super::llm::LlmFault> {
+    pub fn llm_fault(&self) -> Option<crate::sandbox::llm::LlmFault> {
         match self {
-            FaultKind::MalformedToolCall => Some(super::llm::LlmFault::MalformedToolCall),
-            FaultKind::UnknownTool => Some(super::llm::LlmFault::UnknownTool),
+            FaultKind::MalformedToolCall => Some(crate::sandbox::llm::LlmFault::MalformedToolCall),
+            FaultKind::UnknownTool => Some(crate::sandbox::llm::LlmFault::UnknownTool),
             _ => None,
         }
     }
@@ -280,7 +280,7 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
             let original = message
                 .clone()
                 .unwrap_or_else(|| format!("injected container failure ({status})"));
-            super::runtime::model_error(sb, endpoint, *status, &original)
+            crate::sandbox::runtime::model_error(sb, endpoint, *status, &original)
         }
         FaultKind::ExpiredToken => ApiError::new(
             StatusCode::BAD_REQUEST,

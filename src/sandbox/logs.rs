@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use parking_lot::Mutex;
 
-use super::variant::fxhash;
+use crate::sandbox::variant::fxhash;
 
 /// Events kept across all streams before the oldest are dropped.
 pub const MAX_EVENTS: usize = 200_000;
@@ -97,7 +97,7 @@ impl LogStore {
 
     /// Appends lines to a stream at time `at` (epoch seconds), creating group and stream.
     pub fn append(&self, group: &str, stream: &str, at: f64, lines: &[String]) {
-        let now_ms = epoch_ms(super::now_epoch());
+        let now_ms = epoch_ms(crate::sandbox::now_epoch());
         let ts = epoch_ms(at);
         let mut d = self.data.lock();
         let LogData {

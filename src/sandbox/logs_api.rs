@@ -1,6 +1,6 @@
 //! CloudWatch Logs on its real wire protocol (awsJson1_1, `x-amz-target: Logs_20140328.<Op>`,
 //! times in epoch milliseconds): DescribeLogGroups, DescribeLogStreams, FilterLogEvents and
-//! GetLogEvents over [`super::logs::LogStore`].
+//! GetLogEvents over [`crate::sandbox::logs::LogStore`].
 //!
 //! Tokens: GetLogEvents answers `f/<seq>/s` and `b/<seq>/s` (56 digits, as AWS's look);
 //! FilterLogEvents scans at most [`SCAN_BUDGET`] events per call, so a page can be empty while
@@ -13,10 +13,10 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::Sandbox;
-use super::logs::{LogData, LogEvent, LogGroup};
-use super::logs_filter::FilterPattern;
-use super::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
+use crate::sandbox::Sandbox;
+use crate::sandbox::logs::{LogData, LogEvent, LogGroup};
+use crate::sandbox::logs_filter::FilterPattern;
+use crate::sandbox::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
 
 /// Events FilterLogEvents examines per call before answering with what it found so far.
 pub const SCAN_BUDGET: usize = 5_000;
@@ -167,7 +167,7 @@ fn describe_streams(sb: &Sandbox, data: &LogData, input: &LogsInput) -> Result<V
         }
     };
     let prefix = input.log_stream_name_prefix.clone().unwrap_or_default();
-    let mut streams: Vec<(&String, &super::logs::LogStream)> =
+    let mut streams: Vec<(&String, &crate::sandbox::logs::LogStream)> =
         g.streams.iter().filter(|(name, _)| name.starts_with(&prefix)).collect();
     if by_time {
         streams.sort_by_key(|(name, s)| (s.events.back().map(|e| e.timestamp), (*name).clone()));

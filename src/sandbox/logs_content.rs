@@ -4,12 +4,12 @@
 //! one access line per invocation, Python tracebacks for container errors, worker-queue
 //! rejections for throttles, model loads and evictions on multi-model endpoints.
 
-use super::Sandbox;
-use super::clock::iso8601;
-use super::containers::ContainerKind;
-use super::logs::{group_name, stream_name};
-use super::runtime::Outcome;
-use super::state::EndpointStatus;
+use crate::sandbox::Sandbox;
+use crate::sandbox::clock::iso8601;
+use crate::sandbox::containers::ContainerKind;
+use crate::sandbox::logs::{group_name, stream_name};
+use crate::sandbox::runtime::Outcome;
+use crate::sandbox::state::EndpointStatus;
 
 /// Seconds between the health checks the sandbox writes for every instance.
 pub const PING_INTERVAL_SECS: f64 = 30.0;

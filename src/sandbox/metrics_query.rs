@@ -3,7 +3,7 @@
 
 use std::ops::Bound;
 
-use super::metrics::{MetricStore, SLOT_SECONDS, Series, SeriesKey, Slot, TIME_LIMIT};
+use crate::sandbox::metrics::{MetricStore, SLOT_SECONDS, Series, SeriesKey, Slot, TIME_LIMIT};
 
 /// A CloudWatch statistic.
 #[derive(Debug, Clone, Copy, PartialEq)]

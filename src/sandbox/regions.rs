@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::http::HeaderMap;
 
-use super::{Sandbox, SandboxConfig};
+use crate::sandbox::{Sandbox, SandboxConfig};
 
 /// One further region and its fleet.
 #[derive(Debug, Clone, Default)]
@@ -60,7 +60,7 @@ pub fn build(primary: &SandboxConfig) -> HashMap<String, Arc<Sandbox>> {
                 account: r.account.clone().unwrap_or_else(|| primary.account.clone()),
                 demo_fleet: r.demo_fleet,
                 extra_endpoints: r.endpoints,
-                seed: primary.seed ^ super::variant::fxhash(&r.region),
+                seed: primary.seed ^ crate::sandbox::variant::fxhash(&r.region),
                 traffic_rate: None,
                 extra_regions: Vec::new(),
                 timing: primary.timing.clone(),

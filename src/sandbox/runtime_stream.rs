@@ -74,7 +74,7 @@ pub fn stream_response(parts: Vec<Vec<u8>>, total_wait: f64, content_type: &str)
     if let Ok(v) = HeaderValue::from_str(content_type) {
         h.insert("x-amzn-sagemaker-content-type", v);
     }
-    if let Ok(v) = HeaderValue::from_str(&super::wire::next_request_id()) {
+    if let Ok(v) = HeaderValue::from_str(&crate::sandbox::wire::next_request_id()) {
         h.insert("x-amzn-requestid", v);
     }
     resp

@@ -8,9 +8,9 @@ use axum::response::Response;
 use base64::Engine;
 use serde::Serialize;
 
-use super::Sandbox;
-use super::clock::{http_date, iso8601};
-use super::wire::{ApiError, Protocol, XmlNode, bytes_response, xml_document};
+use crate::sandbox::Sandbox;
+use crate::sandbox::clock::{http_date, iso8601};
+use crate::sandbox::wire::{ApiError, Protocol, XmlNode, bytes_response, xml_document};
 
 /// The namespace of S3's XML answers.
 const S3_XMLNS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";

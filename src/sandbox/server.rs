@@ -10,8 +10,8 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::wire::{ApiError, Protocol};
-use super::{Sandbox, autoscaling, cloudwatch, control, faults, logs_api, runtime, s3, sts};
+use crate::sandbox::wire::{ApiError, Protocol};
+use crate::sandbox::{Sandbox, autoscaling, cloudwatch, control, faults, logs_api, runtime, s3, sts};
 
 /// Largest SageMaker Runtime body read: 1 MiB above the 6,291,456-byte invoke limit, so bodies
 /// just above it get SageMaker's own ValidationError; larger ones get it from `Content-Length`
@@ -116,7 +116,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -> Response {
     let (parts, body) = req.into_parts();
     let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
-    let sb = super::regions::for_request(&sb, &headers);
+    let sb = crate::sandbox::regions::for_request(&sb, &headers);
     let path = uri.path().to_string();
     if path.starts_with("/_sandbox/")
         && let Some(refused) = admin_guard(&method, &headers)

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use super::containers::ContainerKind;
-use super::variant::VariantSim;
-use super::{Sandbox, now_epoch};
+use crate::sandbox::containers::ContainerKind;
+use crate::sandbox::variant::VariantSim;
+use crate::sandbox::{Sandbox, now_epoch};
 
 /// One container of a model.
 #[derive(Debug, Clone)]
@@ -430,9 +430,9 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         interval.tick().await;
         let now = now_epoch();
         sb.world.write().advance(now);
-        super::autoscaling::evaluate(&sb, now);
+        crate::sandbox::autoscaling::evaluate(&sb, now);
         sb.alarms.evaluate(&sb.metrics, now);
-        super::logs_content::tick(&sb, now);
+        crate::sandbox::logs_content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);
             last_prune = now;

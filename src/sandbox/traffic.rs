@@ -9,11 +9,11 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Poisson, Zipf};
 
-use super::containers::ContainerKind;
-use super::runtime::{InvokeRequest, invoke};
-use super::state::{EndpointStatus, World};
-use super::variant::fxhash;
-use super::{Sandbox, now_epoch};
+use crate::sandbox::containers::ContainerKind;
+use crate::sandbox::runtime::{InvokeRequest, invoke};
+use crate::sandbox::state::{EndpointStatus, World};
+use crate::sandbox::variant::fxhash;
+use crate::sandbox::{Sandbox, now_epoch};
 
 /// The traffic multiplier at `t` (epoch seconds): a day-long wave and deterministic bursts of
 /// three times the rate for 45 s in one five-minute window of four.

@@ -9,9 +9,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, LogNormal};
 
-use super::Sandbox;
-use super::containers::ContainerKind;
-use super::metrics::{SeriesHandle, SeriesKey};
+use crate::sandbox::Sandbox;
+use crate::sandbox::containers::ContainerKind;
+use crate::sandbox::metrics::{SeriesHandle, SeriesKey};
 
 /// Namespace of the invocation metrics.
 pub const NS_SAGEMAKER: &str = "AWS/SageMaker";
@@ -223,7 +223,7 @@ impl VariantSim {
             .series
             .invocations
             .lock()
-            .window(now - 15.0, now + 5.0, super::metrics_query::Stat::Sum)
+            .window(now - 15.0, now + 5.0, crate::sandbox::metrics_query::Stat::Sum)
             .unwrap_or(0.0);
         let capacity = self.instance_count().max(1) as f64 * self.profile.instance_rps;
         1.0 / (1.0 - (recent / 20.0 / capacity).min(0.9))
@@ -244,7 +244,7 @@ impl VariantSim {
 
     /// Models currently in memory, per instance.
     pub fn loaded_models(&self) -> Vec<Vec<String>> {
-        let now = super::now_epoch();
+        let now = crate::sandbox::now_epoch();
         let mut instances = self.instances.lock();
         for inst in instances.iter_mut() {
             promote_ready(inst, now, self.capacity);

@@ -36,7 +36,7 @@ use parking_lot::Mutex;
 pub use rule::Rule;
 pub use types::{AlarmError, AlarmState, Comparison, CompositeAlarmSpec, MetricAlarmSpec, StateValue, TreatMissing};
 
-use super::metrics::MetricStore;
+use crate::sandbox::metrics::MetricStore;
 
 /// How long a state set by SetAlarmState holds before the alarm is evaluated again.
 pub const SET_STATE_HOLD_SECONDS: f64 = 60.0;

@@ -22,8 +22,8 @@ use axum::response::Response;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::Sandbox;
-use super::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
+use crate::sandbox::Sandbox;
+use crate::sandbox::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
 
 pub use evaluate::evaluate;
 

@@ -6,8 +6,8 @@ mod catalog;
 mod demo;
 mod generated;
 
-use super::state::{ConfigVariant, Container, Endpoint, EndpointConfig, EndpointStatus, Model, World};
-use super::{Sandbox, now_epoch};
+use crate::sandbox::state::{ConfigVariant, Container, Endpoint, EndpointConfig, EndpointStatus, Model, World};
+use crate::sandbox::{Sandbox, now_epoch};
 
 const HF_IMAGE: &str = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.1.0-transformers4.37.0-cpu-py310-ubuntu22.04";
 const TGI_IMAGE: &str = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:2.4.0-tgi2.4.0-gpu-py311-cu124-ubuntu22.04";

@@ -18,7 +18,7 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
 
-use super::containers::ContainerError;
+use crate::sandbox::containers::ContainerError;
 use model::Decision;
 use prompt::Template;
 use request::Request;

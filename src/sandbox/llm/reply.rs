@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::super::now_epoch;
+use crate::sandbox::now_epoch;
 use super::request::Request;
 use super::{Output, tokens};
 

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::super::containers::ContainerError;
+use crate::sandbox::containers::ContainerError;
 use super::model::Choice;
 use super::prompt::{Template, ToolDef, Turn, template_of, tool_of, tools_in, turns_of};
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
-pub use super::metrics_query::{Datapoint, ListFilter, Stat};
+pub use crate::sandbox::metrics_query::{Datapoint, ListFilter, Stat};
 
 /// Width of one storage slot in seconds (the finest resolution answered).
 pub const SLOT_SECONDS: i64 = 10;
