@@ -8,8 +8,9 @@ use parking_lot::Mutex;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::wire::{ApiError, Protocol, bytes_response};
-use crate::sandbox::{Sandbox, now_epoch};
+use crate::sandbox::http::wire::{ApiError, Protocol, bytes_response};
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
 
 /// What an injected fault does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,10 +58,10 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// The model fault this kind injects into a generator's answer, if it is one.
-    pub fn llm_fault(&self) -> Option<crate::sandbox::llm::LlmFault> {
+    pub fn llm_fault(&self) -> Option<crate::sandbox::world::llm::LlmFault> {
         match self {
-            FaultKind::MalformedToolCall => Some(crate::sandbox::llm::LlmFault::MalformedToolCall),
-            FaultKind::UnknownTool => Some(crate::sandbox::llm::LlmFault::UnknownTool),
+            FaultKind::MalformedToolCall => Some(crate::sandbox::world::llm::LlmFault::MalformedToolCall),
+            FaultKind::UnknownTool => Some(crate::sandbox::world::llm::LlmFault::UnknownTool),
             _ => None,
         }
     }
@@ -363,10 +364,13 @@ mod tests {
         let f = FaultSpec::parse_short("kind=malformed_tool_call,endpoint=llm").unwrap();
         assert_eq!(
             f.kind.llm_fault(),
-            Some(crate::sandbox::llm::LlmFault::MalformedToolCall)
+            Some(crate::sandbox::world::llm::LlmFault::MalformedToolCall)
         );
         let f = FaultSpec::parse_short("kind=unknown_tool").unwrap();
-        assert_eq!(f.kind.llm_fault(), Some(crate::sandbox::llm::LlmFault::UnknownTool));
+        assert_eq!(
+            f.kind.llm_fault(),
+            Some(crate::sandbox::world::llm::LlmFault::UnknownTool)
+        );
         assert_eq!(FaultKind::Throttle.llm_fault(), None);
         assert!(FaultSpec::parse_short("count=3").is_err());
     }

@@ -6,9 +6,9 @@
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use crate::sandbox::Sandbox;
 use crate::sandbox::faults::fault_error;
-use crate::sandbox::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
+use crate::sandbox::http::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
+use crate::sandbox::world::sandbox::Sandbox;
 
 const XMLNS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 

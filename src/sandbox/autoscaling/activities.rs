@@ -3,13 +3,13 @@
 use serde_json::{Value, json};
 
 use super::{Activity, AutoScaling, TargetInput, TargetKey, paged, parse_variant_resource};
-use crate::sandbox::Sandbox;
-use crate::sandbox::state::scale_variant;
-use crate::sandbox::wire::ApiError;
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::state::scale_variant;
 
 pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     let aas = sb.autoscaling.lock();
-    let now = crate::sandbox::now_epoch();
+    let now = crate::sandbox::world::clock::now_epoch();
     let items: Vec<Value> = aas
         .activities
         .iter()
@@ -62,7 +62,7 @@ pub(super) fn apply_scaling(
     aas.activities.push(Activity {
         id: format!(
             "{:08x}-{n:04x}-4000-8000-{:012x}",
-            crate::sandbox::variant::fxhash(&key.1) as u32,
+            crate::sandbox::world::variant::fxhash(&key.1) as u32,
             now as u64
         ),
         target: key.clone(),

@@ -22,8 +22,8 @@ use axum::response::Response;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::sandbox::Sandbox;
-use crate::sandbox::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
+use crate::sandbox::http::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
+use crate::sandbox::world::sandbox::Sandbox;
 
 pub use evaluate::evaluate;
 

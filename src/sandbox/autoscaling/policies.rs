@@ -4,8 +4,9 @@ use serde_json::{Value, json};
 
 use super::metric_spec::validate_customized;
 use super::{TargetInput, aas_error, no_target, paged, tt_alarms};
-use crate::sandbox::wire::ApiError;
-use crate::sandbox::{Sandbox, now_epoch};
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
 
 pub(super) fn put_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     let key = input.key();

@@ -4,18 +4,19 @@
 //! invocations feed the same metrics.
 
 mod http;
+pub mod stream;
 
 use std::sync::Arc;
 
 use axum::http::StatusCode;
 
-use crate::sandbox::Sandbox;
-use crate::sandbox::containers::{ContainerError, Reply};
 use crate::sandbox::faults::{FaultKind, fault_error};
-use crate::sandbox::llm::LlmFault;
-use crate::sandbox::state::{EndpointStatus, World};
-use crate::sandbox::variant::{ModelAccess, VariantSim};
-use crate::sandbox::wire::ApiError;
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::world::containers::{ContainerError, Reply};
+use crate::sandbox::world::llm::LlmFault;
+use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::state::{EndpointStatus, World};
+use crate::sandbox::world::variant::{ModelAccess, VariantSim};
 
 pub use http::handle;
 
@@ -109,7 +110,7 @@ fn validation_error(message: impl Into<String>) -> ApiError {
 /// `model_wait`/`forced_wait`.
 pub fn invoke(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     let out = invoke_unlogged(sb, req, now);
-    crate::sandbox::logs_content::on_invocation(sb, req.endpoint, &out, now);
+    crate::sandbox::logs::content::on_invocation(sb, req.endpoint, &out, now);
     out
 }
 
@@ -233,7 +234,15 @@ fn load_target_model(
             sim.series.loading_wait.lock().record(now, wait * 1e6);
             sim.series.downloading.lock().record(now, download * 1e6);
             sim.series.loading.lock().record(now, load * 1e6);
-            crate::sandbox::logs_content::model_loaded(sb, req.endpoint, variant, sim.kind, model, (download, load), now);
+            crate::sandbox::logs::content::model_loaded(
+                sb,
+                req.endpoint,
+                variant,
+                sim.kind,
+                model,
+                (download, load),
+                now,
+            );
             out.forced_wait += wait;
         }
         ModelAccess::NotReady { wait } => {
