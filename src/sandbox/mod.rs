@@ -23,8 +23,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub use world::clock::now_epoch;
-pub use world::config::{SandboxConfig, Timing};
-pub use world::regions::RegionFleet;
+pub use world::config::{RegionFleet, SandboxConfig, Timing};
 pub use world::sandbox::Sandbox;
 
 /// A running sandbox: its address, its state, and the means to stop it.
@@ -78,9 +77,9 @@ pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
     let mut tasks = vec![tokio::spawn(async move {
         http::accept::serve(listener, app, rx).await;
     })];
-    tasks.push(tokio::spawn(world::state::run_ticker(sandbox.clone())));
+    tasks.push(tokio::spawn(world::ticker::run_ticker(sandbox.clone())));
     for other in sandbox.regions.values() {
-        tasks.push(tokio::spawn(world::state::run_ticker(other.clone())));
+        tasks.push(tokio::spawn(world::ticker::run_ticker(other.clone())));
     }
     if let Some(rate) = sandbox.config.traffic_rate {
         tasks.push(tokio::spawn(world::traffic::run(sandbox.clone(), rate)));

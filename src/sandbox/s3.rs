@@ -205,7 +205,7 @@ struct ListPage {
 
 /// Walks `objects` under `prefix` after `resume_after`, up to `max_keys` entries.
 fn walk(
-    objects: &std::collections::BTreeMap<String, crate::sandbox::world::state::S3Object>,
+    objects: &std::collections::BTreeMap<String, crate::sandbox::world::resources::S3Object>,
     prefix: &str,
     delimiter: Option<&str>,
     resume_after: Option<&str>,

@@ -6,7 +6,7 @@
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use crate::sandbox::faults::fault_error;
+use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
 use crate::sandbox::world::sandbox::Sandbox;
 

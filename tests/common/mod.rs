@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use sagedeck::sandbox::world::fleet::DEMO_BUCKET;
-use sagedeck::sandbox::world::state::S3Object;
+use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};
 
 /// Starts an empty, quiet sandbox with fast timings.

@@ -9,7 +9,7 @@ use aws_sdk_sagemaker::types::{
 use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::operation::invoke_endpoint::InvokeEndpointError;
 use aws_sdk_sagemakerruntime::primitives::Blob;
-use sagedeck::sandbox::world::state::S3Object;
+use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 
 use crate::common::{poll_until, sandbox_with, sdk_config};

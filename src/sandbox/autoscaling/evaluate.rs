@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use super::activities::apply_scaling;
 use super::metric_spec::tracked_metric;
-use super::{Policy, current_count, step};
+use super::request::current_count;
+use super::step;
+use super::store::Policy;
 use crate::sandbox::world::sandbox::Sandbox;
 
 /// The tracked metric of a target-tracking policy over the last minute: `None` (the policy is

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{aas_error, parse_variant_resource};
+use super::request::{aas_error, parse_variant_resource};
 use crate::sandbox::cloudwatch::metrics::SeriesKey;
 use crate::sandbox::cloudwatch::metrics::query::Stat;
 use crate::sandbox::http::wire::ApiError;

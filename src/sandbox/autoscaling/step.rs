@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::activities::apply_scaling;
-use super::{AutoScaling, Policy, current_count};
+use super::request::current_count;
+use super::store::{AutoScaling, Policy};
 use crate::sandbox::cloudwatch::alarms::StateValue;
 use crate::sandbox::cloudwatch::metrics::SeriesKey;
 use crate::sandbox::world::sandbox::Sandbox;

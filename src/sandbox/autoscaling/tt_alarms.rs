@@ -7,8 +7,8 @@
 use super::metric_spec::TrackedMetric;
 use crate::sandbox::cloudwatch::alarms::{Comparison, MetricAlarmSpec, TreatMissing};
 use crate::sandbox::cloudwatch::metrics::query::Stat;
+use crate::sandbox::world::hash::fxhash;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::world::variant::fxhash;
 
 /// A uuid-shaped id derived from two strings (stable across runs).
 pub fn uuid_of(arn: &str, role: &str) -> String {

@@ -14,8 +14,9 @@
 use base64::Engine;
 use serde::Deserialize;
 
-use crate::sandbox::cloudwatch::metrics::{Datapoint, SeriesKey, Stat};
-use crate::sandbox::cloudwatch::{
+use crate::sandbox::cloudwatch::metrics::SeriesKey;
+use crate::sandbox::cloudwatch::metrics::query::{Datapoint, Stat};
+use crate::sandbox::cloudwatch::params::{
     Dimension, de_time, dimension_pairs, invalid_combination, invalid_value, missing, parse, validation_error,
 };
 use crate::sandbox::http::wire::{ApiError, Out};
@@ -109,7 +110,7 @@ fn encode_token(offset: usize, fp: u64) -> String {
 
 fn decode_token(token: &str, fp: u64) -> Result<usize, ApiError> {
     let invalid = || {
-        crate::sandbox::cloudwatch::invalid_next_token(format!(
+        crate::sandbox::cloudwatch::params::invalid_next_token(format!(
             "The NextToken {token:?} is invalid or does not belong to this request."
         ))
     };

@@ -2,6 +2,8 @@
 //! wire codecs the services answer in, and a raw client for requests an SDK would never send.
 
 pub mod accept;
+pub mod admin;
 pub mod raw_client;
+pub mod region;
 pub mod server;
 pub mod wire;

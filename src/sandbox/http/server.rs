@@ -10,16 +10,17 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use crate::sandbox::http::admin;
 use crate::sandbox::http::wire::{ApiError, Protocol};
 use crate::sandbox::logs::api as logs_api;
 use crate::sandbox::sagemaker::control;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::{autoscaling, cloudwatch, faults, runtime, s3, sts};
+use crate::sandbox::{autoscaling, cloudwatch, runtime, s3, sts};
 
 /// Largest SageMaker Runtime body read: 1 MiB above the 6,291,456-byte invoke limit, so bodies
 /// just above it get SageMaker's own ValidationError; larger ones get it from `Content-Length`
 /// (or the bytes read so far) without being read whole.
-pub const RUNTIME_BODY_LIMIT: usize = runtime::MAX_PAYLOAD + 1024 * 1024;
+pub const RUNTIME_BODY_LIMIT: usize = runtime::errors::MAX_PAYLOAD + 1024 * 1024;
 /// Largest control-plane body (awsJson, Smithy RPC v2 CBOR, awsQuery): 1 MiB, PutMetricData's
 /// own limit; larger ones are answered 413.
 pub const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
@@ -61,7 +62,7 @@ async fn read_body(headers: &HeaderMap, path: &str, body: axum::body::Body) -> R
 /// The answer to a body of `len` bytes over `limit`.
 fn too_large(limit: usize, len: usize, path: &str) -> Response {
     if limit == RUNTIME_BODY_LIMIT {
-        return runtime::payload_too_large(len).into_response(Protocol::RestJson1);
+        return runtime::errors::payload_too_large(len).into_response(Protocol::RestJson1);
     }
     untyped_error(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -119,7 +120,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -> Response {
     let (parts, body) = req.into_parts();
     let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
-    let sb = crate::sandbox::world::regions::for_request(&sb, &headers);
+    let sb = crate::sandbox::http::region::for_request(&sb, &headers);
     let path = uri.path().to_string();
     if path.starts_with("/_sandbox/")
         && let Some(refused) = admin_guard(&method, &headers)
@@ -142,10 +143,10 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
             Some("async-invocations") => "InvokeEndpointAsync",
             _ => "InvokeEndpoint",
         });
-        return runtime::handle(sb.clone(), &method, rest, &headers, body).await;
+        return runtime::http::handle(sb.clone(), &method, rest, &headers, body).await;
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
-        return faults::admin(&sb, &method, rest, uri.query(), &body);
+        return admin::handle(&sb, &method, rest, uri.query(), &body);
     }
     if method == Method::POST
         && path == "/"
@@ -176,8 +177,8 @@ async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes
     sb.count_request(op);
     match service {
         "SageMaker" => control::handle(sb, op, body).await,
-        "AnyScaleFrontendService" => autoscaling::handle(sb, op, body),
-        "GraniteServiceVersion20100801" => cloudwatch::handle(sb, Protocol::AwsJson10, op, headers, body),
+        "AnyScaleFrontendService" => autoscaling::api::handle(sb, op, body),
+        "GraniteServiceVersion20100801" => cloudwatch::api::handle(sb, Protocol::AwsJson10, op, headers, body),
         "Logs_20140328" => logs_api::handle(sb, op, body),
         _ => ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -199,7 +200,7 @@ fn rpc_v2(sb: &Sandbox, rest: &str, headers: &HeaderMap, body: &Bytes) -> Respon
     };
     sb.count_request(op);
     if service == "GraniteServiceVersion20100801" {
-        return cloudwatch::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
+        return cloudwatch::api::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
     }
     ApiError::new(
         StatusCode::BAD_REQUEST,

@@ -5,7 +5,7 @@
 //! rejections for throttles, model loads and evictions on multi-model endpoints.
 
 use crate::sandbox::logs::store::{group_name, stream_name};
-use crate::sandbox::runtime::Outcome;
+use crate::sandbox::runtime::request::Outcome;
 use crate::sandbox::world::clock::iso8601;
 use crate::sandbox::world::containers::ContainerKind;
 use crate::sandbox::world::sandbox::Sandbox;

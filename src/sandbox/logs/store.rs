@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use parking_lot::Mutex;
 
-use crate::sandbox::world::variant::fxhash;
+use crate::sandbox::world::hash::fxhash;
 
 /// Events kept across all streams before the oldest are dropped.
 pub const MAX_EVENTS: usize = 200_000;

@@ -8,7 +8,9 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 
-use super::{InvokeRequest, Outcome, invoke, validation_error};
+use super::errors::validation_error;
+use super::invoke::invoke;
+use super::request::{InvokeRequest, Outcome};
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::{ApiError, Protocol, bytes_response};
 use crate::sandbox::world::clock::now_epoch;

@@ -14,10 +14,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
-use crate::sandbox::sagemaker::endpoints::{ensure_updatable, not_found, variant_json};
+use crate::sandbox::sagemaker::endpoints::{ensure_updatable, not_found};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::world::state::{Endpoint, Transition, Variant, World};
+use crate::sandbox::world::state::{Endpoint, Transition, Variant};
 
 /// Property types ExcludeRetainedVariantProperties accepts.
 const PROPERTY_TYPES: [&str; 3] = ["DesiredInstanceCount", "DesiredWeight", "DataCaptureConfig"];
@@ -78,7 +78,7 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fail: Option<Option<Stri
             sb.arn("endpoint-config", &input.endpoint_config_name)
         ))
     })?;
-    let mut variants = world.variants_for(sb, &input.endpoint_name, &config, now);
+    let mut variants = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
     // A model whose environment sets SAGEDECK_DEPLOY_FAILS fails its deployment with that reason
     // (as a container that never passes its health check would).
     let fail = fail.or_else(|| {
@@ -137,49 +137,4 @@ fn retain(ep: &Endpoint, variants: &mut [Variant], excluded: &[&str]) {
             v.desired_instances = old.current_instances;
         }
     }
-}
-
-/// PendingDeploymentSummary while a deployment is in progress (Updating onto a new config).
-pub(crate) fn pending_summary(ep: &Endpoint, world: &World) -> Option<Value> {
-    let Some(Transition::Reconfigure {
-        started,
-        until,
-        config_name,
-        variants,
-        ..
-    }) = &ep.transition
-    else {
-        return None;
-    };
-    let now = now_epoch();
-    let progress = if until > started {
-        (now - started) / (until - started)
-    } else {
-        1.0
-    };
-    let stage = match progress {
-        p if p < 0.5 => "Creating",
-        p if p < 0.8 => "ActivatingTraffic",
-        _ => "Baking",
-    };
-    let list: Vec<Value> = variants
-        .iter()
-        .map(|v| {
-            let mut j = variant_json(ep, v, world);
-            j["VariantStatus"] = json!([{
-                "Status": stage,
-                "StatusMessage": format!("{stage} variant {}", v.name),
-                "StartTime": started,
-            }]);
-            if let Some(t) = &v.instance_type {
-                j["InstanceType"] = t.clone().into();
-            }
-            j
-        })
-        .collect();
-    Some(json!({
-        "EndpointConfigName": config_name,
-        "ProductionVariants": list,
-        "StartTime": started,
-    }))
 }

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
-use crate::sandbox::sagemaker::control::{ListParams, check_name, page, passes};
+use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{Endpoint, EndpointStatus, Transition, Variant, World};
@@ -51,7 +51,7 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
             sb.arn("endpoint-config", &input.endpoint_config_name)
         ))
     })?;
-    let variants = world.variants_for(sb, &input.endpoint_name, &config, now);
+    let variants = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
     world.endpoints.insert(
         input.endpoint_name.clone(),
         Endpoint {
@@ -102,7 +102,7 @@ pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
     if let Some(d) = &ep.last_deployment_config {
         out["LastDeploymentConfig"] = d.clone();
     }
-    if let Some(pending) = crate::sandbox::sagemaker::deploy::pending_summary(ep, world) {
+    if let Some(pending) = pending_summary(ep, world) {
         out["PendingDeploymentSummary"] = pending;
     }
     out
@@ -119,7 +119,7 @@ pub(crate) fn variant_json(ep: &Endpoint, v: &Variant, world: &World) -> Value {
         "VariantName": v.name,
         "DeployedImages": [{
             "SpecifiedImage": image_of(world, &v.model_name),
-            "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), crate::sandbox::world::variant::fxhash(&v.model_name)),
+            "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), crate::sandbox::world::hash::fxhash(&v.model_name)),
             "ResolutionTime": ep.creation_time,
         }],
         "CurrentWeight": v.current_weight,
@@ -341,4 +341,49 @@ fn check_weights_total(ep: &Endpoint, desired: &[DesiredInput]) -> Result<(), Ap
         )));
     }
     Ok(())
+}
+
+/// PendingDeploymentSummary while a deployment is in progress (Updating onto a new config).
+pub(crate) fn pending_summary(ep: &Endpoint, world: &World) -> Option<Value> {
+    let Some(Transition::Reconfigure {
+        started,
+        until,
+        config_name,
+        variants,
+        ..
+    }) = &ep.transition
+    else {
+        return None;
+    };
+    let now = now_epoch();
+    let progress = if until > started {
+        (now - started) / (until - started)
+    } else {
+        1.0
+    };
+    let stage = match progress {
+        p if p < 0.5 => "Creating",
+        p if p < 0.8 => "ActivatingTraffic",
+        _ => "Baking",
+    };
+    let list: Vec<Value> = variants
+        .iter()
+        .map(|v| {
+            let mut j = variant_json(ep, v, world);
+            j["VariantStatus"] = json!([{
+                "Status": stage,
+                "StatusMessage": format!("{stage} variant {}", v.name),
+                "StartTime": started,
+            }]);
+            if let Some(t) = &v.instance_type {
+                j["InstanceType"] = t.clone().into();
+            }
+            j
+        })
+        .collect();
+    Some(json!({
+        "EndpointConfigName": config_name,
+        "ProductionVariants": list,
+        "StartTime": started,
+    }))
 }

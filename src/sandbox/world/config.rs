@@ -4,8 +4,6 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::sandbox::world::regions::RegionFleet;
-
 /// How long simulated operations take. Defaults are a few seconds, as the console's users expect
 /// to watch a transition happen; tests shorten them.
 #[derive(Debug, Clone)]
@@ -120,5 +118,55 @@ impl SandboxConfig {
             timing: Timing::fast(),
             ..Default::default()
         }
+    }
+}
+
+/// One further region and its fleet.
+#[derive(Debug, Clone, Default)]
+pub struct RegionFleet {
+    /// Region name (`eu-west-1`).
+    pub region: String,
+    /// Account id in its ARNs (default: the primary's).
+    pub account: Option<String>,
+    /// Whether to seed the demo fleet there.
+    pub demo_fleet: bool,
+    /// Generated endpoints there.
+    pub endpoints: usize,
+}
+
+impl RegionFleet {
+    /// Parses `REGION[=N]` (N generated endpoints; without it, the demo fleet).
+    pub fn parse(spec: &str) -> Result<RegionFleet, String> {
+        let (region, n) = match spec.split_once('=') {
+            Some((r, n)) => (
+                r,
+                Some(
+                    n.parse::<usize>()
+                        .map_err(|_| format!("bad endpoint count in {spec:?}"))?,
+                ),
+            ),
+            None => (spec, None),
+        };
+        if region.is_empty() || !region.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(format!("bad region in {spec:?}: use REGION or REGION=N"));
+        }
+        Ok(RegionFleet {
+            region: region.to_string(),
+            account: None,
+            demo_fleet: n.is_none(),
+            endpoints: n.unwrap_or(0),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_region_with_or_without_a_count() {
+        assert_eq!(RegionFleet::parse("ap-south-1=20").unwrap().endpoints, 20);
+        assert!(RegionFleet::parse("eu-west-1").unwrap().demo_fleet);
+        assert!(RegionFleet::parse("x=y").is_err());
     }
 }

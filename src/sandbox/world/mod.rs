@@ -2,13 +2,15 @@
 //! variants' runtime simulation, the model containers, the demo fleet, generated traffic, the
 //! regions, the clock and the shared state every service works on.
 
+pub mod build;
 pub mod clock;
 pub mod config;
 pub mod containers;
 pub mod fleet;
-pub mod llm;
-pub mod regions;
+pub mod hash;
+pub mod resources;
 pub mod sandbox;
 pub mod state;
+pub mod ticker;
 pub mod traffic;
 pub mod variant;

@@ -6,14 +6,13 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
-use crate::sandbox::autoscaling::AutoScaling;
-use crate::sandbox::cloudwatch::alarms::AlarmStore;
+use crate::sandbox::autoscaling::store::AutoScaling;
+use crate::sandbox::cloudwatch::alarms::store::AlarmStore;
 use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::faults::Faults;
 use crate::sandbox::logs::store::LogStore;
 use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::state::World;
-use crate::sandbox::world::{fleet, regions};
 
 /// The shared state of a running sandbox.
 pub struct Sandbox {
@@ -38,23 +37,6 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Builds the state (and the demo fleet when configured) without serving it.
-    pub fn new(config: SandboxConfig) -> Arc<Sandbox> {
-        let sandbox = Arc::new(Sandbox {
-            world: RwLock::new(World::new(config.seed)),
-            metrics: MetricStore::new(),
-            alarms: AlarmStore::new(&config.region, &config.account),
-            autoscaling: Mutex::new(AutoScaling::default()),
-            faults: Faults::default(),
-            logs: LogStore::default(),
-            requests: Mutex::new(HashMap::new()),
-            regions: regions::build(&config),
-            config,
-        });
-        fleet::seed(&sandbox);
-        sandbox
-    }
-
     /// Counts one request of an operation.
     pub fn count_request(&self, op: &str) {
         let mut r = self.requests.lock();

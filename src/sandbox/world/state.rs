@@ -1,6 +1,7 @@
 //! The control-plane world: models, endpoint configurations, endpoints and their lifecycles, and
-//! the S3 objects behind multi-model endpoints. Lifecycles are deadlines advanced lazily on every
-//! access and by a background ticker, so timing is real without a timer per endpoint.
+//! the S3 objects behind multi-model endpoints (their records are in `resources.rs`). Lifecycles
+//! are deadlines advanced lazily on every access and by a background ticker, so timing is real
+//! without a timer per endpoint.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,85 +9,11 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::cloudwatch::metrics::MetricStore;
+use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
-use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object};
 use crate::sandbox::world::variant::VariantSim;
-
-/// One container of a model.
-#[derive(Debug, Clone)]
-pub struct Container {
-    /// Image URI.
-    pub image: String,
-    /// S3 artifact (for an MME, the prefix TargetModel is relative to).
-    pub model_data_url: Option<String>,
-    /// `SingleModel` or `MultiModel`.
-    pub mode: String,
-    /// Environment variables (the sandbox reads `SAGEDECK_*` behaviour overrides from here).
-    pub environment: BTreeMap<String, String>,
-    /// Container hostname, when given.
-    pub hostname: Option<String>,
-}
-
-impl Container {
-    /// Whether this container serves many models.
-    pub fn is_multi_model(&self) -> bool {
-        self.mode == "MultiModel"
-    }
-}
-
-/// A SageMaker model.
-#[derive(Debug, Clone)]
-pub struct Model {
-    /// Name.
-    pub name: String,
-    /// ARN.
-    pub arn: String,
-    /// Creation time (epoch seconds).
-    pub creation_time: f64,
-    /// Execution role.
-    pub execution_role_arn: String,
-    /// The primary container (or the first of `Containers`).
-    pub container: Container,
-    /// Whether the request used `Containers` rather than `PrimaryContainer`.
-    pub uses_container_list: bool,
-}
-
-/// One production variant of an endpoint configuration.
-#[derive(Debug, Clone)]
-pub struct ConfigVariant {
-    /// Variant name.
-    pub name: String,
-    /// Model name.
-    pub model_name: String,
-    /// Instance type (absent for serverless).
-    pub instance_type: Option<String>,
-    /// Initial instance count.
-    pub initial_instance_count: i32,
-    /// Initial weight (default 1.0).
-    pub initial_weight: f64,
-    /// Serverless configuration as sent.
-    pub serverless: Option<serde_json::Value>,
-    /// The variant's other settings as sent (VolumeSizeInGB, RoutingConfig, ...), echoed by
-    /// DescribeEndpointConfig.
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-/// An endpoint configuration.
-#[derive(Debug, Clone)]
-pub struct EndpointConfig {
-    /// Name.
-    pub name: String,
-    /// ARN.
-    pub arn: String,
-    /// Creation time.
-    pub creation_time: f64,
-    /// Production variants (1-10).
-    pub variants: Vec<ConfigVariant>,
-    /// The configuration's other settings as sent (DataCaptureConfig, KmsKeyId, ...), echoed by
-    /// DescribeEndpointConfig.
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
 
 /// Endpoint status as AWS spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -246,17 +173,6 @@ impl Endpoint {
     }
 }
 
-/// One object in the emulated S3 (MME model artifacts).
-#[derive(Debug, Clone)]
-pub struct S3Object {
-    /// Size in bytes.
-    pub size: u64,
-    /// Last modified (epoch seconds).
-    pub last_modified: f64,
-    /// ETag (quoted hex).
-    pub etag: String,
-}
-
 /// Everything the control plane knows.
 pub struct World {
     /// Models by name.
@@ -363,7 +279,13 @@ impl World {
     }
 
     /// Builds the live variants of a configuration (current = desired = initial).
-    pub fn variants_for(&self, sb: &Sandbox, endpoint: &str, config: &EndpointConfig, now: f64) -> Vec<Variant> {
+    pub fn variants_for(
+        &self,
+        (settings, metrics): (&SandboxConfig, &MetricStore),
+        endpoint: &str,
+        config: &EndpointConfig,
+        now: f64,
+    ) -> Vec<Variant> {
         config
             .variants
             .iter()
@@ -379,7 +301,7 @@ impl World {
                 } else {
                     cv.initial_instance_count.max(0)
                 };
-                let sim = VariantSim::new(sb, endpoint, &cv.name, kind, &env, mme, count as usize);
+                let sim = VariantSim::new((settings, metrics), endpoint, &cv.name, kind, &env, mme, count as usize);
                 Variant {
                     name: cv.name.clone(),
                     model_name: cv.model_name.clone(),
@@ -393,50 +315,5 @@ impl World {
                 }
             })
             .collect()
-    }
-}
-
-/// Sets a variant's desired instance count and starts an update (autoscaling's path into the
-/// world). Returns false when the endpoint cannot be updated now.
-pub fn scale_variant(sb: &Sandbox, endpoint: &str, variant: &str, desired: i32) -> bool {
-    let now = now_epoch();
-    let mut world = sb.world.write();
-    world.advance(now);
-    let Some(ep) = world.endpoints.get_mut(endpoint) else {
-        return false;
-    };
-    if ep.status != EndpointStatus::InService {
-        return false;
-    }
-    let Some(v) = ep.variants.iter_mut().find(|v| v.name == variant) else {
-        return false;
-    };
-    v.desired_instances = desired;
-    v.statuses = vec![("Updating".to_string(), now)];
-    ep.status = EndpointStatus::Updating;
-    ep.last_modified = now;
-    ep.transition = Some(Transition::Update {
-        until: now + sb.config.timing.update.as_secs_f64(),
-    });
-    true
-}
-
-/// The background ticker: completes lifecycles, runs autoscaling, evaluates alarms, prunes old
-/// metrics.
-pub async fn run_ticker(sb: Arc<Sandbox>) {
-    let mut interval = tokio::time::interval(sb.config.timing.tick);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_prune = now_epoch();
-    loop {
-        interval.tick().await;
-        let now = now_epoch();
-        sb.world.write().advance(now);
-        crate::sandbox::autoscaling::evaluate(&sb, now);
-        sb.alarms.evaluate(&sb.metrics, now);
-        crate::sandbox::logs::content::tick(&sb, now);
-        if now - last_prune > 300.0 {
-            sb.metrics.prune(now);
-            last_prune = now;
-        }
     }
 }

@@ -9,12 +9,13 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Poisson, Zipf};
 
-use crate::sandbox::runtime::{InvokeRequest, invoke};
+use crate::sandbox::runtime::invoke::invoke;
+use crate::sandbox::runtime::request::InvokeRequest;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::containers::ContainerKind;
+use crate::sandbox::world::hash::fxhash;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{EndpointStatus, World};
-use crate::sandbox::world::variant::fxhash;
 
 /// The traffic multiplier at `t` (epoch seconds): a day-long wave and deterministic bursts of
 /// three times the rate for 45 s in one five-minute window of four.

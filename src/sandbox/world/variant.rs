@@ -9,9 +9,10 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, LogNormal};
 
-use crate::sandbox::cloudwatch::metrics::{SeriesHandle, SeriesKey};
+use crate::sandbox::cloudwatch::metrics::{MetricStore, SeriesHandle, SeriesKey};
+use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
-use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::hash::fxhash;
 
 /// Namespace of the invocation metrics.
 pub const NS_SAGEMAKER: &str = "AWS/SageMaker";
@@ -51,9 +52,9 @@ pub struct VariantSeries {
 }
 
 impl VariantSeries {
-    fn new(sb: &Sandbox, endpoint: &str, variant: &str) -> Self {
+    fn new(metrics: &MetricStore, endpoint: &str, variant: &str) -> Self {
         let dims = [("EndpointName", endpoint), ("VariantName", variant)];
-        let m = |ns: &str, name: &str, unit: &str| sb.metrics.series(&SeriesKey::new(ns, name, &dims), unit);
+        let m = |ns: &str, name: &str, unit: &str| metrics.series(&SeriesKey::new(ns, name, &dims), unit);
         VariantSeries {
             invocations: m(NS_SAGEMAKER, "Invocations", "None"),
             per_instance: m(NS_SAGEMAKER, "InvocationsPerInstance", "None"),
@@ -170,7 +171,7 @@ impl std::fmt::Debug for VariantSim {
 impl VariantSim {
     /// A fresh variant with `instances` empty instances.
     pub fn new(
-        sb: &Sandbox,
+        (config, metrics): (&SandboxConfig, &MetricStore),
         endpoint: &str,
         variant: &str,
         kind: ContainerKind,
@@ -178,16 +179,16 @@ impl VariantSim {
         multi_model: bool,
         instances: usize,
     ) -> Self {
-        let seed = sb.config.seed ^ fxhash(endpoint) ^ fxhash(variant).rotate_left(17);
+        let seed = config.seed ^ fxhash(endpoint) ^ fxhash(variant).rotate_left(17);
         VariantSim {
             kind,
-            profile: Profile::from_env(kind, env, sb.config.random_errors),
+            profile: Profile::from_env(kind, env, config.random_errors),
             multi_model,
-            series: VariantSeries::new(sb, endpoint, variant),
+            series: VariantSeries::new(metrics, endpoint, variant),
             capacity: env
                 .get("SAGEDECK_MODELS_PER_INSTANCE")
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(sb.config.mme_models_per_instance)
+                .unwrap_or(config.mme_models_per_instance)
                 .max(1),
             instances: Mutex::new((0..instances.max(1)).map(|_| InstanceCache::default()).collect()),
             clock: std::sync::atomic::AtomicU64::new(0),
@@ -362,11 +363,4 @@ fn promote_ready(inst: &mut InstanceCache, now: f64, capacity: usize) -> Vec<Str
         }
     }
     evicted
-}
-
-/// A small stable string hash (FNV-1a) for seeding.
-pub fn fxhash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -4,8 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use super::alarm::Alarm;
 use super::rule::{Rule, name_of};
-use super::{Alarm, MetricAlarmSpec, StateValue, TreatMissing};
+use super::state_value::StateValue;
+use super::types::{MetricAlarmSpec, TreatMissing};
 use crate::sandbox::cloudwatch::metrics::{MetricStore, SeriesKey};
 use crate::sandbox::world::clock::iso8601;
 

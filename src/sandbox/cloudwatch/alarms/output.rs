@@ -1,7 +1,7 @@
 //! Alarms and history items as CloudWatch answers them (`MetricAlarm`, `CompositeAlarm`,
 //! `AlarmHistoryItem` shapes), in the protocol-neutral [`Out`] tree.
 
-use super::{Alarm, AlarmKind, HistoryItem};
+use super::alarm::{Alarm, AlarmKind, HistoryItem};
 use crate::sandbox::http::wire::Out;
 
 fn strings(list: &[String]) -> Out {

@@ -4,7 +4,7 @@
 //! An alarm is named by its name or its ARN, quoted (`ALARM("my alarm")`, `\"` and `\\`
 //! escapes) or bare (`ALARM(cpu-high)`: everything up to the closing parenthesis, trimmed).
 
-use super::StateValue;
+use super::state_value::StateValue;
 
 /// A parsed alarm rule.
 #[derive(Debug, Clone, PartialEq)]

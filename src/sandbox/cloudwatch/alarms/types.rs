@@ -2,39 +2,8 @@
 //! validation (shared by the wire operations and in-process callers).
 
 use super::rule::Rule;
-use crate::sandbox::cloudwatch::metrics::Stat;
-
-/// An alarm state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateValue {
-    /// `OK`.
-    Ok,
-    /// `ALARM`.
-    Alarm,
-    /// `INSUFFICIENT_DATA`.
-    InsufficientData,
-}
-
-impl StateValue {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StateValue::Ok => "OK",
-            StateValue::Alarm => "ALARM",
-            StateValue::InsufficientData => "INSUFFICIENT_DATA",
-        }
-    }
-
-    /// Parses a wire name.
-    pub fn parse(s: &str) -> Option<StateValue> {
-        match s {
-            "OK" => Some(StateValue::Ok),
-            "ALARM" => Some(StateValue::Alarm),
-            "INSUFFICIENT_DATA" => Some(StateValue::InsufficientData),
-            _ => None,
-        }
-    }
-}
+use super::state_value::StateValue;
+use crate::sandbox::cloudwatch::metrics::query::Stat;
 
 /// A threshold comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,8 +19,6 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
-pub use crate::sandbox::cloudwatch::metrics::query::{Datapoint, ListFilter, Stat};
-
 /// Width of one storage slot in seconds (the finest resolution answered).
 pub const SLOT_SECONDS: i64 = 10;
 /// Raw samples kept per slot at most.

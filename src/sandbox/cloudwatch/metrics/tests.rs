@@ -1,5 +1,6 @@
 //! Unit tests of the metric store (`cargo test --lib sandbox::metrics`).
 
+use super::query::*;
 use super::*;
 
 const T0: f64 = 1_700_000_040.0; // a multiple of 60

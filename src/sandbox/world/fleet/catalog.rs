@@ -6,8 +6,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::DEMO_BUCKET;
-use crate::sandbox::world::state::{S3Object, World};
-use crate::sandbox::world::variant::fxhash;
+use crate::sandbox::world::hash::fxhash;
+use crate::sandbox::world::resources::S3Object;
+use crate::sandbox::world::state::World;
 
 /// The demo MME's catalog: tenant models of varied sizes, one too large to load within 60 s.
 pub(super) fn seed_catalog(world: &mut World, now: f64) {

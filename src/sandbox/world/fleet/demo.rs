@@ -3,7 +3,7 @@
 
 use super::catalog::seed_catalog;
 use super::{DAY, DEMO_MME_PREFIX, HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model, deploy};
-use crate::sandbox::autoscaling::SeedTracking;
+use crate::sandbox::autoscaling::store::SeedTracking;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{EndpointStatus, Transition, World};

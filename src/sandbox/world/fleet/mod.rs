@@ -7,8 +7,9 @@ mod demo;
 mod generated;
 
 use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::resources::{ConfigVariant, Container, EndpointConfig, Model};
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::world::state::{ConfigVariant, Container, Endpoint, EndpointConfig, EndpointStatus, Model, World};
+use crate::sandbox::world::state::{Endpoint, EndpointStatus, World};
 
 const HF_IMAGE: &str = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.1.0-transformers4.37.0-cpu-py310-ubuntu22.04";
 const TGI_IMAGE: &str = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:2.4.0-tgi2.4.0-gpu-py311-cu124-ubuntu22.04";
@@ -81,7 +82,7 @@ pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, var
             .collect(),
         extra: Default::default(),
     };
-    let mut live = world.variants_for(sb, endpoint, &cfg, now - age);
+    let mut live = world.variants_for((&sb.config, &sb.metrics), endpoint, &cfg, now - age);
     for v in &mut live {
         v.statuses.clear();
     }

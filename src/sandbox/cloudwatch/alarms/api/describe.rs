@@ -4,10 +4,11 @@
 use base64::Engine;
 use serde::Deserialize;
 
-use super::{STATES, enum_error, whole};
+use super::params::{STATES, enum_error, whole};
+use crate::sandbox::cloudwatch::alarms::alarm::{Alarm, AlarmKind};
 use crate::sandbox::cloudwatch::alarms::output::{alarm_out, history_out};
-use crate::sandbox::cloudwatch::alarms::{Alarm, AlarmKind, StateValue};
-use crate::sandbox::cloudwatch::{
+use crate::sandbox::cloudwatch::alarms::state_value::StateValue;
+use crate::sandbox::cloudwatch::params::{
     de_time, invalid_combination, invalid_next_token, invalid_value, parse, validation_error,
 };
 use crate::sandbox::http::wire::{ApiError, Out};

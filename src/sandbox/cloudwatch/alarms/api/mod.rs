@@ -7,12 +7,13 @@
 //! DescribeAlarmHistory's the offset into the filtered, ordered history.
 
 mod describe;
+mod params;
 
 use axum::http::StatusCode;
 use serde::Deserialize;
 
 use super::{AlarmError, Comparison, CompositeAlarmSpec, MetricAlarmSpec, StateValue, TreatMissing};
-use crate::sandbox::cloudwatch::{
+use crate::sandbox::cloudwatch::params::{
     Dimension, NAMESPACE, dimension_pairs, invalid_combination, invalid_value, missing, parse, validation_error,
 };
 use crate::sandbox::http::wire::{ApiError, Out};
@@ -20,8 +21,7 @@ use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 
 pub use describe::{describe_alarm_history, describe_alarms};
-
-const STATES: &str = "[OK, ALARM, INSUFFICIENT_DATA]";
+use params::{STATES, enum_error, whole};
 
 /// An [`AlarmError`] as CloudWatch answers it (ResourceNotFound is 404, the rest 400).
 fn api_error(e: AlarmError) -> ApiError {
@@ -33,23 +33,6 @@ fn api_error(e: AlarmError) -> ApiError {
     ApiError::new(status, e.code, e.message)
         .in_namespace(NAMESPACE)
         .lowercase_message()
-}
-
-fn enum_error(value: &str, member: &str, allowed: &str) -> ApiError {
-    validation_error(format!(
-        "1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: Member must satisfy enum value set: {allowed}"
-    ))
-}
-
-/// A non-negative integral number member.
-fn whole(value: Option<f64>, member: &str) -> Result<Option<u32>, ApiError> {
-    match value {
-        None => Ok(None),
-        Some(v) if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) => Ok(Some(v as u32)),
-        Some(v) => Err(invalid_value(format!(
-            "The value {v} for parameter {member} must be a whole number >= 0."
-        ))),
-    }
 }
 
 #[derive(Deserialize)]

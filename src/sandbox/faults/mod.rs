@@ -1,16 +1,15 @@
 //! Fault injection: rules that make chosen endpoints, variants or operations throttle, fail with a
 //! chosen error, answer slowly, hang or drop the connection, for a count or a duration. Set them at
-//! start (`--fault SPEC`), over the local admin route (`/_sandbox/faults`), or from tests.
+//! start (`--fault SPEC`), over the local admin route (`/_sandbox/faults`, `http/admin.rs`), or from
+//! tests. The errors the faults answer with are in `errors.rs`.
 
-use axum::http::{Method, StatusCode};
-use axum::response::Response;
+pub mod errors;
+
 use parking_lot::Mutex;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::http::wire::{ApiError, Protocol, bytes_response};
 use crate::sandbox::world::clock::now_epoch;
-use crate::sandbox::world::sandbox::Sandbox;
 
 /// What an injected fault does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,10 +57,10 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// The model fault this kind injects into a generator's answer, if it is one.
-    pub fn llm_fault(&self) -> Option<crate::sandbox::world::llm::LlmFault> {
+    pub fn llm_fault(&self) -> Option<crate::sandbox::world::containers::llm::LlmFault> {
         match self {
-            FaultKind::MalformedToolCall => Some(crate::sandbox::world::llm::LlmFault::MalformedToolCall),
-            FaultKind::UnknownTool => Some(crate::sandbox::world::llm::LlmFault::UnknownTool),
+            FaultKind::MalformedToolCall => Some(crate::sandbox::world::containers::llm::LlmFault::MalformedToolCall),
+            FaultKind::UnknownTool => Some(crate::sandbox::world::containers::llm::LlmFault::UnknownTool),
             _ => None,
         }
     }
@@ -253,90 +252,9 @@ impl Faults {
         None
     }
 
-    fn list_json(&self) -> serde_json::Value {
+    /// The rules as JSON (the admin route's listing).
+    pub fn list_json(&self) -> serde_json::Value {
         serde_json::to_value(&*self.rules.lock()).unwrap_or_default()
-    }
-}
-
-/// The runtime error a fault kind answers with, if it is an error.
-pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<ApiError> {
-    Some(match kind {
-        FaultKind::Throttle => ApiError::new(StatusCode::BAD_REQUEST, "ThrottlingException", "Rate exceeded"),
-        FaultKind::InternalFailure => ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "InternalFailure",
-            "An internal failure occurred while processing the request (injected by the sandbox).",
-        ),
-        FaultKind::ServiceUnavailable => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "ServiceUnavailable",
-            "The service is unavailable. Try your request again (injected by the sandbox).",
-        ),
-        FaultKind::ModelNotReady => ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "ModelNotReadyException",
-            format!("Model for endpoint {endpoint} is not ready yet. Please retry later."),
-        ),
-        FaultKind::ModelError { status, message } => {
-            let original = message
-                .clone()
-                .unwrap_or_else(|| format!("injected container failure ({status})"));
-            crate::sandbox::runtime::model_error(sb, endpoint, *status, &original)
-        }
-        FaultKind::ExpiredToken => ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "ExpiredTokenException",
-            "The security token included in the request is expired",
-        ),
-        FaultKind::Slow { .. }
-        | FaultKind::Hang
-        | FaultKind::Drop
-        | FaultKind::DeploymentFailure { .. }
-        | FaultKind::MalformedToolCall
-        | FaultKind::UnknownTool => return None,
-    })
-}
-
-/// The local admin route: `GET/POST/DELETE /_sandbox/faults[/ID]`, `GET /_sandbox/health`.
-pub fn admin(sb: &Sandbox, method: &Method, path: &str, _query: Option<&str>, body: &[u8]) -> Response {
-    let json = |status: StatusCode, v: serde_json::Value| {
-        bytes_response(status, "application/json", serde_json::to_vec(&v).unwrap_or_default())
-    };
-    let not_found = || {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "NotFound",
-            format!("No admin route {method} /_sandbox/{path}"),
-        )
-        .into_response(Protocol::RestJson1)
-    };
-    match (method.as_str(), path.trim_end_matches('/')) {
-        ("GET", "health") => {
-            let endpoints = sb.world.read().endpoints.len();
-            json(
-                StatusCode::OK,
-                serde_json::json!({"status": "ok", "endpoints": endpoints}),
-            )
-        }
-        ("GET", "faults") => json(StatusCode::OK, sb.faults.list_json()),
-        ("POST", "faults") => match serde_json::from_slice::<FaultSpec>(body) {
-            Ok(spec) => json(StatusCode::CREATED, serde_json::json!({"id": sb.faults.add(spec)})),
-            Err(e) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "ValidationError",
-                format!("bad fault spec: {e}"),
-            )
-            .into_response(Protocol::RestJson1),
-        },
-        ("DELETE", "faults") => {
-            sb.faults.clear();
-            json(StatusCode::OK, serde_json::json!({"cleared": true}))
-        }
-        ("DELETE", p) if p.starts_with("faults/") => match p["faults/".len()..].parse::<u64>() {
-            Ok(id) if sb.faults.remove(id) => json(StatusCode::OK, serde_json::json!({"removed": id})),
-            _ => not_found(),
-        },
-        _ => not_found(),
     }
 }
 
@@ -364,12 +282,12 @@ mod tests {
         let f = FaultSpec::parse_short("kind=malformed_tool_call,endpoint=llm").unwrap();
         assert_eq!(
             f.kind.llm_fault(),
-            Some(crate::sandbox::world::llm::LlmFault::MalformedToolCall)
+            Some(crate::sandbox::world::containers::llm::LlmFault::MalformedToolCall)
         );
         let f = FaultSpec::parse_short("kind=unknown_tool").unwrap();
         assert_eq!(
             f.kind.llm_fault(),
-            Some(crate::sandbox::world::llm::LlmFault::UnknownTool)
+            Some(crate::sandbox::world::containers::llm::LlmFault::UnknownTool)
         );
         assert_eq!(FaultKind::Throttle.llm_fault(), None);
         assert!(FaultSpec::parse_short("count=3").is_err());

@@ -3,10 +3,14 @@
 //! Each answers deterministically for a given input, refuses content types it does not serve with
 //! the status a real serving stack gives, and reports how much work the request was.
 
+pub mod answer;
+pub mod llm;
+
 use std::hash::{Hash, Hasher};
 
-use crate::sandbox::world::llm::LlmFault;
-use crate::sandbox::world::state::Container;
+use crate::sandbox::world::resources::Container;
+use answer::{ContainerError, Reply};
+use llm::LlmFault;
 
 /// What a container does with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,26 +23,6 @@ pub enum ContainerKind {
     CsvScorer,
     /// Built-in image classification: JPEG/PNG in, JSON labels out.
     ImageClassifier,
-}
-
-/// A container's successful answer.
-#[derive(Debug, Clone)]
-pub struct Reply {
-    /// Response body.
-    pub body: Vec<u8>,
-    /// Response content type.
-    pub content_type: String,
-    /// Relative cost of the request (1.0 = a typical one); scales simulated latency.
-    pub work: f64,
-}
-
-/// A container's non-2xx answer (surfaces as ModelError with OriginalStatusCode).
-#[derive(Debug, Clone)]
-pub struct ContainerError {
-    /// HTTP status the container returned.
-    pub status: u16,
-    /// The container's response body.
-    pub message: String,
 }
 
 fn err(status: u16, message: impl Into<String>) -> ContainerError {
@@ -193,7 +177,7 @@ impl ContainerKind {
                 tgi_content_type(&ct)?;
                 let out_ct = accepts(accept, &["application/json", "text/event-stream"])
                     .ok_or_else(|| not_acceptable(accept, "application/json"))?;
-                let (body, work) = crate::sandbox::world::llm::invoke(body, fault)?;
+                let (body, work) = llm::invoke(body, fault)?;
                 Ok(Reply {
                     body,
                     content_type: out_ct,
@@ -219,7 +203,7 @@ impl ContainerKind {
             return self.invoke(content_type, accept, body).map(|r| vec![r.body]);
         }
         tgi_content_type(&base_type(content_type))?;
-        crate::sandbox::world::llm::invoke_stream(body, fault)
+        llm::invoke_stream(body, fault)
     }
 }
 

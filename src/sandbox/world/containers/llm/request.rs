@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::model::Choice;
 use super::prompt::{Template, ToolDef, Turn, template_of, tool_of, tools_in, turns_of};
-use crate::sandbox::world::containers::ContainerError;
+use crate::sandbox::world::containers::answer::ContainerError;
 
 /// A parsed request.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
 
-use crate::sandbox::world::containers::ContainerError;
+use crate::sandbox::world::containers::answer::ContainerError;
 use model::Decision;
 use prompt::Template;
 use request::Request;
