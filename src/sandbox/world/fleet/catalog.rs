@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::DEMO_BUCKET;
+use super::deploy::DEMO_BUCKET;
 use crate::sandbox::world::hash::fxhash;
 use crate::sandbox::world::resources::S3Object;
 use crate::sandbox::world::state::World;

@@ -2,7 +2,7 @@
 //! demo's autoscaling.
 
 use super::catalog::seed_catalog;
-use super::{DAY, DEMO_MME_PREFIX, HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model, deploy};
+use super::deploy::{DAY, DEMO_MME_PREFIX, HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model, deploy};
 use crate::sandbox::autoscaling::store::SeedTracking;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;

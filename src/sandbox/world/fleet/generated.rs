@@ -1,6 +1,6 @@
 //! Generated endpoints for scale tests (`fleet-ep-NNNN`).
 
-use super::{HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model, deploy};
+use super::deploy::{HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model, deploy};
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::EndpointStatus;
 

@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
+use super::output::{Output, tokens};
 use super::request::Request;
-use super::{Output, tokens};
 use crate::sandbox::world::clock::now_epoch;
 
 /// The model name TGI reports.
