@@ -2,8 +2,8 @@
 //! implementation per operation, fed by a typed request parsed from the decoded document and
 //! answering an [`Out`] tree that is encoded in the protocol the request came in.
 //!
-//! Operations: GetMetricData (in `cloudwatch_query.rs`), PutMetricData, ListMetrics, and the
-//! alarm operations (in `alarms/api.rs`). Anything else is the protocol's own
+//! Operations: GetMetricData (in `query.rs`), PutMetricData (`put.rs`), ListMetrics (`list.rs`),
+//! and the alarm operations (in `alarms/api/`). Anything else is the protocol's own
 //! `UnknownOperationException`.
 //!
 //! Error codes. CloudWatch is `awsQueryCompatible`: clients look errors up by their awsQuery code
@@ -24,8 +24,9 @@ use std::io::Read;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
+use crate::sandbox::cloudwatch::alarms::api as alarms;
 use crate::sandbox::cloudwatch::params::{NAMESPACE, err, invalid_value};
-use crate::sandbox::cloudwatch::{alarms, list, put, query};
+use crate::sandbox::cloudwatch::{list, put, query};
 use crate::sandbox::http::wire::{ApiError, Out, Protocol, bytes_response, decode_cbor, decode_json, json_ok};
 use crate::sandbox::world::sandbox::Sandbox;
 
@@ -55,12 +56,12 @@ fn serve(sb: &Sandbox, protocol: Protocol, op: &str, headers: &HeaderMap, body: 
         "GetMetricData" => query::get_metric_data,
         "PutMetricData" => put::put_metric_data,
         "ListMetrics" => list::list_metrics,
-        "PutMetricAlarm" => alarms::api::put_metric_alarm,
-        "PutCompositeAlarm" => alarms::api::put_composite_alarm,
-        "DescribeAlarms" => alarms::api::describe_alarms,
-        "DeleteAlarms" => alarms::api::delete_alarms,
-        "SetAlarmState" => alarms::api::set_alarm_state,
-        "DescribeAlarmHistory" => alarms::api::describe_alarm_history,
+        "PutMetricAlarm" => alarms::put_metric_alarm,
+        "PutCompositeAlarm" => alarms::put_composite_alarm,
+        "DescribeAlarms" => alarms::describe_alarms,
+        "DeleteAlarms" => alarms::delete_alarms,
+        "SetAlarmState" => alarms::set_alarm_state,
+        "DescribeAlarmHistory" => alarms::describe_alarm_history,
         _ => return Err(unknown_operation(protocol, op)),
     };
     let inflated;

@@ -10,17 +10,21 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use crate::sandbox::autoscaling::api as autoscaling;
+use crate::sandbox::cloudwatch::api as cloudwatch;
 use crate::sandbox::http::admin;
 use crate::sandbox::http::wire::{ApiError, Protocol};
 use crate::sandbox::logs::api as logs_api;
+use crate::sandbox::runtime::errors::{MAX_PAYLOAD, payload_too_large};
+use crate::sandbox::runtime::http as runtime;
 use crate::sandbox::sagemaker::control;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::{autoscaling, cloudwatch, runtime, s3, sts};
+use crate::sandbox::{s3, sts};
 
 /// Largest SageMaker Runtime body read: 1 MiB above the 6,291,456-byte invoke limit, so bodies
 /// just above it get SageMaker's own ValidationError; larger ones get it from `Content-Length`
 /// (or the bytes read so far) without being read whole.
-pub const RUNTIME_BODY_LIMIT: usize = runtime::errors::MAX_PAYLOAD + 1024 * 1024;
+pub const RUNTIME_BODY_LIMIT: usize = MAX_PAYLOAD + 1024 * 1024;
 /// Largest control-plane body (awsJson, Smithy RPC v2 CBOR, awsQuery): 1 MiB, PutMetricData's
 /// own limit; larger ones are answered 413.
 pub const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
@@ -62,7 +66,7 @@ async fn read_body(headers: &HeaderMap, path: &str, body: axum::body::Body) -> R
 /// The answer to a body of `len` bytes over `limit`.
 fn too_large(limit: usize, len: usize, path: &str) -> Response {
     if limit == RUNTIME_BODY_LIMIT {
-        return runtime::errors::payload_too_large(len).into_response(Protocol::RestJson1);
+        return payload_too_large(len).into_response(Protocol::RestJson1);
     }
     untyped_error(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -143,7 +147,7 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
             Some("async-invocations") => "InvokeEndpointAsync",
             _ => "InvokeEndpoint",
         });
-        return runtime::http::handle(sb.clone(), &method, rest, &headers, body).await;
+        return runtime::handle(sb.clone(), &method, rest, &headers, body).await;
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
         return admin::handle(&sb, &method, rest, uri.query(), &body);
@@ -177,8 +181,8 @@ async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes
     sb.count_request(op);
     match service {
         "SageMaker" => control::handle(sb, op, body).await,
-        "AnyScaleFrontendService" => autoscaling::api::handle(sb, op, body),
-        "GraniteServiceVersion20100801" => cloudwatch::api::handle(sb, Protocol::AwsJson10, op, headers, body),
+        "AnyScaleFrontendService" => autoscaling::handle(sb, op, body),
+        "GraniteServiceVersion20100801" => cloudwatch::handle(sb, Protocol::AwsJson10, op, headers, body),
         "Logs_20140328" => logs_api::handle(sb, op, body),
         _ => ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -200,7 +204,7 @@ fn rpc_v2(sb: &Sandbox, rest: &str, headers: &HeaderMap, body: &Bytes) -> Respon
     };
     sb.count_request(op);
     if service == "GraniteServiceVersion20100801" {
-        return cloudwatch::api::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
+        return cloudwatch::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
     }
     ApiError::new(
         StatusCode::BAD_REQUEST,

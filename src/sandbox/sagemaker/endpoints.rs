@@ -1,6 +1,6 @@
 //! Endpoint operations of the control plane: CreateEndpoint, DescribeEndpoint, ListEndpoints,
 //! DeleteEndpoint and UpdateEndpointWeightsAndCapacities with their lifecycles (UpdateEndpoint is
-//! in `control_deploy.rs`).
+//! in `deploy.rs`).
 //!
 //! Validation texts the reference marks UNVERIFIED are the sandbox's choice, documented here:
 //! - unknown variant: `The variant(s) "X" are not production variants of endpoint "ARN".`

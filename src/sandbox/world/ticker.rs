@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::sandbox::autoscaling::evaluate::evaluate as autoscale;
+use crate::sandbox::logs::content;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::{autoscaling, logs};
 
 /// The background ticker: completes lifecycles, runs autoscaling, evaluates alarms, prunes old
 /// metrics.
@@ -17,9 +18,9 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         interval.tick().await;
         let now = now_epoch();
         sb.world.write().advance(now);
-        autoscaling::evaluate::evaluate(&sb, now);
+        autoscale(&sb, now);
         sb.alarms.evaluate(&sb.metrics, now);
-        logs::content::tick(&sb, now);
+        content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);
             last_prune = now;

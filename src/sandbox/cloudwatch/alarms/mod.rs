@@ -2,8 +2,8 @@
 //! composite alarms over other alarms' states, manual state changes, and a bounded history.
 //!
 //! The wire operations (PutMetricAlarm, PutCompositeAlarm, DescribeAlarms, DeleteAlarms,
-//! SetAlarmState, DescribeAlarmHistory) live in `api.rs` and are served in both CloudWatch
-//! protocols by `cloudwatch.rs`. Other parts of the sandbox use [`AlarmStore`] in-process:
+//! SetAlarmState, DescribeAlarmHistory) live in `api/` and are served in both CloudWatch
+//! protocols by `cloudwatch/api.rs`. Other parts of the sandbox use [`AlarmStore`] in-process:
 //!
 //! ```ignore
 //! sb.alarms.put_metric_alarm(MetricAlarmSpec::new("latency-high", "AWS/SageMaker", "ModelLatency")

@@ -9,7 +9,7 @@
 //! each weighted by its slot's `sampled count / reservoir length` (exact when every slot kept all
 //! its samples), then take the weighted nearest rank — never an average of per-slot percentiles.
 //!
-//! Querying and listing live in `metrics_query.rs` ([`Stat`], [`Series::query`],
+//! Querying and listing live in `query.rs` ([`Stat`], [`Series::query`],
 //! [`MetricStore::list`]).
 
 pub mod query;

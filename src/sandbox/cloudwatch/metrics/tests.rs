@@ -1,4 +1,4 @@
-//! Unit tests of the metric store (`cargo test --lib sandbox::metrics`).
+//! Unit tests of the metric store (`cargo test --lib sandbox::cloudwatch::metrics`).
 
 use super::query::*;
 use super::*;

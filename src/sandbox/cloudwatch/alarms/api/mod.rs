@@ -1,7 +1,7 @@
 //! CloudWatch's alarm operations on the wire: PutMetricAlarm, PutCompositeAlarm, DescribeAlarms,
 //! DeleteAlarms, SetAlarmState and DescribeAlarmHistory. Each parses the decoded request (CBOR or
-//! JSON, see `cloudwatch.rs`), calls the [`AlarmStore`](super::AlarmStore) and answers an
-//! [`Out`] tree that `cloudwatch.rs` encodes in the request's protocol.
+//! JSON, see `cloudwatch/api.rs`), calls the [`AlarmStore`](super::AlarmStore) and answers an
+//! [`Out`] tree that `cloudwatch/api.rs` encodes in the request's protocol.
 //!
 //! Pagination tokens are opaque: DescribeAlarms' carries the last alarm name returned,
 //! DescribeAlarmHistory's the offset into the filtered, ordered history.
