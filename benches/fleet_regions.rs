@@ -21,7 +21,7 @@ use futures_util::StreamExt;
 use sagedeck::aws::inventory::InventoryOptions;
 use sagedeck::aws::multi::{FleetTarget, multi_inventory, targets};
 use sagedeck::aws::{AwsOptions, Fleet};
-use sagedeck::sandbox::regions::RegionFleet;
+use sagedeck::sandbox::RegionFleet;
 use sagedeck::sandbox::{Sandbox, SandboxConfig, SandboxHandle, start};
 
 use common::{env_num, median, min_max, sdk_config_in};

@@ -224,7 +224,7 @@ impl ConsoleArgs {
 /// CloudWatch alarms on the demo's A/B endpoint, so that its alarm badges (Variants pane,
 /// Endpoints table) and the plan's alarm gates have something to show.
 fn demo_alarms(handle: &crate::sandbox::SandboxHandle) {
-    use crate::sandbox::alarms::MetricAlarmSpec;
+    use crate::sandbox::cloudwatch::alarms::MetricAlarmSpec;
     let ep = "mcp-intent-classifier-prod";
     let mut errors = MetricAlarmSpec::new("mcp-intent-classifier-5xx", "AWS/SageMaker", "Invocation5XXErrors");
     errors.statistic = Some("Sum".into());
@@ -254,7 +254,7 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
     // A newcomer meets the multi-region view here: a second region unless one is named.
     if s.extra_regions.is_empty() && !s.empty {
         s.extra_regions
-            .push(crate::sandbox::regions::RegionFleet::parse(DEMO_REGION).expect("a valid region"));
+            .push(crate::sandbox::RegionFleet::parse(DEMO_REGION).expect("a valid region"));
     }
     let config = match s.config(0) {
         Ok(c) => c,

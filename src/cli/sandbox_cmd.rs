@@ -8,7 +8,8 @@ use clap::{Args, Subcommand};
 
 use super::{EXIT_AWS, EXIT_OK, EXIT_USAGE};
 use crate::sandbox::faults::FaultSpec;
-use crate::sandbox::{SandboxConfig, Timing, raw_client, start};
+use crate::sandbox::http::raw_client;
+use crate::sandbox::{SandboxConfig, Timing, start};
 
 /// Options of the embedded sandbox.
 #[derive(Debug, Args, Clone)]
@@ -33,8 +34,8 @@ pub struct SandboxArgs {
     pub fleet: usize,
     /// Serve a further region behind the same port: `eu-west-1` (the demo fleet) or
     /// `eu-west-1=300` (300 generated endpoints); repeatable. The signing region picks it.
-    #[arg(long = "extra-region", value_name = "REGION[=N]", value_parser = crate::sandbox::regions::RegionFleet::parse)]
-    pub extra_regions: Vec<crate::sandbox::regions::RegionFleet>,
+    #[arg(long = "extra-region", value_name = "REGION[=N]", value_parser = crate::sandbox::RegionFleet::parse)]
+    pub extra_regions: Vec<crate::sandbox::RegionFleet>,
     /// Start without the demo fleet.
     #[arg(long)]
     pub empty: bool,

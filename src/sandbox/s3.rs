@@ -8,9 +8,9 @@ use axum::response::Response;
 use base64::Engine;
 use serde::Serialize;
 
-use super::Sandbox;
-use super::clock::{http_date, iso8601};
-use super::wire::{ApiError, Protocol, XmlNode, bytes_response, xml_document};
+use crate::sandbox::http::wire::{ApiError, Protocol, XmlNode, bytes_response, xml_document};
+use crate::sandbox::world::clock::{http_date, iso8601};
+use crate::sandbox::world::sandbox::Sandbox;
 
 /// The namespace of S3's XML answers.
 const S3_XMLNS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";
@@ -205,7 +205,7 @@ struct ListPage {
 
 /// Walks `objects` under `prefix` after `resume_after`, up to `max_keys` entries.
 fn walk(
-    objects: &std::collections::BTreeMap<String, crate::sandbox::state::S3Object>,
+    objects: &std::collections::BTreeMap<String, crate::sandbox::world::resources::S3Object>,
     prefix: &str,
     delimiter: Option<&str>,
     resume_after: Option<&str>,

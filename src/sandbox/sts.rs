@@ -6,9 +6,9 @@
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use super::Sandbox;
-use super::faults::fault_error;
-use super::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
+use crate::sandbox::faults::errors::fault_error;
+use crate::sandbox::http::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
+use crate::sandbox::world::sandbox::Sandbox;
 
 const XMLNS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 

@@ -11,8 +11,8 @@ pub mod tui;
 use std::path::Path;
 use std::time::Duration;
 
-use sagedeck::sandbox::fleet::DEMO_BUCKET;
-use sagedeck::sandbox::state::S3Object;
+use sagedeck::sandbox::world::fleet::DEMO_BUCKET;
+use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};
 
 /// Starts an empty, quiet sandbox with fast timings.

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use sagedeck::aws::multi::FleetTarget;
+use sagedeck::sandbox::RegionFleet;
 use sagedeck::sandbox::faults::FaultSpec;
-use sagedeck::sandbox::regions::RegionFleet;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;

@@ -2,8 +2,8 @@
 //! the request's signing region); a throttled region and a profile without credentials are
 //! failed rows that hide nothing else; read-only follows each row's profile.
 
+use sagedeck::sandbox::RegionFleet;
 use sagedeck::sandbox::faults::FaultSpec;
-use sagedeck::sandbox::regions::RegionFleet;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 
 use crate::common::{demo_config, run_cli_in, sandbox_with};

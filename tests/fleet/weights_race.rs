@@ -6,7 +6,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use sagedeck::sandbox::state::{EndpointStatus, Transition};
+use sagedeck::sandbox::world::state::{EndpointStatus, Transition};
 use sagedeck::sandbox::{SandboxConfig, Timing};
 
 use crate::common::{CliRun, cli_command, demo_config, fleet, poll_until, run_cli, sandbox_with};
@@ -53,7 +53,7 @@ async fn not_in_service_is_one_refusal_everywhere() {
         let ep = world.endpoints.get_mut(mme).expect("the demo MME");
         ep.status = EndpointStatus::Updating;
         ep.transition = Some(Transition::Update {
-            until: sagedeck::sandbox::clock::now_epoch() + 3600.0,
+            until: sagedeck::sandbox::world::clock::now_epoch() + 3600.0,
         });
     }
     let busy = "mcp-summarizer-staging";

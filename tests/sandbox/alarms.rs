@@ -11,7 +11,7 @@ use aws_sdk_cloudwatch::types::{
     AlarmType, ComparisonOperator, Dimension, HistoryItemType, MetricAlarm, MetricDatum, StateValue, Statistic,
 };
 use aws_smithy_types::DateTime;
-use sagedeck::sandbox::alarms::{Comparison, MetricAlarmSpec, StateValue as SbState, TreatMissing};
+use sagedeck::sandbox::cloudwatch::alarms::{Comparison, MetricAlarmSpec, StateValue as SbState, TreatMissing};
 use sagedeck::sandbox::{SandboxHandle, now_epoch};
 
 use crate::common::{self, poll_until};

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use sagedeck::sandbox::alarms::StateValue;
+use sagedeck::sandbox::cloudwatch::alarms::StateValue;
 
 use crate::common::{self, peer_setup::show, poll_until};
 use crate::compat_boto3::{ClientEnv, venv_async};

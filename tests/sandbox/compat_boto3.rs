@@ -10,7 +10,7 @@ use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use sagedeck::sandbox::clock::iso8601;
+use sagedeck::sandbox::world::clock::iso8601;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, Timing, now_epoch, start};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;

@@ -295,7 +295,7 @@ async fn list_endpoints_pages_past_one_hundred_with_aws_defaults() {
 #[tokio::test]
 async fn unknown_operation_answers_the_protocol_error_naming_it() {
     let sb = sandbox().await;
-    let r = sagedeck::sandbox::raw_client::send(
+    let r = sagedeck::sandbox::http::raw_client::send(
         &sb.endpoint_url(),
         "POST",
         "/",
@@ -311,7 +311,7 @@ async fn unknown_operation_answers_the_protocol_error_naming_it() {
     let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
     assert_eq!(v["__type"], "UnknownOperationException");
     assert!(v["Message"].as_str().unwrap().contains("CreateTrainingJob"));
-    let r = sagedeck::sandbox::raw_client::send(&sb.endpoint_url(), "PUT", "/nothing-here", &[], "")
+    let r = sagedeck::sandbox::http::raw_client::send(&sb.endpoint_url(), "PUT", "/nothing-here", &[], "")
         .await
         .unwrap();
     assert!(r.header("content-type").unwrap().contains("json"), "never an HTML page");

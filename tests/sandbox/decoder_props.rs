@@ -3,8 +3,8 @@
 //! what an SDK would encode decodes back to the same document.
 
 use proptest::prelude::*;
+use sagedeck::sandbox::http::wire::{Out, decode_cbor, decode_json};
 use sagedeck::sandbox::sts::action;
-use sagedeck::sandbox::wire::{Out, decode_cbor, decode_json};
 use serde_json::Value;
 
 /// JSON documents without null or fractional numbers (CBOR maps null to an empty map and

@@ -8,7 +8,7 @@ use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::operation::invoke_endpoint::InvokeEndpointError;
 use aws_sdk_sagemakerruntime::primitives::Blob;
 use sagedeck::sandbox::faults::FaultSpec;
-use sagedeck::sandbox::raw_client;
+use sagedeck::sandbox::http::raw_client;
 
 use crate::common::{demo_config, sandbox_with, sdk_config};
 

@@ -1,7 +1,7 @@
 //! awsQuery form bodies are decoded as forms: a percent-encoded or `+`-encoded Action is the
 //! same Action (STS answers GetCallerIdentity), and a form without one is not an STS call.
 
-use sagedeck::sandbox::raw_client;
+use sagedeck::sandbox::http::raw_client;
 
 use crate::common::sandbox;
 

@@ -2,8 +2,8 @@
 //! admin route refuses foreign origins and non-JSON posts (`sagedeck fault add` still works),
 //! slow request heads are cut off, and bodies are capped per protocol.
 
-use sagedeck::sandbox::raw_client;
-use sagedeck::sandbox::server::{CONTROL_BODY_LIMIT, RUNTIME_BODY_LIMIT};
+use sagedeck::sandbox::http::raw_client;
+use sagedeck::sandbox::http::server::{CONTROL_BODY_LIMIT, RUNTIME_BODY_LIMIT};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::{demo_config, run_cli, sandbox_with};
@@ -84,7 +84,7 @@ async fn a_slow_request_head_is_cut_off() {
     tcp.write_all(b"GET /_sandbox/health HTTP/1.1\r\nHost: x\r\n")
         .await
         .unwrap();
-    let limit = sagedeck::sandbox::accept::HEADER_READ_TIMEOUT;
+    let limit = sagedeck::sandbox::http::accept::HEADER_READ_TIMEOUT;
     let mut buf = Vec::new();
     let read = tokio::time::timeout(limit * 6, tcp.read_to_end(&mut buf))
         .await

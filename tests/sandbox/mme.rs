@@ -9,7 +9,7 @@ use aws_sdk_sagemaker::types::{
 use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::operation::invoke_endpoint::InvokeEndpointError;
 use aws_sdk_sagemakerruntime::primitives::Blob;
-use sagedeck::sandbox::state::S3Object;
+use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 
 use crate::common::{poll_until, sandbox_with, sdk_config};
@@ -121,7 +121,7 @@ async fn cold_then_warm_then_evicted() {
     let sim = sb.sandbox.world.read().endpoints["mme"].variants[0].sim.clone();
     let now = sagedeck::sandbox::now_epoch();
     let ratio = sb.sandbox.metrics.window_stat(
-        &sagedeck::sandbox::metrics::SeriesKey::new(
+        &sagedeck::sandbox::cloudwatch::metrics::SeriesKey::new(
             "AWS/SageMaker",
             "ModelCacheHit",
             &[("EndpointName", "mme"), ("VariantName", "AllTraffic")],

@@ -2,14 +2,16 @@
 
 use serde_json::{Value, json};
 
-use super::{Activity, AutoScaling, TargetInput, TargetKey, paged, parse_variant_resource};
-use crate::sandbox::Sandbox;
-use crate::sandbox::state::scale_variant;
-use crate::sandbox::wire::ApiError;
+use super::request::{TargetInput, paged, parse_variant_resource};
+use super::store::{Activity, AutoScaling, TargetKey};
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::state::{EndpointStatus, Transition};
 
 pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     let aas = sb.autoscaling.lock();
-    let now = crate::sandbox::now_epoch();
+    let now = crate::sandbox::world::clock::now_epoch();
     let items: Vec<Value> = aas
         .activities
         .iter()
@@ -62,7 +64,7 @@ pub(super) fn apply_scaling(
     aas.activities.push(Activity {
         id: format!(
             "{:08x}-{n:04x}-4000-8000-{:012x}",
-            crate::sandbox::variant::fxhash(&key.1) as u32,
+            crate::sandbox::world::hash::fxhash(&key.1) as u32,
             now as u64
         ),
         target: key.clone(),
@@ -73,4 +75,29 @@ pub(super) fn apply_scaling(
         status: "Successful".into(),
     });
     aas.last_scaling.insert(key.clone(), now);
+}
+
+/// Sets a variant's desired instance count and starts an update (autoscaling's path into the
+/// world). Returns false when the endpoint cannot be updated now.
+pub fn scale_variant(sb: &Sandbox, endpoint: &str, variant: &str, desired: i32) -> bool {
+    let now = now_epoch();
+    let mut world = sb.world.write();
+    world.advance(now);
+    let Some(ep) = world.endpoints.get_mut(endpoint) else {
+        return false;
+    };
+    if ep.status != EndpointStatus::InService {
+        return false;
+    }
+    let Some(v) = ep.variants.iter_mut().find(|v| v.name == variant) else {
+        return false;
+    };
+    v.desired_instances = desired;
+    v.statuses = vec![("Updating".to_string(), now)];
+    ep.status = EndpointStatus::Updating;
+    ep.last_modified = now;
+    ep.transition = Some(Transition::Update {
+        until: now + sb.config.timing.update.as_secs_f64(),
+    });
+    true
 }

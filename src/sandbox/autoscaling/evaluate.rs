@@ -9,8 +9,10 @@ use serde_json::Value;
 
 use super::activities::apply_scaling;
 use super::metric_spec::tracked_metric;
-use super::{Policy, current_count, step};
-use crate::sandbox::Sandbox;
+use super::request::current_count;
+use super::step;
+use super::store::Policy;
+use crate::sandbox::world::sandbox::Sandbox;
 
 /// The tracked metric of a target-tracking policy over the last minute: `None` (the policy is
 /// idle) when the metric does not exist, has no data, or is asked in another unit.

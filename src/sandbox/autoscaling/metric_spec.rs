@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::{aas_error, parse_variant_resource};
-use crate::sandbox::metrics::SeriesKey;
-use crate::sandbox::metrics_query::Stat;
-use crate::sandbox::wire::ApiError;
+use super::request::{aas_error, parse_variant_resource};
+use crate::sandbox::cloudwatch::metrics::SeriesKey;
+use crate::sandbox::cloudwatch::metrics::query::Stat;
+use crate::sandbox::http::wire::ApiError;
 
 /// The statistics `CustomizedMetricSpecification.Statistic` accepts (AWS's enum order).
 const STATISTICS: [&str; 5] = ["Average", "Minimum", "Maximum", "SampleCount", "Sum"];

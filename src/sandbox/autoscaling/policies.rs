@@ -2,10 +2,13 @@
 
 use serde_json::{Value, json};
 
-use super::metric_spec::validate_customized;
-use super::{TargetInput, aas_error, no_target, paged, tt_alarms};
-use crate::sandbox::wire::ApiError;
-use crate::sandbox::{Sandbox, now_epoch};
+use super::metric_spec::{self, validate_customized};
+use super::request::{TargetInput, aas_error, no_target, paged};
+use super::store::{AutoScaling, Policy, ScalableTarget, SeedTracking, TargetKey, VARIANT_DIMENSION};
+use super::tt_alarms;
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
 
 pub(super) fn put_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     let key = input.key();
@@ -122,4 +125,84 @@ pub(super) fn delete_policy(sb: &Sandbox, input: TargetInput) -> Result<Value, A
     let removed = aas.policies.remove(i);
     tt_alarms::delete(sb, &removed.alarms, now_epoch());
     Ok(json!({}))
+}
+
+impl AutoScaling {
+    /// Registers a SageMaker variant target with a target-tracking policy on
+    /// InvocationsPerInstance (the demo fleet's autoscaling), bypassing the wire.
+    pub fn seed_target_tracking(&mut self, sb: &Sandbox, seed: &SeedTracking<'_>) {
+        let key: TargetKey = ("sagemaker".into(), seed.resource_id.into(), VARIANT_DIMENSION.into());
+        self.targets.insert(
+            key.clone(),
+            ScalableTarget {
+                min: seed.bounds.0,
+                max: seed.bounds.1,
+                role_arn: format!("arn:aws:iam::{}:role/SageMakerAutoScaling", sb.config.account),
+                creation_time: seed.created,
+                arn: format!("arn:aws:application-autoscaling:{}:{}:scalable-target/demo", sb.config.region, sb.config.account),
+                suspended: json!({"DynamicScalingInSuspended": false, "DynamicScalingOutSuspended": false, "ScheduledScalingSuspended": false}),
+            },
+        );
+        let config = json!({
+            "TargetValue": seed.target_value,
+            "PredefinedMetricSpecification": {"PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"},
+            "ScaleInCooldown": seed.cooldowns.0, "ScaleOutCooldown": seed.cooldowns.1,
+        });
+        self.insert_policy(
+            sb,
+            seed.policy_name,
+            key,
+            "TargetTrackingScaling".into(),
+            config,
+            seed.created,
+        );
+    }
+
+    /// Adds (or replaces) a policy, creating the alarms of a target-tracking one (and deleting
+    /// those of the policy it replaces). Returns its ARN and alarm names.
+    pub(crate) fn insert_policy(
+        &mut self,
+        sb: &Sandbox,
+        name: &str,
+        key: TargetKey,
+        policy_type: String,
+        config: Value,
+        now: f64,
+    ) -> (String, Vec<String>) {
+        let arn = format!(
+            "arn:aws:autoscaling:{}:{}:scalingPolicy:{}:resource/{}/{}:policyName/{name}",
+            sb.config.region,
+            sb.config.account,
+            tt_alarms::uuid_of(&key.1, name),
+            key.0,
+            key.1,
+        );
+        let old: Vec<String> = self
+            .policies
+            .iter()
+            .filter(|p| p.target == key && p.name == name)
+            .flat_map(|p| p.alarms.clone())
+            .collect();
+        tt_alarms::delete(sb, &old, now);
+        self.policies.retain(|p| !(p.target == key && p.name == name));
+        let alarms = match (policy_type.as_str(), metric_spec::tracked_metric(&key.1, &config)) {
+            ("TargetTrackingScaling", Some(metric)) => {
+                let target = config.get("TargetValue").and_then(Value::as_f64).unwrap_or(0.0);
+                tt_alarms::create(sb, &key.1, &arn, &metric, target, now)
+            }
+            _ => Vec::new(),
+        };
+        self.policies.push(Policy {
+            name: name.to_string(),
+            arn: arn.clone(),
+            target: key,
+            policy_type,
+            config,
+            creation_time: now,
+            alarms: alarms.clone(),
+            breach_since: None,
+            under_since: None,
+        });
+        (arn, alarms)
+    }
 }

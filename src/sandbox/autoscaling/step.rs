@@ -6,10 +6,11 @@
 use serde_json::Value;
 
 use super::activities::apply_scaling;
-use super::{AutoScaling, Policy, current_count};
-use crate::sandbox::Sandbox;
-use crate::sandbox::alarms::StateValue;
-use crate::sandbox::metrics::SeriesKey;
+use super::request::current_count;
+use super::store::{AutoScaling, Policy};
+use crate::sandbox::cloudwatch::alarms::StateValue;
+use crate::sandbox::cloudwatch::metrics::SeriesKey;
+use crate::sandbox::world::sandbox::Sandbox;
 
 /// The capacity a step policy asks for when `delta` past the threshold on `count` instances.
 pub fn step_capacity(config: &Value, count: i64, delta: f64) -> Option<i64> {

@@ -3,9 +3,11 @@
 use serde_json::{Value, json};
 
 use super::activities::apply_scaling;
-use super::{ScalableTarget, TargetInput, VARIANT_DIMENSION, aas_error, current_count, no_target, paged};
-use crate::sandbox::wire::ApiError;
-use crate::sandbox::{Sandbox, now_epoch};
+use super::request::{TargetInput, aas_error, current_count, no_target, paged};
+use super::store::{ScalableTarget, VARIANT_DIMENSION};
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
 
 pub(super) fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     if input.service_namespace == "sagemaker" {
@@ -32,7 +34,7 @@ pub(super) fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiErr
         "arn:aws:application-autoscaling:{}:{}:scalable-target/{:016x}",
         sb.config.region,
         sb.config.account,
-        crate::sandbox::variant::fxhash(&input.resource_id)
+        crate::sandbox::world::hash::fxhash(&input.resource_id)
     );
     let existing = aas.targets.get(&key).cloned();
     let min = input.min_capacity.or(existing.as_ref().map(|t| t.min));

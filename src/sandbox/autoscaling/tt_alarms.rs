@@ -5,10 +5,10 @@
 //! not exist they stay INSUFFICIENT_DATA, as in AWS.
 
 use super::metric_spec::TrackedMetric;
-use crate::sandbox::Sandbox;
-use crate::sandbox::alarms::{Comparison, MetricAlarmSpec, TreatMissing};
-use crate::sandbox::metrics_query::Stat;
-use crate::sandbox::variant::fxhash;
+use crate::sandbox::cloudwatch::alarms::{Comparison, MetricAlarmSpec, TreatMissing};
+use crate::sandbox::cloudwatch::metrics::query::Stat;
+use crate::sandbox::world::hash::fxhash;
+use crate::sandbox::world::sandbox::Sandbox;
 
 /// A uuid-shaped id derived from two strings (stable across runs).
 pub fn uuid_of(arn: &str, role: &str) -> String {

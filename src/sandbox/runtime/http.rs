@@ -8,10 +8,13 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 
-use super::{InvokeRequest, Outcome, invoke, validation_error};
+use super::errors::validation_error;
+use super::invoke::invoke;
+use super::request::{InvokeRequest, Outcome};
 use crate::sandbox::faults::FaultKind;
-use crate::sandbox::wire::{ApiError, Protocol, bytes_response};
-use crate::sandbox::{Sandbox, now_epoch};
+use crate::sandbox::http::wire::{ApiError, Protocol, bytes_response};
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
 
 /// A header's value, when it is text.
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -115,7 +118,7 @@ async fn streamed_answer(outcome: &Outcome, req: &InvokeRequest<'_>, sleep_model
         .as_ref()
         .map(|r| r.content_type.clone())
         .unwrap_or_default();
-    crate::sandbox::runtime_stream::stream_response(parts.unwrap_or_default(), per_part, &content_type)
+    crate::sandbox::runtime::stream::stream_response(parts.unwrap_or_default(), per_part, &content_type)
 }
 
 /// A response whose body fails after the headers: the client sees the connection cut mid-answer.

@@ -323,8 +323,11 @@ async fn the_alarm_job_reads_describe_alarms_into_the_data_by_endpoint() {
         mut rx,
         jobs,
     } = rig(|_| {}).await;
-    let mut spec =
-        sagedeck::sandbox::alarms::MetricAlarmSpec::new("classifier-5xx", "AWS/SageMaker", "Invocation5XXErrors");
+    let mut spec = sagedeck::sandbox::cloudwatch::alarms::MetricAlarmSpec::new(
+        "classifier-5xx",
+        "AWS/SageMaker",
+        "Invocation5XXErrors",
+    );
     spec.dimensions = vec![("EndpointName".into(), DEMO_EP.into())];
     spec.statistic = Some("Sum".into());
     spec.threshold = 1e9;
@@ -336,7 +339,7 @@ async fn the_alarm_job_reads_describe_alarms_into_the_data_by_endpoint() {
         .alarms
         .set_state(
             "classifier-5xx",
-            sagedeck::sandbox::alarms::StateValue::Alarm,
+            sagedeck::sandbox::cloudwatch::alarms::StateValue::Alarm,
             "drill",
             None,
             sagedeck::sandbox::now_epoch(),

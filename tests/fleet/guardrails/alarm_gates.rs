@@ -3,7 +3,7 @@
 //! fires mid-bake fails the step and rolls back, and `sagedeck alarms` lists the alarms that
 //! watch an endpoint with their states.
 
-use sagedeck::sandbox::alarms::{MetricAlarmSpec, StateValue};
+use sagedeck::sandbox::cloudwatch::alarms::{MetricAlarmSpec, StateValue};
 use sagedeck::sandbox::{SandboxHandle, now_epoch};
 
 use super::support::{EP, State, canary_config, two_step_plan};
@@ -64,7 +64,7 @@ async fn a_composite_alarm_firing_mid_bake_rolls_the_step_back() {
     sb.sandbox
         .alarms
         .put_composite_alarm(
-            sagedeck::sandbox::alarms::CompositeAlarmSpec {
+            sagedeck::sandbox::cloudwatch::alarms::CompositeAlarmSpec {
                 name: "ep-health".into(),
                 description: None,
                 actions_enabled: true,

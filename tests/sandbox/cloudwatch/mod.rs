@@ -17,7 +17,7 @@ use aws_sdk_cloudwatch::types::{
 };
 use aws_smithy_types::DateTime;
 use sagedeck::sandbox::SandboxHandle;
-use sagedeck::sandbox::metrics::SeriesKey;
+use sagedeck::sandbox::cloudwatch::metrics::SeriesKey;
 
 /// Epoch seconds now, rounded down to a multiple of `align`.
 fn now_aligned(align: i64) -> i64 {

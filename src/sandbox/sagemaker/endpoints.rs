@@ -1,0 +1,389 @@
+//! Endpoint operations of the control plane: CreateEndpoint, DescribeEndpoint, ListEndpoints,
+//! DeleteEndpoint and UpdateEndpointWeightsAndCapacities with their lifecycles (UpdateEndpoint is
+//! in `deploy.rs`).
+//!
+//! Validation texts the reference marks UNVERIFIED are the sandbox's choice, documented here:
+//! - unknown variant: `The variant(s) "X" are not production variants of endpoint "ARN".`
+//! - duplicate variant: `Variant "X" appears more than once in DesiredWeightsAndCapacities.`
+//! - negative or non-finite weight: `DesiredWeight of variant "X" must be a number >= 0 (got W).`
+//! - all weights zero: `The weights of endpoint "ARN" would all be 0: at least one variant must
+//!   have a positive DesiredWeight.`
+//! - update of a Failed endpoint: `Cannot update endpoint "ARN" in status Failed.`
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::state::{Endpoint, EndpointStatus, Transition, Variant, World};
+
+/// `Could not find endpoint "ARN".`
+pub(crate) fn not_found(sb: &Sandbox, name: &str) -> ApiError {
+    ApiError::validation(format!("Could not find endpoint \"{}\".", sb.arn("endpoint", name)))
+}
+
+/// CreateEndpoint input.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreateEndpointInput {
+    endpoint_name: String,
+    endpoint_config_name: String,
+}
+
+/// CreateEndpoint: Creating now, InService after the configured create time.
+pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiError> {
+    check_name("EndpointName", &input.endpoint_name)?;
+    let now = now_epoch();
+    let arn = sb.arn("endpoint", &input.endpoint_name);
+    let mut world = sb.world.write();
+    if world.endpoints.contains_key(&input.endpoint_name) {
+        return Err(ApiError::validation(format!(
+            "Cannot create already existing endpoint \"{arn}\"."
+        )));
+    }
+    let config = world.configs.get(&input.endpoint_config_name).cloned().ok_or_else(|| {
+        ApiError::validation(format!(
+            "Could not find endpoint configuration \"{}\".",
+            sb.arn("endpoint-config", &input.endpoint_config_name)
+        ))
+    })?;
+    let variants = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
+    world.endpoints.insert(
+        input.endpoint_name.clone(),
+        Endpoint {
+            name: input.endpoint_name,
+            arn: arn.clone(),
+            config_name: config.name,
+            status: EndpointStatus::Creating,
+            failure_reason: None,
+            creation_time: now,
+            last_modified: now,
+            variants,
+            transition: Some(Transition::Create {
+                until: now + sb.config.timing.create.as_secs_f64(),
+                fail: None,
+            }),
+            last_deployment_config: None,
+        },
+    );
+    Ok(json!({ "EndpointArn": arn }))
+}
+
+/// The image URI of a model's container.
+pub(crate) fn image_of(world: &World, model: &str) -> String {
+    world
+        .models
+        .get(model)
+        .map(|m| m.container.image.clone())
+        .unwrap_or_default()
+}
+
+/// The DescribeEndpoint document of an endpoint.
+pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
+    let variants: Vec<Value> = ep.variants.iter().map(|v| variant_json(ep, v, world)).collect();
+    let mut out = json!({
+        "EndpointName": ep.name,
+        "EndpointArn": ep.arn,
+        "EndpointConfigName": ep.config_name,
+        "EndpointStatus": ep.status.as_str(),
+        "CreationTime": ep.creation_time,
+        "LastModifiedTime": ep.last_modified,
+    });
+    if ep.status != EndpointStatus::Creating || !variants.is_empty() {
+        out["ProductionVariants"] = Value::Array(variants);
+    }
+    if let Some(r) = &ep.failure_reason {
+        out["FailureReason"] = r.clone().into();
+    }
+    if let Some(d) = &ep.last_deployment_config {
+        out["LastDeploymentConfig"] = d.clone();
+    }
+    if let Some(pending) = pending_summary(ep, world) {
+        out["PendingDeploymentSummary"] = pending;
+    }
+    out
+}
+
+/// One ProductionVariantSummary of DescribeEndpoint.
+pub(crate) fn variant_json(ep: &Endpoint, v: &Variant, world: &World) -> Value {
+    let statuses: Vec<Value> = v
+        .statuses
+        .iter()
+        .map(|(s, t)| json!({"Status": s, "StatusMessage": format!("{s} variant {}", v.name), "StartTime": t}))
+        .collect();
+    let mut j = json!({
+        "VariantName": v.name,
+        "DeployedImages": [{
+            "SpecifiedImage": image_of(world, &v.model_name),
+            "ResolvedImage": format!("{}@sha256:{:064x}", image_of(world, &v.model_name).split(':').next().unwrap_or(""), crate::sandbox::world::hash::fxhash(&v.model_name)),
+            "ResolutionTime": ep.creation_time,
+        }],
+        "CurrentWeight": v.current_weight,
+        "DesiredWeight": v.desired_weight,
+        "CurrentInstanceCount": v.current_instances,
+        "DesiredInstanceCount": v.desired_instances,
+    });
+    if !statuses.is_empty() {
+        j["VariantStatus"] = Value::Array(statuses);
+    }
+    j
+}
+
+/// DescribeEndpoint.
+pub fn describe(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
+    let world = sb.world.read();
+    world
+        .endpoints
+        .get(name)
+        .map(|e| endpoint_json(e, &world))
+        .ok_or_else(|| not_found(sb, name))
+}
+
+/// ListEndpoints with AWS's defaults (10 per page, CreationTime descending).
+pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
+    if let Some(s) = params.status_equals.as_deref()
+        && EndpointStatus::parse(s).is_none()
+        && !["SystemUpdating", "RollingBack", "UpdateRollbackFailed"].contains(&s)
+    {
+        return Err(ApiError::validation(format!(
+            "1 validation error detected: Value '{s}' at 'statusEquals' failed to satisfy enum value set: [OutOfService, Creating, Updating, SystemUpdating, RollingBack, InService, Deleting, Failed, UpdateRollbackFailed]"
+        )));
+    }
+    let world = sb.world.read();
+    let items: Vec<&Endpoint> = world
+        .endpoints
+        .values()
+        .filter(|e| passes(&params, &e.name, e.creation_time, e.last_modified))
+        .filter(|e| params.status_equals.as_deref().is_none_or(|s| e.status.as_str() == s))
+        .collect();
+    page(
+        &params,
+        items,
+        "Endpoints",
+        |e, by| {
+            if by == "Status" {
+                (e.status.as_str().to_string(), e.creation_time)
+            } else {
+                (e.name.clone(), e.creation_time)
+            }
+        },
+        |e| {
+            json!({
+                "EndpointName": e.name, "EndpointArn": e.arn, "CreationTime": e.creation_time,
+                "LastModifiedTime": e.last_modified, "EndpointStatus": e.status.as_str(),
+            })
+        },
+    )
+}
+
+/// DeleteEndpoint: Deleting now, gone after the configured delete time.
+pub fn delete(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
+    let now = now_epoch();
+    let mut world = sb.world.write();
+    let ep = world.endpoints.get_mut(name).ok_or_else(|| not_found(sb, name))?;
+    if ep.status == EndpointStatus::Deleting {
+        return Err(ApiError::validation(format!(
+            "Cannot delete endpoint \"{}\" while it is Deleting.",
+            ep.arn
+        )));
+    }
+    ep.status = EndpointStatus::Deleting;
+    ep.last_modified = now;
+    ep.transition = Some(Transition::Delete {
+        until: now + sb.config.timing.delete.as_secs_f64(),
+    });
+    Ok(json!({}))
+}
+
+/// Refuses an update unless the endpoint is InService.
+pub(crate) fn ensure_updatable(ep: &Endpoint) -> Result<(), ApiError> {
+    match ep.status {
+        EndpointStatus::InService => Ok(()),
+        EndpointStatus::Creating
+        | EndpointStatus::Updating
+        | EndpointStatus::Deleting
+        | EndpointStatus::RollingBack => Err(ApiError::validation(format!(
+            "Cannot update in-progress endpoint \"{}\".",
+            ep.arn
+        ))),
+        other => Err(ApiError::validation(format!(
+            "Cannot update endpoint \"{}\" in status {}.",
+            ep.arn,
+            other.as_str()
+        ))),
+    }
+}
+
+/// One entry of DesiredWeightsAndCapacities.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct DesiredInput {
+    variant_name: String,
+    desired_weight: Option<f64>,
+    desired_instance_count: Option<i64>,
+}
+
+/// UpdateEndpointWeightsAndCapacities input.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UpdateWeightsInput {
+    endpoint_name: String,
+    desired_weights_and_capacities: Vec<DesiredInput>,
+}
+
+/// UpdateEndpointWeightsAndCapacities: validated in full, then Updating (desired set, current
+/// unchanged) until the configured update time, then InService with current = desired.
+pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, ApiError> {
+    let now = now_epoch();
+    let mut world = sb.world.write();
+    let ep = world
+        .endpoints
+        .get_mut(&input.endpoint_name)
+        .ok_or_else(|| not_found(sb, &input.endpoint_name))?;
+    ensure_updatable(ep)?;
+    let desired = &input.desired_weights_and_capacities;
+    check_desired(ep, desired)?;
+    check_weights_total(ep, desired)?;
+    for d in desired {
+        if let Some(v) = ep.variants.iter_mut().find(|v| v.name == d.variant_name) {
+            if let Some(w) = d.desired_weight {
+                v.desired_weight = w;
+            }
+            if let Some(c) = d.desired_instance_count {
+                v.desired_instances = c as i32;
+            }
+            v.statuses = vec![("Updating".into(), now)];
+        }
+    }
+    ep.status = EndpointStatus::Updating;
+    ep.last_modified = now;
+    ep.transition = Some(Transition::Update {
+        until: now + sb.config.timing.update.as_secs_f64(),
+    });
+    Ok(json!({ "EndpointArn": ep.arn }))
+}
+
+/// The desired weights and capacities checked one by one: at least one, each variant once, no
+/// negative weight or count, and (after the others) every variant one of the endpoint's.
+fn check_desired(ep: &Endpoint, desired: &[DesiredInput]) -> Result<(), ApiError> {
+    if desired.is_empty() {
+        return Err(ApiError::validation(
+            "1 validation error detected: Value '[]' at 'desiredWeightsAndCapacities' failed to satisfy constraint: Member must have length greater than or equal to 1",
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    let mut unknown = Vec::new();
+    for d in desired {
+        if !seen.insert(d.variant_name.as_str()) {
+            return Err(ApiError::validation(format!(
+                "Variant \"{}\" appears more than once in DesiredWeightsAndCapacities.",
+                d.variant_name
+            )));
+        }
+        if ep.variant(&d.variant_name).is_none() {
+            unknown.push(d.variant_name.clone());
+        }
+        check_desired_numbers(d)?;
+    }
+    if !unknown.is_empty() {
+        return Err(ApiError::validation(format!(
+            "The variant(s) \"{}\" are not production variants of endpoint \"{}\".",
+            unknown.join("\", \""),
+            ep.arn
+        )));
+    }
+    Ok(())
+}
+
+/// A variant's desired weight is a finite number >= 0, its desired instance count >= 0.
+fn check_desired_numbers(d: &DesiredInput) -> Result<(), ApiError> {
+    if let Some(w) = d.desired_weight
+        && (!w.is_finite() || w < 0.0)
+    {
+        return Err(ApiError::validation(format!(
+            "DesiredWeight of variant \"{}\" must be a number >= 0 (got {w}).",
+            d.variant_name
+        )));
+    }
+    if let Some(c) = d.desired_instance_count
+        && c < 0
+    {
+        return Err(ApiError::validation(format!(
+            "DesiredInstanceCount of variant \"{}\" must be >= 0 (got {c}).",
+            d.variant_name
+        )));
+    }
+    Ok(())
+}
+
+/// The weights after the update (desired where given, the variant's own otherwise) do not all
+/// come to 0.
+fn check_weights_total(ep: &Endpoint, desired: &[DesiredInput]) -> Result<(), ApiError> {
+    let total: f64 = ep
+        .variants
+        .iter()
+        .map(|v| {
+            desired
+                .iter()
+                .find(|d| d.variant_name == v.name)
+                .and_then(|d| d.desired_weight)
+                .unwrap_or(v.desired_weight)
+        })
+        .sum();
+    if total <= 0.0 {
+        return Err(ApiError::validation(format!(
+            "The weights of endpoint \"{}\" would all be 0: at least one variant must have a positive DesiredWeight.",
+            ep.arn
+        )));
+    }
+    Ok(())
+}
+
+/// PendingDeploymentSummary while a deployment is in progress (Updating onto a new config).
+pub(crate) fn pending_summary(ep: &Endpoint, world: &World) -> Option<Value> {
+    let Some(Transition::Reconfigure {
+        started,
+        until,
+        config_name,
+        variants,
+        ..
+    }) = &ep.transition
+    else {
+        return None;
+    };
+    let now = now_epoch();
+    let progress = if until > started {
+        (now - started) / (until - started)
+    } else {
+        1.0
+    };
+    let stage = match progress {
+        p if p < 0.5 => "Creating",
+        p if p < 0.8 => "ActivatingTraffic",
+        _ => "Baking",
+    };
+    let list: Vec<Value> = variants
+        .iter()
+        .map(|v| {
+            let mut j = variant_json(ep, v, world);
+            j["VariantStatus"] = json!([{
+                "Status": stage,
+                "StatusMessage": format!("{stage} variant {}", v.name),
+                "StartTime": started,
+            }]);
+            if let Some(t) = &v.instance_type {
+                j["InstanceType"] = t.clone().into();
+            }
+            j
+        })
+        .collect();
+    Some(json!({
+        "EndpointConfigName": config_name,
+        "ProductionVariants": list,
+        "StartTime": started,
+    }))
+}

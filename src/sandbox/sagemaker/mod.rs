@@ -1,0 +1,9 @@
+//! The SageMaker control plane (awsJson1_1, `x-amz-target: SageMaker.<Op>`): models, endpoint
+//! configurations, endpoints, their lifecycles and deployments. `control.rs` dispatches.
+
+pub mod configs;
+pub mod control;
+pub mod deploy;
+pub mod endpoints;
+pub mod models;
+pub mod params;

@@ -1,0 +1,172 @@
+//! Everything that shapes a sandbox run: addresses, identity, seed, fleet, traffic, timings and
+//! the further regions served behind the same port.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// How long simulated operations take. Defaults are a few seconds, as the console's users expect
+/// to watch a transition happen; tests shorten them.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// Creating → InService.
+    pub create: Duration,
+    /// Updating → InService (weights, capacities, config).
+    pub update: Duration,
+    /// Deleting → gone.
+    pub delete: Duration,
+    /// Time to download one MME model artifact on a cold invocation.
+    pub mme_download: Duration,
+    /// Time to load one MME model into memory after download.
+    pub mme_load: Duration,
+    /// A cold load longer than this answers ModelNotReadyException (AWS: 60 s).
+    pub mme_not_ready_after: Duration,
+    /// Whether invocations really wait their simulated model latency before answering.
+    pub sleep_model_latency: bool,
+    /// How often lifecycles, autoscaling and traffic are advanced in the background.
+    pub tick: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            create: Duration::from_secs(8),
+            update: Duration::from_secs(4),
+            delete: Duration::from_secs(3),
+            mme_download: Duration::from_millis(2500),
+            mme_load: Duration::from_millis(1500),
+            mme_not_ready_after: Duration::from_secs(60),
+            sleep_model_latency: true,
+            tick: Duration::from_millis(250),
+        }
+    }
+}
+
+impl Timing {
+    /// Fast timings for tests: transitions in a few hundred milliseconds, no latency sleeps.
+    pub fn fast() -> Self {
+        Timing {
+            create: Duration::from_millis(300),
+            update: Duration::from_millis(300),
+            delete: Duration::from_millis(200),
+            mme_download: Duration::from_millis(60),
+            mme_load: Duration::from_millis(40),
+            mme_not_ready_after: Duration::from_secs(60),
+            sleep_model_latency: false,
+            tick: Duration::from_millis(50),
+        }
+    }
+}
+
+/// Everything that shapes a sandbox run.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Address to listen on (port 0 = any free port).
+    pub bind: SocketAddr,
+    /// Region reported in ARNs.
+    pub region: String,
+    /// Account id reported in ARNs.
+    pub account: String,
+    /// Seed for everything random (fleet, latencies, traffic).
+    pub seed: u64,
+    /// Whether to seed the demo fleet.
+    pub demo_fleet: bool,
+    /// Extra generated endpoints for scale tests.
+    pub extra_endpoints: usize,
+    /// Generated traffic in invocations per second across the fleet (None = off).
+    pub traffic_rate: Option<f64>,
+    /// Hours of metric history backfilled at start for the demo fleet.
+    pub backfill_hours: u32,
+    /// Models an MME instance holds in memory before evicting (LRU).
+    pub mme_models_per_instance: usize,
+    /// Whether variants fail their profile's fraction of requests at random (tests turn it off
+    /// so that only injected faults fail).
+    pub random_errors: bool,
+    /// Lifecycle and latency timings.
+    pub timing: Timing,
+    /// Further regions served behind the same port, each with a fleet of its own (the region
+    /// is taken from the request's SigV4 credential scope; other regions get this one's).
+    pub extra_regions: Vec<RegionFleet>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            region: "us-east-1".into(),
+            account: "123456789012".into(),
+            seed: 42,
+            demo_fleet: true,
+            extra_endpoints: 0,
+            traffic_rate: Some(25.0),
+            backfill_hours: 24,
+            mme_models_per_instance: 6,
+            random_errors: true,
+            timing: Timing::default(),
+            extra_regions: Vec::new(),
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// An empty, quiet sandbox for tests: no fleet, no traffic, no backfill, fast timings.
+    pub fn for_tests() -> Self {
+        SandboxConfig {
+            demo_fleet: false,
+            traffic_rate: None,
+            backfill_hours: 0,
+            random_errors: false,
+            timing: Timing::fast(),
+            ..Default::default()
+        }
+    }
+}
+
+/// One further region and its fleet.
+#[derive(Debug, Clone, Default)]
+pub struct RegionFleet {
+    /// Region name (`eu-west-1`).
+    pub region: String,
+    /// Account id in its ARNs (default: the primary's).
+    pub account: Option<String>,
+    /// Whether to seed the demo fleet there.
+    pub demo_fleet: bool,
+    /// Generated endpoints there.
+    pub endpoints: usize,
+}
+
+impl RegionFleet {
+    /// Parses `REGION[=N]` (N generated endpoints; without it, the demo fleet).
+    pub fn parse(spec: &str) -> Result<RegionFleet, String> {
+        let (region, n) = match spec.split_once('=') {
+            Some((r, n)) => (
+                r,
+                Some(
+                    n.parse::<usize>()
+                        .map_err(|_| format!("bad endpoint count in {spec:?}"))?,
+                ),
+            ),
+            None => (spec, None),
+        };
+        if region.is_empty() || !region.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(format!("bad region in {spec:?}: use REGION or REGION=N"));
+        }
+        Ok(RegionFleet {
+            region: region.to_string(),
+            account: None,
+            demo_fleet: n.is_none(),
+            endpoints: n.unwrap_or(0),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_region_with_or_without_a_count() {
+        assert_eq!(RegionFleet::parse("ap-south-1=20").unwrap().endpoints, 20);
+        assert!(RegionFleet::parse("eu-west-1").unwrap().demo_fleet);
+        assert!(RegionFleet::parse("x=y").is_err());
+    }
+}

@@ -1,0 +1,25 @@
+//! The demo fleet (deterministic for a seed), generated endpoints for scale tests, and the metric
+//! history backfilled at start so charts are not empty.
+
+mod backfill;
+mod catalog;
+mod demo;
+pub mod deploy;
+mod generated;
+
+use crate::sandbox::world::sandbox::Sandbox;
+
+pub use deploy::{DEMO_BUCKET, DEMO_MME_PREFIX};
+
+/// Seeds the demo fleet and `extra_endpoints` generated ones, then backfills history.
+pub fn seed(sb: &Sandbox) {
+    if sb.config.demo_fleet {
+        demo::seed_demo(sb);
+    }
+    if sb.config.extra_endpoints > 0 {
+        generated::seed_generated(sb, sb.config.extra_endpoints);
+    }
+    if sb.config.backfill_hours > 0 {
+        backfill::backfill(sb, sb.config.backfill_hours);
+    }
+}

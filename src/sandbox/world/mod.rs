@@ -1,0 +1,16 @@
+//! The simulated world behind the services: the control-plane state and its lifecycles, the
+//! variants' runtime simulation, the model containers, the demo fleet, generated traffic, the
+//! regions, the clock and the shared state every service works on.
+
+pub mod build;
+pub mod clock;
+pub mod config;
+pub mod containers;
+pub mod fleet;
+pub mod hash;
+pub mod resources;
+pub mod sandbox;
+pub mod state;
+pub mod ticker;
+pub mod traffic;
+pub mod variant;

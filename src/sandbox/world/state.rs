@@ -1,0 +1,319 @@
+//! The control-plane world: models, endpoint configurations, endpoints and their lifecycles, and
+//! the S3 objects behind multi-model endpoints (their records are in `resources.rs`). Lifecycles
+//! are deadlines advanced lazily on every access and by a background ticker, so timing is real
+//! without a timer per endpoint.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use crate::sandbox::cloudwatch::metrics::MetricStore;
+use crate::sandbox::world::config::SandboxConfig;
+use crate::sandbox::world::containers::ContainerKind;
+use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object};
+use crate::sandbox::world::variant::VariantSim;
+
+/// Endpoint status as AWS spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EndpointStatus {
+    /// OutOfService.
+    OutOfService,
+    /// Creating.
+    Creating,
+    /// Updating.
+    Updating,
+    /// InService.
+    InService,
+    /// Deleting.
+    Deleting,
+    /// Failed.
+    Failed,
+    /// RollingBack: a failed deployment returning to the previous configuration.
+    RollingBack,
+}
+
+impl EndpointStatus {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndpointStatus::OutOfService => "OutOfService",
+            EndpointStatus::Creating => "Creating",
+            EndpointStatus::Updating => "Updating",
+            EndpointStatus::InService => "InService",
+            EndpointStatus::Deleting => "Deleting",
+            EndpointStatus::Failed => "Failed",
+            EndpointStatus::RollingBack => "RollingBack",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            EndpointStatus::OutOfService,
+            EndpointStatus::Creating,
+            EndpointStatus::Updating,
+            EndpointStatus::InService,
+            EndpointStatus::Deleting,
+            EndpointStatus::Failed,
+            EndpointStatus::RollingBack,
+        ]
+        .into_iter()
+        .find(|st| st.as_str() == s)
+    }
+}
+
+/// A production variant of a live endpoint.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Variant name.
+    pub name: String,
+    /// Model behind it.
+    pub model_name: String,
+    /// Instance type.
+    pub instance_type: Option<String>,
+    /// Weight routing uses now.
+    pub current_weight: f64,
+    /// Weight being rolled out.
+    pub desired_weight: f64,
+    /// Instances serving now.
+    pub current_instances: i32,
+    /// Instances being rolled out.
+    pub desired_instances: i32,
+    /// In-flight variant statuses (`Creating`, `Updating`, ...), with start time.
+    pub statuses: Vec<(String, f64)>,
+    /// Simulation state shared with the runtime (latency profile, MME caches, metric handles).
+    pub sim: Arc<VariantSim>,
+}
+
+/// A pending lifecycle step.
+#[derive(Debug, Clone)]
+pub enum Transition {
+    /// Creating → InService (or Failed with a reason).
+    Create {
+        /// Completion time.
+        until: f64,
+        /// When set, the endpoint fails with this reason instead.
+        fail: Option<String>,
+    },
+    /// Updating → InService, applying desired weights and counts.
+    Update {
+        /// Completion time.
+        until: f64,
+    },
+    /// Updating → InService onto a new endpoint configuration (or → RollingBack when `fail`).
+    Reconfigure {
+        /// When the deployment started.
+        started: f64,
+        /// Completion time.
+        until: f64,
+        /// When set, the deployment fails with this reason and rolls back.
+        fail: Option<String>,
+        /// The new configuration.
+        config_name: String,
+        /// The variants that replace the current ones.
+        variants: Vec<Variant>,
+    },
+    /// RollingBack → InService on the previous configuration, with the failure's reason.
+    Rollback {
+        /// Completion time.
+        until: f64,
+        /// FailureReason once back in service.
+        reason: String,
+    },
+    /// Deleting → gone.
+    Delete {
+        /// Completion time.
+        until: f64,
+    },
+}
+
+impl Transition {
+    fn until(&self) -> f64 {
+        match self {
+            Transition::Create { until, .. }
+            | Transition::Update { until }
+            | Transition::Reconfigure { until, .. }
+            | Transition::Rollback { until, .. }
+            | Transition::Delete { until } => *until,
+        }
+    }
+}
+
+/// A SageMaker endpoint.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    /// Name.
+    pub name: String,
+    /// ARN.
+    pub arn: String,
+    /// Current endpoint configuration.
+    pub config_name: String,
+    /// Status.
+    pub status: EndpointStatus,
+    /// Why it failed.
+    pub failure_reason: Option<String>,
+    /// Creation time.
+    pub creation_time: f64,
+    /// Last modification time.
+    pub last_modified: f64,
+    /// Production variants.
+    pub variants: Vec<Variant>,
+    /// The lifecycle step in progress.
+    pub transition: Option<Transition>,
+    /// The DeploymentConfig of the last UpdateEndpoint that gave one.
+    pub last_deployment_config: Option<serde_json::Value>,
+}
+
+impl Endpoint {
+    /// The variant with this name.
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+/// Everything the control plane knows.
+pub struct World {
+    /// Models by name.
+    pub models: BTreeMap<String, Model>,
+    /// Endpoint configurations by name.
+    pub configs: BTreeMap<String, EndpointConfig>,
+    /// Endpoints by name.
+    pub endpoints: BTreeMap<String, Endpoint>,
+    /// S3 buckets: bucket → key → object.
+    pub buckets: BTreeMap<String, BTreeMap<String, S3Object>>,
+    /// Random source for the simulation (seeded).
+    pub rng: StdRng,
+}
+
+impl World {
+    /// An empty world with a seeded random source.
+    pub fn new(seed: u64) -> Self {
+        World {
+            models: BTreeMap::new(),
+            configs: BTreeMap::new(),
+            endpoints: BTreeMap::new(),
+            buckets: BTreeMap::new(),
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Completes every lifecycle step whose deadline has passed.
+    pub fn advance(&mut self, now: f64) {
+        let due: Vec<String> = self
+            .endpoints
+            .values()
+            .filter(|e| e.transition.as_ref().is_some_and(|t| t.until() <= now))
+            .map(|e| e.name.clone())
+            .collect();
+        for name in due {
+            let Some(ep) = self.endpoints.get_mut(&name) else {
+                continue;
+            };
+            let Some(t) = ep.transition.take() else {
+                continue;
+            };
+            ep.last_modified = t.until();
+            match t {
+                Transition::Create { fail: Some(reason), .. } => {
+                    ep.status = EndpointStatus::Failed;
+                    ep.failure_reason = Some(reason);
+                    for v in &mut ep.variants {
+                        v.statuses.clear();
+                    }
+                }
+                Transition::Create { fail: None, .. } | Transition::Update { .. } => {
+                    ep.status = EndpointStatus::InService;
+                    for v in &mut ep.variants {
+                        v.current_weight = v.desired_weight;
+                        v.current_instances = v.desired_instances;
+                        v.statuses.clear();
+                        v.sim.set_instances(v.current_instances.max(0) as usize);
+                    }
+                }
+                Transition::Reconfigure {
+                    fail: Some(reason),
+                    until,
+                    started,
+                    ..
+                } => {
+                    // Rolling back takes as long as the deployment took to fail.
+                    ep.status = EndpointStatus::RollingBack;
+                    ep.transition = Some(Transition::Rollback {
+                        until: until + (until - started).max(0.0),
+                        reason,
+                    });
+                }
+                Transition::Rollback { reason, .. } => {
+                    ep.status = EndpointStatus::InService;
+                    ep.failure_reason = Some(reason);
+                    for v in &mut ep.variants {
+                        v.statuses.clear();
+                    }
+                }
+                Transition::Reconfigure {
+                    config_name, variants, ..
+                } => {
+                    ep.status = EndpointStatus::InService;
+                    ep.failure_reason = None;
+                    ep.config_name = config_name;
+                    ep.variants = variants;
+                    for v in &mut ep.variants {
+                        v.statuses.clear();
+                        v.sim.set_instances(v.current_instances.max(0) as usize);
+                    }
+                }
+                Transition::Delete { .. } => {
+                    self.endpoints.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// The MME artifact prefix of a model, split into `(bucket, key prefix)`.
+    pub fn split_s3_url(url: &str) -> Option<(String, String)> {
+        let rest = url.strip_prefix("s3://")?;
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        Some((bucket.to_string(), prefix.to_string()))
+    }
+
+    /// Builds the live variants of a configuration (current = desired = initial).
+    pub fn variants_for(
+        &self,
+        (settings, metrics): (&SandboxConfig, &MetricStore),
+        endpoint: &str,
+        config: &EndpointConfig,
+        now: f64,
+    ) -> Vec<Variant> {
+        config
+            .variants
+            .iter()
+            .map(|cv| {
+                let model = self.models.get(&cv.model_name);
+                let kind = model
+                    .map(|m| ContainerKind::of(&m.container))
+                    .unwrap_or(ContainerKind::Classifier);
+                let env = model.map(|m| m.container.environment.clone()).unwrap_or_default();
+                let mme = model.is_some_and(|m| m.container.is_multi_model());
+                let count = if cv.serverless.is_some() {
+                    1
+                } else {
+                    cv.initial_instance_count.max(0)
+                };
+                let sim = VariantSim::new((settings, metrics), endpoint, &cv.name, kind, &env, mme, count as usize);
+                Variant {
+                    name: cv.name.clone(),
+                    model_name: cv.model_name.clone(),
+                    instance_type: cv.instance_type.clone(),
+                    current_weight: cv.initial_weight,
+                    desired_weight: cv.initial_weight,
+                    current_instances: count,
+                    desired_instances: count,
+                    statuses: vec![("Creating".to_string(), now)],
+                    sim: Arc::new(sim),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,190 @@
+//! Simulated traffic: a diurnal-ish rate with bursts, spread over the fleet, routed through the
+//! variants' weights, and hitting multi-model endpoints with skewed (Zipf) model popularity so
+//! caches churn. Generated calls go through the same invocation core as real ones.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Poisson, Zipf};
+
+use crate::sandbox::runtime::invoke::invoke;
+use crate::sandbox::runtime::request::InvokeRequest;
+use crate::sandbox::world::clock::now_epoch;
+use crate::sandbox::world::containers::ContainerKind;
+use crate::sandbox::world::hash::fxhash;
+use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::state::{EndpointStatus, World};
+
+/// The traffic multiplier at `t` (epoch seconds): a day-long wave and deterministic bursts of
+/// three times the rate for 45 s in one five-minute window of four.
+pub fn rate_factor(t: f64, seed: u64) -> f64 {
+    let day = (t.rem_euclid(86_400.0)) / 86_400.0;
+    let diurnal = 1.0 + 0.5 * (std::f64::consts::TAU * (day - 0.375)).sin();
+    let window = (t / 300.0).floor() as u64;
+    let burst = if fxhash(&format!("{seed}:{window}")).is_multiple_of(4) && t.rem_euclid(300.0) < 45.0 {
+        3.0
+    } else {
+        1.0
+    };
+    diurnal * burst
+}
+
+/// The demo endpoint whose load rises and falls so that its autoscaling acts within minutes.
+pub const WAVE_ENDPOINT: &str = "mcp-autoscaling-demo";
+
+/// The relative share of traffic an endpoint receives at `t`: constant, except for
+/// [`WAVE_ENDPOINT`], busy for two minutes (share 4) then quiet for two (share 0.3).
+pub fn endpoint_share_at(name: &str, t: f64) -> f64 {
+    if name != WAVE_ENDPOINT {
+        return endpoint_share(name);
+    }
+    if t.rem_euclid(240.0) < 120.0 { 4.0 } else { 0.3 }
+}
+
+/// The relative share of traffic an endpoint receives.
+pub fn endpoint_share(name: &str) -> f64 {
+    match name {
+        "mcp-intent-classifier-prod" => 4.0,
+        "mcp-multi-model-endpoint" => 3.0,
+        n if n.starts_with("fleet-") => 0.05,
+        _ => 1.0,
+    }
+}
+
+struct Target {
+    name: String,
+    kind: ContainerKind,
+    share: f64,
+    models: Vec<String>,
+}
+
+fn snapshot(world: &World, now: f64) -> Vec<Target> {
+    world
+        .endpoints
+        .values()
+        .filter(|e| {
+            matches!(
+                e.status,
+                EndpointStatus::InService | EndpointStatus::Updating | EndpointStatus::RollingBack
+            )
+        })
+        .filter_map(|e| {
+            let v = e.variants.first()?;
+            let models = if v.sim.multi_model {
+                let model = world.models.get(&v.model_name)?;
+                let (bucket, prefix) = World::split_s3_url(model.container.model_data_url.as_deref()?)?;
+                world
+                    .buckets
+                    .get(&bucket)
+                    .map(|b| {
+                        b.range(prefix.clone()..)
+                            .take_while(|(k, _)| k.starts_with(&prefix))
+                            .filter(|(_, o)| o.size < 20_000_000_000)
+                            .map(|(k, _)| k[prefix.len()..].to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            Some(Target {
+                name: e.name.clone(),
+                kind: v.sim.kind,
+                share: endpoint_share_at(&e.name, now),
+                models,
+            })
+        })
+        .collect()
+}
+
+/// Runs the generator forever at `rate` invocations per second (before the rate factor).
+pub async fn run(sb: Arc<Sandbox>, rate: f64) {
+    let tick = Duration::from_millis(100);
+    let mut interval = tokio::time::interval(tick);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut rng = StdRng::seed_from_u64(sb.config.seed ^ 0x7261_6666_6963);
+    let mut last_gauges = 0.0;
+    loop {
+        interval.tick().await;
+        let now = now_epoch();
+        let targets = snapshot(&sb.world.read(), now);
+        let total_share: f64 = targets.iter().map(|t| t.share).sum();
+        if total_share <= 0.0 {
+            continue;
+        }
+        let factor = rate_factor(now, sb.config.seed);
+        for t in &targets {
+            let lambda = rate * factor * tick.as_secs_f64() * t.share / total_share;
+            let n = Poisson::new(lambda.max(1e-9))
+                .map(|p| p.sample(&mut rng) as u64)
+                .unwrap_or(0);
+            let (content_type, body) = t.kind.sample_request();
+            for _ in 0..n {
+                let model = if t.models.is_empty() {
+                    None
+                } else {
+                    let zipf = Zipf::new(t.models.len() as f64, 1.1).ok();
+                    let idx = zipf.map(|z| z.sample(&mut rng) as usize - 1).unwrap_or(0);
+                    t.models.get(idx.min(t.models.len() - 1)).cloned()
+                };
+                let req = InvokeRequest {
+                    endpoint: &t.name,
+                    content_type,
+                    accept: Some("application/json"),
+                    body: &body,
+                    target_model: model.as_deref(),
+                    ..Default::default()
+                };
+                let _ = invoke(&sb, &req, now);
+            }
+        }
+        if now - last_gauges >= 10.0 {
+            last_gauges = now;
+            record_gauges(&sb, now, rate * factor);
+        }
+        // Keep the generator from being perfectly regular.
+        if rng.random::<f64>() < 0.01 {
+            tokio::task::yield_now().await;
+        }
+    }
+}
+
+/// Records the per-instance gauges of every serving variant.
+pub fn record_gauges(sb: &Sandbox, now: f64, fleet_rate: f64) {
+    let world = sb.world.read();
+    let total: f64 = world
+        .endpoints
+        .keys()
+        .map(|n| endpoint_share_at(n, now))
+        .sum::<f64>()
+        .max(1.0);
+    for e in world
+        .endpoints
+        .values()
+        .filter(|e| e.status == EndpointStatus::InService)
+    {
+        let per_minute = fleet_rate * 60.0 * endpoint_share_at(&e.name, now) / total;
+        for v in &e.variants {
+            v.sim.record_gauges(now, per_minute);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wave_endpoint_is_busy_two_minutes_then_quiet_two() {
+        let t0 = 1_700_000_160.0; // a multiple of 240
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 10.0), 4.0);
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 130.0), 0.3);
+        assert_eq!(endpoint_share_at(WAVE_ENDPOINT, t0 + 250.0), 4.0);
+        assert_eq!(
+            endpoint_share_at("llm-tgi-chat", t0 + 130.0),
+            endpoint_share("llm-tgi-chat")
+        );
+    }
+}
