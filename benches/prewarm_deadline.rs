@@ -23,8 +23,8 @@ use aws_sdk_sagemakerruntime::primitives::Blob;
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use sagedeck::aws::Fleet;
 use sagedeck::aws::prewarm::PrewarmOptions;
-use sagedeck::sandbox::fleet::DEMO_BUCKET;
-use sagedeck::sandbox::state::S3Object;
+use sagedeck::sandbox::world::fleet::DEMO_BUCKET;
+use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};
 
 use common::sdk_config;
