@@ -1,16 +1,21 @@
 //! The AWS options of the command line (profile, region, endpoint URL, JSON output, the audit
 //! log, read-only, the reason), given before a subcommand or after it, and what they open: the
-//! fleet layer and the audit log.
+//! fleet layer (the one `connect` helper) and the audit log; the options of the commands that
+//! read only a local file; the `--since` windows; Ctrl-C as a channel.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use clap::Args;
 
-use super::{EXIT_REFUSED, report};
+use super::exit::Exit;
 use crate::aws::audit::{Audit, AuditContext, default_audit_path};
 use crate::aws::guard::Audited;
+use crate::aws::inventory::EndpointInfo;
 use crate::aws::{AwsOptions, Fleet};
+use crate::format::parse_duration;
 
 /// Declares the options the AWS-facing commands take (the AWS CLI's names), twice from one
 /// list: [`GlobalArgs`], given before any subcommand (`sagedeck --profile p endpoints`), and
@@ -96,6 +101,45 @@ pub struct DemoGuardArgs {
     pub reason: Option<String>,
 }
 
+/// The options of a command that reads only a local file (`variants-report`): `--json` alone;
+/// the AWS options do not act on it and do not show in its help.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LocalArgs {
+    /// Print JSON instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// The options of `audit`, which reads only the audit log: `--json` and `--audit-file`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct AuditFileArgs {
+    /// Print JSON instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
+    /// ~/.local/state/sagedeck/audit.jsonl).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub audit_file: Option<PathBuf>,
+}
+
+/// A local-file subcommand's own arguments with the few options after its name that act on it.
+#[derive(Debug, Args)]
+pub struct Local<T: Args, O: Args> {
+    /// The options given after the subcommand's name.
+    #[command(flatten)]
+    pub opts: O,
+    /// The subcommand's own arguments.
+    #[command(flatten)]
+    pub args: T,
+}
+
+impl<T: Args, O: Args> std::ops::Deref for Local<T, O> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.args
+    }
+}
+
 impl GlobalArgs {
     /// These options, each one given after the subcommand (`inner`) taking the place of the
     /// one given before it.
@@ -108,6 +152,15 @@ impl GlobalArgs {
             audit_file: inner.audit_file.clone().or(self.audit_file),
             read_only: inner.read_only || self.read_only,
             reason: inner.reason.clone().or(self.reason),
+        }
+    }
+
+    /// These options with `--json` and `--audit-file` given after a local-file subcommand.
+    pub fn with_local(self, json: bool, audit_file: Option<&PathBuf>) -> GlobalArgs {
+        GlobalArgs {
+            json: json || self.json,
+            audit_file: audit_file.cloned().or(self.audit_file),
+            ..self
         }
     }
 
@@ -139,9 +192,16 @@ impl GlobalArgs {
             .unwrap_or_else(|| "default".into())
     }
 
-    /// Connects the fleet layer, or prints why not.
-    pub async fn connect(&self) -> Result<Fleet, i32> {
-        Fleet::connect(&self.aws_options()).await.map_err(|e| report(&e))
+    /// Connects the fleet layer.
+    pub async fn connect(&self) -> Result<Fleet, Exit> {
+        Ok(Fleet::connect(&self.aws_options()).await?)
+    }
+
+    /// Connects the fleet layer and describes `endpoint` (with its autoscaling).
+    pub async fn connect_to(&self, endpoint: &str) -> Result<(Fleet, EndpointInfo), Exit> {
+        let fleet = self.connect().await?;
+        let info = fleet.endpoint(endpoint).await?;
+        Ok((fleet, info))
     }
 
     /// The audit file: `--audit-file`, else the XDG default.
@@ -149,23 +209,81 @@ impl GlobalArgs {
         self.audit_file.clone().or_else(default_audit_path)
     }
 
-    /// Opens the audit log; prints why not and returns exit 6.
-    pub fn open_audit(&self) -> Result<Arc<Audit>, i32> {
+    /// Opens the audit log; exit 6 when it cannot be.
+    pub fn open_audit(&self) -> Result<Arc<Audit>, Exit> {
         let Some(path) = self.audit_path() else {
-            eprintln!("sagedeck: no audit log location (HOME is not set); pass --audit-file PATH; nothing was sent");
-            return Err(EXIT_REFUSED);
+            return Err(Exit::refused(
+                "no audit log location (HOME is not set); pass --audit-file PATH; nothing was sent",
+            ));
         };
-        Audit::open(&path).map(Arc::new).map_err(|e| {
-            eprintln!("sagedeck: {e}");
-            EXIT_REFUSED
-        })
+        Audit::open(&path).map(Arc::new).map_err(Exit::refused)
     }
 
-    /// Opens the audit log and names the principal (STS); prints why not and returns exit 6.
-    pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, i32> {
+    /// Opens the audit log and names the principal (STS); exit 6 when the log cannot be opened.
+    pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, Exit> {
         Ok(Audited {
             audit: self.open_audit()?,
             ctx: AuditContext::from_fleet(fleet).await,
         })
+    }
+}
+
+/// Longest `--since`: CloudWatch keeps 1-minute data for 15 days.
+const MAX_SINCE: Duration = Duration::from_secs(15 * 86_400);
+
+/// A `--since` window: a duration between 1 minute and 15 days.
+pub fn parse_since(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d < Duration::from_secs(60) || d > MAX_SINCE {
+        return Err(format!("--since must be between 1m and 15d (got {text})"));
+    }
+    Ok(d)
+}
+
+/// SIGINT (Ctrl-C) as a channel, registered now: a signal arriving at any later moment is
+/// delivered (listening with `tokio::signal::ctrl_c()` in a loop loses the ones that arrive
+/// between two listeners, and after the first one the process no longer dies of it).
+pub fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut s) = signal(SignalKind::interrupt()) {
+            tokio::spawn(async move {
+                while s.recv().await.is_some() {
+                    if tx.send(()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if tx.send(()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_accepts_units_and_sums() {
+        let s = |t: &str| parse_since(t).map(|d| d.as_secs());
+        assert_eq!(s("90s"), Ok(90));
+        assert_eq!(s("15m"), Ok(900));
+        assert_eq!(s("1h"), Ok(3600));
+        assert_eq!(s("24h"), Ok(86_400));
+        assert_eq!(s("2d"), Ok(172_800));
+        assert_eq!(s("1h30m"), Ok(5400));
+        for bad in ["", "1", "h", "1x", "-1h", "1.5h", "30s", "16d", "99999999999999999999d"] {
+            assert!(parse_since(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -4,8 +4,10 @@
 //! step N with another endpoint (`--llm`) or system prompt (`--system-prompt`).
 //!
 //! Exit codes: 0 final answer; 2 usage; 3 a server could not be reached; 5 read-only; 6 the audit
-//! log cannot be written; 8 stopped without a final answer (max steps, token budget, deadline,
+//! log cannot be written; 9 stopped without a final answer (max steps, token budget, deadline,
 //! retries, denied, LLM error, cancelled).
+
+pub mod view;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -14,17 +16,19 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::agent_view::{ask_terminal, printer, show};
-use super::mcp_cmd::RegistryArgs;
-use super::{EXIT_AWS, EXIT_NO_ANSWER, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, GlobalArgs, usage};
 use crate::aws::audit::AuditContext;
 use crate::aws::guard::Audited;
+use crate::cli::args::{GlobalArgs, interrupts};
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_NO_ANSWER, EXIT_REFUSED, EXIT_USAGE, Exit};
+use crate::cli::mcp::tools::RegistryArgs;
+use crate::cli::output::print_json;
 use crate::mcp::agent::trace::TranscriptFile;
 use crate::mcp::agent::{
     Agent, AgentConfig, ApprovalMode, Message, Shape, Stop, Template, ToolFilter, Transcript, gather_tools,
 };
 use crate::mcp::{ConnectOptions, McpHub, Registry};
 use crate::tui::config::AgentDefaults;
+use view::{ask_terminal, printer, show};
 
 /// `sagedeck agent`.
 #[derive(Debug, Args)]
@@ -189,11 +193,11 @@ fn read_question(a: &AgentArgs) -> Result<String, String> {
     Ok(q)
 }
 
-fn exit_of(t: &Transcript) -> i32 {
+fn exit_of(t: &Transcript) -> CmdResult {
     match t.end.as_ref().map(|e| e.stop) {
-        Some(Stop::FinalAnswer) => EXIT_OK,
-        Some(Stop::Refused) => EXIT_REFUSED,
-        _ => EXIT_NO_ANSWER,
+        Some(Stop::FinalAnswer) => Ok(()),
+        Some(Stop::Refused) => Err(Exit::code(EXIT_REFUSED)),
+        _ => Err(Exit::code(EXIT_NO_ANSWER)),
     }
 }
 
@@ -206,8 +210,8 @@ struct Setting {
 
 /// The fleet and registry: AWS (or `--endpoint-url`) and the mcpServers file, or with `--demo`
 /// the embedded sandbox's demo fleet and its demo MCP server added to the registry.
-async fn setting(g: &GlobalArgs, a: &AgentArgs) -> Result<Setting, i32> {
-    let mut registry = Registry::load_default(a.registry.mcp_config.as_deref()).map_err(usage)?;
+async fn setting(g: &GlobalArgs, a: &AgentArgs) -> Result<Setting, Exit> {
+    let mut registry = Registry::load_default(a.registry.mcp_config.as_deref()).map_err(Exit::usage)?;
     if !a.demo {
         let fleet = g.connect().await?;
         return Ok(Setting {
@@ -223,12 +227,10 @@ async fn setting(g: &GlobalArgs, a: &AgentArgs) -> Result<Setting, i32> {
         backfill_hours: 0,
         ..Default::default()
     };
-    let handle = crate::sandbox::start(config).await.map_err(|e| {
-        eprintln!("sagedeck: cannot start the sandbox: {e}");
-        EXIT_USAGE
-    })?;
+    let handle = (crate::sandbox::start(config).await)
+        .map_err(|e| Exit::new(EXIT_USAGE, format!("cannot start the sandbox: {e}")))?;
     let url = handle.endpoint_url();
-    let exe = std::env::current_exe().map_err(|e| usage(format!("cannot find the sagedeck binary: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| Exit::usage(format!("cannot find the sagedeck binary: {e}")))?;
     registry.servers.insert(0, crate::mcp::registry::demo_entry(&exe, &url));
     Ok(Setting {
         fleet: crate::aws::Fleet::for_url(&url).await,
@@ -266,48 +268,35 @@ const DEMO_LLM: &str = "llm-tgi-chat";
 const DEMO_SERVER: &str = "sagedeck-demo";
 
 /// Runs `sagedeck agent`.
-pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
-    let replayed = match a.replay.as_deref().map(Transcript::read).transpose() {
-        Ok(t) => t,
-        Err(e) => return usage(e),
-    };
+pub async fn run(g: &GlobalArgs, a: AgentArgs) -> CmdResult {
+    let replayed = a
+        .replay
+        .as_deref()
+        .map(Transcript::read)
+        .transpose()
+        .map_err(Exit::usage)?;
     if let (Some(t), None) = (&replayed, a.from_step) {
         if g.json {
-            super::output::print_json(t);
+            print_json(t)?;
         } else {
-            show(t);
+            show(t)?;
         }
         return exit_of(t);
     }
     let d = defaults(g);
-    let (llm, servers) = match targets(&a, &d, replayed.as_ref()) {
-        Ok(t) => t,
-        Err(e) => return usage(e),
-    };
-    let config = match config_of(g, &a, &d, llm) {
-        Ok(c) => c,
-        Err(e) => return usage(e),
-    };
+    let (llm, servers) = targets(&a, &d, replayed.as_ref()).map_err(Exit::usage)?;
+    let config = config_of(g, &a, &d, llm).map_err(Exit::usage)?;
     let question = match &replayed {
         Some(t) => t.header.question.clone(),
-        None => match read_question(&a) {
-            Ok(q) => q,
-            Err(e) => return usage(e),
-        },
+        None => read_question(&a).map_err(Exit::usage)?,
     };
-    let audit = match g.open_audit() {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let setting = match setting(g, &a).await {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
+    let audit = g.open_audit()?;
+    let setting = setting(g, &a).await?;
     if let Some(missing) = servers.iter().find(|s| setting.registry.get(s).is_none()) {
-        return usage(format!(
+        return Err(Exit::usage(format!(
             "no server `{missing}` in the registry (have: {})",
             setting.registry.names().join(", ")
-        ));
+        )));
     }
     let ctx = AuditContext::from_fleet(&setting.fleet).await;
     let hub = McpHub::new(
@@ -316,7 +305,7 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
             timeout: Duration::from_secs_f64(a.registry.connect_timeout.max(0.001)),
         },
     );
-    let code = drive(
+    let result = drive(
         g,
         &a,
         setting.fleet,
@@ -332,7 +321,7 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> i32 {
     if let Some(sb) = setting.sandbox {
         sb.shutdown().await;
     }
-    code
+    result
 }
 
 /// Gathers the tools, runs (or re-runs) and prints; returns the exit code.
@@ -347,22 +336,13 @@ async fn drive(
     audited: Audited,
     replayed: Option<Transcript>,
     question: &str,
-) -> i32 {
+) -> CmdResult {
     let filter = ToolFilter {
         allow: a.allow.clone(),
         deny: a.deny.clone(),
     };
-    let tools = match gather_tools(hub, servers, &filter).await {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("sagedeck: {e}");
-            return EXIT_AWS;
-        }
-    };
-    let transcript_file = match a.transcript.as_deref().map(TranscriptFile::create).transpose() {
-        Ok(f) => f,
-        Err(e) => return usage(e),
-    };
+    let tools = (gather_tools(hub, servers, &filter).await).map_err(|e| Exit::new(EXIT_AWS, e))?;
+    let transcript_file = (a.transcript.as_deref().map(TranscriptFile::create).transpose()).map_err(Exit::usage)?;
     let mut agent = Agent {
         fleet,
         hub: hub.clone(),
@@ -375,24 +355,21 @@ async fn drive(
         transcript_file,
     };
     let cancel = agent.cancel.clone();
-    let mut interrupts = super::interrupts();
+    let mut interrupts = interrupts();
     tokio::spawn(async move {
         if interrupts.recv().await.is_some() {
             cancel.cancel();
         }
     });
     let transcript = match (&replayed, a.from_step) {
-        (Some(old), Some(n)) => match edited_messages(a).map(|m| agent.rerun(old, n, m)) {
-            Ok(rerun) => match rerun.await {
-                Ok(t) => t,
-                Err(e) => return usage(e),
-            },
-            Err(e) => return usage(e),
-        },
+        (Some(old), Some(n)) => {
+            let messages = edited_messages(a).map_err(Exit::usage)?;
+            agent.rerun(old, n, messages).await.map_err(Exit::usage)?
+        }
         (Some(_), None) | (None, _) => agent.run(question).await,
     };
     if g.json {
-        super::output::print_json(&transcript);
+        print_json(&transcript)?;
     }
     exit_of(&transcript)
 }

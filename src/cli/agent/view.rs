@@ -3,9 +3,12 @@
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
+use crate::cli::exit::CmdResult;
+use crate::cli::output::{out, outln};
 use crate::mcp::agent::run::{Event, OnEvent};
 use crate::mcp::agent::{ApprovalRequest, Decision, Step, Stop, Transcript};
 
@@ -80,56 +83,64 @@ pub fn step_text(s: &Step) -> String {
     out
 }
 
-/// Prints events as they happen (nothing with `--json`); streamed tokens as they arrive, on a
-/// line before the step's summary.
-pub fn printer(json: bool) -> OnEvent {
-    let streaming = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    Arc::new(move |e: &Event| {
-        if json {
-            return;
-        }
-        if !matches!(e, Event::Token(_)) && streaming.swap(false, std::sync::atomic::Ordering::Relaxed) {
-            println!();
-        }
-        match e {
-            Event::Token(t) => {
-                if !streaming.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                    print!("  … ");
-                }
-                print!("{}", t.replace('\n', " "));
-                let _ = std::io::stdout().flush();
+/// Prints one event; `streaming` says whether a line of streamed tokens is open.
+fn print_event(e: &Event, streaming: &AtomicBool) -> CmdResult {
+    if !matches!(e, Event::Token(_)) && streaming.swap(false, Ordering::Relaxed) {
+        outln!()?;
+    }
+    match e {
+        Event::Token(t) => {
+            if !streaming.swap(true, Ordering::Relaxed) {
+                out!("  … ")?;
             }
-            Event::Step(s) => println!("{}", step_text(s)),
-            Event::Calling { step, server, tool, .. } => eprintln!("sagedeck: step {step}: calling {server}/{tool}"),
-            Event::End(end) => match (&end.answer, end.stop) {
-                (Some(a), Stop::FinalAnswer) => println!("answer: {a}"),
-                _ => println!(
-                    "{}{}",
-                    end.stop.describe(),
-                    end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
-                ),
-            },
-            Event::StepStarted(_) => {}
+            out!("{}", t.replace('\n', " "))
+        }
+        Event::Step(s) => outln!("{}", step_text(s)),
+        Event::Calling { step, server, tool, .. } => {
+            eprintln!("sagedeck: step {step}: calling {server}/{tool}");
+            Ok(())
+        }
+        Event::End(end) => match (&end.answer, end.stop) {
+            (Some(a), Stop::FinalAnswer) => outln!("answer: {a}"),
+            _ => outln!(
+                "{}{}",
+                end.stop.describe(),
+                end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
+            ),
+        },
+        Event::StepStarted(_) => Ok(()),
+    }
+}
+
+/// Prints events as they happen (nothing with `--json`); streamed tokens as they arrive, on a
+/// line before the step's summary. Once the output is closed nothing more is printed, and the
+/// dispatch ends the command quietly when the run is over.
+pub fn printer(json: bool) -> OnEvent {
+    let streaming = Arc::new(AtomicBool::new(false));
+    Arc::new(move |e: &Event| {
+        if !json {
+            let _ = print_event(e, &streaming);
         }
     })
 }
 
 /// Prints a saved run.
-pub fn show(t: &Transcript) {
-    println!(
+pub fn show(t: &Transcript) -> CmdResult {
+    outln!(
         "run {} on {} ({}{}), servers {}",
         t.header.run_id,
         t.header.llm,
         t.header.shape,
         t.header.template.as_ref().map(|x| format!("/{x}")).unwrap_or_default(),
         t.header.servers.join(", ")
-    );
-    println!("question: {}", t.header.question);
-    let p = printer(false);
+    )?;
+    outln!("question: {}", t.header.question)?;
+    let streaming = AtomicBool::new(false);
     for s in &t.steps {
-        p(&Event::Step(Box::new(s.clone())));
+        print_event(&Event::Step(Box::new(s.clone())), &streaming)?;
     }
-    if let Some(e) = &t.end {
-        p(&Event::End(e.clone()));
+    match &t.end {
+        Some(e) => print_event(&Event::End(e.clone()), &streaming),
+        None => Ok(()),
     }
 }

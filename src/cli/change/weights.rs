@@ -3,19 +3,19 @@
 //! read at the start) and audited (intent before sending, result after).
 
 use crate::format::bar;
-use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
 use clap::Args;
 use serde_json::json;
 
-use super::endpoints_cmd::print_variants;
-use super::output::{pct, print_json, print_table, weight};
-use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::Fleet;
 use crate::aws::guard::{Applied, Expectation, GuardError, lost_race};
 use crate::aws::inventory::EndpointInfo;
 use crate::aws::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, Exit};
+use crate::cli::fleet::view::print_variants;
+use crate::cli::output::{approve, outln, pct, print_json, print_table, weight};
 
 /// `sagedeck weights`.
 #[derive(Debug, Args)]
@@ -44,7 +44,7 @@ pub struct WeightsArgs {
 }
 
 /// Prints a plan's before → after split.
-pub fn print_plan(plan: &WeightPlan) {
+pub fn print_plan(plan: &WeightPlan) -> CmdResult {
     let rows = plan
         .before
         .iter()
@@ -59,59 +59,34 @@ pub fn print_plan(plan: &WeightPlan) {
             ]
         })
         .collect();
-    print_table(&["VARIANT", "WEIGHT", "TRAFFIC", "INSTANCES", "SPLIT"], rows);
-}
-
-fn confirm(plan: &WeightPlan) -> bool {
-    eprint!("Apply this change to {}? [y/N] ", plan.endpoint);
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    matches!(line.trim(), "y" | "Y" | "yes" | "YES")
+    print_table(&["VARIANT", "WEIGHT", "TRAFFIC", "INSTANCES", "SPLIT"], rows)
 }
 
 /// Runs `weights`.
-pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
+pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> CmdResult {
     // Parse before any request: invalid input sends nothing.
-    let (changes, expected) = match parse_request(&args) {
-        Ok(r) => r,
-        Err(e) => return usage(e),
-    };
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let info = match fleet.endpoint(&args.endpoint).await {
-        Ok(i) => i,
-        Err(e) => return report(&e),
-    };
+    let (changes, expected) = parse_request(&args).map_err(Exit::usage)?;
+    let (fleet, info) = g.connect_to(&args.endpoint).await?;
     if changes.is_empty() {
-        print_endpoint(g, &info);
-        return EXIT_OK;
+        return print_endpoint(g, &info);
     }
-    let plan = match plan_weights(&info, &changes) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
+    let plan = plan_weights(&info, &changes).map_err(Exit::usage)?;
     if info.status != "InService" {
         let (endpoint, status) = (info.name.clone(), info.status.clone());
-        eprintln!("sagedeck: {}", GuardError::NotInService { endpoint, status });
-        return EXIT_REFUSED;
+        return Err(GuardError::NotInService { endpoint, status }.into());
     }
     let expect = expected.unwrap_or_else(|| Expectation::from_info(&info));
-    let audited = match g.audited(&fleet).await {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    if let Err(code) = approve(g, &args, &plan) {
-        return code;
+    let audited = g.audited(&fleet).await?;
+    if !g.json {
+        print_plan(&plan)?;
     }
+    approve(args.yes, &format!("Apply this change to {}?", plan.endpoint), "apply")?;
     let applied = match fleet
         .apply_weights_guarded(&plan, &expect, &audited, "weights.set", g.reason.clone())
         .await
     {
         Ok(a) => a,
-        Err(e) => return refused(g, &plan, e),
+        Err(e) => return Err(refused(g, &plan, e)?),
     };
     if let Some(w) = &applied.audit_warning {
         eprintln!("sagedeck: warning: the change was sent but its result could not be logged: {w}");
@@ -120,60 +95,38 @@ pub async fn run(g: &GlobalArgs, args: WeightsArgs) -> i32 {
         eprintln!("sagedeck: {} is Updating", plan.endpoint);
     }
     let finished = if args.wait {
-        match wait_applied(g, &fleet, &plan, args.wait_timeout).await {
-            Ok(i) => Some(i),
-            Err(code) => return code,
-        }
+        Some(wait_applied(g, &fleet, &plan, args.wait_timeout).await?)
     } else {
         None
     };
-    print_applied(g, &plan, &applied, finished);
-    EXIT_OK
+    print_applied(g, &plan, &applied, finished)
 }
 
 /// The endpoint and its variants (`weights` without a change).
-fn print_endpoint(g: &GlobalArgs, info: &EndpointInfo) {
+fn print_endpoint(g: &GlobalArgs, info: &EndpointInfo) -> CmdResult {
     if g.json {
-        print_json(&json!({ "endpoint": info.name, "status": info.status, "variants": info.variants }));
+        print_json(&json!({ "endpoint": info.name, "status": info.status, "variants": info.variants }))
     } else {
-        println!("{}  {}", info.name, info.status);
-        print_variants(info);
+        outln!("{}  {}", info.name, info.status)?;
+        print_variants(info)
     }
-}
-
-/// Shows the plan and asks to apply it, unless `--yes`: Err with the exit code when it is not
-/// to be applied (no terminal to ask on, or not confirmed).
-fn approve(g: &GlobalArgs, args: &WeightsArgs, plan: &WeightPlan) -> Result<(), i32> {
-    if !g.json {
-        print_plan(plan);
-    }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(usage(
-                "not applied: pass --yes to apply without a terminal to confirm on",
-            ));
-        }
-        if !confirm(plan) {
-            eprintln!("sagedeck: not applied");
-            return Err(EXIT_OK);
-        }
-    }
-    Ok(())
 }
 
 /// What was applied: the plan and the request id in JSON, else the endpoint once InService
 /// (when waited for).
-fn print_applied(g: &GlobalArgs, plan: &WeightPlan, applied: &Applied, finished: Option<EndpointInfo>) {
+fn print_applied(g: &GlobalArgs, plan: &WeightPlan, applied: &Applied, finished: Option<EndpointInfo>) -> CmdResult {
     if g.json {
         print_json(&json!({
             "plan": plan,
             "applied": true,
             "request_id": applied.request_id,
             "final": finished,
-        }));
+        }))
     } else if let Some(i) = finished {
-        println!("{} is InService", i.name);
-        print_variants(&i);
+        outln!("{} is InService", i.name)?;
+        print_variants(&i)
+    } else {
+        Ok(())
     }
 }
 
@@ -190,18 +143,15 @@ fn parse_request(args: &WeightsArgs) -> Result<(Vec<WeightChange>, Option<Expect
     Ok((changes, expected))
 }
 
-/// Prints why the guarded change was not applied and returns its exit code.
-fn refused(g: &GlobalArgs, plan: &WeightPlan, e: GuardError) -> i32 {
-    if let GuardError::Aws(e) = &e {
-        return report(e);
-    }
+/// Why the guarded change was not applied (with `--json`, the differences on stdout first):
+/// `Ok(exit)` to return, Err when the output closed.
+fn refused(g: &GlobalArgs, plan: &WeightPlan, e: GuardError) -> Result<Exit, Exit> {
     if g.json
         && let GuardError::Changed { differences, .. } | GuardError::LostRace { differences, .. } = &e
     {
-        print_json(&json!({ "plan": plan, "applied": false, "differences": differences }));
+        print_json(&json!({ "plan": plan, "applied": false, "differences": differences }))?;
     }
-    eprintln!("sagedeck: {e}");
-    EXIT_REFUSED
+    Ok(e.into())
 }
 
 /// Follows the endpoint to InService, printing each new state; a settled endpoint that does
@@ -211,7 +161,7 @@ async fn wait_applied(
     fleet: &Fleet,
     plan: &WeightPlan,
     timeout_secs: u64,
-) -> Result<EndpointInfo, i32> {
+) -> Result<EndpointInfo, Exit> {
     let quiet = g.json;
     let mut last = String::new();
     let waited = fleet
@@ -236,11 +186,10 @@ async fn wait_applied(
             },
         )
         .await;
-    let settled = waited.map_err(|e| report(&e))?;
+    let settled = waited?;
     // Settled: it must hold what was asked, else another change landed meanwhile.
     if let Some(lost) = lost_race(plan, &settled, true) {
-        eprintln!("sagedeck: {lost}");
-        return Err(EXIT_REFUSED);
+        return Err(Exit::refused(lost));
     }
     Ok(settled)
 }

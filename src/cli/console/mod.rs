@@ -1,17 +1,22 @@
-//! The console: `sagedeck` against AWS, `sagedeck demo` on the embedded sandbox.
+//! The console: `sagedeck` against AWS, `sagedeck demo` on the embedded sandbox; and
+//! `sagedeck sandbox` and `sagedeck fault` (`sandbox.rs`).
+
+pub mod sandbox;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 
-use super::sandbox_cmd::SandboxArgs;
-use super::{EXIT_AWS, EXIT_USAGE, GlobalArgs};
 use crate::aws::Fleet;
 use crate::aws::dirs::{config_dir, state_dir};
+use crate::cli::args::{DemoGuardArgs, GlobalArgs};
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_USAGE, Exit};
+use crate::cli::fleet::inventory::{self, EndpointsArgs};
 use crate::sandbox::start;
 use crate::tui::config::ConfigFile;
 use crate::tui::{ConsoleOptions, run};
+use sandbox::SandboxArgs;
 
 /// Options of the console (`sagedeck` and `sagedeck demo`; no other command shows them).
 #[derive(Debug, Args, Clone, Default)]
@@ -134,15 +139,15 @@ fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Res
     if c.regions.is_empty() && c.profiles.is_empty() && c.fleet.is_none() {
         return Ok(());
     }
-    let conf = super::fleets_cmd::config();
-    let args = super::endpoints_cmd::EndpointsArgs {
+    let conf = inventory::config();
+    let args = EndpointsArgs {
         concurrency: 8,
         name_contains: None,
         regions: c.regions.clone(),
         profiles: c.profiles.clone(),
         fleet: c.fleet.clone(),
     };
-    let (profiles, regions) = super::fleets_cmd::resolve(g, &args, &conf)?;
+    let (profiles, regions) = inventory::resolve(g, &args, &conf)?;
     let ro = |p: &str| conf.for_profile(p).read_only.unwrap_or(false);
     let mut read_only: Vec<String> = profiles.iter().filter(|p| ro(p)).cloned().collect();
     if profiles.is_empty() && ro(&g.profile_name()) {
@@ -154,18 +159,17 @@ fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Res
     Ok(())
 }
 
-fn finish(r: Result<i32, String>) -> i32 {
+/// The console's end: its own exit code, or why it could not run (exit 3).
+fn finish(r: Result<i32, String>) -> CmdResult {
     match r {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("sagedeck: {e}");
-            EXIT_AWS
-        }
+        Ok(0) => Ok(()),
+        Ok(code) => Err(Exit::code(code)),
+        Err(e) => Err(Exit::new(EXIT_AWS, e)),
     }
 }
 
 /// `sagedeck` with no subcommand: the console against AWS.
-pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
+pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> CmdResult {
     init_logging(c.log_file.clone());
     let label = g
         .endpoint_url
@@ -173,9 +177,7 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
         .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
         .unwrap_or_else(|| "aws".into());
     let mut opts = options(g, c, label, &g.profile_name());
-    if let Err(e) = multi_view(g, c, &mut opts) {
-        return super::usage(e);
-    }
+    multi_view(g, c, &mut opts).map_err(Exit::usage)?;
     finish(run(opts, None).await)
 }
 
@@ -184,7 +186,7 @@ pub async fn run_console(g: &GlobalArgs, c: &ConsoleArgs) -> i32 {
 pub struct DemoArgs {
     /// What acts on the demo of the AWS options.
     #[command(flatten)]
-    pub guard: super::DemoGuardArgs,
+    pub guard: DemoGuardArgs,
     /// The embedded sandbox.
     #[command(flatten)]
     pub sandbox: SandboxArgs,
@@ -248,7 +250,7 @@ fn demo_alarms(handle: &crate::sandbox::SandboxHandle) {
 const DEMO_REGION: &str = "eu-west-1=5";
 
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
-pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i32 {
+pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> CmdResult {
     let (c, mut s) = (&args.console.or(outer), args.sandbox);
     init_logging(c.log_file.clone());
     // A newcomer meets the multi-region view here: a second region unless one is named.
@@ -256,23 +258,14 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
         s.extra_regions
             .push(crate::sandbox::regions::RegionFleet::parse(DEMO_REGION).expect("a valid region"));
     }
-    let config = match s.config(0) {
-        Ok(c) => c,
-        Err(e) => return super::usage(e),
-    };
+    let config = s.config(0).map_err(Exit::usage)?;
     let mut regions = c.regions.clone();
     if regions.is_empty() {
         regions.push(config.region.clone());
         regions.extend(config.extra_regions.iter().map(|r| r.region.clone()));
         regions.dedup();
     }
-    let handle = match start(config).await {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("sagedeck: cannot start the sandbox: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let handle = (start(config).await).map_err(|e| Exit::new(EXIT_USAGE, format!("cannot start the sandbox: {e}")))?;
     demo_alarms(&handle);
     let url = handle.endpoint_url();
     let fleet = Fleet::for_url(&url).await;
@@ -283,7 +276,7 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
     }
     if regions.len() > 1 || !c.profiles.is_empty() {
         opts.targets = crate::aws::multi::targets(&c.profiles, &regions);
-        let conf = super::fleets_cmd::config();
+        let conf = inventory::config();
         opts.read_only_profiles = (c.profiles.iter())
             .filter(|p| conf.for_profile(p).read_only.unwrap_or(false))
             .cloned()
@@ -311,7 +304,7 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> i3
 mod tests {
     use clap::Parser;
 
-    use super::super::{Cli, Command};
+    use crate::cli::command::{Cli, Command};
 
     #[test]
     fn the_console_takes_regions_profiles_and_a_fleet_and_the_demo_keeps_its_fleet_size() {

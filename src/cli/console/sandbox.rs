@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use super::{EXIT_AWS, EXIT_OK, EXIT_USAGE};
+use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
+use crate::cli::output::outln;
 use crate::sandbox::faults::FaultSpec;
 use crate::sandbox::{SandboxConfig, Timing, raw_client, start};
 
@@ -104,65 +105,54 @@ impl SandboxArgs {
 }
 
 /// Runs the sandbox until Ctrl-C or SIGTERM.
-pub async fn run_sandbox(args: SandboxArgs, demo: bool) -> i32 {
-    let config = match args.config(if demo { 0 } else { 4599 }) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("sagedeck: {e}");
-            return EXIT_USAGE;
-        }
-    };
+pub async fn run_sandbox(args: SandboxArgs, demo: bool) -> CmdResult {
+    let config = args.config(if demo { 0 } else { 4599 }).map_err(Exit::usage)?;
     let mut specs = Vec::new();
     for f in &args.faults {
-        match FaultSpec::parse_short(f) {
-            Ok(s) => specs.push(s),
-            Err(e) => {
-                eprintln!("sagedeck: {e}");
-                return EXIT_USAGE;
-            }
-        }
+        specs.push(FaultSpec::parse_short(f).map_err(Exit::usage)?);
     }
     let bind = config.bind;
-    let handle = match start(config).await {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("sagedeck: cannot listen on {bind}: {e} (pass --port 0 for any free port)");
-            return EXIT_USAGE;
-        }
-    };
+    let handle = (start(config).await).map_err(|e| {
+        Exit::usage(format!(
+            "cannot listen on {bind}: {e} (pass --port 0 for any free port)"
+        ))
+    })?;
     for s in specs {
         handle.sandbox.faults.add(s);
     }
     let url = handle.endpoint_url();
-    println!("sagedeck sandbox listening on {url}");
     let endpoints = handle.sandbox.world.read().endpoints.len();
-    println!(
+    // The sandbox serves on whether or not anyone still reads its banner.
+    let _ = banner(&url, endpoints, handle.sandbox.config.traffic_rate, demo);
+    wait_for_stop().await;
+    handle.shutdown().await;
+    Ok(())
+}
+
+/// What `sandbox` prints at start: where it listens and, for the demo, how to reach it.
+fn banner(url: &str, endpoints: usize, traffic_rate: Option<f64>, demo: bool) -> CmdResult {
+    outln!("sagedeck sandbox listening on {url}")?;
+    outln!(
         "  {endpoints} endpoints, traffic {}",
-        match handle.sandbox.config.traffic_rate {
+        match traffic_rate {
             Some(r) => format!("{r}/s"),
             None => "off".into(),
         }
-    );
-    if demo {
-        println!();
-        println!("Point any AWS SDK or the AWS CLI at it (any credentials are accepted):");
-        println!(
-            "  export AWS_ENDPOINT_URL={url} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=sandbox AWS_SECRET_ACCESS_KEY=sandbox"
-        );
-        println!("  aws sagemaker list-endpoints");
-        println!("  aws sagemaker-runtime invoke-endpoint --endpoint-name mcp-intent-classifier-prod \\");
-        println!("      --content-type application/json --body '{{\"inputs\": \"book a flight\"}}' \\");
-        println!(
-            "      --cli-binary-format raw-in-base64-out /dev/stdout   # AWS CLI v2; v1: drop --cli-binary-format"
-        );
-        println!(
-            "Inject faults: sagedeck fault --url {url} add kind=throttle,endpoint=mcp-intent-classifier-prod,count=5"
-        );
-        println!("Ctrl-C stops it.");
+    )?;
+    if !demo {
+        return Ok(());
     }
-    wait_for_stop().await;
-    handle.shutdown().await;
-    EXIT_OK
+    outln!()?;
+    outln!("Point any AWS SDK or the AWS CLI at it (any credentials are accepted):")?;
+    outln!(
+        "  export AWS_ENDPOINT_URL={url} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=sandbox AWS_SECRET_ACCESS_KEY=sandbox"
+    )?;
+    outln!("  aws sagemaker list-endpoints")?;
+    outln!("  aws sagemaker-runtime invoke-endpoint --endpoint-name mcp-intent-classifier-prod \\")?;
+    outln!("      --content-type application/json --body '{{\"inputs\": \"book a flight\"}}' \\")?;
+    outln!("      --cli-binary-format raw-in-base64-out /dev/stdout   # AWS CLI v2; v1: drop --cli-binary-format")?;
+    outln!("Inject faults: sagedeck fault --url {url} add kind=throttle,endpoint=mcp-intent-classifier-prod,count=5")?;
+    outln!("Ctrl-C stops it.")
 }
 
 async fn wait_for_stop() {
@@ -219,35 +209,29 @@ pub enum FaultAction {
 }
 
 /// Runs a fault action against a sandbox.
-pub async fn run_fault(args: FaultArgs) -> i32 {
+pub async fn run_fault(args: FaultArgs) -> CmdResult {
     let (method, path, body) = match &args.action {
-        FaultAction::Add { spec } => match FaultSpec::parse_short(spec) {
-            Ok(s) => (
+        FaultAction::Add { spec } => {
+            let s = FaultSpec::parse_short(spec).map_err(Exit::usage)?;
+            (
                 "POST",
                 "/_sandbox/faults".to_string(),
                 serde_json::to_vec(&s).unwrap_or_default(),
-            ),
-            Err(e) => {
-                eprintln!("sagedeck: {e}");
-                return EXIT_USAGE;
-            }
-        },
+            )
+        }
         FaultAction::List => ("GET", "/_sandbox/faults".to_string(), Vec::new()),
         FaultAction::Clear => ("DELETE", "/_sandbox/faults".to_string(), Vec::new()),
         FaultAction::Remove { id } => ("DELETE", format!("/_sandbox/faults/{id}"), Vec::new()),
     };
     match raw_client::send(&args.url, method, &path, &[("content-type", "application/json")], body).await {
-        Ok(r) if r.status < 300 => {
-            println!("{}", r.text());
-            EXIT_OK
-        }
-        Ok(r) => {
-            eprintln!("sagedeck: the sandbox refused: {} {}", r.status, r.text());
-            EXIT_AWS
-        }
-        Err(e) => {
-            eprintln!("sagedeck: {e}; is `sagedeck sandbox` running there?");
-            EXIT_AWS
-        }
+        Ok(r) if r.status < 300 => outln!("{}", r.text()),
+        Ok(r) => Err(Exit::new(
+            EXIT_AWS,
+            format!("the sandbox refused: {} {}", r.status, r.text()),
+        )),
+        Err(e) => Err(Exit::new(
+            EXIT_AWS,
+            format!("{e}; is `sagedeck sandbox` running there?"),
+        )),
     }
 }

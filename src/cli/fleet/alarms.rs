@@ -3,8 +3,9 @@
 
 use clap::Args;
 
-use super::output::{print_json, print_table};
-use super::{EXIT_OK, GlobalArgs, report};
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::CmdResult;
+use crate::cli::output::{outln, print_json, print_table};
 
 /// `sagedeck alarms`.
 #[derive(Debug, Args)]
@@ -14,22 +15,14 @@ pub struct AlarmsArgs {
 }
 
 /// Runs `alarms`.
-pub async fn run(g: &GlobalArgs, args: AlarmsArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let alarms = match fleet.alarms_for_endpoint(&args.endpoint).await {
-        Ok(a) => a,
-        Err(e) => return report(&e),
-    };
+pub async fn run(g: &GlobalArgs, args: AlarmsArgs) -> CmdResult {
+    let fleet = g.connect().await?;
+    let alarms = fleet.alarms_for_endpoint(&args.endpoint).await?;
     if g.json {
-        print_json(&serde_json::json!({ "endpoint": args.endpoint, "alarms": alarms }));
-        return EXIT_OK;
+        return print_json(&serde_json::json!({ "endpoint": args.endpoint, "alarms": alarms }));
     }
     if alarms.is_empty() {
-        println!("No CloudWatch alarm watches {}.", args.endpoint);
-        return EXIT_OK;
+        return outln!("No CloudWatch alarm watches {}.", args.endpoint);
     }
     let rows = alarms
         .iter()
@@ -43,6 +36,5 @@ pub async fn run(g: &GlobalArgs, args: AlarmsArgs) -> i32 {
             ]
         })
         .collect();
-    print_table(&["ALARM", "TYPE", "STATE", "WATCHES", "REASON"], rows);
-    EXIT_OK
+    print_table(&["ALARM", "TYPE", "STATE", "WATCHES", "REASON"], rows)
 }

@@ -5,10 +5,10 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::json;
 
-use super::metrics_cmd::parse_since;
-use super::output::{print_json, print_table};
-use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
 use crate::aws::audit::{Audit, AuditPhase};
+use crate::cli::args::{GlobalArgs, parse_since};
+use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
+use crate::cli::output::{print_json, print_table};
 
 /// `sagedeck audit`.
 #[derive(Debug, Args)]
@@ -19,25 +19,21 @@ pub struct AuditArgs {
 }
 
 /// Runs `audit`.
-pub async fn run(g: &GlobalArgs, args: AuditArgs) -> i32 {
+pub async fn run(g: &GlobalArgs, args: AuditArgs) -> CmdResult {
     let Some(path) = g.audit_path() else {
-        return usage("no audit log location (HOME is not set); pass --audit-file PATH");
+        return Err(Exit::usage(
+            "no audit log location (HOME is not set); pass --audit-file PATH",
+        ));
     };
     let since = args.since.map(|d| crate::format::now_epoch() - d.as_secs_f64());
-    let records = match Audit::read(&path, since) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("sagedeck: cannot read the audit log {}: {}", e.path, e.message);
-            return EXIT_AWS;
-        }
-    };
+    let records = Audit::read(&path, since)
+        .map_err(|e| Exit::new(EXIT_AWS, format!("cannot read the audit log {}: {}", e.path, e.message)))?;
     if g.json {
-        print_json(&json!({ "path": path, "records": records }));
-        return EXIT_OK;
+        return print_json(&json!({ "path": path, "records": records }));
     }
     if records.is_empty() {
         eprintln!("sagedeck: no audit records in {}", path.display());
-        return EXIT_OK;
+        return Ok(());
     }
     let rows = records
         .iter()
@@ -69,6 +65,5 @@ pub async fn run(g: &GlobalArgs, args: AuditArgs) -> i32 {
             "REASON",
         ],
         rows,
-    );
-    EXIT_OK
+    )
 }

@@ -1,4 +1,4 @@
-//! `sagedeck endpoints`, `sagedeck describe`, `sagedeck autoscaling`.
+//! `sagedeck endpoints` (one region; many: `inventory.rs`) and `sagedeck describe`.
 
 use crate::format::time_text;
 use std::time::Duration;
@@ -6,30 +6,12 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::json;
 
-use super::output::{pct, print_json, print_table, weight};
-use super::{EXIT_AWS, EXIT_OK, GlobalArgs, report};
-use crate::aws::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::scaling::ScalingInfo;
-
-/// `sagedeck endpoints`.
-#[derive(Debug, Args)]
-pub struct EndpointsArgs {
-    /// Describe calls in flight at once.
-    #[arg(long, default_value_t = 8)]
-    pub concurrency: usize,
-    /// Only endpoints whose name contains this (case-insensitive).
-    #[arg(long)]
-    pub name_contains: Option<String>,
-    /// List these regions as one inventory (with region and account columns).
-    #[arg(long, value_delimiter = ',')]
-    pub regions: Vec<String>,
-    /// List these profiles (accounts) as one inventory, each in `--regions` (or its own region).
-    #[arg(long, value_delimiter = ',')]
-    pub profiles: Vec<String>,
-    /// A `[fleets.NAME]` set of profiles × regions from config.toml.
-    #[arg(long)]
-    pub fleet: Option<String>,
-}
+use super::inventory::EndpointsArgs;
+use super::view::{instances_text, print_scaling, print_variants, scaling_text};
+use crate::aws::inventory::InventoryOptions;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
+use crate::cli::output::{outln, print_json, print_table, weight};
 
 /// `sagedeck describe ENDPOINT`.
 #[derive(Debug, Args)]
@@ -38,56 +20,24 @@ pub struct DescribeArgs {
     pub endpoint: String,
 }
 
-/// `ml.m5.large × 2` per variant, joined.
-pub fn instances_text(e: &EndpointInfo) -> String {
-    e.variants
-        .iter()
-        .map(|v| {
-            format!(
-                "{} × {}",
-                v.instance_type.as_deref().unwrap_or("serverless"),
-                v.current_instances
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `1-8` per scaled variant.
-pub fn scaling_text(s: &[ScalingInfo]) -> String {
-    if s.is_empty() {
-        return "-".into();
-    }
-    s.iter()
-        .map(|s| format!("{} {}-{}", s.variant, s.min, s.max))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Runs `endpoints`.
-pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> i32 {
+pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> CmdResult {
     if !args.regions.is_empty() || !args.profiles.is_empty() || args.fleet.is_some() {
-        return super::fleets_cmd::run(g, &args).await;
+        return super::inventory::run(g, &args).await;
     }
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let fleet = g.connect().await?;
     let opts = InventoryOptions {
         concurrency: args.concurrency.max(1),
         call_deadline: Duration::from_secs(15),
         autoscaling: true,
     };
-    let mut inv = match fleet.inventory(opts).await {
-        Ok(i) => i,
-        Err(e) => return report(&e),
-    };
+    let mut inv = fleet.inventory(opts).await?;
     if let Some(f) = &args.name_contains {
         let f = f.to_ascii_lowercase();
         inv.endpoints.retain(|e| e.name.to_ascii_lowercase().contains(&f));
     }
     if g.json {
-        print_json(&inv);
+        print_json(&inv)?;
     } else {
         let rows = inv
             .endpoints
@@ -119,50 +69,46 @@ pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> i32 {
                 "MODIFIED",
             ],
             rows,
-        );
+        )?;
     }
     for f in &inv.failures {
         eprintln!("sagedeck: could not describe {}: {}", f.endpoint, f.error);
     }
-    if inv.failures.is_empty() { EXIT_OK } else { EXIT_AWS }
+    if inv.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::code(EXIT_AWS))
+    }
 }
 
 /// Runs `describe`.
-pub async fn run_describe(g: &GlobalArgs, args: DescribeArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let info = match fleet.endpoint(&args.endpoint).await {
-        Ok(i) => i,
-        Err(e) => return report(&e),
-    };
+pub async fn run_describe(g: &GlobalArgs, args: DescribeArgs) -> CmdResult {
+    let (fleet, info) = g.connect_to(&args.endpoint).await?;
     let variants: Vec<String> = info.autoscaling.iter().map(|s| s.variant.clone()).collect();
     let activities = fleet
         .scaling_activities(&info.name, &variants, 10)
         .await
         .unwrap_or_default();
     if g.json {
-        print_json(&json!({ "endpoint": info, "scaling_activities": activities }));
-        return EXIT_OK;
+        return print_json(&json!({ "endpoint": info, "scaling_activities": activities }));
     }
-    println!("Endpoint     {}", info.name);
-    println!("ARN          {}", info.arn);
-    println!("Status       {}", info.status);
+    outln!("Endpoint     {}", info.name)?;
+    outln!("ARN          {}", info.arn)?;
+    outln!("Status       {}", info.status)?;
     if let Some(r) = &info.failure_reason {
-        println!("Failure      {r}");
+        outln!("Failure      {r}")?;
     }
-    println!("Config       {}", info.config_name.as_deref().unwrap_or("-"));
-    println!("Created      {}", time_text(info.created));
-    println!("Modified     {}", time_text(info.modified));
-    println!();
-    print_variants(&info);
+    outln!("Config       {}", info.config_name.as_deref().unwrap_or("-"))?;
+    outln!("Created      {}", time_text(info.created))?;
+    outln!("Modified     {}", time_text(info.modified))?;
+    outln!()?;
+    print_variants(&info)?;
     for v in info
         .variants
         .iter()
         .filter(|v| v.model_data_url.is_some() || v.image.is_some())
     {
-        println!(
+        outln!(
             "  {}: model {} image {}{}",
             v.name,
             v.model_name.as_deref().unwrap_or("-"),
@@ -171,97 +117,24 @@ pub async fn run_describe(g: &GlobalArgs, args: DescribeArgs) -> i32 {
                 .as_deref()
                 .map(|u| format!(" data {u}"))
                 .unwrap_or_default()
-        );
+        )?;
     }
     if !info.autoscaling.is_empty() {
-        println!();
-        print_scaling(&info.autoscaling);
+        outln!()?;
+        print_scaling(&info.autoscaling)?;
     }
     if !activities.is_empty() {
-        println!();
-        println!("Recent scaling activities:");
+        outln!()?;
+        outln!("Recent scaling activities:")?;
         for a in &activities {
-            println!(
+            outln!(
                 "  {}  {}  {}  ({})",
                 time_text(a.start),
                 a.status,
                 a.description,
                 a.cause
-            );
+            )?;
         }
     }
-    EXIT_OK
-}
-
-/// Prints the variants table of an endpoint.
-pub fn print_variants(info: &EndpointInfo) {
-    let rows = info
-        .variants
-        .iter()
-        .map(|v| {
-            vec![
-                v.name.clone(),
-                weight(v.current_weight),
-                weight(v.desired_weight),
-                pct(v.traffic_share),
-                format!("{}/{}", v.current_instances, v.desired_instances),
-                v.instance_type.clone().unwrap_or_else(|| "serverless".into()),
-                if v.statuses.is_empty() {
-                    "-".into()
-                } else {
-                    v.statuses.join(",")
-                },
-            ]
-        })
-        .collect();
-    print_table(
-        &[
-            "VARIANT",
-            "WEIGHT",
-            "DESIRED",
-            "SHARE",
-            "INSTANCES",
-            "TYPE",
-            "VARIANT STATUS",
-        ],
-        rows,
-    );
-}
-
-/// Prints the scalable targets and policies of an endpoint's variants.
-pub fn print_scaling(s: &[ScalingInfo]) {
-    let rows = s
-        .iter()
-        .flat_map(|t| {
-            let base = vec![t.variant.clone(), t.min.to_string(), t.max.to_string()];
-            if t.policies.is_empty() {
-                return vec![[base, vec!["-".into(), "-".into(), "-".into(), "-".into()]].concat()];
-            }
-            t.policies
-                .iter()
-                .map(|p| {
-                    [
-                        base.clone(),
-                        vec![
-                            p.name.clone(),
-                            p.metric.clone().unwrap_or_else(|| p.policy_type.clone()),
-                            p.target_value.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
-                            format!(
-                                "in {}s / out {}s",
-                                p.scale_in_cooldown.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
-                                p.scale_out_cooldown
-                                    .map(|c| c.to_string())
-                                    .unwrap_or_else(|| "-".into())
-                            ),
-                        ],
-                    ]
-                    .concat()
-                })
-                .collect()
-        })
-        .collect();
-    print_table(
-        &["VARIANT", "MIN", "MAX", "POLICY", "METRIC", "TARGET", "COOLDOWN"],
-        rows,
-    );
+    Ok(())
 }

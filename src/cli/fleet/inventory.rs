@@ -1,19 +1,42 @@
 //! `sagedeck endpoints --regions R1,R2 --profiles P1,P2` (or `--fleet NAME` from the config's
 //! `[fleets]`): one inventory across accounts and regions, with profile, account and region
 //! columns; a pair that fails is one FAILED row with its reason, the others still show; each
-//! row says whether its profile is read-only (`[profiles.P] read_only = true`).
+//! row says whether its profile is read-only (`[profiles.P] read_only = true`). The arguments
+//! of `endpoints` live here, where both forms read them.
 
 use std::time::Duration;
 
+use clap::Args;
 use serde::Serialize;
 
-use super::endpoints_cmd::{EndpointsArgs, instances_text};
-use super::output::{print_json, print_table, weight};
-use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
+use super::view::instances_text;
 use crate::aws::inventory::{EndpointInfo, InventoryOptions};
 use crate::aws::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
+use crate::cli::output::{print_json, print_table, weight};
 use crate::format::time_text;
 use crate::tui::config::ConfigFile;
+
+/// `sagedeck endpoints`.
+#[derive(Debug, Args)]
+pub struct EndpointsArgs {
+    /// Describe calls in flight at once.
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Only endpoints whose name contains this (case-insensitive).
+    #[arg(long)]
+    pub name_contains: Option<String>,
+    /// List these regions as one inventory (with region and account columns).
+    #[arg(long, value_delimiter = ',')]
+    pub regions: Vec<String>,
+    /// List these profiles (accounts) as one inventory, each in `--regions` (or its own region).
+    #[arg(long, value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// A `[fleets.NAME]` set of profiles × regions from config.toml.
+    #[arg(long)]
+    pub fleet: Option<String>,
+}
 
 #[derive(Serialize)]
 struct Row<'a> {
@@ -39,7 +62,7 @@ struct RegionRow<'a> {
 }
 
 /// The config file, or the defaults when it cannot be read.
-pub(super) fn config() -> ConfigFile {
+pub fn config() -> ConfigFile {
     crate::aws::dirs::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| ConfigFile::load(&p).ok())
@@ -47,11 +70,7 @@ pub(super) fn config() -> ConfigFile {
 }
 
 /// Profiles and regions from the flags, the named fleet, `--profile`/`--region` and the default.
-pub(super) fn resolve(
-    g: &GlobalArgs,
-    args: &EndpointsArgs,
-    conf: &ConfigFile,
-) -> Result<(Vec<String>, Vec<String>), String> {
+pub fn resolve(g: &GlobalArgs, args: &EndpointsArgs, conf: &ConfigFile) -> Result<(Vec<String>, Vec<String>), String> {
     let (mut profiles, mut regions) = (args.profiles.clone(), args.regions.clone());
     if let Some(name) = &args.fleet {
         let set = conf.fleets.get(name).ok_or_else(|| {
@@ -76,7 +95,7 @@ pub(super) fn resolve(
     Ok((profiles, regions))
 }
 
-fn print_human(inv: &MultiInventory, read_only: &dyn Fn(&str) -> bool) {
+fn print_human(inv: &MultiInventory, read_only: &dyn Fn(&str) -> bool) -> CmdResult {
     let mut rows = Vec::new();
     for r in &inv.regions {
         let account = r.account.clone().unwrap_or_else(|| "-".into());
@@ -123,16 +142,13 @@ fn print_human(inv: &MultiInventory, read_only: &dyn Fn(&str) -> bool) {
             "MODIFIED",
         ],
         rows,
-    );
+    )
 }
 
 /// Runs the multi-region, multi-account `endpoints`.
-pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> i32 {
+pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> CmdResult {
     let conf = config();
-    let (profiles, regions) = match resolve(g, args, &conf) {
-        Ok(x) => x,
-        Err(e) => return usage(e),
-    };
+    let (profiles, regions) = resolve(g, args, &conf).map_err(Exit::usage)?;
     let read_only = |p: &str| conf.for_profile(p).read_only.unwrap_or(false);
     let opts = InventoryOptions {
         concurrency: args.concurrency.max(1),
@@ -166,9 +182,9 @@ pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> i32 {
             .collect();
         print_json(&serde_json::json!({
             "endpoints": endpoints, "regions": regions, "api_calls": inv.api_calls, "elapsed_ms": inv.elapsed_ms,
-        }));
+        }))?;
     } else {
-        print_human(&inv, &read_only);
+        print_human(&inv, &read_only)?;
     }
     let failed: Vec<String> = inv
         .regions
@@ -181,7 +197,11 @@ pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> i32 {
     for f in &failed {
         eprintln!("sagedeck: could not list {f}");
     }
-    if failed.is_empty() { EXIT_OK } else { EXIT_AWS }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::code(EXIT_AWS))
+    }
 }
 
 fn region_row(r: &crate::aws::multi::RegionInventory, read_only: bool) -> RegionRow<'_> {

@@ -2,17 +2,17 @@
 
 use crate::format::body_text;
 use std::collections::BTreeMap;
-use std::io::Write;
 
 use base64::Engine;
 use clap::Args;
 use serde_json::json;
 
-use super::output::print_json;
-use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, exit_code, report, usage};
 use crate::aws::RetryPolicy;
 use crate::aws::invoke::{InvokeSpec, is_json, validate_body};
 use crate::aws::latency::LatencyStats;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, Exit, exit_code};
+use crate::cli::output::{outln, print_json, write_raw};
 
 /// `sagedeck invoke`.
 #[derive(Debug, Args)]
@@ -82,19 +82,14 @@ fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
 }
 
 /// Runs `invoke`.
-pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> i32 {
-    let body = match read_body(&args) {
-        Ok(b) => b,
-        Err(e) => return usage(e),
-    };
-    if let Err(e) = validate_body(&args.content_type, &body) {
-        return usage(format!("{e}; nothing was sent"));
-    }
+pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> CmdResult {
+    let body = read_body(&args).map_err(Exit::usage)?;
+    validate_body(&args.content_type, &body).map_err(|e| Exit::usage(format!("{e}; nothing was sent")))?;
     if args.repeat == 0 {
-        return usage("--repeat must be at least 1");
+        return Err(Exit::usage("--repeat must be at least 1"));
     }
     if args.stream && (args.repeat > 1 || args.target_model.is_some()) {
-        return usage("--stream takes neither --repeat nor --target-model");
+        return Err(Exit::usage("--stream takes neither --repeat nor --target-model"));
     }
     let spec = InvokeSpec {
         endpoint: args.endpoint.clone(),
@@ -106,10 +101,7 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> i32 {
         custom_attributes: args.custom_attributes.clone(),
         inference_id: args.inference_id.clone(),
     };
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let fleet = g.connect().await?;
     if args.stream {
         return stream(g, &fleet, &spec).await;
     }
@@ -125,25 +117,21 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> i32 {
 
 /// `--stream`: the parts as they arrive on stdout (or collected, with `--json`), a summary on
 /// stderr.
-async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec) -> i32 {
+async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec) -> CmdResult {
     let json_out = g.json;
     let mut parts = Vec::new();
+    // A closed output is noticed at the next part and ends the command once the stream does.
     let r = fleet
         .invoke_stream(spec, |p| {
             if json_out {
                 parts.push(String::from_utf8_lossy(p).into_owned());
             } else {
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(p);
-                let _ = out.flush();
+                let _ = write_raw(p);
             }
         })
         .await;
     match r {
-        Ok(s) if json_out => {
-            print_json(&json!({ "stream": s, "parts": parts }));
-            EXIT_OK
-        }
+        Ok(s) if json_out => print_json(&json!({ "stream": s, "parts": parts })),
         Ok(s) => {
             eprintln!(
                 "\nsagedeck: {} parts, {} bytes from variant {} in {:.1} ms",
@@ -152,23 +140,23 @@ async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec) ->
                 s.invoked_variant.as_deref().unwrap_or("?"),
                 s.total.as_secs_f64() * 1000.0
             );
-            EXIT_OK
+            Ok(())
         }
-        Err(e) => report(&e),
+        Err(e) => Err(e.into()),
     }
 }
 
 /// One invocation (with its retries): the body on stdout, variant, latency and attempts on
 /// stderr.
-async fn once(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy) -> i32 {
+async fn once(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy) -> CmdResult {
     match fleet.invoke(spec, policy).await {
         Ok(r) => {
             if g.json {
                 print_json(&json!({
                     "endpoint": spec.endpoint, "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
-                }));
+                }))?;
             } else {
-                println!("{}", body_text(r.content_type.as_deref(), &r.body));
+                outln!("{}", body_text(r.content_type.as_deref(), &r.body))?;
                 eprintln!(
                     "sagedeck: variant {} · {:.1} ms · {} attempt{}{}",
                     r.invoked_variant.as_deref().unwrap_or("?"),
@@ -182,26 +170,33 @@ async fn once(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, poli
                     }
                 );
             }
-            EXIT_OK
+            Ok(())
         }
         Err(f) if g.json => {
-            print_json(&json!({ "endpoint": spec.endpoint, "error": f }));
-            eprintln!("sagedeck: {}", f.error);
-            exit_code(&f.error)
+            print_json(&json!({ "endpoint": spec.endpoint, "error": f }))?;
+            Err(Exit::from(&f.error))
         }
         Err(f) => {
-            let code = report(&f.error);
-            eprintln!(
-                "sagedeck: after {} attempt(s) in {:.1} ms",
-                f.attempts,
-                f.total.as_secs_f64() * 1000.0
-            );
-            code
+            eprintln!("sagedeck: {}", f.error);
+            Err(Exit::new(
+                exit_code(&f.error),
+                format!(
+                    "after {} attempt(s) in {:.1} ms",
+                    f.attempts,
+                    f.total.as_secs_f64() * 1000.0
+                ),
+            ))
         }
     }
 }
 
-async fn repeat(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy, n: u32) -> i32 {
+async fn repeat(
+    g: &GlobalArgs,
+    fleet: &crate::aws::Fleet,
+    spec: &InvokeSpec,
+    policy: &RetryPolicy,
+    n: u32,
+) -> CmdResult {
     let mut stats = LatencyStats::new();
     let mut variants: BTreeMap<String, u32> = BTreeMap::new();
     let mut errors: BTreeMap<String, u32> = BTreeMap::new();
@@ -230,34 +225,38 @@ async fn repeat(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, po
         print_json(&json!({
             "endpoint": spec.endpoint, "invocations": n, "succeeded": stats.count(), "attempts": attempts,
             "latency": p, "variants": variants, "errors": errors,
-        }));
+        }))?;
     } else {
-        println!(
+        outln!(
             "{} invocations of {}: {} succeeded, {} attempts",
             n,
             spec.endpoint,
             stats.count(),
             attempts
-        );
+        )?;
         if let Some(p) = p {
-            println!(
+            outln!(
                 "latency ms  p50 {:.1}  p95 {:.1}  p99 {:.1}  min {:.1}  max {:.1}",
-                p.p50_ms, p.p95_ms, p.p99_ms, p.min_ms, p.max_ms
-            );
+                p.p50_ms,
+                p.p95_ms,
+                p.p99_ms,
+                p.min_ms,
+                p.max_ms
+            )?;
         }
         let ok = stats.count().max(1) as f64;
         for (v, c) in &variants {
-            println!("variant {v}: {c} ({:.1}%)", *c as f64 * 100.0 / ok);
+            outln!("variant {v}: {c} ({:.1}%)", *c as f64 * 100.0 / ok)?;
         }
         for (e, c) in &errors {
-            println!("error {e}: {c}");
+            outln!("error {e}: {c}")?;
         }
     }
     if errors.is_empty() {
-        EXIT_OK
+        Ok(())
     } else if model_errors > 0 {
-        EXIT_MODEL
+        Err(Exit::code(EXIT_MODEL))
     } else {
-        EXIT_AWS
+        Err(Exit::code(EXIT_AWS))
     }
 }

@@ -9,11 +9,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use serde::Serialize;
 
-use super::metrics_cmd::parse_since;
-use super::output::print_json;
-use super::{EXIT_OK, GlobalArgs, interrupts, report};
 use crate::aws::logs::{ErrorMarker, LogFollower, LogLine, LogQuery, StreamInfo, log_group};
 use crate::aws::{AwsError, Fleet};
+use crate::cli::args::{GlobalArgs, interrupts, parse_since};
+use crate::cli::exit::CmdResult;
+use crate::cli::output::{outln, print_json};
 use crate::format::parse_duration;
 
 /// `sagedeck logs ENDPOINT`.
@@ -80,13 +80,13 @@ fn line_doc<'a>(line: &'a LogLine, error: bool) -> LineDoc<'a> {
     }
 }
 
-fn print_lines(lines: &[LogLine], marker: &mut ErrorMarker, json_lines: bool) {
+fn print_lines(lines: &[LogLine], marker: &mut ErrorMarker, json_lines: bool) -> CmdResult {
     let color = std::io::stdout().is_terminal();
     for l in lines {
         let error = marker.mark(l);
         if json_lines {
             if let Ok(s) = serde_json::to_string(&line_doc(l, error)) {
-                println!("{s}");
+                outln!("{s}")?;
             }
             continue;
         }
@@ -96,13 +96,14 @@ fn print_lines(lines: &[LogLine], marker: &mut ErrorMarker, json_lines: bool) {
         } else {
             ("", "")
         };
-        println!(
+        outln!(
             "{}  {}  {mark} {on}{}{off}",
             time_text(l.timestamp_ms),
             l.stream,
             l.message
-        );
+        )?;
     }
+    Ok(())
 }
 
 fn explain(endpoint: &str, e: AwsError) -> AwsError {
@@ -116,11 +117,8 @@ fn explain(endpoint: &str, e: AwsError) -> AwsError {
 }
 
 /// Runs `logs`.
-pub async fn run(g: &GlobalArgs, args: LogsArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+pub async fn run(g: &GlobalArgs, args: LogsArgs) -> CmdResult {
+    let fleet = g.connect().await?;
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
@@ -133,18 +131,13 @@ pub async fn run(g: &GlobalArgs, args: LogsArgs) -> i32 {
     if args.follow {
         return follow(&fleet, &args, query, g.json).await;
     }
-    let streams = match fleet.log_streams(&args.endpoint, args.variant.as_deref()).await {
-        Ok(s) => s,
-        Err(e) => return report(&explain(&args.endpoint, e)),
-    };
-    let read = match fleet.log_lines(&query, &AtomicUsize::new(0)).await {
-        Ok(r) => r,
-        Err(e) => return report(&explain(&args.endpoint, e)),
-    };
+    let streams =
+        (fleet.log_streams(&args.endpoint, args.variant.as_deref()).await).map_err(|e| explain(&args.endpoint, e))?;
+    let read = (fleet.log_lines(&query, &AtomicUsize::new(0)).await).map_err(|e| explain(&args.endpoint, e))?;
     let mut marker = ErrorMarker::default();
     if g.json {
         let lines = read.lines.iter().map(|l| line_doc(l, marker.mark(l))).collect();
-        print_json(&LogsDoc {
+        return print_json(&LogsDoc {
             endpoint: &args.endpoint,
             log_group: log_group(&args.endpoint),
             streams: &streams,
@@ -152,7 +145,6 @@ pub async fn run(g: &GlobalArgs, args: LogsArgs) -> i32 {
             pages: read.pages,
             truncated: read.truncated,
         });
-        return EXIT_OK;
     }
     let names: Vec<&str> = streams.iter().map(|s| s.name.as_str()).collect();
     eprintln!(
@@ -167,24 +159,24 @@ pub async fn run(g: &GlobalArgs, args: LogsArgs) -> i32 {
             read.lines.len()
         );
     }
-    print_lines(&read.lines, &mut marker, false);
-    EXIT_OK
+    print_lines(&read.lines, &mut marker, false)
 }
 
-async fn follow(fleet: &Fleet, args: &LogsArgs, query: LogQuery, json: bool) -> i32 {
+/// `--follow`: polls until Ctrl-C, or until the reader of the output goes away.
+async fn follow(fleet: &Fleet, args: &LogsArgs, query: LogQuery, json: bool) -> CmdResult {
     let mut follower = LogFollower::new(query);
     let mut marker = ErrorMarker::default();
     let mut stop = interrupts();
     loop {
         match follower.poll(fleet).await {
-            Ok(lines) => print_lines(&lines, &mut marker, json),
+            Ok(lines) => print_lines(&lines, &mut marker, json)?,
             // A missing group may appear (endpoint being created); anything else ends.
             Err(AwsError::NotFound(_)) => {}
-            Err(e) => return report(&explain(&args.endpoint, e)),
+            Err(e) => return Err(explain(&args.endpoint, e).into()),
         }
         tokio::select! {
             _ = tokio::time::sleep(args.interval) => {}
-            _ = stop.recv() => return EXIT_OK,
+            _ = stop.recv() => return Ok(()),
         }
     }
 }

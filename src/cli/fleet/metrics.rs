@@ -2,19 +2,16 @@
 //! each variant from CloudWatch, and for multi-model endpoints the cache hit ratio and loaded
 //! model count, in one GetMetricData plan.
 
-use crate::format::parse_duration;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, SystemTime};
 
 use clap::Args;
 use serde::Serialize;
 
-use super::output::{opt_f, pct, print_json, print_table};
-use super::{EXIT_OK, GlobalArgs, report, usage};
 use crate::aws::metrics::{MetricsPlan, VariantMetrics};
-
-/// Longest `--since`: CloudWatch keeps 1-minute data for 15 days.
-const MAX_SINCE: Duration = Duration::from_secs(15 * 86_400);
+use crate::cli::args::{GlobalArgs, parse_since};
+use crate::cli::exit::{CmdResult, Exit};
+use crate::cli::output::{opt_f, pct, print_json, print_table};
 
 /// `sagedeck metrics ENDPOINT [--since 1h]`.
 #[derive(Debug, Args)]
@@ -27,15 +24,6 @@ pub struct MetricsArgs {
     /// Period in seconds (a multiple of 60; default by window: 60 s up to 3 h, 300 s up to 24 h).
     #[arg(long)]
     pub period: Option<u32>,
-}
-
-/// A `--since` window: a duration between 1 minute and 15 days.
-pub fn parse_since(text: &str) -> Result<Duration, String> {
-    let d = parse_duration(text)?;
-    if d < Duration::from_secs(60) || d > MAX_SINCE {
-        return Err(format!("--since must be between 1m and 15d (got {text})"));
-    }
-    Ok(d)
 }
 
 #[derive(Serialize)]
@@ -56,32 +44,23 @@ fn rate(r: Option<f64>) -> String {
 }
 
 /// Runs `metrics`.
-pub async fn run(g: &GlobalArgs, args: MetricsArgs) -> i32 {
+pub async fn run(g: &GlobalArgs, args: MetricsArgs) -> CmdResult {
     let period = match args.period {
         None => MetricsPlan::period_for(args.since),
         Some(p) if p >= 60 && p % 60 == 0 && p <= 86_400 => p as i32,
         Some(p) => {
-            return usage(format!(
+            return Err(Exit::usage(format!(
                 "--period must be a multiple of 60 between 60 and 86400 (got {p})"
-            ));
+            )));
         }
     };
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let fleet = g.connect().await?;
     let calls = AtomicUsize::new(0);
-    let info = match fleet.describe_endpoint_info(&args.endpoint, &calls).await {
-        Ok(i) => i,
-        Err(e) => return report(&e),
-    };
+    let info = fleet.describe_endpoint_info(&args.endpoint, &calls).await?;
     let plan = MetricsPlan::for_endpoints(std::slice::from_ref(&info), args.since, period);
-    let snap = match fleet.fetch_metrics(&plan, SystemTime::now()).await {
-        Ok(s) => s,
-        Err(e) => return report(&e),
-    };
+    let snap = fleet.fetch_metrics(&plan, SystemTime::now()).await?;
     if g.json {
-        print_json(&MetricsDoc {
+        return print_json(&MetricsDoc {
             endpoint: &args.endpoint,
             since_secs: args.since.as_secs(),
             period: snap.period,
@@ -92,22 +71,20 @@ pub async fn run(g: &GlobalArgs, args: MetricsArgs) -> i32 {
             variants: &snap.variants,
             warnings: &snap.warnings,
         });
-        return EXIT_OK;
     }
     for w in &snap.warnings {
         eprintln!("sagedeck: warning: {w}");
     }
     if snap.variants.is_empty() {
         eprintln!("sagedeck: {} has no variants yet", args.endpoint);
-        return EXIT_OK;
+        return Ok(());
     }
-    print_variants(&snap.variants, info.multi_model);
-    EXIT_OK
+    print_variants(&snap.variants, info.multi_model)
 }
 
 /// The per-variant table: latency percentiles of the last complete period with its samples,
 /// overhead, rates, and for a multi-model endpoint its cache figures.
-fn print_variants(variants: &[VariantMetrics], mme: bool) {
+fn print_variants(variants: &[VariantMetrics], mme: bool) -> CmdResult {
     let mut headers = vec![
         "VARIANT",
         "P50_MS",
@@ -148,24 +125,5 @@ fn print_variants(variants: &[VariantMetrics], mme: bool) {
             row
         })
         .collect();
-    print_table(&headers, rows);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn since_accepts_units_and_sums() {
-        let s = |t: &str| parse_since(t).map(|d| d.as_secs());
-        assert_eq!(s("90s"), Ok(90));
-        assert_eq!(s("15m"), Ok(900));
-        assert_eq!(s("1h"), Ok(3600));
-        assert_eq!(s("24h"), Ok(86_400));
-        assert_eq!(s("2d"), Ok(172_800));
-        assert_eq!(s("1h30m"), Ok(5400));
-        for bad in ["", "1", "h", "1x", "-1h", "1.5h", "30s", "16d", "99999999999999999999d"] {
-            assert!(parse_since(bad).is_err(), "{bad}");
-        }
-    }
+    print_table(&headers, rows)
 }

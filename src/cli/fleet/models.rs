@@ -9,8 +9,6 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use super::output::{print_json, print_table};
-use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::audit::Mutation;
 use crate::aws::catalog::{Catalog, CatalogEntry, human_size};
 use crate::aws::guard::{Audited, GuardError};
@@ -19,6 +17,9 @@ use crate::aws::prewarm::PrewarmReport;
 use crate::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
 use crate::aws::warmset::WarmSet;
 use crate::aws::{AwsError, Fleet};
+use crate::cli::args::{GlobalArgs, interrupts};
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, Exit};
+use crate::cli::output::{outln, print_json, print_table};
 
 /// `sagedeck models ENDPOINT [--filter SUBSTR]`.
 #[derive(Debug, Args)]
@@ -80,19 +81,16 @@ pub struct PrewarmArgs {
 }
 
 /// Describes `endpoint`, refuses anything but a multi-model endpoint (exit 2) and lists its
-/// catalog; the error is already printed and its exit code returned.
-async fn mme_catalog(fleet: &Fleet, endpoint: &str) -> Result<(String, Catalog, String), i32> {
+/// catalog.
+async fn mme_catalog(fleet: &Fleet, endpoint: &str) -> Result<(String, Catalog, String), Exit> {
     let calls = AtomicUsize::new(0);
-    let info = fleet
-        .describe_endpoint_info(endpoint, &calls)
-        .await
-        .map_err(|e| report(&e))?;
+    let info = fleet.describe_endpoint_info(endpoint, &calls).await?;
     let Some(url) = info.mme_prefix().map(str::to_string) else {
-        return Err(usage(format!(
+        return Err(Exit::usage(format!(
             "{endpoint} is not a multi-model endpoint (no variant serves a MultiModel container); models and prewarm apply to MMEs only"
         )));
     };
-    let catalog = fleet.list_catalog(&url, None).await.map_err(|e| report(&e))?;
+    let catalog = fleet.list_catalog(&url, None).await?;
     Ok((url, catalog, info.status))
 }
 
@@ -119,15 +117,9 @@ fn date(epoch: Option<f64>) -> String {
 }
 
 /// Runs `models`.
-pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let (url, catalog, _) = match mme_catalog(&fleet, &args.endpoint).await {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> CmdResult {
+    let fleet = g.connect().await?;
+    let (url, catalog, _) = mme_catalog(&fleet, &args.endpoint).await?;
     let needle = args.filter.as_deref().map(str::to_lowercase);
     let models: Vec<&CatalogEntry> = catalog
         .models
@@ -135,7 +127,7 @@ pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> i32 {
         .filter(|m| needle.as_deref().is_none_or(|n| m.key.to_lowercase().contains(n)))
         .collect();
     if g.json {
-        print_json(&ModelsDoc {
+        return print_json(&ModelsDoc {
             endpoint: &args.endpoint,
             model_data_url: &url,
             bucket: &catalog.bucket,
@@ -145,7 +137,6 @@ pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> i32 {
             total_bytes: models.iter().map(|m| m.size).sum(),
             models,
         });
-        return EXIT_OK;
     }
     if models.is_empty() {
         eprintln!(
@@ -155,14 +146,13 @@ pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> i32 {
                 .map(|f| format!(" matching {f:?}"))
                 .unwrap_or_default()
         );
-        return EXIT_OK;
+        return Ok(());
     }
     let rows = models
         .iter()
         .map(|m| vec![m.key.clone(), human_size(m.size), date(m.last_modified)])
         .collect();
-    print_table(&["MODEL", "SIZE", "LAST MODIFIED"], rows);
-    EXIT_OK
+    print_table(&["MODEL", "SIZE", "LAST MODIFIED"], rows)
 }
 
 #[derive(Serialize)]
@@ -191,7 +181,7 @@ fn warmup_body(args: &PrewarmArgs) -> Result<Option<Vec<u8>>, String> {
 
 /// The exit code of a prewarm: 3 when a model failed on an AWS error, else 4 when one failed on
 /// a model error, else 0.
-fn prewarm_exit(errors: &[&AwsError]) -> i32 {
+fn prewarm_code(errors: &[&AwsError]) -> i32 {
     if errors.iter().any(|e| !matches!(e, AwsError::ModelError { .. })) {
         EXIT_AWS
     } else if errors.is_empty() {
@@ -202,72 +192,58 @@ fn prewarm_exit(errors: &[&AwsError]) -> i32 {
 }
 
 /// Runs `prewarm`.
-pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> i32 {
+pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
     if args.models.is_empty() && !args.all && args.from.is_none() {
-        return usage("name the models to prewarm, or pass --all or --from FILE (see `sagedeck models ENDPOINT`)");
+        return Err(Exit::usage(
+            "name the models to prewarm, or pass --all or --from FILE (see `sagedeck models ENDPOINT`)",
+        ));
     }
-    let from = match args.from.as_deref().map(WarmSet::load).transpose() {
-        Ok(w) => w,
-        Err(e) => return usage(e),
-    };
+    let from = args
+        .from
+        .as_deref()
+        .map(WarmSet::load)
+        .transpose()
+        .map_err(Exit::usage)?;
     if let Some(w) = &from
         && w.models(&args.endpoint).is_empty()
     {
-        return usage(format!(
+        return Err(Exit::usage(format!(
             "the warm set has no models for {} (it lists: {})",
             args.endpoint,
             w.endpoints.keys().cloned().collect::<Vec<_>>().join(", ")
-        ));
+        )));
     }
-    let opts = match prewarm_options(&args) {
-        Ok(o) => o,
-        Err(e) => return usage(e),
-    };
+    let opts = prewarm_options(&args).map_err(Exit::usage)?;
     // A cold load answers after up to 60 s (then ModelNotReady): read longer than that.
     let mut aws = g.aws_options();
     aws.read_timeout = Some(Duration::from_secs(90));
-    let fleet = match Fleet::connect(&aws).await {
-        Ok(f) => f,
-        Err(e) => return report(&e),
-    };
-    let (_, catalog, status) = match mme_catalog(&fleet, &args.endpoint).await {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let fleet = Fleet::connect(&aws).await?;
+    let (_, catalog, status) = mme_catalog(&fleet, &args.endpoint).await?;
     if status != "InService" {
         let endpoint = args.endpoint.clone();
-        eprintln!("sagedeck: {}", GuardError::NotInService { endpoint, status });
-        return EXIT_REFUSED;
+        return Err(GuardError::NotInService { endpoint, status }.into());
     }
-    let models = match chosen_models(&args, from.as_ref(), &catalog) {
-        Ok(m) => m,
-        Err(e) => return usage(e),
-    };
+    let models = chosen_models(&args, from.as_ref(), &catalog).map_err(Exit::usage)?;
     if models.is_empty() {
         eprintln!(
             "sagedeck: the catalog of {} is empty; nothing to prewarm",
             args.endpoint
         );
-        return EXIT_OK;
+        return Ok(());
     }
-    let audited = match g.audited(&fleet).await {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let mut sigint = super::interrupts();
+    let audited = g.audited(&fleet).await?;
+    let mut sigint = interrupts();
     let mut round = 0u32;
     loop {
         round += 1;
-        let code = match prewarm_round(g, &fleet, &audited, &args, &models, &opts).await {
-            Ok((code, _)) => code,
-            Err(code) => return code,
-        };
+        let code = prewarm_round(g, &fleet, &audited, &args, &models, &opts).await?;
+        let result = if code == EXIT_OK { Ok(()) } else { Err(Exit::code(code)) };
         if !args.watch || args.rounds.is_some_and(|n| round >= n) {
-            return code;
+            return result;
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(args.interval)) => {}
-            _ = sigint.recv() => return code,
+            _ = sigint.recv() => return result,
         }
     }
 }
@@ -315,7 +291,7 @@ fn chosen_models(args: &PrewarmArgs, from: Option<&WarmSet>, catalog: &Catalog) 
     Ok(asked)
 }
 
-/// One audited prewarm of `models`, printed; `Err(exit code)` when it could not be sent.
+/// One audited prewarm of `models`, printed, and its exit code; Err when it could not be sent.
 async fn prewarm_round(
     g: &GlobalArgs,
     fleet: &Fleet,
@@ -323,7 +299,7 @@ async fn prewarm_round(
     args: &PrewarmArgs,
     models: &[String],
     opts: &PrewarmOptions,
-) -> Result<(i32, PrewarmReport), i32> {
+) -> Result<i32, Exit> {
     let pending = audited
         .intent(Mutation {
             action: "prewarm".into(),
@@ -332,10 +308,7 @@ async fn prewarm_round(
             after: serde_json::json!({ "models": models, "watch": args.watch }),
             reason: g.reason.clone(),
         })
-        .map_err(|e| {
-            eprintln!("sagedeck: {e}");
-            EXIT_REFUSED
-        })?;
+        .map_err(Exit::refused)?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PrewarmEvent>();
     let total = models.len();
     let show_progress = std::io::stderr().is_terminal();
@@ -355,7 +328,7 @@ async fn prewarm_round(
         Ok(r) => r,
         Err(e) => {
             let _ = audited.audit.finish(&pending, Err(e.to_string()));
-            return Err(report(&e));
+            return Err(e.into());
         }
     };
     let summary = format!(
@@ -379,14 +352,20 @@ async fn prewarm_round(
         eprintln!("sagedeck: warning: the prewarm ran but its result could not be logged: {e}");
     }
     let errors: Vec<&AwsError> = report_.results.iter().filter_map(|r| r.error.as_ref()).collect();
-    let code = prewarm_exit(&errors);
-    print_round(g, args, opts, &report_, &summary);
-    Ok((code, report_))
+    let code = prewarm_code(&errors);
+    print_round(g, args, opts, &report_, &summary)?;
+    Ok(code)
 }
 
 /// Prints one round's report: a JSON document (a line per round in watch mode), or a table
 /// with the round's summary and the failures.
-fn print_round(g: &GlobalArgs, args: &PrewarmArgs, opts: &PrewarmOptions, report_: &PrewarmReport, summary: &str) {
+fn print_round(
+    g: &GlobalArgs,
+    args: &PrewarmArgs,
+    opts: &PrewarmOptions,
+    report_: &PrewarmReport,
+    summary: &str,
+) -> CmdResult {
     if g.json {
         let doc = PrewarmDoc {
             report: report_,
@@ -397,14 +376,12 @@ fn print_round(g: &GlobalArgs, args: &PrewarmArgs, opts: &PrewarmOptions, report
         };
         // One document per round: a JSON line in watch mode, pretty otherwise.
         if args.watch {
-            println!("{}", serde_json::to_string(&doc).unwrap_or_default());
-        } else {
-            print_json(&doc);
+            return outln!("{}", serde_json::to_string(&doc).unwrap_or_default());
         }
-        return;
+        return print_json(&doc);
     }
     if args.watch {
-        println!("round: {summary}");
+        outln!("round: {summary}")?;
     }
     let rows = report_
         .results
@@ -421,7 +398,7 @@ fn print_round(g: &GlobalArgs, args: &PrewarmArgs, opts: &PrewarmOptions, report
             ]
         })
         .collect();
-    print_table(&["MODEL", "STATUS", "LATENCY_MS", "ATTEMPTS", "ERROR"], rows);
+    print_table(&["MODEL", "STATUS", "LATENCY_MS", "ATTEMPTS", "ERROR"], rows)?;
     if report_.failed > 0 {
         eprintln!(
             "sagedeck: {} of {} models failed to prewarm",
@@ -429,6 +406,7 @@ fn print_round(g: &GlobalArgs, args: &PrewarmArgs, opts: &PrewarmOptions, report
             report_.results.len()
         );
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -444,8 +422,8 @@ mod tests {
             log_stream_arn: None,
         };
         let nr = AwsError::ModelNotReady("x".into());
-        assert_eq!(prewarm_exit(&[]), EXIT_OK);
-        assert_eq!(prewarm_exit(&[&me]), EXIT_MODEL);
-        assert_eq!(prewarm_exit(&[&me, &nr]), EXIT_AWS);
+        assert_eq!(prewarm_code(&[]), EXIT_OK);
+        assert_eq!(prewarm_code(&[&me]), EXIT_MODEL);
+        assert_eq!(prewarm_code(&[&me, &nr]), EXIT_AWS);
     }
 }

@@ -7,10 +7,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use serde_json::json;
 
-use super::metrics_cmd::parse_since;
-use super::output::{print_json, print_table};
-use super::{EXIT_OK, GlobalArgs, report};
 use crate::aws::audit::Audit;
+use crate::cli::args::{GlobalArgs, parse_since};
+use crate::cli::exit::CmdResult;
+use crate::cli::output::{print_json, print_table};
 use crate::format::time_text;
 
 /// `sagedeck timeline ENDPOINT`.
@@ -24,11 +24,8 @@ pub struct TimelineArgs {
 }
 
 /// Runs `timeline`.
-pub async fn run(g: &GlobalArgs, args: TimelineArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+pub async fn run(g: &GlobalArgs, args: TimelineArgs) -> CmdResult {
+    let fleet = g.connect().await?;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
@@ -42,13 +39,9 @@ pub async fn run(g: &GlobalArgs, args: TimelineArgs) -> i32 {
         }
         None => Vec::new(),
     };
-    let events = match fleet.timeline(&args.endpoint, since, &audit).await {
-        Ok(e) => e,
-        Err(e) => return report(&e),
-    };
+    let events = fleet.timeline(&args.endpoint, since, &audit).await?;
     if g.json {
-        print_json(&json!({ "endpoint": args.endpoint, "since": since, "events": events }));
-        return EXIT_OK;
+        return print_json(&json!({ "endpoint": args.endpoint, "since": since, "events": events }));
     }
     let rows = events
         .iter()
@@ -62,6 +55,5 @@ pub async fn run(g: &GlobalArgs, args: TimelineArgs) -> i32 {
             ]
         })
         .collect();
-    print_table(&["TIME", "", "KIND", "WHO", "WHAT"], rows);
-    EXIT_OK
+    print_table(&["TIME", "", "KIND", "WHO", "WHAT"], rows)
 }

@@ -3,10 +3,11 @@
 
 use serde_json::Value;
 
-use super::{EXIT_REFUSED, GlobalArgs};
 use crate::aws::Fleet;
 use crate::aws::audit::{AuditContext, Mutation, Pending};
 use crate::aws::guard::Audited;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::Exit;
 
 /// Who is calling: the AWS principal when AWS is configured (STS, 5 s at most), else the
 /// profile and region alone. Meant to run while the MCP server connects.
@@ -29,14 +30,14 @@ pub struct ToolAudit {
 }
 
 /// Writes the intent of calling `server/tool` with `arguments` (secrets are redacted by the
-/// log); `Err(exit code 6)` after saying why when it cannot be written: do not call then.
+/// log); exit 6 when it cannot be written: do not call then.
 pub fn intent(
     g: &GlobalArgs,
     ctx: AuditContext,
     server: &str,
     tool: &str,
     arguments: &Value,
-) -> Result<ToolAudit, i32> {
+) -> Result<ToolAudit, Exit> {
     let audited = Audited {
         audit: g.open_audit()?,
         ctx,
@@ -49,10 +50,7 @@ pub fn intent(
             after: serde_json::json!({ "arguments": arguments, "repeat": 1 }),
             reason: g.reason.clone(),
         })
-        .map_err(|e| {
-            eprintln!("sagedeck: {e}");
-            EXIT_REFUSED
-        })?;
+        .map_err(Exit::refused)?;
     Ok(ToolAudit { audited, pending })
 }
 

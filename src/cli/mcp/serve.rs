@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
 use crate::aws::invocation_log::InvocationLog;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::mcp::server::{HttpAccess, ToolServer, check_origin, serve_http_with, serve_stdio};
 use crate::mcp::tools_config::ToolsConfig;
 
@@ -64,47 +65,33 @@ pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
 }
 
 /// Runs `mcp serve`.
-pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
+pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> CmdResult {
     let McpCommand::Serve(args) = args.command;
     let config = match (&args.tools, args.demo_tools) {
-        (Some(p), _) => match ToolsConfig::load(p) {
-            Ok(c) => c,
-            Err(e) => return usage(e),
-        },
+        (Some(p), _) => ToolsConfig::load(p).map_err(Exit::usage)?,
         (None, true) => ToolsConfig::demo(),
-        (None, false) => return usage("give --tools FILE.toml or --demo-tools"),
+        (None, false) => return Err(Exit::usage("give --tools FILE.toml or --demo-tools")),
     };
-    let listen = match args.http.as_deref().map(parse_listen).transpose() {
-        Ok(l) => l,
-        Err(e) => return usage(e),
-    };
-    if let Err(e) = args.allow_origin.iter().try_for_each(|o| check_origin(o)) {
-        return usage(e);
-    }
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let listen = args
+        .http
+        .as_deref()
+        .map(parse_listen)
+        .transpose()
+        .map_err(Exit::usage)?;
+    (args.allow_origin.iter().try_for_each(|o| check_origin(o))).map_err(Exit::usage)?;
+    let fleet = g.connect().await?;
     let n = config.tools.len();
     let mut server = ToolServer::new(fleet, config);
     if let Some(path) = &args.invocation_log {
-        match InvocationLog::open(path, args.log_inputs) {
-            Ok(log) => server = server.with_invocation_log(std::sync::Arc::new(log)),
-            Err(e) => return usage(e),
-        }
+        let log = InvocationLog::open(path, args.log_inputs).map_err(Exit::usage)?;
+        server = server.with_invocation_log(std::sync::Arc::new(log));
     }
     let Some(addr) = listen else {
         if args.token.is_some() {
             eprintln!("sagedeck: --token applies to --http only; stdio has no authentication");
         }
         eprintln!("sagedeck: serving {n} tools on stdio");
-        return match serve_stdio(server).await {
-            Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("sagedeck: {e}");
-                EXIT_AWS
-            }
-        };
+        return serve_stdio(server).await.map_err(|e| Exit::new(EXIT_AWS, e));
     };
     if !addr.ip().is_loopback() && args.token.is_none() {
         eprintln!(
@@ -120,20 +107,15 @@ pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> i32 {
         token: args.token.clone(),
         allow_origins: args.allow_origin.clone(),
     };
-    let handle = match serve_http_with(server, addr, access).await {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("sagedeck: cannot listen on {addr}: {e}");
-            return EXIT_AWS;
-        }
-    };
+    let handle = (serve_http_with(server, addr, access).await)
+        .map_err(|e| Exit::new(EXIT_AWS, format!("cannot listen on {addr}: {e}")))?;
     eprintln!(
         "sagedeck: serving {n} tools over streamable HTTP at {}{token_note}",
         handle.url()
     );
     let _ = tokio::signal::ctrl_c().await;
     handle.shutdown().await;
-    EXIT_OK
+    Ok(())
 }
 #[cfg(test)]
 mod tests {

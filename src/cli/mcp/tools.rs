@@ -1,5 +1,5 @@
 //! `sagedeck tools list|call`: test-invoke the tools of any MCP server in the registry. Each
-//! call is written to the audit log, as in the console (`sagedeck mcp serve` is in `serve_cmd`).
+//! call is written to the audit log, as in the console (`sagedeck mcp serve` is in `serve.rs`).
 //!
 //! Exit codes of `tools`: 0 ok; 2 usage (unknown server, bad arguments); 3 the server could not
 //! be reached, answered a JSON-RPC error or timed out; 4 the tool answered `isError`; 6 the
@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
-use super::output::{print_json, print_table};
-use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, GlobalArgs, usage};
 use crate::aws::audit::AuditContext;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, Exit};
+use crate::cli::output::{outln, print_json, print_table};
 use crate::mcp::{
     CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
 };
@@ -82,13 +83,13 @@ fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 })
 }
 
-fn load_registry(r: &RegistryArgs) -> Result<Registry, i32> {
+fn load_registry(r: &RegistryArgs) -> Result<Registry, Exit> {
     match Registry::load_default(r.mcp_config.as_deref()) {
-        Ok(reg) if reg.servers.is_empty() => Err(usage(
+        Ok(reg) if reg.servers.is_empty() => Err(Exit::usage(
             "no MCP servers configured: pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (mcpServers format)",
         )),
         Ok(reg) => Ok(reg),
-        Err(e) => Err(usage(e)),
+        Err(e) => Err(Exit::usage(e)),
     }
 }
 
@@ -117,9 +118,9 @@ fn annotations_text(t: &rmcp::model::Tool) -> String {
 }
 
 /// Prints a connected server's line and its tools' table (`tools list` without `--json`).
-fn print_server(entry: &ServerEntry, conn: &McpConnection) {
+fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
     let (i, tools) = (conn.info(), conn.tools());
-    println!(
+    outln!(
         "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
         entry.name,
         entry.transport,
@@ -128,7 +129,7 @@ fn print_server(entry: &ServerEntry, conn: &McpConnection) {
         i.protocol_version,
         tools.len(),
         ms(conn.connect_time())
-    );
+    )?;
     let rows = tools
         .iter()
         .map(|t| {
@@ -141,23 +142,20 @@ fn print_server(entry: &ServerEntry, conn: &McpConnection) {
             ]
         })
         .collect();
-    print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows);
+    print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows)
 }
 
 /// Runs `tools list`.
-pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
-    let reg = match load_registry(&args.registry) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
+    let reg = load_registry(&args.registry)?;
     let entries: Vec<ServerEntry> = match &args.server {
         Some(name) => match reg.get(name) {
             Some(e) => vec![e.clone()],
             None => {
-                return usage(format!(
+                return Err(Exit::usage(format!(
                     "no server `{name}` in the registry (have: {})",
                     reg.names().join(", ")
-                ));
+                )));
             }
         },
         None => reg.servers.clone(),
@@ -173,8 +171,11 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
         match r {
             Ok(conn) => {
                 let tools = conn.tools();
-                if !g.json {
-                    print_server(entry, &conn);
+                if !g.json
+                    && let Err(closed) = print_server(entry, &conn)
+                {
+                    conn.disconnect().await;
+                    return Err(closed);
                 }
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
@@ -188,7 +189,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
                 worst = worst.max(connect_exit(&e));
                 eprintln!("sagedeck: {}: {e}", entry.name);
                 if !g.json {
-                    println!("== {} ({}): FAILED: {e}", entry.name, entry.transport);
+                    outln!("== {} ({}): FAILED: {e}", entry.name, entry.transport)?;
                 }
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
@@ -198,9 +199,13 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
         }
     }
     if g.json {
-        print_json(&report);
+        print_json(&report)?;
     }
-    if failed > 0 { worst } else { EXIT_OK }
+    if failed > 0 && worst != EXIT_OK {
+        Err(Exit::code(worst))
+    } else {
+        Ok(())
+    }
 }
 
 /// The exit code of a connection failure: a configuration that cannot be used is invalid input
@@ -245,53 +250,36 @@ pub fn build_arguments(
 }
 
 /// Runs `tools call`.
-pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> i32 {
-    let reg = match load_registry(&args.registry) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
+    let reg = load_registry(&args.registry)?;
     let Some(entry) = reg.get(&args.server) else {
-        return usage(format!(
+        return Err(Exit::usage(format!(
             "no server `{}` in the registry (have: {})",
             args.server,
             reg.names().join(", ")
-        ));
+        )));
     };
     if args.args.is_some() {
         // Fail on bad JSON before starting anything.
-        if let Err(e) = build_arguments(args.args.as_deref(), &[], None) {
-            return usage(e);
-        }
+        build_arguments(args.args.as_deref(), &[], None).map_err(Exit::usage)?;
     }
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
     };
     // Who is calling (for the audit log) is looked up while the server connects.
-    let (ctx, conn) = tokio::join!(super::tool_audit::context(g), McpConnection::connect(entry, &opts));
-    let conn = match conn {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("sagedeck: {}: {e}", entry.name);
-            return connect_exit(&e);
-        }
-    };
-    let code = call_on(g, &conn, &args, ctx).await;
+    let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(entry, &opts));
+    let conn = conn.map_err(|e| Exit::new(connect_exit(&e), format!("{}: {e}", entry.name)))?;
+    let result = call_on(g, &conn, &args, ctx).await;
     conn.disconnect().await;
-    code
+    result
 }
 
-async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: AuditContext) -> i32 {
+async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: AuditContext) -> CmdResult {
     let tool = conn.tool(&args.tool);
     let schema = tool.as_ref().map(|t| (*t.input_schema).clone());
-    let arguments = match build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()) {
-        Ok(a) => a,
-        Err(e) => return usage(e),
-    };
+    let arguments = build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()).map_err(Exit::usage)?;
     let logged = Value::Object(arguments.clone());
-    let audit = match super::tool_audit::intent(g, ctx, conn.name(), &args.tool, &logged) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+    let audit = super::audit::intent(g, ctx, conn.name(), &args.tool, &logged)?;
     let (ptx, prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
     let printer = tokio::spawn(print_progress(prx, !g.json));
     let cancel = tokio_util::sync::CancellationToken::new();
@@ -341,10 +329,10 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
             if g.json {
                 print_json(
                     &json!({"server": conn.name(), "tool": args.tool, "error": e, "elapsed_ms": ms(started.elapsed())}),
-                );
+                )?;
             }
-            eprintln!("sagedeck: {}/{}: {e}{hint}", conn.name(), args.tool);
-            if e == CallError::Cancelled { 130 } else { EXIT_AWS }
+            let code = if e == CallError::Cancelled { 130 } else { EXIT_AWS };
+            Err(Exit::new(code, format!("{}/{}: {e}{hint}", conn.name(), args.tool)))
         }
     }
 }
@@ -362,15 +350,15 @@ async fn print_progress(mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp:
 
 /// Prints a tool's answer (the result on stdout, timing and the SageMaker link on stderr) and
 /// returns the exit code: 4 when the tool answered isError.
-fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: Option<String>) -> i32 {
+fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: Option<String>) -> CmdResult {
     if g.json {
         print_json(&json!({
             "server": conn.name(), "tool": o.tool, "is_error": o.result.is_error,
             "duration_ms": ms(o.duration), "connect_ms": ms(conn.connect_time()),
             "progress": o.progress, "result": o.result, "raw": o.raw,
-        }));
+        }))?;
     } else {
-        println!("{}", o.result.to_text());
+        outln!("{}", o.result.to_text())?;
         let mut line = format!(
             "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
             conn.name(),
@@ -390,12 +378,10 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
     }
     if o.result.is_error {
         let why = o.result.first_text().unwrap_or_else(|| "no message".into());
-        eprintln!(
-            "sagedeck: {} reported an error: {why}{}",
-            o.tool,
-            not_listed.unwrap_or_default()
-        );
-        return EXIT_MODEL;
+        return Err(Exit::new(
+            EXIT_MODEL,
+            format!("{} reported an error: {why}{}", o.tool, not_listed.unwrap_or_default()),
+        ));
     }
     if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
         eprintln!(
@@ -403,7 +389,7 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
             errs.join("; ")
         );
     }
-    EXIT_OK
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,97 +4,71 @@
 //! the kept configuration. The progress is saved beside the plan (`<endpoint>.consolidation`), so
 //! the same command after a kill -9 follows the deployment to its end.
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use super::output::print_json;
-use super::promote_cmd::PromoteArgs;
-use super::{EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, report, usage};
+use super::args::PromoteArgs;
 use crate::aws::consolidate::{ConsolidationPlan, ConsolidationState, load_consolidation};
-use crate::aws::guard::GuardError;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_PROMOTION, Exit};
+use crate::cli::output::{approve, outln, print_json};
 
 /// Longest wait for a deployment to end.
 const DEPLOY_TIMEOUT: Duration = Duration::from_secs(3600);
 
-fn guard_exit(e: &GuardError) -> i32 {
-    match e {
-        GuardError::Aws(a) => report(a),
-        other => {
-            eprintln!("sagedeck: {other}");
-            EXIT_REFUSED
-        }
-    }
-}
-
-fn print_preview(plan: &ConsolidationPlan) {
+fn print_preview(plan: &ConsolidationPlan) -> CmdResult {
     let p = plan.preview();
-    println!("Consolidate {}:", plan.endpoint);
-    println!("  before  config {}", plan.from_config);
+    outln!("Consolidate {}:", plan.endpoint)?;
+    outln!("  before  config {}", plan.from_config)?;
     for (n, m, w) in &plan.before {
-        println!("          {n}  model {m}  weight {w}");
+        outln!("          {n}  model {m}  weight {w}")?;
     }
     let a = &p["after"]["variants"][0];
-    println!(
+    outln!(
         "  after   config {} (new; {} is kept for rollback)",
-        plan.to_config, plan.from_config
-    );
-    println!(
+        plan.to_config,
+        plan.from_config
+    )?;
+    outln!(
         "          {}  model {}  {} x {}  weight 1",
         plan.winner,
         a["model"].as_str().unwrap_or("-"),
         a["instance_type"].as_str().unwrap_or("-"),
         a["instance_count"]
-    );
-}
-
-fn confirmed(endpoint: &str) -> bool {
-    eprint!("Consolidate {endpoint}? [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    matches!(line.trim(), "y" | "Y" | "yes" | "YES")
+    )
 }
 
 /// Prints the outcome; exit 0 when done or rolled back, 7 when the deployment failed.
-fn outcome(g: &GlobalArgs, state: &ConsolidationState) -> i32 {
+fn outcome(g: &GlobalArgs, state: &ConsolidationState) -> CmdResult {
     if g.json {
-        print_json(state);
+        print_json(state)?;
     }
     match state.phase.as_str() {
-        "done" => {
-            if !g.json {
-                println!(
-                    "{} now serves only {} (config {}); {} is kept: --unconsolidate rolls back to it",
-                    state.endpoint, state.winner, state.to_config, state.from_config
-                );
-            }
-            EXIT_OK
-        }
-        "rolled_back" => {
-            if !g.json {
-                println!("{} is back on config {}", state.endpoint, state.from_config);
-            }
-            EXIT_OK
-        }
-        _ => {
-            eprintln!(
-                "sagedeck: consolidation failed: {}",
+        "done" if g.json => Ok(()),
+        "done" => outln!(
+            "{} now serves only {} (config {}); {} is kept: --unconsolidate rolls back to it",
+            state.endpoint,
+            state.winner,
+            state.to_config,
+            state.from_config
+        ),
+        "rolled_back" if g.json => Ok(()),
+        "rolled_back" => outln!("{} is back on config {}", state.endpoint, state.from_config),
+        _ => Err(Exit::new(
+            EXIT_PROMOTION,
+            format!(
+                "consolidation failed: {}",
                 state.failure.as_deref().unwrap_or("unknown state")
-            );
-            EXIT_PROMOTION
-        }
+            ),
+        )),
     }
 }
 
 /// Runs `promote --consolidate` / `--unconsolidate`; `path` is the consolidation state file.
-pub async fn run(g: &GlobalArgs, args: &PromoteArgs, path: &Path) -> i32 {
+pub async fn run(g: &GlobalArgs, args: &PromoteArgs, path: &Path) -> CmdResult {
     let poll = Duration::from_millis(args.poll_ms);
     let saved = load_consolidation(path);
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let fleet = g.connect().await?;
     if let Some(s) = saved
         .clone()
         .filter(|s| matches!(s.phase.as_str(), "updating" | "rolling_back"))
@@ -103,55 +77,31 @@ pub async fn run(g: &GlobalArgs, args: &PromoteArgs, path: &Path) -> i32 {
             "sagedeck: resuming: {} was {} ({} → {})",
             s.endpoint, s.phase, s.from_config, s.to_config
         );
-        return match fleet.finish_consolidation(s, path, poll, DEPLOY_TIMEOUT).await {
-            Ok(state) => outcome(g, &state),
-            Err(e) => guard_exit(&e),
-        };
+        let state = fleet.finish_consolidation(s, path, poll, DEPLOY_TIMEOUT).await?;
+        return outcome(g, &state);
     }
     if args.unconsolidate {
         let Some(state) = saved.filter(|s| s.phase == "done") else {
-            return usage(format!("no finished consolidation of {} to roll back", args.endpoint));
+            return Err(Exit::usage(format!(
+                "no finished consolidation of {} to roll back",
+                args.endpoint
+            )));
         };
-        let audited = match g.audited(&fleet).await {
-            Ok(a) => a,
-            Err(code) => return code,
-        };
-        return match fleet
-            .unconsolidate(state, &audited, g.reason.clone(), path, poll, DEPLOY_TIMEOUT)
-            .await
-        {
-            Ok(state) => outcome(g, &state),
-            Err(e) => guard_exit(&e),
-        };
+        let audited = g.audited(&fleet).await?;
+        let state = (fleet.unconsolidate(state, &audited, g.reason.clone(), path, poll, DEPLOY_TIMEOUT)).await?;
+        return outcome(g, &state);
     }
     let Some(winner) = args.canary.as_deref() else {
-        return usage("--consolidate needs --canary VARIANT (the variant to keep)");
+        return Err(Exit::usage(
+            "--consolidate needs --canary VARIANT (the variant to keep)",
+        ));
     };
-    let plan = match fleet.plan_consolidation(&args.endpoint, winner).await {
-        Ok(p) => p,
-        Err(e) => return report(&e),
-    };
+    let plan = fleet.plan_consolidation(&args.endpoint, winner).await?;
     if !g.json {
-        print_preview(&plan);
+        print_preview(&plan)?;
     }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return usage("not applied: pass --yes to consolidate without a terminal to confirm on");
-        }
-        if !confirmed(&plan.endpoint) {
-            eprintln!("sagedeck: not applied");
-            return EXIT_OK;
-        }
-    }
-    let audited = match g.audited(&fleet).await {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    match fleet
-        .consolidate(&plan, &audited, g.reason.clone(), path, poll, DEPLOY_TIMEOUT)
-        .await
-    {
-        Ok(state) => outcome(g, &state),
-        Err(e) => guard_exit(&e),
-    }
+    approve(args.yes, &format!("Consolidate {}?", plan.endpoint), "consolidate")?;
+    let audited = g.audited(&fleet).await?;
+    let state = (fleet.consolidate(&plan, &audited, g.reason.clone(), path, poll, DEPLOY_TIMEOUT)).await?;
+    outcome(g, &state)
 }

@@ -6,12 +6,12 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::aws::guard::GuardError;
+use super::view::{event_line, print_state};
 use crate::aws::promote::{Phase, PlanState};
 use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question};
+use crate::cli::args::{GlobalArgs, interrupts};
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_PROMOTION, Exit};
 use crate::cli::output::{print_json, weight};
-use crate::cli::promote_view::{event_line, print_state};
-use crate::cli::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
 
 fn stdin_lines() -> UnboundedReceiver<String> {
     let (tx, rx) = unbounded_channel();
@@ -39,7 +39,7 @@ pub(super) async fn drive(
     control: UnboundedSender<Control>,
     yes: bool,
     rollback: bool,
-) -> i32 {
+) -> CmdResult {
     let total = runner.state().spec.steps.len();
     let show = |e: &PromotionEvent| {
         if !g.json
@@ -90,11 +90,8 @@ pub(super) async fn drive(
         show(&e);
     }
     match result {
-        Ok(outcome) => exit_code(g, outcome, rollback),
-        Err(e) => {
-            eprintln!("sagedeck: the plan runner stopped: {e}");
-            EXIT_AWS
-        }
+        Ok(outcome) => ended(g, outcome, rollback),
+        Err(e) => Err(Exit::new(EXIT_AWS, format!("the plan runner stopped: {e}"))),
     }
 }
 
@@ -174,33 +171,13 @@ impl Answers {
 
 /// Prints how the plan ended; the exit code says whether it did what was asked (completed, or
 /// rolled back when that was asked).
-fn exit_code(g: &GlobalArgs, outcome: Result<PlanState, PromoteError>, rollback: bool) -> i32 {
-    match outcome {
-        Ok(state) => {
-            if g.json {
-                print_json(&state);
-            } else {
-                print_state(&state);
-            }
-            let done = state.phase == Phase::Completed || (rollback && state.phase == Phase::RolledBack);
-            if done { EXIT_OK } else { EXIT_PROMOTION }
-        }
-        Err(e) => promote_error(&e),
+fn ended(g: &GlobalArgs, outcome: Result<PlanState, PromoteError>, rollback: bool) -> CmdResult {
+    let state = outcome?;
+    if g.json {
+        print_json(&state)?;
+    } else {
+        print_state(&state)?;
     }
-}
-
-/// The exit code of a plan that could not start or stopped on an error, after saying why.
-pub(super) fn promote_error(e: &PromoteError) -> i32 {
-    match e {
-        PromoteError::Invalid(m) => usage(m),
-        PromoteError::Guard(GuardError::Aws(a)) | PromoteError::Aws(a) => report(a),
-        PromoteError::Guard(g) => {
-            eprintln!("sagedeck: {g}");
-            EXIT_REFUSED
-        }
-        PromoteError::State(m) => {
-            eprintln!("sagedeck: {m}");
-            EXIT_AWS
-        }
-    }
+    let done = state.phase == Phase::Completed || (rollback && state.phase == Phase::RolledBack);
+    if done { Ok(()) } else { Err(Exit::code(EXIT_PROMOTION)) }
 }

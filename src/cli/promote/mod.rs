@@ -3,17 +3,15 @@
 //! endpoint's persisted plan. Ctrl-C during a plan asks hold or roll back on a terminal; headless,
 //! it holds (the state is saved) and says how to resume or roll back.
 
+pub mod args;
+pub mod consolidate;
 mod drive;
+pub mod variants_report;
+pub mod view;
 
-use crate::format::parse_bake;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
-
-use super::output::print_json;
-use super::promote_view::{phase_text, print_state};
-use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, usage};
 use crate::aws::Fleet;
 use crate::aws::bake_load::LoadConfig;
 use crate::aws::guard::Audited;
@@ -23,143 +21,35 @@ use crate::aws::promote::{
     plan_path,
 };
 use crate::aws::promote_run::{PromotionRunner, RunnerOptions};
-use drive::{drive, promote_error};
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, Exit};
+use crate::cli::output::print_json;
+use args::PromoteArgs;
+use drive::drive;
+use view::{phase_text, print_state};
 
-/// `sagedeck promote`.
-#[derive(Debug, Args)]
-pub struct PromoteArgs {
-    /// Endpoint name.
-    pub endpoint: String,
-    /// The variant to promote.
-    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "unconsolidate"])]
-    pub canary: Option<String>,
-    /// The variant to compare with (default: the other variant with the most weight).
-    #[arg(long)]
-    pub baseline: Option<String>,
-    /// Canary shares in percent, increasing.
-    #[arg(long, default_value = "10,25,50,100")]
-    pub steps: String,
-    /// Bake time of each step (`10s`, `5m`).
-    #[arg(long, default_value = "5m", value_parser = parse_bake)]
-    pub bake: Duration,
-    /// Largest canary/baseline ModelLatency p99 ratio.
-    #[arg(long, default_value_t = 1.2)]
-    pub max_p99_ratio: f64,
-    /// Largest canary 5XX rate (0.01 = 1%).
-    #[arg(long = "max-5xx-rate", default_value_t = 0.01)]
-    pub max_5xx_rate: f64,
-    /// Largest canary 4XX rate (not gated unless given).
-    #[arg(long = "max-4xx-rate")]
-    pub max_4xx_rate: Option<f64>,
-    /// Invocations needed in a bake window for any verdict (fewer: "no verdict", not a pass).
-    #[arg(long, default_value_t = 100)]
-    pub min_invocations: u64,
-    /// Also judge each bake statistically: canary and baseline per-period series (ModelLatency
-    /// p99 and p50, 5XX and 4XX rates) compared with a Mann-Whitney U test and a Hodges-Lehmann
-    /// shift; a metric that regresses significantly fails the step, one with too little data
-    /// holds the plan. Saved with the plan (a resumed plan keeps it).
-    #[arg(long)]
-    pub judge: bool,
-    /// The judge's significance level.
-    #[arg(long, default_value_t = 0.05, requires = "judge")]
-    pub judge_alpha: f64,
-    /// Periods with data each side needs before the judge says anything.
-    #[arg(long, default_value_t = 5, requires = "judge")]
-    pub judge_min_points: usize,
-    /// Latency shift the judge tolerates, as a fraction of the baseline's median.
-    #[arg(long, default_value_t = 0.10, requires = "judge")]
-    pub judge_latency_tolerance: f64,
-    /// Error-rate shift the judge tolerates, absolute (0.005 = 0.5 percentage points).
-    #[arg(long, default_value_t = 0.005, requires = "judge")]
-    pub judge_rate_tolerance: f64,
-    /// Seconds per point of the judge's series: 60 (SageMaker's per-minute metrics), or 10, 20,
-    /// 30 for high-resolution data (the sandbox).
-    #[arg(long, default_value_t = 60, requires = "judge")]
-    pub judge_period: i32,
-    /// A CloudWatch alarm (metric or composite) that gates the plan: it does not start while
-    /// the alarm is in ALARM, and a step fails when it enters ALARM during its bake. Repeatable;
-    /// saved with the plan.
-    #[arg(long = "alarm", value_name = "NAME")]
-    pub alarms: Vec<String>,
-    /// Keep only the canary: a new endpoint config with its variant alone (settings copied, live
-    /// instance count), UpdateEndpoint, followed to InService; the old config is kept. Needs the
-    /// canary at 100%. Run again after an interruption to follow the deployment to its end.
-    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon"])]
-    pub consolidate: bool,
-    /// End the plan at 100 % without its last step, consolidation (by default, once the canary
-    /// holds 100 % and bakes clean, the plan keeps only the canary in a new endpoint config,
-    /// the old config kept for rollback; `--rollback` of a consolidating plan goes back to it).
-    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate", "unconsolidate"])]
-    pub no_consolidate: bool,
-    /// Roll a finished consolidation back: UpdateEndpoint to the config it replaced.
-    #[arg(long, conflicts_with_all = ["status", "resume", "rollback", "abandon", "consolidate"])]
-    pub unconsolidate: bool,
-    /// Send this many invocations per second during each bake, alternating canary and baseline
-    /// (TargetVariant), at most 32 in flight; measured client-side and judged with `--judge`.
-    #[arg(long, value_name = "RPS")]
-    pub load: Option<f64>,
-    /// Body of the load's invocations (default `{"inputs": "sagedeck bake load"}`).
-    #[arg(long, value_name = "FILE", requires = "load")]
-    pub load_body: Option<PathBuf>,
-    /// Content-Type of the load's invocations.
-    #[arg(long, default_value = "application/json", requires = "load")]
-    pub load_content_type: String,
-    /// Go step to step by itself; a failed gate rolls back.
-    #[arg(long, conflicts_with = "manual")]
-    pub auto: bool,
-    /// Ask before each step; a failed gate stops and asks (the default).
-    #[arg(long)]
-    pub manual: bool,
-    /// Answer yes to "next step?" in manual mode.
-    #[arg(long, short = 'y')]
-    pub yes: bool,
-    /// Show the endpoint's plan and its timeline.
-    #[arg(long, conflicts_with_all = ["resume", "rollback"])]
-    pub status: bool,
-    /// Resume the endpoint's interrupted or held plan.
-    #[arg(long, conflicts_with = "rollback")]
-    pub resume: bool,
-    /// Roll the endpoint's plan back to its starting weights.
-    #[arg(long)]
-    pub rollback: bool,
-    /// Forget the endpoint's unfinished plan, leaving the weights as they are (when it can
-    /// neither resume nor roll back because the weights were changed outside it).
-    #[arg(long, conflicts_with_all = ["status", "resume", "rollback"])]
-    pub abandon: bool,
-    /// Seconds to wait after each bake before reading its metrics (CloudWatch publishes
-    /// SageMaker's metrics a minute or two late: use 120 against AWS; the sandbox needs none).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=900))]
-    pub metrics_delay: u64,
-    /// How often to look at the endpoint while it updates, in milliseconds.
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=60_000))]
-    pub poll_ms: u64,
-}
-
-fn state_path(endpoint: &str) -> Result<PathBuf, i32> {
+fn state_path(endpoint: &str) -> Result<PathBuf, Exit> {
     default_plan_dir()
         .map(|d| plan_path(&d, endpoint))
-        .ok_or_else(|| usage("no state directory (set HOME or XDG_STATE_HOME)"))
+        .ok_or_else(|| Exit::usage("no state directory (set HOME or XDG_STATE_HOME)"))
 }
 
-/// The fleet and the audit log (with the principal), or the exit code after saying why not.
-async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), i32> {
+/// The fleet and the audit log (with the principal).
+async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), Exit> {
     let fleet = g.connect().await?;
     let audited = g.audited(&fleet).await?;
     Ok((fleet, audited))
 }
 
 /// Refuses to start a plan while one of its gate alarms is in ALARM (or does not exist).
-async fn refuse_under_firing_alarms(fleet: &Fleet, alarms: &[String]) -> Result<(), i32> {
-    let states = match fleet.alarm_states(alarms).await {
-        Ok(s) => s,
-        Err(e) => return Err(usage(format!("cannot read the gate alarms: {e}"))),
-    };
+async fn refuse_under_firing_alarms(fleet: &Fleet, alarms: &[String]) -> CmdResult {
+    let states =
+        (fleet.alarm_states(alarms).await).map_err(|e| Exit::usage(format!("cannot read the gate alarms: {e}")))?;
     if let Some(a) = states.iter().find(|a| a.firing()) {
-        eprintln!(
-            "sagedeck: refused: alarm {} is in ALARM ({}); the plan starts once it is OK (nothing was sent)",
+        return Err(Exit::refused(format!(
+            "refused: alarm {} is in ALARM ({}); the plan starts once it is OK (nothing was sent)",
             a.name, a.reason
-        );
-        return Err(EXIT_REFUSED);
+        )));
     }
     Ok(())
 }
@@ -214,29 +104,19 @@ fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
 
 /// Runs `promote`: `--status`, `--abandon`, `--resume` / `--rollback` of the saved plan, or a new
 /// plan; consolidation has its own command.
-pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
-    let path = match state_path(&args.endpoint) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> CmdResult {
+    let path = state_path(&args.endpoint)?;
     if args.consolidate || args.unconsolidate {
-        return super::consolidate_cmd::run(g, &args, &path.with_extension("consolidation")).await;
+        return consolidate::run(g, &args, &path.with_extension("consolidation")).await;
     }
-    let existing = match load_state(&path) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
+    let existing = load_state(&path).map_err(Exit::usage)?;
     if args.status {
-        show_status(g, &args.endpoint, existing.as_ref());
-        return EXIT_OK;
+        return show_status(g, &args.endpoint, existing.as_ref());
     }
     if args.abandon {
         return abandon(&args.endpoint, existing, &path);
     }
-    let opts = match runner_options(&args, &path) {
-        Ok(o) => o,
-        Err(e) => return usage(e),
-    };
+    let opts = runner_options(&args, &path).map_err(Exit::usage)?;
     if args.resume || args.rollback {
         return resume(g, &args, existing, path, opts).await;
     }
@@ -244,30 +124,31 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
 }
 
 /// `--status`: the saved plan with its timeline, or that there is none.
-fn show_status(g: &GlobalArgs, endpoint: &str, existing: Option<&PlanState>) {
+fn show_status(g: &GlobalArgs, endpoint: &str, existing: Option<&PlanState>) -> CmdResult {
     match existing {
         Some(s) if g.json => print_json(s),
         Some(s) => print_state(s),
         None if g.json => print_json(&serde_json::json!({ "endpoint": endpoint, "plan": null })),
-        None => eprintln!("sagedeck: no promotion plan for {endpoint}"),
+        None => {
+            eprintln!("sagedeck: no promotion plan for {endpoint}");
+            Ok(())
+        }
     }
 }
 
 /// `--abandon`: forgets the unfinished plan, leaving the weights as they are.
-fn abandon(endpoint: &str, existing: Option<PlanState>, path: &Path) -> i32 {
+fn abandon(endpoint: &str, existing: Option<PlanState>, path: &Path) -> CmdResult {
     let Some(state) = existing.filter(|s| !s.phase.is_final()) else {
-        return usage(format!("no unfinished promotion plan for {endpoint}"));
+        return Err(Exit::usage(format!("no unfinished promotion plan for {endpoint}")));
     };
-    if let Err(e) = std::fs::remove_file(path) {
-        return usage(format!("cannot remove {}: {e}", path.display()));
-    }
+    std::fs::remove_file(path).map_err(|e| Exit::usage(format!("cannot remove {}: {e}", path.display())))?;
     eprintln!(
         "sagedeck: abandoned plan {} ({} at step {}); the weights are left as they are",
         state.id,
         phase_text(state.phase),
         state.step + 1
     );
-    EXIT_OK
+    Ok(())
 }
 
 /// How the plan runs: the judge and the gate alarms from the flags, else those saved with the
@@ -298,25 +179,22 @@ async fn resume(
     existing: Option<PlanState>,
     path: PathBuf,
     opts: RunnerOptions,
-) -> i32 {
+) -> CmdResult {
     let Some(state) = existing else {
-        return usage(format!(
+        return Err(Exit::usage(format!(
             "no promotion plan for {} to resume or roll back",
             args.endpoint
-        ));
+        )));
     };
     if state.phase.is_final() {
-        return usage(format!(
+        return Err(Exit::usage(format!(
             "the plan {} of {} is already {}; nothing to do",
             state.id,
             args.endpoint,
             phase_text(state.phase)
-        ));
+        )));
     }
-    let (fleet, audited) = match connect_audited(g).await {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (fleet, audited) = connect_audited(g).await?;
     let (runner, tx) = PromotionRunner::from_state(fleet, audited, state, path, opts);
     drive(g, runner, tx, args.yes, args.rollback).await
 }
@@ -328,31 +206,21 @@ async fn start(
     existing: Option<PlanState>,
     path: PathBuf,
     opts: RunnerOptions,
-) -> i32 {
+) -> CmdResult {
     if let Some(s) = existing.filter(|s| !s.phase.is_final()) {
-        return usage(format!(
+        return Err(Exit::usage(format!(
             "a plan for {} is already under way ({} at step {}/{}): use --status, --resume or --rollback",
             args.endpoint,
             phase_text(s.phase),
             s.step + 1,
             s.spec.steps.len()
-        ));
+        )));
     }
-    let spec = match plan_spec(args) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let (fleet, audited) = match connect_audited(g).await {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    if let Err(code) = refuse_under_firing_alarms(&fleet, &opts.alarms).await {
-        return code;
-    }
-    match PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await {
-        Ok((runner, tx)) => drive(g, runner, tx, args.yes, false).await,
-        Err(e) => promote_error(&e),
-    }
+    let spec = plan_spec(args).map_err(Exit::usage)?;
+    let (fleet, audited) = connect_audited(g).await?;
+    refuse_under_firing_alarms(&fleet, &opts.alarms).await?;
+    let (runner, tx) = PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await?;
+    drive(g, runner, tx, args.yes, false).await
 }
 
 /// The plan the flags describe: steps, bake, gates, mode and consolidation.

@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::metrics_cmd::parse_since;
-use super::output::{opt_f, pct, print_json, print_table};
-use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
 use crate::aws::invocation_log::read;
 use crate::aws::judge::JudgeConfig;
 use crate::aws::variants_report::{ReportOptions, VariantsReport, report};
+use crate::cli::args::{GlobalArgs, parse_since};
+use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
+use crate::cli::output::{opt_f, outln, pct, print_json, print_table};
 
 /// `sagedeck variants-report`.
 #[derive(Debug, Args)]
@@ -41,17 +41,13 @@ pub struct VariantsReportArgs {
 }
 
 /// Runs `variants-report`.
-pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> i32 {
+pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> CmdResult {
     if args.period < 1 || !(args.alpha > 0.0 && args.alpha < 1.0) || args.min_points < 2 {
-        return usage("--period is at least 1 second, --alpha between 0 and 1, --min-points at least 2");
+        return Err(Exit::usage(
+            "--period is at least 1 second, --alpha between 0 and 1, --min-points at least 2",
+        ));
     }
-    let log = match read(&args.file) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("sagedeck: {e}");
-            return EXIT_AWS;
-        }
-    };
+    let log = read(&args.file).map_err(|e| Exit::new(EXIT_AWS, e))?;
     if let Some(first) = log.first_bad_line {
         eprintln!(
             "sagedeck: skipped {} line(s) of {} that are not invocation records (first: line {first})",
@@ -80,19 +76,17 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> i32 {
         }
     }
     if g.json {
-        print_json(&r);
-        return EXIT_OK;
+        return print_json(&r);
     }
     if r.endpoints.is_empty() {
         eprintln!("sagedeck: no invocations in {} match", args.file.display());
-        return EXIT_OK;
+        return Ok(());
     }
-    print_human(&r);
-    EXIT_OK
+    print_human(&r)
 }
 
 /// The table, then each judged variant's verdicts.
-fn print_human(r: &VariantsReport) {
+fn print_human(r: &VariantsReport) -> CmdResult {
     let mut rows = Vec::new();
     for e in &r.endpoints {
         for v in &e.variants {
@@ -119,21 +113,22 @@ fn print_human(r: &VariantsReport) {
             "ENDPOINT", "VARIANT", "CALLS", "ERRORS", "ERROR%", "P50 MS", "P90 MS", "P99 MS", "JUDGE",
         ],
         rows,
-    );
+    )?;
     for e in &r.endpoints {
         let Some(base) = &e.baseline else { continue };
         for v in e.variants.iter().filter(|v| v.outcome.is_some()) {
-            println!();
+            outln!()?;
             let outcome = v.outcome.map_or("-", |o| o.as_str());
-            println!("{} {} vs {base}: {outcome}", e.endpoint, v.variant);
+            outln!("{} {} vs {base}: {outcome}", e.endpoint, v.variant)?;
             for m in &v.verdicts {
-                println!("  {}", m.summary());
+                outln!("  {}", m.summary())?;
             }
         }
     }
-    println!();
-    println!(
+    outln!()?;
+    outln!(
         "{} calls; the judge compares {} s periods (latency of successful calls, error rate) with a Mann-Whitney U test",
-        r.records, r.period_seconds
-    );
+        r.records,
+        r.period_seconds
+    )
 }

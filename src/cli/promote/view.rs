@@ -1,11 +1,12 @@
 //! How `sagedeck promote` shows a plan: its state line, timeline table and progress lines.
 
-use super::output::{opt_f, print_table, weight};
 use crate::aws::promote::{Phase, PlanState};
 use crate::aws::promote_run::PromotionEvent;
+use crate::cli::exit::CmdResult;
+use crate::cli::output::{opt_f, outln, print_table, weight};
 
 /// Prints a plan's timeline: per step the share, weights, gate figures and verdict.
-pub fn print_timeline(state: &PlanState) {
+pub fn print_timeline(state: &PlanState) -> CmdResult {
     let total = state.spec.steps.len();
     let rows = state
         .timeline
@@ -58,7 +59,7 @@ pub fn print_timeline(state: &PlanState) {
             "VERDICT",
         ],
         rows,
-    );
+    )
 }
 
 /// A phase in words (`baking`, `rolled back`).
@@ -76,8 +77,8 @@ pub fn phase_text(p: Phase) -> &'static str {
 }
 
 /// Prints a plan: endpoint, id, variants, phase and step, last message, timeline.
-pub fn print_state(state: &PlanState) {
-    println!(
+pub fn print_state(state: &PlanState) -> CmdResult {
+    outln!(
         "{}  plan {}  canary {} vs {}  {} at step {}/{}",
         state.spec.endpoint,
         state.id,
@@ -86,11 +87,11 @@ pub fn print_state(state: &PlanState) {
         phase_text(state.phase),
         state.step + 1,
         state.spec.steps.len()
-    );
+    )?;
     if let Some(m) = &state.message {
-        println!("{m}");
+        outln!("{m}")?;
     }
-    print_timeline(state);
+    print_timeline(state)
 }
 
 /// The progress line of an event (None: nothing to show).

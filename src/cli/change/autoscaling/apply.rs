@@ -4,17 +4,16 @@
 //! before → after, confirmed (or `--yes`), compare-and-swapped and audited by the fleet layer
 //! (refused with every difference when the variant's autoscaling changed since, exit 6).
 
-use std::io::{BufRead, IsTerminal, Write};
-
 use serde_json::json;
 
-use super::autoscaling_cmd::AutoscalingArgs;
-use super::output::print_json;
-use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
+use super::args::AutoscalingArgs;
 use crate::aws::guard::GuardError;
 use crate::aws::scaling_change::{ScalingSnapshot, before_after};
 use crate::aws::scaling_check::EndpointScaling;
 use crate::aws::scaling_plan::{ChangeRequest, change_lines, plan};
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, Exit};
+use crate::cli::output::{approve, outln, print_json};
 
 /// The variant to change: `--variant`, or the endpoint's only one.
 fn pick_variant(args: &AutoscalingArgs, state: &EndpointScaling) -> Result<String, String> {
@@ -50,52 +49,22 @@ fn request(args: &AutoscalingArgs) -> ChangeRequest {
     }
 }
 
-fn confirm(endpoint: &str) -> bool {
-    eprint!("Apply these changes to {endpoint}? [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    matches!(line.trim(), "y" | "Y" | "yes" | "YES")
-}
-
 /// Runs an autoscaling change.
-pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
-    let fleet = match g.connect().await {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let state = match fleet.endpoint_scaling(&args.endpoint).await {
-        Ok(s) => s,
-        Err(e) => return report(&e),
-    };
-    let variant = match pick_variant(&args, &state) {
-        Ok(v) => v,
-        Err(e) => return usage(e),
-    };
-    let changes = match plan(&request(&args), &state, &variant) {
-        Ok(c) => c,
-        Err(e) => return usage(e),
-    };
+pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> CmdResult {
+    let fleet = g.connect().await?;
+    let state = fleet.endpoint_scaling(&args.endpoint).await?;
+    let variant = pick_variant(&args, &state).map_err(Exit::usage)?;
+    let changes = plan(&request(&args), &state, &variant).map_err(Exit::usage)?;
     let seen = ScalingSnapshot::of(&state, &variant);
-    let audited = match g.audited(&fleet).await {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+    let audited = g.audited(&fleet).await?;
     let lines = change_lines(&variant, &changes, &seen);
     if !g.json {
         for l in &lines {
-            println!("{l}");
+            outln!("{l}")?;
         }
     }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return usage("not applied: pass --yes to apply without a terminal to confirm on");
-        }
-        if !confirm(&args.endpoint) {
-            eprintln!("sagedeck: not applied");
-            return EXIT_OK;
-        }
-    }
+    let question = format!("Apply these changes to {}?", args.endpoint);
+    approve(args.yes, &question, "apply")?;
     let planned: Vec<_> = changes
         .iter()
         .map(|c| {
@@ -111,7 +80,7 @@ pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
             if g.json {
                 print_json(
                     &json!({"endpoint": args.endpoint, "variant": variant, "changes": planned, "applied": true, "request_ids": ids}),
-                );
+                )?;
             } else {
                 eprintln!(
                     "sagedeck: applied {} change(s) to {} {variant}",
@@ -119,19 +88,17 @@ pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
                     args.endpoint
                 );
             }
-            EXIT_OK
+            Ok(())
         }
-        Err(GuardError::Aws(e)) => report(&e),
         Err(e) => {
             if g.json
                 && let GuardError::Changed { differences, .. } = &e
             {
                 print_json(
                     &json!({"endpoint": args.endpoint, "variant": variant, "changes": planned, "applied": false, "differences": differences}),
-                );
+                )?;
             }
-            eprintln!("sagedeck: {e}");
-            EXIT_REFUSED
+            Err(e.into())
         }
     }
 }
