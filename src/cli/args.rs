@@ -101,26 +101,66 @@ pub struct DemoGuardArgs {
     pub reason: Option<String>,
 }
 
-/// The options of a command that reads only a local file (`variants-report`): `--json` alone;
-/// the AWS options do not act on it and do not show in its help.
-#[derive(Debug, Args, Clone, Default)]
-pub struct LocalArgs {
-    /// Print JSON instead of tables.
-    #[arg(long, global = true)]
-    pub json: bool,
+/// Declares the options a command that reads only a local file takes after its name: those it
+/// uses show in its help, the other AWS options are still accepted (scripts that pass them keep
+/// working) but hidden, as they do not act on it.
+macro_rules! local_args {
+    ($(#[$meta:meta])* $name:ident, audit_file_hidden = $hidden:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Args, Clone, Default)]
+        pub struct $name {
+            /// Print JSON instead of tables.
+            #[arg(long, global = true)]
+            pub json: bool,
+            /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
+            /// ~/.local/state/sagedeck/audit.jsonl).
+            #[arg(long, global = true, value_name = "PATH", hide = $hidden)]
+            pub audit_file: Option<PathBuf>,
+            /// Not used by this command.
+            #[arg(long, global = true, hide = true)]
+            pub profile: Option<String>,
+            /// Not used by this command.
+            #[arg(long, global = true, hide = true)]
+            pub region: Option<String>,
+            /// Not used by this command.
+            #[arg(long, global = true, hide = true)]
+            pub endpoint_url: Option<String>,
+            /// Not used by this command (it changes nothing).
+            #[arg(long, global = true, hide = true)]
+            pub read_only: bool,
+            /// Not used by this command (it changes nothing).
+            #[arg(long, global = true, hide = true)]
+            pub reason: Option<String>,
+        }
+
+        impl $name {
+            /// These options as the AWS options given after a subcommand.
+            pub fn as_command_args(&self) -> CommandArgs {
+                CommandArgs {
+                    profile: self.profile.clone(),
+                    region: self.region.clone(),
+                    endpoint_url: self.endpoint_url.clone(),
+                    json: self.json,
+                    audit_file: self.audit_file.clone(),
+                    read_only: self.read_only,
+                    reason: self.reason.clone(),
+                }
+            }
+        }
+    };
 }
 
-/// The options of `audit`, which reads only the audit log: `--json` and `--audit-file`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct AuditFileArgs {
-    /// Print JSON instead of tables.
-    #[arg(long, global = true)]
-    pub json: bool,
-    /// Audit log of mutations (default: $XDG_STATE_HOME/sagedeck/audit.jsonl, else
-    /// ~/.local/state/sagedeck/audit.jsonl).
-    #[arg(long, global = true, value_name = "PATH")]
-    pub audit_file: Option<PathBuf>,
-}
+local_args!(
+    /// The options of `variants-report`, which reads only its log: `--json` shows.
+    LocalArgs,
+    audit_file_hidden = true
+);
+
+local_args!(
+    /// The options of `audit`, which reads only the audit log: `--json` and `--audit-file` show.
+    AuditFileArgs,
+    audit_file_hidden = false
+);
 
 /// A local-file subcommand's own arguments with the few options after its name that act on it.
 #[derive(Debug, Args)]
@@ -152,15 +192,6 @@ impl GlobalArgs {
             audit_file: inner.audit_file.clone().or(self.audit_file),
             read_only: inner.read_only || self.read_only,
             reason: inner.reason.clone().or(self.reason),
-        }
-    }
-
-    /// These options with `--json` and `--audit-file` given after a local-file subcommand.
-    pub fn with_local(self, json: bool, audit_file: Option<&PathBuf>) -> GlobalArgs {
-        GlobalArgs {
-            json: json || self.json,
-            audit_file: audit_file.cloned().or(self.audit_file),
-            ..self
         }
     }
 

@@ -48,8 +48,8 @@ impl Cli {
         let outer = self.global.clone();
         match &self.command {
             Some(Command::Demo(d)) => outer.with_demo(&d.guard),
-            Some(Command::Audit(a)) => outer.with_local(a.opts.json, a.opts.audit_file.as_ref()),
-            Some(Command::VariantsReport(v)) => outer.with_local(v.opts.json, None),
+            Some(Command::Audit(a)) => outer.with(&a.opts.as_command_args()),
+            Some(Command::VariantsReport(v)) => outer.with(&v.opts.as_command_args()),
             Some(c) => match c.aws() {
                 Some(inner) => outer.with(inner),
                 None => outer,

@@ -3,6 +3,7 @@
 //! `?`. The dispatch (`cli::run`) prints the message and turns the code into the process's.
 
 use std::fmt::Display;
+use std::io::Write;
 
 use crate::aws::AwsError;
 use crate::aws::guard::GuardError;
@@ -100,10 +101,11 @@ impl Exit {
         self.output_closed
     }
 
-    /// Prints the message (`sagedeck: ...` on stderr) and returns the exit code.
+    /// Prints the message (`sagedeck: ...` on stderr, unless stderr is closed too) and returns
+    /// the exit code.
     pub fn report(&self) -> i32 {
         if let Some(m) = &self.message {
-            crate::cli::output::eprint_line(format_args!("sagedeck: {m}"));
+            let _ = writeln!(std::io::stderr().lock(), "sagedeck: {m}");
         }
         self.code
     }
