@@ -1,13 +1,18 @@
 //! The CLI's read-only gate: which commands change something, and whether they may run.
 
-use super::{Command, EXIT_READ_ONLY, GlobalArgs, mcp_cmd, usage};
+use super::args::GlobalArgs;
+use super::command::Command;
+use super::exit::{EXIT_READ_ONLY, Exit};
+use super::mcp::tools::ToolsCommand;
 
-/// Prints why read-only refuses `what` and returns exit 5.
-pub fn refuse_read_only(what: &str) -> i32 {
-    eprintln!(
-        "sagedeck: refused: {what} changes things and read-only is on (--read-only, or read_only = true for this profile in config.toml); nothing was sent"
-    );
-    EXIT_READ_ONLY
+/// Why read-only refuses `what` (exit 5).
+pub fn refuse_read_only(what: &str) -> Exit {
+    Exit::new(
+        EXIT_READ_ONLY,
+        format!(
+            "refused: {what} changes things and read-only is on (--read-only, or read_only = true for this profile in config.toml); nothing was sent"
+        ),
+    )
 }
 
 /// The mutation a command would make, when it makes one (read-only refuses those).
@@ -18,7 +23,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Prewarm(_) => Some("prewarm"),
         Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),
-        Command::Tools(t) if matches!(t.command, mcp_cmd::ToolsCommand::Call(_)) => Some("tools call"),
+        Command::Tools(t) if matches!(t.command, ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
         Command::Mcp(_) => Some("mcp serve"),
         // Its LLM calls invoke an endpoint and its tool calls may change things.
@@ -31,7 +36,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
 /// refused (exit 5) under `--read-only` or the profile's `read_only = true`, and (exit 2) when
 /// the config file cannot be read, since it may be what sets read-only: it fails closed. A read
 /// goes on; an unreadable config file is then a warning.
-pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Result<(), i32> {
+pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Result<(), Exit> {
     let config = match crate::aws::dirs::config_dir() {
         Some(d) => crate::tui::config::ConfigFile::load(&d.join("config.toml")),
         None => Ok(Default::default()),
@@ -43,7 +48,7 @@ pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Resu
         return Ok(());
     };
     match config {
-        Err(e) => Err(usage(format!(
+        Err(e) => Err(Exit::usage(format!(
             "{e}; {what} refused: the file may set read-only for this profile, fix it first; nothing was sent"
         ))),
         Ok(_) if read_only_flag => Err(refuse_read_only(what)),

@@ -1,273 +1,95 @@
 //! The command line: the console (default), `demo`, `sandbox`, and the headless commands, each
 //! with human output by default and `--json` everywhere.
+//!
+//! Files import downwards only, never in a circle (floors, bottom first): `exit.rs` (exit
+//! codes, [`Exit`], [`CmdResult`]); `output.rs` (every print to stdout, tables, JSON, the
+//! confirmation question); `args.rs` (the AWS options, the `connect` helper, the audit log,
+//! `--since`, Ctrl-C); the feature folders — `fleet/` (reads: endpoints, inventory across
+//! regions, models and prewarm, metrics, logs, alarms, timeline, audit, invoke; `view.rs` holds
+//! the endpoint tables others show), `change/` (weights, autoscaling; above `fleet/`),
+//! `promote/` (promotion, consolidation, the variants report), `mcp/` (tools, serve, the tool
+//! calls' audit), `agent/` (above `mcp/`), `console/` (console, demo, sandbox, faults; above
+//! `fleet/`); `command.rs` (the clap tree); `gate.rs` (the read-only gate); this file (dispatch).
 
-pub mod agent_cmd;
-pub mod agent_view;
-pub mod alarms_cmd;
-pub mod audit_cmd;
-pub mod autoscaling_change;
-pub mod autoscaling_cmd;
-pub mod console_cmd;
-pub mod consolidate_cmd;
-pub mod endpoints_cmd;
-pub mod fleets_cmd;
-pub mod invoke_cmd;
-pub mod logs_cmd;
-pub mod mcp_cmd;
-pub mod metrics_cmd;
-pub mod models_cmd;
-pub mod output;
-pub mod promote_cmd;
-pub mod promote_view;
-pub mod sandbox_cmd;
-pub mod serve_cmd;
-pub mod timeline_cmd;
-pub mod tool_audit;
-pub mod variants_report_cmd;
-pub mod weights_cmd;
-
-mod aws_args;
+pub mod agent;
+pub mod args;
+pub mod change;
+pub mod command;
+pub mod console;
+pub mod exit;
+pub mod fleet;
 mod gate;
+pub mod mcp;
+pub mod output;
+pub mod promote;
 
-pub use aws_args::{CommandArgs, DemoGuardArgs, GlobalArgs, On};
+pub use args::{CommandArgs, DemoGuardArgs, GlobalArgs, On, interrupts};
+pub use command::{Cli, Command};
+pub use exit::{
+    CmdResult, EXIT_AWS, EXIT_CHECK_FAILED, EXIT_MODEL, EXIT_NO_ANSWER, EXIT_OK, EXIT_OUTPUT_CLOSED, EXIT_PROMOTION,
+    EXIT_READ_ONLY, EXIT_REFUSED, EXIT_USAGE, Exit, exit_code,
+};
 pub use gate::{gate, mutation_of, refuse_read_only};
 
-use clap::{Parser, Subcommand};
+use command::Command as C;
 
-use crate::aws::AwsError;
-
-/// Exit code: success.
-pub const EXIT_OK: i32 = 0;
-/// Exit code: usage error or invalid input.
-pub const EXIT_USAGE: i32 = 2;
-/// Exit code: AWS or API error.
-pub const EXIT_AWS: i32 = 3;
-/// Exit code: the model container answered non-2xx.
-pub const EXIT_MODEL: i32 = 4;
-/// Exit code: refused because read-only is on (`--read-only` or the profile's `read_only`).
-pub const EXIT_READ_ONLY: i32 = 5;
-/// Exit code: a guardrail refused the mutation (the endpoint changed since it was read, or the
-/// audit log cannot be written); nothing was sent.
-pub const EXIT_REFUSED: i32 = 6;
-/// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held).
-pub const EXIT_PROMOTION: i32 = 7;
-/// Exit code: `autoscaling --check` / `--check-request` found something wrong.
-pub const EXIT_CHECK_FAILED: i32 = 8;
-
-/// Exit code: an agent run stopped without a final answer (max steps, token budget, deadline,
-/// retries, denied, LLM error, cancelled).
-pub const EXIT_NO_ANSWER: i32 = 9;
-
-const EXIT_CODES: &str = "Exit codes: 0 ok, 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held), 8 autoscaling --check/--check-request found problems, 9 agent stopped without a final answer.";
-
-/// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
-#[derive(Debug, Parser)]
-#[command(name = "sagedeck", version, about, long_about = None, after_help = EXIT_CODES)]
-pub struct Cli {
-    /// Where to reach AWS, and how to print.
-    #[command(flatten)]
-    pub global: GlobalArgs,
-    /// Console options.
-    #[command(flatten)]
-    pub console: console_cmd::ConsoleArgs,
-    /// The console on a `[fleets.NAME]` set of profiles × regions from config.toml.
-    #[arg(long = "fleet", value_name = "NAME")]
-    pub fleet_set: Option<String>,
-    /// What to run (nothing: the console against AWS).
-    #[command(subcommand)]
-    pub command: Option<Command>,
-}
-
-impl Cli {
-    /// The AWS options the command runs with: those given before the subcommand, overridden
-    /// by those given after it.
-    pub fn options(&self) -> GlobalArgs {
-        let outer = self.global.clone();
-        match &self.command {
-            Some(Command::Demo(d)) => outer.with_demo(&d.guard),
-            Some(c) => match c.aws() {
-                Some(inner) => outer.with(inner),
-                None => outer,
-            },
-            None => outer,
-        }
-    }
-}
-
-/// SIGINT (Ctrl-C) as a channel, registered now: a signal arriving at any later moment is
-/// delivered (listening with `tokio::signal::ctrl_c()` in a loop loses the ones that arrive
-/// between two listeners, and after the first one the process no longer dies of it).
-pub fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut s) = signal(SignalKind::interrupt()) {
-            tokio::spawn(async move {
-                while s.recv().await.is_some() {
-                    if tx.send(()).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-    }
-    #[cfg(not(unix))]
-    tokio::spawn(async move {
-        while tokio::signal::ctrl_c().await.is_ok() {
-            if tx.send(()).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// Subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// The console on the embedded sandbox: demo fleet, live traffic, faults — all offline.
-    Demo(console_cmd::DemoArgs),
-    /// Run the local SageMaker-compatible emulator (SageMaker, Runtime, CloudWatch,
-    /// Application Auto Scaling, S3 listing) on loopback.
-    Sandbox(sandbox_cmd::SandboxArgs),
-    /// Inject, list or clear faults in a running sandbox.
-    Fault(sandbox_cmd::FaultArgs),
-    /// List every endpoint with its variants, instances, autoscaling and status.
-    Endpoints(On<endpoints_cmd::EndpointsArgs>),
-    /// Describe one endpoint: endpoint, config, models, autoscaling policies and activities.
-    Describe(On<endpoints_cmd::DescribeArgs>),
-    /// Show an endpoint's variant weights, or change them (`--set VARIANT=WEIGHT`).
-    Weights(On<weights_cmd::WeightsArgs>),
-    /// Invoke an endpoint once, or `--repeat N` times with percentiles.
-    Invoke(On<invoke_cmd::InvokeArgs>),
-    /// List a multi-model endpoint's model catalog (its S3 prefix).
-    Models(On<models_cmd::ModelsArgs>),
-    /// Prewarm multi-model endpoint models with one warm-up invocation each.
-    Prewarm(On<models_cmd::PrewarmArgs>),
-    /// Latency, invocations and errors of an endpoint's variants from CloudWatch.
-    Metrics(On<metrics_cmd::MetricsArgs>),
-    /// Container logs of an endpoint from CloudWatch Logs (`--follow`, `--filter PATTERN`).
-    Logs(On<logs_cmd::LogsArgs>),
-    /// What changed on an endpoint, merged by time: status and deployments, audited changes,
-    /// scaling activities (`--since 6h`).
-    Timeline(On<timeline_cmd::TimelineArgs>),
-    /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
-    /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
-    Promote(On<promote_cmd::PromoteArgs>),
-    /// The audit log of mutations (`--since 1h`, `--json`).
-    Audit(On<audit_cmd::AuditArgs>),
-    /// The CloudWatch alarms that watch an endpoint (by its EndpointName dimension, and
-    /// composite alarms over them), with their states.
-    Alarms(On<alarms_cmd::AlarmsArgs>),
-    /// Scalable targets, policies and recent scaling activities of an endpoint; `--check` lints
-    /// them, `--check-request FILE.json` lints a PutScalingPolicy request before it is sent.
-    Autoscaling(On<autoscaling_cmd::AutoscalingArgs>),
-    /// List and call the tools of MCP servers (mcpServers registry).
-    Tools(On<mcp_cmd::ToolsArgs>),
-    /// Serve SageMaker endpoints as MCP tools (`mcp serve`).
-    Mcp(On<serve_cmd::McpArgs>),
-    /// An LLM on a SageMaker endpoint answering a question with the tools of MCP servers.
-    Agent(On<agent_cmd::AgentArgs>),
-    /// Compare an endpoint's variants over an invocation log (`--invocation-log`): calls, error
-    /// rate, latency percentiles and the judge's test of each variant against the baseline.
-    VariantsReport(On<variants_report_cmd::VariantsReportArgs>),
-}
-
-impl Command {
-    /// The AWS options given after the subcommand's name, for the commands that take them.
-    pub fn aws(&self) -> Option<&CommandArgs> {
-        match self {
-            Command::Endpoints(c) => Some(&c.aws),
-            Command::Describe(c) => Some(&c.aws),
-            Command::Weights(c) => Some(&c.aws),
-            Command::Invoke(c) => Some(&c.aws),
-            Command::Models(c) => Some(&c.aws),
-            Command::Prewarm(c) => Some(&c.aws),
-            Command::Metrics(c) => Some(&c.aws),
-            Command::Logs(c) => Some(&c.aws),
-            Command::Timeline(c) => Some(&c.aws),
-            Command::Promote(c) => Some(&c.aws),
-            Command::Audit(c) => Some(&c.aws),
-            Command::Alarms(c) => Some(&c.aws),
-            Command::Autoscaling(c) => Some(&c.aws),
-            Command::Tools(c) => Some(&c.aws),
-            Command::Mcp(c) => Some(&c.aws),
-            Command::Agent(c) => Some(&c.aws),
-            Command::VariantsReport(c) => Some(&c.aws),
-            Command::Demo(_) | Command::Sandbox(_) | Command::Fault(_) => None,
-        }
-    }
-}
-
-/// Prints a classified error on one line and returns its exit code.
-pub fn report(e: &AwsError) -> i32 {
-    eprintln!("sagedeck: {e}");
-    exit_code(e)
-}
-
-/// The exit code of a classified error.
-pub fn exit_code(e: &AwsError) -> i32 {
-    match e {
-        AwsError::ModelError { .. } => EXIT_MODEL,
-        AwsError::Config(_) => EXIT_USAGE,
-        _ => EXIT_AWS,
-    }
-}
-
-/// Prints a usage problem and returns exit code 2.
-pub fn usage(message: impl std::fmt::Display) -> i32 {
-    eprintln!("sagedeck: {message}");
-    EXIT_USAGE
-}
-
-/// Runs the parsed command line and returns the process exit code.
+/// Runs the parsed command line and returns the process exit code: the one place where a
+/// command's result becomes the exit code and its message is printed.
 pub fn run(cli: Cli) -> i32 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("sagedeck: cannot start the async runtime: {e}");
-            return EXIT_AWS;
-        }
+    let result = run_command(cli);
+    let result = match result {
+        // The reader went away while a command that does not look at every write went on.
+        Ok(()) if output::closed() => Err(Exit::output_closed()),
+        other => other,
     };
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => e.report(),
+    }
+}
+
+/// Runs the parsed command line: the read-only gate, then the command.
+fn run_command(cli: Cli) -> CmdResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Exit::new(EXIT_AWS, format!("cannot start the async runtime: {e}")))?;
     let g = cli.options();
-    let console = console_cmd::ConsoleArgs {
+    let console = console::ConsoleArgs {
         fleet: cli.fleet_set.clone(),
         ..cli.console
     };
     // The console and the demo read the config themselves (an unreadable file makes them
     // read-only with a lasting error).
-    if !matches!(cli.command, None | Some(Command::Demo(_)))
-        && let Err(code) = gate(cli.command.as_ref(), g.read_only, &g)
-    {
-        return code;
+    if !matches!(cli.command, None | Some(C::Demo(_))) {
+        gate(cli.command.as_ref(), g.read_only, &g)?;
     }
     runtime.block_on(async move {
         match cli.command {
-            Some(Command::Demo(args)) => console_cmd::run_demo(&g, &console, args).await,
-            Some(Command::Sandbox(args)) => sandbox_cmd::run_sandbox(args, false).await,
-            Some(Command::Fault(args)) => sandbox_cmd::run_fault(args).await,
-            Some(Command::Endpoints(On { args, .. })) => endpoints_cmd::run_endpoints(&g, args).await,
-            Some(Command::Describe(On { args, .. })) => endpoints_cmd::run_describe(&g, args).await,
-            Some(Command::Autoscaling(On { args, .. })) => autoscaling_cmd::run(&g, args).await,
-            Some(Command::Weights(On { args, .. })) => weights_cmd::run(&g, args).await,
-            Some(Command::Invoke(On { args, .. })) => invoke_cmd::run(&g, args).await,
-            Some(Command::Models(On { args, .. })) => models_cmd::run_models(&g, args).await,
-            Some(Command::Prewarm(On { args, .. })) => models_cmd::run_prewarm(&g, args).await,
-            Some(Command::Metrics(On { args, .. })) => metrics_cmd::run(&g, args).await,
-            Some(Command::Logs(On { args, .. })) => logs_cmd::run(&g, args).await,
-            Some(Command::Timeline(On { args, .. })) => timeline_cmd::run(&g, args).await,
-            Some(Command::Promote(On { args, .. })) => promote_cmd::run(&g, args).await,
-            Some(Command::Audit(On { args, .. })) => audit_cmd::run(&g, args).await,
-            Some(Command::Alarms(On { args, .. })) => alarms_cmd::run(&g, args).await,
-            Some(Command::Tools(On { args, .. })) => match args.command {
-                mcp_cmd::ToolsCommand::List(a) => mcp_cmd::run_list(&g, a).await,
-                mcp_cmd::ToolsCommand::Call(a) => mcp_cmd::run_call(&g, a).await,
+            Some(C::Demo(args)) => console::run_demo(&g, &console, args).await,
+            Some(C::Sandbox(args)) => console::sandbox::run_sandbox(args, false).await,
+            Some(C::Fault(args)) => console::sandbox::run_fault(args).await,
+            Some(C::Endpoints(On { args, .. })) => fleet::endpoints::run_endpoints(&g, args).await,
+            Some(C::Describe(On { args, .. })) => fleet::endpoints::run_describe(&g, args).await,
+            Some(C::Autoscaling(On { args, .. })) => change::autoscaling::run(&g, args).await,
+            Some(C::Weights(On { args, .. })) => change::weights::run(&g, args).await,
+            Some(C::Invoke(On { args, .. })) => fleet::invoke::run(&g, args).await,
+            Some(C::Models(On { args, .. })) => fleet::models::run_models(&g, args).await,
+            Some(C::Prewarm(On { args, .. })) => fleet::models::run_prewarm(&g, args).await,
+            Some(C::Metrics(On { args, .. })) => fleet::metrics::run(&g, args).await,
+            Some(C::Logs(On { args, .. })) => fleet::logs::run(&g, args).await,
+            Some(C::Timeline(On { args, .. })) => fleet::timeline::run(&g, args).await,
+            Some(C::Promote(On { args, .. })) => promote::run(&g, args).await,
+            Some(C::Audit(a)) => fleet::audit::run(&g, a.args).await,
+            Some(C::Alarms(On { args, .. })) => fleet::alarms::run(&g, args).await,
+            Some(C::Tools(On { args, .. })) => match args.command {
+                mcp::tools::ToolsCommand::List(a) => mcp::tools::run_list(&g, a).await,
+                mcp::tools::ToolsCommand::Call(a) => mcp::tools::run_call(&g, a).await,
             },
-            Some(Command::Mcp(On { args, .. })) => serve_cmd::run_mcp(&g, args).await,
-            Some(Command::Agent(On { args, .. })) => agent_cmd::run(&g, args).await,
-            Some(Command::VariantsReport(On { args, .. })) => variants_report_cmd::run(&g, args).await,
-            None => console_cmd::run_console(&g, &console).await,
+            Some(C::Mcp(On { args, .. })) => mcp::serve::run_mcp(&g, args).await,
+            Some(C::Agent(On { args, .. })) => agent::run(&g, args).await,
+            Some(C::VariantsReport(a)) => promote::variants_report::run(&g, a.args).await,
+            None => console::run_console(&g, &console).await,
         }
     })
 }
@@ -275,7 +97,7 @@ pub fn run(cli: Cli) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
     /// Every command line sagedeck takes, with whether it changes something. A new subcommand
     /// fails `every_subcommand_is_classified` until it has a line here.
@@ -378,7 +200,11 @@ mod tests {
                 let cli = parse(&argv);
                 let g = cli.options();
                 let r = gate(cli.command.as_ref(), g.read_only, &g);
-                assert_eq!(r.err(), mutates.then_some(EXIT_READ_ONLY), "{argv}");
+                assert_eq!(
+                    r.err().map(|e| e.exit_code()),
+                    mutates.then_some(EXIT_READ_ONLY),
+                    "{argv}"
+                );
             }
         }
     }
@@ -388,17 +214,32 @@ mod tests {
         !(line.starts_with("sandbox") || line.starts_with("fault"))
     }
 
+    /// The commands that read only a local file, with the options they take after their name.
+    const LOCAL: &[(&str, &[&str])] = &[("audit", &["json", "audit-file"]), ("variants-report", &["json"])];
+
     #[test]
     fn aws_flags_show_only_where_they_act() {
         let mut cli = Cli::command();
         cli.build();
         let has = |c: &clap::Command, flag: &str| c.get_arguments().any(|a| a.get_long() == Some(flag));
+        let shows = |c: &clap::Command, flag: &str| {
+            c.get_arguments()
+                .any(|a| a.get_long() == Some(flag) && !a.is_hide_set())
+        };
         let aws = ["profile", "region", "endpoint-url", "json"];
-        for flag in aws.iter().chain(&["audit-file", "read-only", "reason"]) {
+        let guard = ["audit-file", "read-only", "reason"];
+        for flag in aws.iter().chain(&guard) {
             assert!(has(&cli, flag), "sagedeck --{flag}");
         }
         for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
             let name = sub.get_name();
+            if let Some((_, takes)) = LOCAL.iter().find(|(c, _)| *c == name) {
+                for flag in aws.iter().chain(&guard) {
+                    assert!(has(sub, flag), "{name} accepts --{flag}");
+                    assert_eq!(shows(sub, flag), takes.contains(flag), "{name} --help lists --{flag}");
+                }
+                continue;
+            }
             for flag in aws {
                 let acts = takes_aws_flags(name) && name != "demo";
                 assert_eq!(has(sub, flag), acts, "{name} --{flag}");
@@ -408,6 +249,23 @@ mod tests {
         let tools = cli.find_subcommand("tools").unwrap();
         let call = tools.find_subcommand("call").unwrap();
         assert!(has(call, "profile"), "tools call --profile is inherited");
+    }
+
+    #[test]
+    fn local_file_commands_take_their_own_options_after_their_name() {
+        let g = parse("--json --audit-file a.jsonl audit --since 1h").options();
+        assert!(g.json);
+        assert_eq!(g.audit_file.as_deref(), Some(std::path::Path::new("a.jsonl")));
+        let g = parse("audit --json --audit-file b.jsonl").options();
+        assert!(g.json);
+        assert_eq!(g.audit_file.as_deref(), Some(std::path::Path::new("b.jsonl")));
+        assert!(parse("variants-report f.jsonl --json").options().json);
+        // The options that do not act on them are still accepted, as before.
+        let g = parse("audit --read-only --profile p").options();
+        assert!(g.read_only);
+        assert_eq!(g.profile.as_deref(), Some("p"));
+        let g = parse("variants-report f.jsonl --region r").options();
+        assert_eq!(g.region.as_deref(), Some("r"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod autoscaling_change;
 mod autoscaling_check;
 mod catalog;
 mod cli;
+mod cli_output;
 mod complete_period;
 mod guardrails;
 mod inventory;

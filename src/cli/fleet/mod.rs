@@ -1,0 +1,14 @@
+//! The commands that read the fleet (and `invoke`, `prewarm`): endpoints and the inventory across
+//! regions, describe, models and prewarm, metrics, logs, alarms, timeline, audit. `view.rs` holds
+//! the endpoint tables that `change/` shows too.
+
+pub mod alarms;
+pub mod audit;
+pub mod endpoints;
+pub mod inventory;
+pub mod invoke;
+pub mod logs;
+pub mod metrics;
+pub mod models;
+pub mod timeline;
+pub mod view;

@@ -1,0 +1,65 @@
+//! The audit of `tools call`, as the console audits its tool calls: an intent line before the
+//! call is sent (an unwritable log refuses the call), a result line after it.
+
+use serde_json::Value;
+
+use crate::aws::Fleet;
+use crate::aws::audit::{AuditContext, Mutation, Pending};
+use crate::aws::guard::Audited;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::Exit;
+
+/// Who is calling: the AWS principal when AWS is configured (STS, 5 s at most), else the
+/// profile and region alone. Meant to run while the MCP server connects.
+pub async fn context(g: &GlobalArgs) -> AuditContext {
+    match Fleet::connect(&g.aws_options()).await {
+        Ok(fleet) => AuditContext::from_fleet(&fleet).await,
+        Err(_) => AuditContext {
+            principal: None,
+            profile: g.profile_name(),
+            region: g.region.clone().unwrap_or_default(),
+            endpoint_url: g.endpoint_url.clone(),
+        },
+    }
+}
+
+/// An intent written for one tool call, waiting for its result.
+pub struct ToolAudit {
+    audited: Audited,
+    pending: Pending,
+}
+
+/// Writes the intent of calling `server/tool` with `arguments` (secrets are redacted by the
+/// log); exit 6 when it cannot be written: do not call then.
+pub fn intent(
+    g: &GlobalArgs,
+    ctx: AuditContext,
+    server: &str,
+    tool: &str,
+    arguments: &Value,
+) -> Result<ToolAudit, Exit> {
+    let audited = Audited {
+        audit: g.open_audit()?,
+        ctx,
+    };
+    let pending = audited
+        .intent(Mutation {
+            action: "tool.call".into(),
+            target: format!("{server}/{tool}"),
+            before: Value::Null,
+            after: serde_json::json!({ "arguments": arguments, "repeat": 1 }),
+            reason: g.reason.clone(),
+        })
+        .map_err(Exit::refused)?;
+    Ok(ToolAudit { audited, pending })
+}
+
+impl ToolAudit {
+    /// Writes the result line: `Ok(())`, or what went wrong. The call has happened, so a log
+    /// that fails now is reported, not fatal.
+    pub fn finish(self, outcome: Result<(), String>) {
+        if let Err(e) = self.audited.finish(&self.pending, outcome.map(|()| None)) {
+            eprintln!("sagedeck: warning: {e}");
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! `sagedeck tools list|call`: test-invoke the tools of any MCP server in the registry. Each
+//! call is written to the audit log, as in the console (`sagedeck mcp serve` is in `serve.rs`).
+//!
+//! Exit codes of `tools`: 0 ok; 2 usage (unknown server, bad arguments); 3 the server could not
+//! be reached, answered a JSON-RPC error or timed out; 4 the tool answered `isError`; 6 the
+//! audit log cannot be written (nothing was sent).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+use crate::aws::audit::AuditContext;
+use crate::cli::args::GlobalArgs;
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, Exit};
+use crate::cli::output::{outln, print_json, print_table};
+use crate::mcp::{
+    CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
+};
+
+/// `sagedeck tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: ToolsCommand,
+}
+
+/// `sagedeck tools` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// Connect to the configured MCP servers and list their status and tools.
+    List(ListArgs),
+    /// Call one tool of one server and print what came back.
+    Call(CallArgs),
+}
+
+/// Where the registry is and how long to wait for a server.
+#[derive(Debug, Args, Clone)]
+pub struct RegistryArgs {
+    /// mcpServers JSON file (default: ~/.config/sagedeck/mcp.json).
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
+    /// Seconds to wait for a server's handshake.
+    #[arg(long, default_value_t = 30.0, value_name = "S")]
+    pub connect_timeout: f64,
+}
+
+/// `sagedeck tools list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this server.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// `sagedeck tools call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Server name in the registry.
+    pub server: String,
+    /// Tool name.
+    pub tool: String,
+    /// Arguments as one JSON object.
+    #[arg(long, value_name = "JSON", conflicts_with = "arg")]
+    pub args: Option<String>,
+    /// One argument (repeatable); VALUE is JSON when it parses and the schema does not say string.
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    pub arg: Vec<String>,
+    /// Seconds without an answer or progress before the call is cancelled.
+    #[arg(long, default_value_t = 60.0, value_name = "S")]
+    pub timeout: f64,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 })
+}
+
+fn load_registry(r: &RegistryArgs) -> Result<Registry, Exit> {
+    match Registry::load_default(r.mcp_config.as_deref()) {
+        Ok(reg) if reg.servers.is_empty() => Err(Exit::usage(
+            "no MCP servers configured: pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (mcpServers format)",
+        )),
+        Ok(reg) => Ok(reg),
+        Err(e) => Err(Exit::usage(e)),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e4).round() / 10.0
+}
+
+fn annotations_text(t: &rmcp::model::Tool) -> String {
+    let Some(a) = &t.annotations else {
+        return "-".into();
+    };
+    let mut out = Vec::new();
+    if a.read_only_hint == Some(true) {
+        out.push("read-only");
+    }
+    if a.destructive_hint == Some(true) && a.read_only_hint != Some(true) {
+        out.push("destructive");
+    }
+    if a.idempotent_hint == Some(true) {
+        out.push("idempotent");
+    }
+    if a.open_world_hint == Some(true) {
+        out.push("open-world");
+    }
+    if out.is_empty() { "-".into() } else { out.join(",") }
+}
+
+/// Prints a connected server's line and its tools' table (`tools list` without `--json`).
+fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
+    let (i, tools) = (conn.info(), conn.tools());
+    outln!(
+        "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
+        entry.name,
+        entry.transport,
+        i.name,
+        i.version,
+        i.protocol_version,
+        tools.len(),
+        ms(conn.connect_time())
+    )?;
+    let rows = tools
+        .iter()
+        .map(|t| {
+            let desc = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("");
+            vec![
+                t.name.to_string(),
+                t.title.clone().unwrap_or_else(|| "-".into()),
+                annotations_text(t),
+                desc.chars().take(90).collect(),
+            ]
+        })
+        .collect();
+    print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows)
+}
+
+/// Runs `tools list`.
+pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
+    let reg = load_registry(&args.registry)?;
+    let entries: Vec<ServerEntry> = match &args.server {
+        Some(name) => match reg.get(name) {
+            Some(e) => vec![e.clone()],
+            None => {
+                return Err(Exit::usage(format!(
+                    "no server `{name}` in the registry (have: {})",
+                    reg.names().join(", ")
+                )));
+            }
+        },
+        None => reg.servers.clone(),
+    };
+    let opts = ConnectOptions {
+        timeout: secs(args.registry.connect_timeout),
+    };
+    let results = futures_util::future::join_all(entries.iter().map(|e| McpConnection::connect(e, &opts))).await;
+    let mut failed = 0;
+    let mut worst = EXIT_OK;
+    let mut report = Vec::new();
+    for (entry, r) in entries.iter().zip(results) {
+        match r {
+            Ok(conn) => {
+                let tools = conn.tools();
+                if !g.json
+                    && let Err(closed) = print_server(entry, &conn)
+                {
+                    conn.disconnect().await;
+                    return Err(closed);
+                }
+                report.push(json!({
+                    "name": entry.name, "transport": entry.transport, "target": entry.target(),
+                    "status": "connected", "server": conn.info(), "connect_ms": ms(conn.connect_time()),
+                    "tools": tools,
+                }));
+                conn.disconnect().await;
+            }
+            Err(e) => {
+                failed += 1;
+                worst = worst.max(connect_exit(&e));
+                eprintln!("sagedeck: {}: {e}", entry.name);
+                if !g.json {
+                    outln!("== {} ({}): FAILED: {e}", entry.name, entry.transport)?;
+                }
+                report.push(json!({
+                    "name": entry.name, "transport": entry.transport, "target": entry.target(),
+                    "status": "failed", "error": {"class": e.class(), "message": e.to_string()},
+                }));
+            }
+        }
+    }
+    if g.json {
+        print_json(&report)?;
+    }
+    if failed > 0 && worst != EXIT_OK {
+        Err(Exit::code(worst))
+    } else {
+        Ok(())
+    }
+}
+
+/// The exit code of a connection failure: a configuration that cannot be used is invalid input
+/// (2), anything else a failure to reach or speak to the server (3).
+fn connect_exit(e: &ConnectError) -> i32 {
+    match e {
+        ConnectError::Config(_) => EXIT_USAGE,
+        _ => EXIT_AWS,
+    }
+}
+
+/// Builds the arguments object from `--args JSON` or `--arg k=v` (typed by the tool's schema).
+pub fn build_arguments(
+    args_json: Option<&str>,
+    pairs: &[String],
+    input_schema: Option<&Map<String, Value>>,
+) -> Result<Map<String, Value>, String> {
+    if let Some(text) = args_json {
+        return match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => Ok(m),
+            Ok(_) => Err("--args must be a JSON object".into()),
+            Err(e) => Err(format!("--args is not valid JSON: {e}")),
+        };
+    }
+    let mut out = Map::new();
+    for p in pairs {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--arg `{p}` is not KEY=VALUE"))?;
+        let declared = input_schema
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(k))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        let value = match declared {
+            Some("string") => Value::String(v.to_string()),
+            _ => serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string())),
+        };
+        out.insert(k.to_string(), value);
+    }
+    Ok(out)
+}
+
+/// Runs `tools call`.
+pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
+    let reg = load_registry(&args.registry)?;
+    let Some(entry) = reg.get(&args.server) else {
+        return Err(Exit::usage(format!(
+            "no server `{}` in the registry (have: {})",
+            args.server,
+            reg.names().join(", ")
+        )));
+    };
+    if args.args.is_some() {
+        // Fail on bad JSON before starting anything.
+        build_arguments(args.args.as_deref(), &[], None).map_err(Exit::usage)?;
+    }
+    let opts = ConnectOptions {
+        timeout: secs(args.registry.connect_timeout),
+    };
+    // Who is calling (for the audit log) is looked up while the server connects.
+    let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(entry, &opts));
+    let conn = conn.map_err(|e| Exit::new(connect_exit(&e), format!("{}: {e}", entry.name)))?;
+    let result = call_on(g, &conn, &args, ctx).await;
+    conn.disconnect().await;
+    result
+}
+
+async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: AuditContext) -> CmdResult {
+    let tool = conn.tool(&args.tool);
+    let schema = tool.as_ref().map(|t| (*t.input_schema).clone());
+    let arguments = build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()).map_err(Exit::usage)?;
+    let logged = Value::Object(arguments.clone());
+    let audit = super::audit::intent(g, ctx, conn.name(), &args.tool, &logged)?;
+    let (ptx, prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
+    let printer = tokio::spawn(print_progress(prx, !g.json));
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let call_opts = CallOptions {
+        timeout: secs(args.timeout),
+        max_total: None,
+        cancel: cancel.clone(),
+        progress: Some(ptx),
+    };
+    let started = Instant::now();
+    let call = conn.call_tool(&args.tool, Some(arguments), call_opts);
+    tokio::pin!(call);
+    let outcome = tokio::select! {
+        r = &mut call => r,
+        _ = tokio::signal::ctrl_c() => {
+            cancel.cancel();
+            call.await
+        }
+    };
+    // The finished call has dropped its progress sender: the printer ends once it has printed
+    // everything (aborting it could lose the last lines).
+    let _ = printer.await;
+    audit.finish(match &outcome {
+        Ok(o) if o.result.is_error => Err(format!(
+            "the tool answered isError: {}",
+            o.result.first_text().unwrap_or_else(|| "no message".into())
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    });
+    // Named when the server does not list the tool that was called.
+    let not_listed = tool.is_none().then(|| {
+        let known = conn.tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
+        format!(
+            " (the server lists no tool `{}`; it has: {})",
+            args.tool,
+            known.join(", ")
+        )
+    });
+    match outcome {
+        Ok(o) => answered(g, conn, &o, not_listed),
+        Err(e) => {
+            let hint = match (&e, not_listed) {
+                (CallError::JsonRpc { .. }, Some(hint)) => hint,
+                _ => String::new(),
+            };
+            if g.json {
+                print_json(
+                    &json!({"server": conn.name(), "tool": args.tool, "error": e, "elapsed_ms": ms(started.elapsed())}),
+                )?;
+            }
+            let code = if e == CallError::Cancelled { 130 } else { EXIT_AWS };
+            Err(Exit::new(code, format!("{}/{}: {e}{hint}", conn.name(), args.tool)))
+        }
+    }
+}
+
+/// Prints each progress notification on stderr (when `show`) until the call drops its sender.
+async fn print_progress(mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp::events::Progress>, show: bool) {
+    while let Some(p) = rx.recv().await {
+        if show {
+            let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
+            let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
+            eprintln!("sagedeck: progress {}{total}{msg}", p.progress);
+        }
+    }
+}
+
+/// Prints a tool's answer (the result on stdout, timing and the SageMaker link on stderr) and
+/// returns the exit code: 4 when the tool answered isError.
+fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: Option<String>) -> CmdResult {
+    if g.json {
+        print_json(&json!({
+            "server": conn.name(), "tool": o.tool, "is_error": o.result.is_error,
+            "duration_ms": ms(o.duration), "connect_ms": ms(conn.connect_time()),
+            "progress": o.progress, "result": o.result, "raw": o.raw,
+        }))?;
+    } else {
+        outln!("{}", o.result.to_text())?;
+        let mut line = format!(
+            "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
+            conn.name(),
+            o.tool,
+            ms(o.duration),
+            ms(conn.connect_time())
+        );
+        if let Some(sm) = o.result.structured.as_ref().and_then(|s| s.get("sagemaker")) {
+            line.push_str(&format!(
+                " · endpoint {} · variant {} · {} attempt(s)",
+                sm["endpoint"].as_str().unwrap_or("?"),
+                sm["invoked_variant"].as_str().unwrap_or("-"),
+                sm["attempts"]
+            ));
+        }
+        eprintln!("{line}");
+    }
+    if o.result.is_error {
+        let why = o.result.first_text().unwrap_or_else(|| "no message".into());
+        return Err(Exit::new(
+            EXIT_MODEL,
+            format!("{} reported an error: {why}{}", o.tool, not_listed.unwrap_or_default()),
+        ));
+    }
+    if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
+        eprintln!(
+            "sagedeck: warning: structured content violates the outputSchema: {}",
+            errs.join("; ")
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_follow_the_schema() {
+        let schema = json!({"properties": {"sign": {"type": "string"}, "n": {"type": "integer"}}});
+        let m = build_arguments(
+            None,
+            &["sign=1234".into(), "n=3".into(), "x=hello".into(), "o={\"a\":1}".into()],
+            schema.as_object(),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(m),
+            json!({"sign": "1234", "n": 3, "x": "hello", "o": {"a": 1}})
+        );
+        assert!(build_arguments(Some("[1]"), &[], None).is_err());
+        assert!(build_arguments(None, &["novalue".into()], None).is_err());
+    }
+}
