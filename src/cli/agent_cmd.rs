@@ -17,8 +17,8 @@ use clap::Args;
 use super::agent_view::{ask_terminal, printer, show};
 use super::mcp_cmd::RegistryArgs;
 use super::{EXIT_AWS, EXIT_NO_ANSWER, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, GlobalArgs, usage};
-use crate::aws::audit::AuditContext;
-use crate::aws::guard::Audited;
+use crate::aws::change::audit::AuditContext;
+use crate::aws::change::guard::Audited;
 use crate::mcp::agent::trace::TranscriptFile;
 use crate::mcp::agent::{
     Agent, AgentConfig, ApprovalMode, Message, Shape, Stop, Template, ToolFilter, Transcript, gather_tools,
@@ -117,7 +117,7 @@ impl AgentArgs {
 }
 
 fn defaults(g: &GlobalArgs) -> AgentDefaults {
-    crate::aws::dirs::config_dir()
+    crate::local::dirs::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
         .and_then(|f| f.for_profile(&g.profile_name()).agent)

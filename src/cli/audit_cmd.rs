@@ -8,7 +8,7 @@ use serde_json::json;
 use super::metrics_cmd::parse_since;
 use super::output::{print_json, print_table};
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
-use crate::aws::audit::{Audit, AuditPhase};
+use crate::aws::change::audit::{Audit, AuditPhase};
 
 /// `sagedeck audit`.
 #[derive(Debug, Args)]

@@ -11,10 +11,10 @@ use serde_json::json;
 use super::autoscaling_cmd::AutoscalingArgs;
 use super::output::print_json;
 use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
-use crate::aws::guard::GuardError;
-use crate::aws::scaling_change::{ScalingSnapshot, before_after};
-use crate::aws::scaling_check::EndpointScaling;
-use crate::aws::scaling_plan::{ChangeRequest, change_lines, plan};
+use crate::aws::change::guard::GuardError;
+use crate::aws::scaling::change::{ScalingSnapshot, before_after};
+use crate::aws::scaling::check::EndpointScaling;
+use crate::aws::scaling::plan::{ChangeRequest, change_lines, plan};
 
 /// The variant to change: `--variant`, or the endpoint's only one.
 fn pick_variant(args: &AutoscalingArgs, state: &EndpointScaling) -> Result<String, String> {

@@ -12,8 +12,8 @@ use serde_json::json;
 use super::endpoints_cmd::print_scaling;
 use super::output::print_json;
 use super::{EXIT_CHECK_FAILED, EXIT_OK, GlobalArgs, report, usage};
-use crate::aws::scaling_check::ScalingCheck;
-use crate::aws::scaling_spec::PolicySpec;
+use crate::aws::scaling::check::ScalingCheck;
+use crate::aws::scaling::spec::PolicySpec;
 use crate::format::time_text;
 
 /// `sagedeck autoscaling ENDPOINT`.

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::{EXIT_REFUSED, report};
-use crate::aws::audit::{Audit, AuditContext, default_audit_path};
-use crate::aws::guard::Audited;
+use crate::aws::change::audit::{Audit, AuditContext, default_audit_path};
+use crate::aws::change::guard::Audited;
 use crate::aws::{AwsOptions, Fleet};
 
 /// Declares the options the AWS-facing commands take (the AWS CLI's names), twice from one

@@ -11,8 +11,8 @@ use std::time::Duration;
 use super::output::print_json;
 use super::promote_cmd::PromoteArgs;
 use super::{EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, report, usage};
-use crate::aws::consolidate::{ConsolidationPlan, ConsolidationState, load_consolidation};
-use crate::aws::guard::GuardError;
+use crate::aws::change::guard::GuardError;
+use crate::aws::promote::consolidate::{ConsolidationPlan, ConsolidationState, load_consolidation};
 
 /// Longest wait for a deployment to end.
 const DEPLOY_TIMEOUT: Duration = Duration::from_secs(3600);

@@ -8,8 +8,8 @@ use serde_json::json;
 
 use super::output::{pct, print_json, print_table, weight};
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, report};
-use crate::aws::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::scaling::ScalingInfo;
+use crate::aws::endpoints::autoscaling::ScalingInfo;
+use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
 
 /// `sagedeck endpoints`.
 #[derive(Debug, Args)]

@@ -10,8 +10,8 @@ use serde::Serialize;
 use super::endpoints_cmd::{EndpointsArgs, instances_text};
 use super::output::{print_json, print_table, weight};
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
-use crate::aws::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
+use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
+use crate::aws::endpoints::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
 use crate::format::time_text;
 use crate::tui::config::ConfigFile;
 
@@ -40,7 +40,7 @@ struct RegionRow<'a> {
 
 /// The config file, or the defaults when it cannot be read.
 pub(super) fn config() -> ConfigFile {
-    crate::aws::dirs::config_dir()
+    crate::local::dirs::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| ConfigFile::load(&p).ok())
         .unwrap_or_default()
@@ -184,7 +184,7 @@ pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> i32 {
     if failed.is_empty() { EXIT_OK } else { EXIT_AWS }
 }
 
-fn region_row(r: &crate::aws::multi::RegionInventory, read_only: bool) -> RegionRow<'_> {
+fn region_row(r: &crate::aws::endpoints::multi::RegionInventory, read_only: bool) -> RegionRow<'_> {
     let (state, endpoints, api_calls, error) = match &r.outcome {
         RegionOutcome::Ok { inventory } => ("ok", inventory.endpoints.len(), inventory.api_calls, None),
         RegionOutcome::Failed { error } => ("failed", 0, 0, Some(error.to_string())),

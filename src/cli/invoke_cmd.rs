@@ -11,8 +11,8 @@ use serde_json::json;
 use super::output::print_json;
 use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, GlobalArgs, exit_code, report, usage};
 use crate::aws::RetryPolicy;
-use crate::aws::invoke::{InvokeSpec, is_json, validate_body};
-use crate::aws::latency::LatencyStats;
+use crate::aws::invoke::call::{InvokeSpec, is_json, validate_body};
+use crate::aws::observe::latency::LatencyStats;
 
 /// `sagedeck invoke`.
 #[derive(Debug, Args)]

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::metrics_cmd::parse_since;
 use super::output::print_json;
 use super::{EXIT_OK, GlobalArgs, interrupts, report};
-use crate::aws::logs::{ErrorMarker, LogFollower, LogLine, LogQuery, StreamInfo, log_group};
+use crate::aws::observe::logs::{ErrorMarker, LogFollower, LogLine, LogQuery, StreamInfo, log_group};
 use crate::aws::{AwsError, Fleet};
 use crate::format::parse_duration;
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::output::{print_json, print_table};
 use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, GlobalArgs, usage};
-use crate::aws::audit::AuditContext;
+use crate::aws::change::audit::AuditContext;
 use crate::mcp::{
     CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
 };

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::output::{opt_f, pct, print_json, print_table};
 use super::{EXIT_OK, GlobalArgs, report, usage};
-use crate::aws::metrics::{MetricsPlan, VariantMetrics};
+use crate::aws::observe::metrics::{MetricsPlan, VariantMetrics};
 
 /// Longest `--since`: CloudWatch keeps 1-minute data for 15 days.
 const MAX_SINCE: Duration = Duration::from_secs(15 * 86_400);

@@ -1,8 +1,8 @@
 //! How `sagedeck promote` shows a plan: its state line, timeline table and progress lines.
 
 use super::output::{opt_f, print_table, weight};
-use crate::aws::promote::{Phase, PlanState};
-use crate::aws::promote_run::PromotionEvent;
+use crate::aws::promote::events::PromotionEvent;
+use crate::aws::promote::plan::{Phase, PlanState};
 
 /// Prints a plan's timeline: per step the share, weights, gate figures and verdict.
 pub fn print_timeline(state: &PlanState) {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
-use crate::aws::invocation_log::InvocationLog;
+use crate::aws::invoke::log::InvocationLog;
 use crate::mcp::server::{HttpAccess, ToolServer, check_origin, serve_http_with, serve_stdio};
 use crate::mcp::tools_config::ToolsConfig;
 

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::metrics_cmd::parse_since;
 use super::output::{print_json, print_table};
 use super::{EXIT_OK, GlobalArgs, report};
-use crate::aws::audit::Audit;
+use crate::aws::change::audit::Audit;
 use crate::format::time_text;
 
 /// `sagedeck timeline ENDPOINT`.

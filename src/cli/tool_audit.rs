@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::{EXIT_REFUSED, GlobalArgs};
 use crate::aws::Fleet;
-use crate::aws::audit::{AuditContext, Mutation, Pending};
-use crate::aws::guard::Audited;
+use crate::aws::change::audit::{AuditContext, Mutation, Pending};
+use crate::aws::change::guard::Audited;
 
 /// Who is calling: the AWS principal when AWS is configured (STS, 5 s at most), else the
 /// profile and region alone. Meant to run while the MCP server connects.

@@ -1,5 +1,5 @@
 //! `sagedeck variants-report FILE`: the variant log written by `mcp serve --invocation-log` and
-//! the console, compared per endpoint × variant (see `aws::variants_report`).
+//! the console, compared per endpoint × variant (see `aws::judge::variants_report`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,9 +9,9 @@ use clap::Args;
 use super::metrics_cmd::parse_since;
 use super::output::{opt_f, pct, print_json, print_table};
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
-use crate::aws::invocation_log::read;
-use crate::aws::judge::JudgeConfig;
-use crate::aws::variants_report::{ReportOptions, VariantsReport, report};
+use crate::aws::invoke::log::read;
+use crate::aws::judge::compare::JudgeConfig;
+use crate::aws::judge::variants_report::{ReportOptions, VariantsReport, report};
 
 /// `sagedeck variants-report`.
 #[derive(Debug, Args)]

@@ -13,9 +13,9 @@ use super::endpoints_cmd::print_variants;
 use super::output::{pct, print_json, print_table, weight};
 use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::Fleet;
-use crate::aws::guard::{Applied, Expectation, GuardError, lost_race};
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+use crate::aws::change::guard::{Applied, Expectation, GuardError, lost_race};
+use crate::aws::change::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+use crate::aws::endpoints::inventory::EndpointInfo;
 
 /// `sagedeck weights`.
 #[derive(Debug, Args)]

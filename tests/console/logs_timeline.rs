@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, StateValue, Statistic};
 use crossterm::event::KeyCode;
-use sagedeck::aws::logs::{LogLine, LogRead, StreamInfo};
-use sagedeck::aws::timeline::TimelineEvent;
+use sagedeck::aws::observe::logs::{LogLine, LogRead, StreamInfo};
+use sagedeck::aws::observe::timeline::TimelineEvent;
 use sagedeck::sandbox::SandboxHandle;
 use sagedeck::tui::app::{App, Effect};
 use sagedeck::tui::event::AppEvent;

@@ -14,8 +14,8 @@ use crossterm::event::KeyCode;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
-use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
+use sagedeck::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
+use sagedeck::aws::observe::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::mcp::events::Progress;
 use sagedeck::mcp::result::{Block, RenderedResult};
 use sagedeck::mcp::{CallError, CallOutcome, ServerStatus, ServerView, TransportKind};

@@ -94,7 +94,7 @@ fn the_check_finds_a_backward_import() {
     std::fs::write(dir.path().join("aws/x.rs"), "use crate::tui::app::App; // backwards\n").unwrap();
     std::fs::write(
         dir.path().join("tui/y.rs"),
-        "fn f() { crate::aws::dirs::state_dir(); }\n",
+        "fn f() { crate::local::dirs::state_dir(); }\n",
     )
     .unwrap();
     std::fs::write(dir.path().join("tui/z.rs"), "\nuse crate::{format::bar, cli::Cli};\n").unwrap();

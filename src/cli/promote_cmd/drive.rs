@@ -6,9 +6,10 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::aws::guard::GuardError;
-use crate::aws::promote::{Phase, PlanState};
-use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question};
+use crate::aws::change::guard::GuardError;
+use crate::aws::promote::events::{Control, PromoteError, PromotionEvent, Question};
+use crate::aws::promote::plan::{Phase, PlanState};
+use crate::aws::promote::run::PromotionRunner;
 use crate::cli::output::{print_json, weight};
 use crate::cli::promote_view::{event_line, print_state};
 use crate::cli::{EXIT_AWS, EXIT_OK, EXIT_PROMOTION, EXIT_REFUSED, GlobalArgs, interrupts, report, usage};
@@ -138,7 +139,7 @@ impl Answers {
                 "Step {} verdict: {}. [r]oll back / [h]old{}",
                 step + 1,
                 verdict.as_str(),
-                if *verdict == crate::aws::promote::Verdict::NoVerdict {
+                if *verdict == crate::aws::promote::report::Verdict::NoVerdict {
                     " / [y] bake again"
                 } else {
                     ""

@@ -5,11 +5,12 @@
 
 use crossterm::event::KeyCode;
 
-use sagedeck::aws::judge::{MetricVerdict, Outcome};
-use sagedeck::aws::promote::{Phase, Verdict};
-use sagedeck::aws::promote_gate::GateCheck;
-use sagedeck::aws::promote_run::PromotionEvent;
-use sagedeck::aws::stats::Method;
+use sagedeck::aws::judge::compare::{MetricVerdict, Outcome};
+use sagedeck::aws::judge::stats::Method;
+use sagedeck::aws::promote::events::PromotionEvent;
+use sagedeck::aws::promote::plan::Phase;
+use sagedeck::aws::promote::report::GateCheck;
+use sagedeck::aws::promote::report::Verdict;
 use sagedeck::tui::event::Job;
 use sagedeck::tui::widgets::Overlay;
 
@@ -232,7 +233,7 @@ fn a_running_plan_is_this_consoles_in_the_variants_table_too() {
 
 /// Three alarms watch the endpoint: one in ALARM, one OK, one without data.
 fn with_alarms(app: &mut sagedeck::tui::app::App) {
-    use sagedeck::aws::alarms::AlarmStatus;
+    use sagedeck::aws::observe::alarms::AlarmStatus;
     let a = |name: &str, state: &str| AlarmStatus {
         name: name.into(),
         kind: "metric",

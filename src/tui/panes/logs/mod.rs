@@ -13,7 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand};
-use crate::aws::logs::{ErrorMarker, LogLine, LogQuery, LogRead, MAX_LINES, StreamInfo};
+use crate::aws::observe::logs::{ErrorMarker, LogLine, LogQuery, LogRead, MAX_LINES, StreamInfo};
 use crate::tui::data::{Data, LogsJump};
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::theme::Theme;
@@ -203,7 +203,7 @@ impl LogsPane {
         self.marks = self
             .lines
             .iter()
-            .map(|l| match (marker.mark(l), crate::aws::logs::is_error_line(&l.message)) {
+            .map(|l| match (marker.mark(l), crate::aws::observe::logs::is_error_line(&l.message)) {
                 (false, _) => Mark::Plain,
                 (true, true) => Mark::Error,
                 (true, false) => Mark::Trace,
