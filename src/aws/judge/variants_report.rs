@@ -1,6 +1,6 @@
-//! `sagedeck variants-report`: the variant log (`invocation_log.rs`) compared per endpoint ×
+//! `sagedeck variants-report`: the variant log (`invoke/log.rs`) compared per endpoint ×
 //! variant: count, error rate, latency percentiles (HDR histogram, successful calls), and the
-//! promotion judge's verdicts (`judge.rs`: Mann-Whitney U test and Hodges-Lehmann shift) of
+//! promotion judge's verdicts (`compare.rs`: Mann-Whitney U test and Hodges-Lehmann shift) of
 //! each variant against the baseline, the variant with the most calls unless one is named.
 //!
 //! The judge compares per-period series, as it does for CloudWatch: the log's calls are

@@ -247,7 +247,7 @@ impl Fleet {
     }
 
     /// The judge's verdicts for `canary` against `baseline` of `info` over the bake
-    /// `[start, end)`, from their per-period series (see `judge.rs`).
+    /// `[start, end)`, from their per-period series (see `judge/compare.rs`).
     pub async fn window_judgement(
         &self,
         info: &EndpointInfo,
