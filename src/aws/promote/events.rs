@@ -8,8 +8,7 @@ use serde::Serialize;
 use crate::aws::change::guard::GuardError;
 use crate::aws::error::AwsError;
 use crate::aws::promote::plan::PlanState;
-use crate::aws::promote::report::GateReport;
-use crate::aws::promote::report::Verdict;
+use crate::aws::promote::report::{GateReport, Verdict};
 
 /// An operator's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,15 +14,13 @@ use crate::aws::change::guard::{Audited, GuardError};
 use crate::aws::config::Fleet;
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::error::AwsError;
-use crate::aws::promote::bake_load::LoadReport;
-use crate::aws::promote::bake_load::client_verdicts;
+use crate::aws::promote::bake_load::{LoadReport, client_verdicts};
 use crate::aws::promote::events::{Control, PromoteError, PromotionEvent, Question, RunnerOptions};
 use crate::aws::promote::gate::{apply_alarms, apply_judgement, evaluate};
 use crate::aws::promote::plan::{
     Mode, Phase, PlanState, PromotionSpec, StepRecord, pick_baseline, save_state_with, step_weights,
 };
-use crate::aws::promote::report::GateReport;
-use crate::aws::promote::report::Verdict;
+use crate::aws::promote::report::{GateReport, Verdict};
 
 /// Runs one plan.
 pub struct PromotionRunner {

@@ -9,8 +9,7 @@ use sagedeck::aws::judge::compare::{MetricVerdict, Outcome};
 use sagedeck::aws::judge::stats::Method;
 use sagedeck::aws::promote::events::PromotionEvent;
 use sagedeck::aws::promote::plan::Phase;
-use sagedeck::aws::promote::report::GateCheck;
-use sagedeck::aws::promote::report::Verdict;
+use sagedeck::aws::promote::report::{GateCheck, Verdict};
 use sagedeck::tui::event::Job;
 use sagedeck::tui::widgets::Overlay;
 
