@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 /// What the inventory needs of a model: image, whether it is multi-model, its ModelDataUrl.
 pub type ModelFacts = (Option<String>, bool, Option<String>);
 
-/// Configurations and models described so far, by name (shared by every clone of a [`Fleet`]).
+/// Configurations and models described so far, by name (shared by every clone of a [`Fleet`](crate::aws::Fleet)).
 #[derive(Debug, Default)]
 pub struct DescribeCache {
     configs: Mutex<HashMap<String, Arc<DescribeEndpointConfigOutput>>>,
