@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group};
 use sagedeck::aws::Fleet;
-use sagedeck::aws::audit::{Audit, AuditContext};
-use sagedeck::aws::guard::Audited;
+use sagedeck::aws::change::audit::{Audit, AuditContext};
+use sagedeck::aws::change::guard::Audited;
 use sagedeck::mcp::agent::parse::find_call;
 use sagedeck::mcp::agent::run::Event;
 use sagedeck::mcp::agent::shape::{BodySpec, body};

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use sagedeck::aws::catalog::{Catalog, CatalogEntry};
-use sagedeck::aws::inventory::{EndpointInfo, Inventory, VariantInfo};
+use sagedeck::aws::endpoints::catalog::{Catalog, CatalogEntry};
+use sagedeck::aws::endpoints::inventory::{EndpointInfo, Inventory, VariantInfo};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::AppEvent;

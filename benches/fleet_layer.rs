@@ -28,9 +28,9 @@ use aws_sdk_cloudwatch::types::{Dimension, Metric, MetricDataQuery, MetricStat, 
 use aws_sdk_sagemakerruntime::primitives::Blob;
 use futures_util::StreamExt;
 use hdrhistogram::Histogram;
-use sagedeck::aws::inventory::InventoryOptions;
-use sagedeck::aws::invoke::InvokeSpec;
-use sagedeck::aws::metrics::MetricsPlan;
+use sagedeck::aws::endpoints::inventory::InventoryOptions;
+use sagedeck::aws::invoke::call::InvokeSpec;
+use sagedeck::aws::observe::metrics::MetricsPlan;
 use sagedeck::aws::{Fleet, RetryPolicy};
 use sagedeck::sandbox::{Sandbox, SandboxConfig, now_epoch, start};
 

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use sagedeck::aws::inventory::InventoryOptions;
-use sagedeck::aws::multi::{FleetTarget, multi_inventory, targets};
+use sagedeck::aws::endpoints::inventory::InventoryOptions;
+use sagedeck::aws::endpoints::multi::{FleetTarget, multi_inventory, targets};
 use sagedeck::aws::{AwsOptions, Fleet};
 use sagedeck::sandbox::RegionFleet;
 use sagedeck::sandbox::{Sandbox, SandboxConfig, SandboxHandle, start};

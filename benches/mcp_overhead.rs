@@ -95,7 +95,7 @@ async fn sagedeck_call(conn: &McpConnection) -> f64 {
     t.elapsed().as_secs_f64() * 1e6
 }
 
-async fn raw_invoke(fleet: &Fleet, spec: &sagedeck::aws::invoke::InvokeSpec, policy: &RetryPolicy) -> f64 {
+async fn raw_invoke(fleet: &Fleet, spec: &sagedeck::aws::invoke::call::InvokeSpec, policy: &RetryPolicy) -> f64 {
     let t = Instant::now();
     fleet.invoke(spec, policy).await.expect("raw invoke");
     t.elapsed().as_secs_f64() * 1e6

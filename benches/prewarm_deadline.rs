@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_sagemakerruntime::primitives::Blob;
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use sagedeck::aws::Fleet;
-use sagedeck::aws::prewarm::PrewarmOptions;
+use sagedeck::aws::invoke::prewarm::PrewarmOptions;
 use sagedeck::sandbox::world::fleet::DEMO_BUCKET;
 use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};

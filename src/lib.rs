@@ -4,6 +4,7 @@
 pub mod aws;
 pub mod cli;
 pub mod format;
+pub mod local;
 pub mod mcp;
 pub mod sandbox;
 pub mod tui;

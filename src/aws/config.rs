@@ -9,7 +9,7 @@ use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_credential_types::provider::ProvideCredentials;
 
-use super::error::{AwsError, NO_REGION, no_credentials_text};
+use crate::aws::error::{AwsError, NO_REGION, no_credentials_text};
 
 /// Static credentials for a local emulator (the sandbox accepts any signature).
 pub const LOCAL_ACCESS_KEY: (&str, &str) = ("AKIDSANDBOX", "sandbox-secret");
@@ -76,7 +76,7 @@ pub struct Fleet {
     /// CloudWatch Logs (container logs).
     pub logs: aws_sdk_cloudwatchlogs::Client,
     /// Endpoint configurations and models described so far (they never change once created).
-    pub describe_cache: std::sync::Arc<super::describe_cache::DescribeCache>,
+    pub describe_cache: std::sync::Arc<crate::aws::cache::DescribeCache>,
     /// Profile in use (for the header and the audit log).
     pub profile: String,
     /// Region in use.
@@ -156,7 +156,11 @@ impl Fleet {
             .ok_or_else(|| AwsError::Config(no_credentials_text("no credential provider")))?;
         match tokio::time::timeout(Duration::from_secs(10), provider.provide_credentials()).await {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(AwsError::Config(no_credentials_text(&super::error::chain_text(&e)))),
+            Ok(Err(e)) => {
+                return Err(AwsError::Config(no_credentials_text(&crate::aws::error::chain_text(
+                    &e,
+                ))));
+            }
             Err(_) => {
                 return Err(AwsError::Config(no_credentials_text(
                     "timed out looking for credentials",

@@ -1,46 +1,30 @@
 //! The fleet layer: the only code that knows aws-config and the aws-sdk-* crates. The console,
 //! the CLI and the MCP server call it; nothing here knows the sandbox exists.
+//!
+//! The core sits at this folder's root ([`Fleet`] in `config.rs`, [`AwsError`], [`RetryPolicy`],
+//! the describe cache every clone of a fleet shares); each feature is a folder above it. Imports
+//! run one way, from the top of this list down (`tests/fleet/layers.rs` checks it, and that no
+//! two files import each other, even through others):
+//!
+//! 1. the core: `mod.rs`, `config.rs`, `error.rs`, `retry.rs`, `cache.rs`;
+//! 2. [`endpoints`] (inventory, describe, catalog, warm sets, multi-region reads) and [`invoke`]
+//!    (invocations, prewarming, the variant log);
+//! 3. [`change`] (weights, the compare-and-swap guard, the audit record);
+//! 4. [`observe`] (metrics, latency, logs, alarms, the timeline);
+//! 5. [`judge`] (statistics, the per-metric judge, the variants report);
+//! 6. [`scaling`] and [`promote`].
 
-pub mod alarms;
-pub mod audit;
-pub mod bake_load;
-pub mod catalog;
+pub mod cache;
+pub mod change;
 pub mod config;
-pub mod consolidate;
-pub mod describe_cache;
-pub mod dirs;
+pub mod endpoints;
 pub mod error;
-pub mod guard;
-pub mod inventory;
-pub mod invocation_log;
 pub mod invoke;
 pub mod judge;
-pub mod latency;
-pub mod logs;
-pub mod metrics;
-pub mod multi;
-pub mod prewarm;
+pub mod observe;
 pub mod promote;
-pub mod promote_consolidate;
-pub mod promote_events;
-pub mod promote_gate;
-pub mod promote_run;
-pub mod promote_send;
 pub mod retry;
 pub mod scaling;
-pub mod scaling_change;
-pub mod scaling_check;
-pub mod scaling_lint;
-#[cfg(test)]
-mod scaling_lint_tests;
-pub mod scaling_plan;
-pub mod scaling_spec;
-pub mod scaling_view;
-pub mod stats;
-pub mod timeline;
-pub mod variants_report;
-pub mod warmset;
-pub mod weights;
 
 pub use config::{AwsOptions, Fleet};
 pub use error::AwsError;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 use serde::Serialize;
 
-use super::error::AwsError;
+use crate::aws::error::AwsError;
 
 /// Backoff parameters.
 #[derive(Debug, Clone, Copy, Serialize)]

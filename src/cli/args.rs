@@ -11,9 +11,9 @@ use std::time::Duration;
 use clap::Args;
 
 use super::exit::Exit;
-use crate::aws::audit::{Audit, AuditContext, default_audit_path};
-use crate::aws::guard::Audited;
-use crate::aws::inventory::EndpointInfo;
+use crate::aws::change::audit::{Audit, AuditContext, default_audit_path};
+use crate::aws::change::guard::Audited;
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::{AwsOptions, Fleet};
 use crate::format::parse_duration;
 

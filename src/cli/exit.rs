@@ -6,8 +6,8 @@ use std::fmt::Display;
 use std::io::Write;
 
 use crate::aws::AwsError;
-use crate::aws::guard::GuardError;
-use crate::aws::promote_run::PromoteError;
+use crate::aws::change::guard::GuardError;
+use crate::aws::promote::events::PromoteError;
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;

@@ -37,7 +37,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
 /// the config file cannot be read, since it may be what sets read-only: it fails closed. A read
 /// goes on; an unreadable config file is then a warning.
 pub fn gate(cmd: Option<&Command>, read_only_flag: bool, g: &GlobalArgs) -> Result<(), Exit> {
-    let config = match crate::aws::dirs::config_dir() {
+    let config = match crate::local::dirs::config_dir() {
         Some(d) => crate::tui::config::ConfigFile::load(&d.join("config.toml")),
         None => Ok(Default::default()),
     };

@@ -139,7 +139,7 @@ pub fn opt_f(v: Option<f64>, decimals: usize) -> String {
 }
 
 /// A weight without a trailing `.0` when whole.
-pub use crate::aws::weights::weight_text as weight;
+pub use crate::aws::change::weights::weight_text as weight;
 
 /// A share as a percentage.
 pub fn pct(share: f64) -> String {

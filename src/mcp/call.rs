@@ -55,7 +55,7 @@ pub enum CallError {
     #[error("no answer within {:.1} s (after {progress} progress notifications); the call was cancelled", .after.as_secs_f64())]
     Timeout {
         /// The limit.
-        #[serde(serialize_with = "crate::aws::invoke::ser_ms")]
+        #[serde(serialize_with = "crate::aws::invoke::call::ser_ms")]
         after: Duration,
         /// Progress notifications seen.
         progress: usize,
@@ -110,7 +110,7 @@ pub struct CallOutcome {
     /// The raw result, as the server sent it.
     pub raw: serde_json::Value,
     /// Wall time from sending to the answer.
-    #[serde(rename = "duration_ms", serialize_with = "crate::aws::invoke::ser_ms")]
+    #[serde(rename = "duration_ms", serialize_with = "crate::aws::invoke::call::ser_ms")]
     pub duration: Duration,
     /// Progress notifications received during the call.
     pub progress: usize,

@@ -5,7 +5,7 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use super::tools_config::ToolSpec;
-use crate::aws::invoke::is_json;
+use crate::aws::invoke::call::is_json;
 
 fn arg_text(v: &Value) -> String {
     match v {

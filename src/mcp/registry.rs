@@ -305,7 +305,7 @@ fn check_http(entry: &ServerEntry) -> Result<(), String> {
 
 /// `$XDG_CONFIG_HOME/sagedeck/mcp.json`, else `~/.config/sagedeck/mcp.json`.
 pub fn default_path() -> Option<PathBuf> {
-    crate::aws::dirs::config_dir().map(|d| d.join("mcp.json"))
+    crate::local::dirs::config_dir().map(|d| d.join("mcp.json"))
 }
 
 /// The entry of sagedeck's own demo server, `EXE mcp serve --demo-tools` pointed at the sandbox

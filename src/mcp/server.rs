@@ -22,8 +22,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::schema;
 use super::tools_config::{ToolSpec, ToolsConfig};
-use crate::aws::invocation_log::{InvocationLog, InvocationRecord};
-use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
+use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec};
+use crate::aws::invoke::log::{InvocationLog, InvocationRecord};
 use crate::aws::{AwsError, Fleet, RetryPolicy};
 
 /// When a call that has not answered yet sends its first progress notification.

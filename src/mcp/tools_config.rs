@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::payload::parse_response;
 use crate::aws::RetryPolicy;
-use crate::aws::invoke::{InvokeSpec, is_json};
+use crate::aws::invoke::call::{InvokeSpec, is_json};
 
 /// The demo tools over the sandbox fleet (`sagedeck mcp serve --demo-tools`).
 pub const DEMO_TOOLS: &str = include_str!("demo_tools.toml");

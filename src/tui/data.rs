@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::aws::catalog::Catalog;
-use crate::aws::inventory::{EndpointInfo, InventoryFailure};
-use crate::aws::latency::LatencyStats;
-use crate::aws::metrics::{MetricsSnapshot, VariantSummary};
+use crate::aws::endpoints::catalog::Catalog;
+use crate::aws::endpoints::inventory::{EndpointInfo, InventoryFailure};
+use crate::aws::observe::latency::LatencyStats;
+use crate::aws::observe::metrics::{MetricsSnapshot, VariantSummary};
 
 /// Where the console points.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -80,14 +80,14 @@ pub struct Data {
     /// The endpoint a weight change is following, as last described.
     pub weights_progress: Option<EndpointInfo>,
     /// Models that should stay loaded, per endpoint (marked on the Models pane).
-    pub warm_set: crate::aws::warmset::WarmSet,
+    pub warm_set: crate::aws::endpoints::warmset::WarmSet,
     /// When figures are coloured as a warning or a breach (`[thresholds]`).
     pub thresholds: super::config::Thresholds,
     /// The region before the last `:region` (shown in the header until the new one is loaded).
     pub previous_region: Option<String>,
     /// The CloudWatch alarms that watch each endpoint, as last read (an endpoint absent: none
     /// watches it, or they were not read yet).
-    pub alarms: HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>,
+    pub alarms: HashMap<String, Vec<crate::aws::observe::alarms::AlarmStatus>>,
     /// When each endpoint last changed and how (epoch seconds, one line), from its timeline;
     /// the header shows the selected endpoint's.
     pub last_change: HashMap<String, (f64, String)>,
@@ -205,7 +205,7 @@ impl Data {
     }
 
     /// The alarms watching `endpoint` that are in ALARM.
-    pub fn firing_alarms(&self, endpoint: &str) -> Vec<&crate::aws::alarms::AlarmStatus> {
+    pub fn firing_alarms(&self, endpoint: &str) -> Vec<&crate::aws::observe::alarms::AlarmStatus> {
         self.alarms
             .get(endpoint)
             .map(|v| v.iter().filter(|a| a.firing()).collect())

@@ -76,7 +76,7 @@ pub struct ConsoleOptions {
     pub log_inputs: bool,
     /// Profile × region pairs of a multi-region view (`--regions`, `--profiles`, `--fleet`;
     /// empty: the one profile and region of `aws`).
-    pub targets: Vec<crate::aws::multi::FleetTarget>,
+    pub targets: Vec<crate::aws::endpoints::multi::FleetTarget>,
     /// Profiles whose configuration asks for read-only, in a multi-region view.
     pub read_only_profiles: Vec<String>,
 }
@@ -106,16 +106,16 @@ pub fn load_guardrails(app: &mut App, opts: &ConsoleOptions) {
     let path = opts
         .warmset_file
         .clone()
-        .or_else(crate::aws::warmset::default_warmset_path);
+        .or_else(crate::aws::endpoints::warmset::default_warmset_path);
     if let Some(p) = path.filter(|p| p.exists()) {
-        match crate::aws::warmset::WarmSet::load(&p) {
+        match crate::aws::endpoints::warmset::WarmSet::load(&p) {
             Ok(w) => app.data.warm_set = w,
             Err(e) => app.toasts.push(widgets::toasts::Level::Error, e),
         }
     }
     app.panes.activity.path = opts.guard().audit_path;
     if let Some(dir) = opts.guard().plan_dir {
-        let plans = crate::aws::promote::unfinished_plans(&dir);
+        let plans = crate::aws::promote::plan::unfinished_plans(&dir);
         if !plans.is_empty() {
             app.on_event(event::AppEvent::UnfinishedPlans(plans));
         }
@@ -190,7 +190,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         opts.agent.clone(),
         opts.agent_runs_dir
             .clone()
-            .or_else(|| crate::aws::dirs::state_dir().map(|d| d.join("agent"))),
+            .or_else(|| crate::local::dirs::state_dir().map(|d| d.join("agent"))),
     );
     (app, warning)
 }

@@ -2,8 +2,8 @@
 //! gave at the last refresh (a failed pair is one row with its reason), and which pair every
 //! endpoint came from, so that each job acts on its endpoint's own profile and region.
 
-use crate::aws::inventory::{EndpointInfo, Inventory};
-use crate::aws::multi::{FleetTarget, MultiInventory, RegionOutcome};
+use crate::aws::endpoints::inventory::{EndpointInfo, Inventory};
+use crate::aws::endpoints::multi::{FleetTarget, MultiInventory, RegionOutcome};
 
 /// One profile × region as the last refresh left it.
 #[derive(Debug, Clone, PartialEq)]

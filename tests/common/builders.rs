@@ -3,8 +3,8 @@
 //! it cares about.
 #![allow(dead_code)]
 
-use sagedeck::aws::inventory::{EndpointInfo, VariantInfo};
-use sagedeck::aws::scaling::ScalingInfo;
+use sagedeck::aws::endpoints::autoscaling::ScalingInfo;
+use sagedeck::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
 
 /// The account every built ARN names.
 pub const ACCOUNT: &str = "123456789012";

@@ -4,11 +4,12 @@
 
 use std::time::Duration;
 
-use sagedeck::aws::invoke::InvokeSpec;
-use sagedeck::aws::promote::{Gates, Mode, PromotionSpec};
-use sagedeck::aws::promote_run::Control;
-use sagedeck::aws::scaling_change::{ScalingChange, ScalingSnapshot, invocations_policy};
-use sagedeck::aws::weights::WeightPlan;
+use sagedeck::aws::change::weights::WeightPlan;
+use sagedeck::aws::invoke::call::InvokeSpec;
+use sagedeck::aws::promote::events::Control;
+use sagedeck::aws::promote::plan::{Mode, PromotionSpec};
+use sagedeck::aws::promote::report::Gates;
+use sagedeck::aws::scaling::change::{ScalingChange, ScalingSnapshot, invocations_policy};
 use sagedeck::tui::app::App;
 use sagedeck::tui::event::{Job, JobKind};
 
@@ -130,7 +131,7 @@ fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
         .to_vec(),
         JobKind::Alarms => vec![Job::Alarms],
         JobKind::Logs => vec![Job::Logs {
-            query: sagedeck::aws::logs::LogQuery {
+            query: sagedeck::aws::observe::logs::LogQuery {
                 endpoint: endpoint.clone(),
                 ..Default::default()
             },
@@ -225,7 +226,7 @@ fn only_the_gate_decides_a_confirmed_change_in_read_only_mode() {
 /// A mixed view: the first two endpoints are the read-only `prod` profile's (us-east-1), the
 /// others `dev`'s (eu-west-1).
 fn mixed_view() -> App {
-    use sagedeck::aws::multi::FleetTarget;
+    use sagedeck::aws::endpoints::multi::FleetTarget;
     use sagedeck::tui::event::AppEvent;
     use sagedeck::tui::regions::RegionRow;
     let mut app = app_with_fleet(0);

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use sagedeck::aws::invocation_log::{InvocationRecord, Status, read, sha256_hex};
-use sagedeck::aws::invoke::InvokeSpec;
+use sagedeck::aws::invoke::call::InvokeSpec;
+use sagedeck::aws::invoke::log::{InvocationRecord, Status, read, sha256_hex};
 use sagedeck::mcp::registry::demo_entry;
 use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
 use sagedeck::tui::event::Job;

@@ -6,8 +6,8 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 
 use sagedeck::aws::AwsError;
-use sagedeck::aws::catalog::{Catalog, CatalogEntry};
-use sagedeck::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
+use sagedeck::aws::endpoints::catalog::{Catalog, CatalogEntry};
+use sagedeck::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};

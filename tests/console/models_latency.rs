@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use sagedeck::aws::AwsError;
-use sagedeck::aws::catalog::{Catalog, CatalogEntry};
-use sagedeck::aws::metrics::{Metric, MetricsSnapshot, Series, VariantMetrics, VariantSummary, series_name, summarize};
-use sagedeck::aws::prewarm::{PrewarmEvent, PrewarmResult, PrewarmStatus};
+use sagedeck::aws::endpoints::catalog::{Catalog, CatalogEntry};
+use sagedeck::aws::invoke::prewarm::{PrewarmEvent, PrewarmResult, PrewarmStatus};
+use sagedeck::aws::observe::metrics::{
+    Metric, MetricsSnapshot, Series, VariantMetrics, VariantSummary, series_name, summarize,
+};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::{Data, ModelKnowledge};
 use sagedeck::tui::event::{AppEvent, Job};

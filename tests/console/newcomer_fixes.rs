@@ -6,8 +6,8 @@
 //! `guardrails/plan_views.rs`.)
 
 use sagedeck::aws::AwsError;
+use sagedeck::aws::endpoints::multi::FleetTarget;
 use sagedeck::aws::error::NO_REGION;
-use sagedeck::aws::multi::FleetTarget;
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::AppEvent;

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
-use sagedeck::aws::multi::FleetTarget;
+use sagedeck::aws::endpoints::multi::FleetTarget;
 use sagedeck::sandbox::RegionFleet;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
@@ -218,7 +218,7 @@ async fn a_weight_change_on_an_eu_west_1_endpoint_goes_to_eu_west_1_and_is_audit
     assert_eq!(canary.current_weight(), Some(5.0));
     assert_eq!(sb.sandbox.regions["eu-west-1"].request_count(UPDATE), 1);
     assert_eq!(sb.sandbox.request_count(UPDATE), 0, "nothing went to us-east-1");
-    let recs = sagedeck::aws::audit::Audit::read(rig.dir.path().join("audit.jsonl"), None).unwrap();
+    let recs = sagedeck::aws::change::audit::Audit::read(rig.dir.path().join("audit.jsonl"), None).unwrap();
     assert!(!recs.is_empty());
     for r in &recs {
         assert_eq!((r.region.as_str(), r.profile.as_str()), ("eu-west-1", "dev"), "{r:?}");

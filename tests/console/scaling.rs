@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
 use crossterm::event::KeyCode;
-use sagedeck::aws::scaling::ActivityInfo;
-use sagedeck::aws::scaling_change::invocations_policy;
-use sagedeck::aws::scaling_check::EndpointScaling;
-use sagedeck::aws::scaling_lint::{MetricCheck, TargetBounds, lint};
-use sagedeck::aws::scaling_spec::{Dimension, MetricRef, PolicySpec};
-use sagedeck::aws::scaling_view::{ScalingView, TrackedMetric, VariantView, instance_history};
+use sagedeck::aws::endpoints::autoscaling::ActivityInfo;
+use sagedeck::aws::scaling::change::invocations_policy;
+use sagedeck::aws::scaling::check::EndpointScaling;
+use sagedeck::aws::scaling::lint::{MetricCheck, TargetBounds, lint};
+use sagedeck::aws::scaling::spec::{Dimension, MetricRef, PolicySpec};
+use sagedeck::aws::scaling::view::{ScalingView, TrackedMetric, VariantView, instance_history};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
@@ -110,7 +110,7 @@ fn hand_made_view(app: &App) -> ScalingView {
         scale: 1.0,
         target: 400.0,
         scale_in: true,
-        series: sagedeck::aws::metrics::Series { timestamps, values },
+        series: sagedeck::aws::observe::metrics::Series { timestamps, values },
         error: None,
     }];
     let acts: Vec<&ActivityInfo> = activities.iter().collect();

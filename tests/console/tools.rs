@@ -15,7 +15,7 @@ use crossterm::event::KeyCode;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
+use sagedeck::aws::observe::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::mcp::events::Progress;
 use sagedeck::mcp::result::{Block, RenderedResult};
 use sagedeck::mcp::{CallError, CallOutcome, ServerStatus, ServerView, TransportKind};

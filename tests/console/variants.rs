@@ -7,8 +7,8 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use sagedeck::aws::inventory::EndpointInfo;
-use sagedeck::aws::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
+use sagedeck::aws::endpoints::inventory::EndpointInfo;
+use sagedeck::aws::observe::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
@@ -123,7 +123,7 @@ fn toasts(app: &App) -> Vec<(Level, String)> {
 }
 
 /// The plan of the confirm dialog open now, and its lines.
-fn confirm_plan(app: &App) -> (sagedeck::aws::weights::WeightPlan, Vec<String>) {
+fn confirm_plan(app: &App) -> (sagedeck::aws::change::weights::WeightPlan, Vec<String>) {
     match &app.overlay {
         Some(Overlay::Confirm(c)) => match c.jobs.as_slice() {
             [Job::ApplyWeights { plan, .. }] => (plan.clone(), c.lines.clone()),

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use sagedeck::aws::invoke::InvokeSpec;
+use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::worker::{JobLimits, spawn};

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
-use sagedeck::aws::guard::{Audited, GuardError};
-use sagedeck::aws::scaling_change::{ScalingChange, ScalingSnapshot};
+use sagedeck::aws::change::guard::{Audited, GuardError};
+use sagedeck::aws::scaling::change::{ScalingChange, ScalingSnapshot};
 use sagedeck::sandbox::SandboxHandle;
 
 use crate::common::{CliRun, demo_config, fleet, poll_until, run_cli, sandbox_with, sdk_config};

@@ -4,7 +4,7 @@
 
 use aws_sdk_applicationautoscaling::types::{PolicyType, ScalableDimension, ServiceNamespace};
 use aws_sdk_cloudwatch::types::{Dimension, MetricDatum};
-use sagedeck::aws::scaling_spec::{PolicySpec, tt_to_sdk};
+use sagedeck::aws::scaling::spec::{PolicySpec, tt_to_sdk};
 use serde_json::{Value, json};
 
 use sagedeck::sandbox::SandboxHandle;

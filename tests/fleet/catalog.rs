@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use sagedeck::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
+use sagedeck::aws::invoke::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
 use sagedeck::sandbox::world::fleet::DEMO_MME_PREFIX;
 
 use crate::common::{CliRun, add_mme_models, demo_config, fleet, run_cli, sandbox_with};

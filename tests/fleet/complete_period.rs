@@ -2,7 +2,7 @@
 //! do not move them, and the period they describe and its sample count are given with them.
 
 use sagedeck::aws::RetryPolicy;
-use sagedeck::aws::invoke::InvokeSpec;
+use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::sandbox::SandboxConfig;
 
 use crate::common::{fleet, run_cli, sandbox_with};

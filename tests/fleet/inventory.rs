@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use sagedeck::aws::inventory::InventoryOptions;
-use sagedeck::aws::invoke::InvokeSpec;
-use sagedeck::aws::weights::{parse_weight_args, plan_weights};
+use sagedeck::aws::change::weights::{parse_weight_args, plan_weights};
+use sagedeck::aws::endpoints::inventory::InventoryOptions;
+use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::aws::{AwsError, RetryPolicy};
 use sagedeck::sandbox::SandboxConfig;
 use sagedeck::sandbox::faults::FaultSpec;

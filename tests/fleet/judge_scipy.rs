@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use sagedeck::aws::stats::{Method, hodges_lehmann, mann_whitney_u};
+use sagedeck::aws::judge::stats::{Method, hodges_lehmann, mann_whitney_u};
 
 use crate::common::peer_setup::{pinned_venv, show};
 

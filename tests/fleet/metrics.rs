@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use sagedeck::aws::RetryPolicy;
-use sagedeck::aws::inventory::{EndpointInfo, InventoryOptions};
-use sagedeck::aws::invoke::InvokeSpec;
-use sagedeck::aws::metrics::{
+use sagedeck::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
+use sagedeck::aws::invoke::call::InvokeSpec;
+use sagedeck::aws::observe::metrics::{
     MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, Series, VariantMetrics, VariantSummary, summarize,
     summarize_until,
 };

@@ -3,7 +3,7 @@
 //! what is new about it. Counted by the sandbox per operation.
 
 use aws_sdk_sagemaker::types::{ProductionVariant, ProductionVariantInstanceType};
-use sagedeck::aws::inventory::InventoryOptions;
+use sagedeck::aws::endpoints::inventory::InventoryOptions;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 
 use crate::common::{fleet, sandbox_with, sdk_config};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use sagedeck::aws::invocation_log::{InvocationLog, InvocationRecord, Status, read};
+use sagedeck::aws::invoke::log::{InvocationLog, InvocationRecord, Status, read};
 
 use crate::common::{cli_command, demo_config, poll_until, run_cli, run_cli_in, sandbox_with, spawn_announced};
 

@@ -76,9 +76,9 @@ async fn not_in_service_is_one_refusal_everywhere() {
 
 /// Sets the endpoint back to Stable=9, Canary=1 and waits until it is InService.
 async fn reset(f: &sagedeck::aws::Fleet) {
-    let plan = sagedeck::aws::weights::plan_weights(
+    let plan = sagedeck::aws::change::weights::plan_weights(
         &f.endpoint(EP).await.unwrap(),
-        &sagedeck::aws::weights::parse_weight_args(&["Stable=9".into(), "Canary=1".into()]).unwrap(),
+        &sagedeck::aws::change::weights::parse_weight_args(&["Stable=9".into(), "Canary=1".into()]).unwrap(),
     )
     .unwrap();
     f.apply_weights(&plan).await.unwrap();

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sagedeck::aws::audit::{Audit, AuditContext, AuditPhase};
-use sagedeck::aws::guard::Audited;
+use sagedeck::aws::change::audit::{Audit, AuditContext, AuditPhase};
+use sagedeck::aws::change::guard::Audited;
 use sagedeck::mcp::agent::run::Event;
 use sagedeck::mcp::agent::{
     Agent, AgentConfig, ApprovalMode, Decision, Shape, Stop, Template, ToolFilter, Transcript, gather_tools,

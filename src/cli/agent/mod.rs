@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::aws::audit::AuditContext;
-use crate::aws::guard::Audited;
+use crate::aws::change::audit::AuditContext;
+use crate::aws::change::guard::Audited;
 use crate::cli::args::{GlobalArgs, interrupts};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_NO_ANSWER, EXIT_REFUSED, EXIT_USAGE, Exit};
 use crate::cli::mcp::tools::RegistryArgs;
@@ -121,7 +121,7 @@ impl AgentArgs {
 }
 
 fn defaults(g: &GlobalArgs) -> AgentDefaults {
-    crate::aws::dirs::config_dir()
+    crate::local::dirs::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
         .and_then(|f| f.for_profile(&g.profile_name()).agent)

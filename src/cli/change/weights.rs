@@ -9,9 +9,9 @@ use clap::Args;
 use serde_json::json;
 
 use crate::aws::Fleet;
-use crate::aws::guard::{Applied, Expectation, GuardError, lost_race};
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+use crate::aws::change::guard::{Applied, Expectation, GuardError, lost_race};
+use crate::aws::change::weights::{WeightChange, WeightPlan, merge_instance_args, parse_weight_args, plan_weights};
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, Exit};
 use crate::cli::fleet::view::print_variants;

@@ -9,10 +9,10 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::aws::Fleet;
-use crate::aws::dirs::{config_dir, state_dir};
 use crate::cli::args::{DemoGuardArgs, GlobalArgs};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_USAGE, Exit};
 use crate::cli::fleet::inventory::{self, EndpointsArgs};
+use crate::local::dirs::{config_dir, state_dir};
 use crate::sandbox::start;
 use crate::tui::config::ConfigFile;
 use crate::tui::{ConsoleOptions, run};
@@ -153,7 +153,7 @@ fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Res
     if profiles.is_empty() && ro(&g.profile_name()) {
         read_only.push("default".into());
     }
-    opts.targets = crate::aws::multi::targets(&profiles, &regions);
+    opts.targets = crate::aws::endpoints::multi::targets(&profiles, &regions);
     opts.read_only_profiles = read_only;
     opts.read_only = g.read_only || opts.config_error.is_some();
     Ok(())
@@ -272,10 +272,10 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     let mut opts = options(g, c, format!("sandbox {url}"), "sandbox");
     // The demo keeps a variant log by default: `sagedeck variants-report` reads it.
     if opts.invocation_log.is_none() {
-        opts.invocation_log = crate::aws::invocation_log::default_invocation_log_path();
+        opts.invocation_log = crate::aws::invoke::log::default_invocation_log_path();
     }
     if regions.len() > 1 || !c.profiles.is_empty() {
-        opts.targets = crate::aws::multi::targets(&c.profiles, &regions);
+        opts.targets = crate::aws::endpoints::multi::targets(&c.profiles, &regions);
         let conf = inventory::config();
         opts.read_only_profiles = (c.profiles.iter())
             .filter(|p| conf.for_profile(p).read_only.unwrap_or(false))

@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::json;
 
-use crate::aws::audit::{Audit, AuditPhase};
+use crate::aws::change::audit::{Audit, AuditPhase};
 use crate::cli::args::{GlobalArgs, parse_since};
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{print_json, print_table};

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::inventory::EndpointsArgs;
 use super::view::{instances_text, print_scaling, print_variants, scaling_text};
-use crate::aws::inventory::InventoryOptions;
+use crate::aws::endpoints::inventory::InventoryOptions;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{outln, print_json, print_table, weight};

@@ -10,8 +10,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::view::instances_text;
-use crate::aws::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
+use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
+use crate::aws::endpoints::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{print_json, print_table, weight};
@@ -63,7 +63,7 @@ struct RegionRow<'a> {
 
 /// The config file, or the defaults when it cannot be read.
 pub fn config() -> ConfigFile {
-    crate::aws::dirs::config_dir()
+    crate::local::dirs::config_dir()
         .map(|d| d.join("config.toml"))
         .and_then(|p| ConfigFile::load(&p).ok())
         .unwrap_or_default()
@@ -204,7 +204,7 @@ pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> CmdResult {
     }
 }
 
-fn region_row(r: &crate::aws::multi::RegionInventory, read_only: bool) -> RegionRow<'_> {
+fn region_row(r: &crate::aws::endpoints::multi::RegionInventory, read_only: bool) -> RegionRow<'_> {
     let (state, endpoints, api_calls, error) = match &r.outcome {
         RegionOutcome::Ok { inventory } => ("ok", inventory.endpoints.len(), inventory.api_calls, None),
         RegionOutcome::Failed { error } => ("failed", 0, 0, Some(error.to_string())),

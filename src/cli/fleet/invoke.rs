@@ -8,8 +8,8 @@ use clap::Args;
 use serde_json::json;
 
 use crate::aws::RetryPolicy;
-use crate::aws::invoke::{InvokeSpec, is_json, validate_body};
-use crate::aws::latency::LatencyStats;
+use crate::aws::invoke::call::{InvokeSpec, is_json, validate_body};
+use crate::aws::observe::latency::LatencyStats;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, Exit, exit_code};
 use crate::cli::output::{outln, print_json, write_raw};

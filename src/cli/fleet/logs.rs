@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use serde::Serialize;
 
-use crate::aws::logs::{ErrorMarker, LogFollower, LogLine, LogQuery, StreamInfo, log_group};
+use crate::aws::observe::logs::{ErrorMarker, LogFollower, LogLine, LogQuery, StreamInfo, log_group};
 use crate::aws::{AwsError, Fleet};
 use crate::cli::args::{GlobalArgs, interrupts, parse_since};
 use crate::cli::exit::CmdResult;

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use clap::Args;
 use serde::Serialize;
 
-use crate::aws::metrics::{MetricsPlan, VariantMetrics};
+use crate::aws::observe::metrics::{MetricsPlan, VariantMetrics};
 use crate::cli::args::{GlobalArgs, parse_since};
 use crate::cli::exit::{CmdResult, Exit};
 use crate::cli::output::{opt_f, pct, print_json, print_table};

@@ -9,13 +9,13 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use crate::aws::audit::Mutation;
-use crate::aws::catalog::{Catalog, CatalogEntry, human_size};
-use crate::aws::guard::{Audited, GuardError};
-use crate::aws::invoke::validate_body;
-use crate::aws::prewarm::PrewarmReport;
-use crate::aws::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
-use crate::aws::warmset::WarmSet;
+use crate::aws::change::audit::Mutation;
+use crate::aws::change::guard::{Audited, GuardError};
+use crate::aws::endpoints::catalog::{Catalog, CatalogEntry, human_size};
+use crate::aws::endpoints::warmset::WarmSet;
+use crate::aws::invoke::call::validate_body;
+use crate::aws::invoke::prewarm::PrewarmReport;
+use crate::aws::invoke::prewarm::{PrewarmEvent, PrewarmOptions, PrewarmStatus};
 use crate::aws::{AwsError, Fleet};
 use crate::cli::args::{GlobalArgs, interrupts};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, Exit};
@@ -44,7 +44,7 @@ pub struct PrewarmArgs {
     /// Prewarm every model of the catalog.
     #[arg(long, conflicts_with = "models")]
     pub all: bool,
-    /// Prewarm the endpoint's models of a warm-set file (TOML or JSON; see `aws::warmset`).
+    /// Prewarm the endpoint's models of a warm-set file (TOML or JSON; see `aws::endpoints::warmset`).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["models", "all"])]
     pub from: Option<std::path::PathBuf>,
     /// Keep going: every --interval, probe the models again and re-prewarm the evicted ones
@@ -158,7 +158,7 @@ pub async fn run_models(g: &GlobalArgs, args: ModelsArgs) -> CmdResult {
 #[derive(Serialize)]
 struct PrewarmDoc<'a> {
     #[serde(flatten)]
-    report: &'a crate::aws::prewarm::PrewarmReport,
+    report: &'a crate::aws::invoke::prewarm::PrewarmReport,
     content_type: &'a str,
     concurrency: usize,
     deadline_secs: u64,

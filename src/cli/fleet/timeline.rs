@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use serde_json::json;
 
-use crate::aws::audit::Audit;
+use crate::aws::change::audit::Audit;
 use crate::cli::args::{GlobalArgs, parse_since};
 use crate::cli::exit::CmdResult;
 use crate::cli::output::{print_json, print_table};

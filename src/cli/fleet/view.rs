@@ -1,8 +1,8 @@
 //! The endpoint tables that more than one command shows: instances and autoscaling in a
 //! cell, the variants table, the scalable targets and policies.
 
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::scaling::ScalingInfo;
+use crate::aws::endpoints::autoscaling::ScalingInfo;
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::cli::exit::CmdResult;
 use crate::cli::output::{pct, print_table, weight};
 

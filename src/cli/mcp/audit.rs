@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use crate::aws::Fleet;
-use crate::aws::audit::{AuditContext, Mutation, Pending};
-use crate::aws::guard::Audited;
+use crate::aws::change::audit::{AuditContext, Mutation, Pending};
+use crate::aws::change::guard::Audited;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::Exit;
 

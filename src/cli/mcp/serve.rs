@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::aws::invocation_log::InvocationLog;
+use crate::aws::invoke::log::InvocationLog;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::mcp::server::{HttpAccess, ToolServer, check_origin, serve_http_with, serve_stdio};

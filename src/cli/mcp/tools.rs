@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
-use crate::aws::audit::AuditContext;
+use crate::aws::change::audit::AuditContext;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, Exit};
 use crate::cli::output::{outln, print_json, print_table};

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::args::PromoteArgs;
-use crate::aws::consolidate::{ConsolidationPlan, ConsolidationState, load_consolidation};
+use crate::aws::promote::consolidate::{ConsolidationPlan, ConsolidationState, load_consolidation};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_PROMOTION, Exit};
 use crate::cli::output::{approve, outln, print_json};

@@ -7,8 +7,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::view::{event_line, print_state};
-use crate::aws::promote::{Phase, PlanState};
-use crate::aws::promote_run::{Control, PromoteError, PromotionEvent, PromotionRunner, Question};
+use crate::aws::promote::events::{Control, PromoteError, PromotionEvent, Question};
+use crate::aws::promote::plan::{Phase, PlanState};
+use crate::aws::promote::run::PromotionRunner;
 use crate::cli::args::{GlobalArgs, interrupts};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_PROMOTION, Exit};
 use crate::cli::output::{print_json, weight};
@@ -135,7 +136,7 @@ impl Answers {
                 "Step {} verdict: {}. [r]oll back / [h]old{}",
                 step + 1,
                 verdict.as_str(),
-                if *verdict == crate::aws::promote::Verdict::NoVerdict {
+                if *verdict == crate::aws::promote::report::Verdict::NoVerdict {
                     " / [y] bake again"
                 } else {
                     ""

@@ -13,14 +13,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::aws::Fleet;
-use crate::aws::bake_load::LoadConfig;
-use crate::aws::guard::Audited;
-use crate::aws::judge::JudgeConfig;
-use crate::aws::promote::{
-    Gates, Mode, PlanState, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps,
-    plan_path,
+use crate::aws::change::guard::Audited;
+use crate::aws::judge::compare::JudgeConfig;
+use crate::aws::promote::bake_load::LoadConfig;
+use crate::aws::promote::events::RunnerOptions;
+use crate::aws::promote::plan::{
+    Mode, PlanState, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps, plan_path,
 };
-use crate::aws::promote_run::{PromotionRunner, RunnerOptions};
+use crate::aws::promote::report::Gates;
+use crate::aws::promote::run::PromotionRunner;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, Exit};
 use crate::cli::output::print_json;

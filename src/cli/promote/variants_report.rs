@@ -1,14 +1,14 @@
 //! `sagedeck variants-report FILE`: the variant log written by `mcp serve --invocation-log` and
-//! the console, compared per endpoint × variant (see `aws::variants_report`).
+//! the console, compared per endpoint × variant (see `aws::judge::variants_report`).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 
-use crate::aws::invocation_log::read;
-use crate::aws::judge::JudgeConfig;
-use crate::aws::variants_report::{ReportOptions, VariantsReport, report};
+use crate::aws::invoke::log::read;
+use crate::aws::judge::compare::JudgeConfig;
+use crate::aws::judge::variants_report::{ReportOptions, VariantsReport, report};
 use crate::cli::args::{GlobalArgs, parse_since};
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{opt_f, outln, pct, print_json, print_table};

@@ -1,7 +1,7 @@
 //! How `sagedeck promote` shows a plan: its state line, timeline table and progress lines.
 
-use crate::aws::promote::{Phase, PlanState};
-use crate::aws::promote_run::PromotionEvent;
+use crate::aws::promote::events::PromotionEvent;
+use crate::aws::promote::plan::{Phase, PlanState};
 use crate::cli::exit::CmdResult;
 use crate::cli::output::{opt_f, outln, print_table, weight};
 

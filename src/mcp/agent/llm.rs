@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::run::{Agent, Event};
 use super::shape::{Reply, StreamReader, read_reply};
 use super::{AgentConfig, Shape, Template};
-use crate::aws::invoke::InvokeSpec;
+use crate::aws::invoke::call::InvokeSpec;
 
 impl Agent {
     /// One LLM call through the fleet layer: the reply, the invoked variant, the attempts.

@@ -18,8 +18,8 @@ use super::shape::{BodySpec, Message, Reply, body};
 use super::trace::{End, Header, Record, Step, Stop, ToolTrace, Transcript, TranscriptFile};
 use super::{AgentConfig, ToolRef};
 use crate::aws::Fleet;
-use crate::aws::audit::Mutation;
-use crate::aws::guard::Audited;
+use crate::aws::change::audit::Mutation;
+use crate::aws::change::guard::Audited;
 use crate::mcp::client::CallOptions;
 use crate::mcp::hub::McpHub;
 
@@ -244,7 +244,7 @@ impl Agent {
         action: &str,
         target: &str,
         after: Value,
-    ) -> Result<crate::aws::audit::Pending, String> {
+    ) -> Result<crate::aws::change::audit::Pending, String> {
         let t = Instant::now();
         let r = self
             .audited
@@ -261,7 +261,7 @@ impl Agent {
     }
 
     /// The result line; the call has happened, so a log that fails now is only logged.
-    fn audit_finish(&self, st: &mut State, pending: &crate::aws::audit::Pending, outcome: Result<(), String>) {
+    fn audit_finish(&self, st: &mut State, pending: &crate::aws::change::audit::Pending, outcome: Result<(), String>) {
         let t = Instant::now();
         if let Err(e) = self.audited.finish(pending, outcome.map(|()| None)) {
             tracing::warn!("{e}");

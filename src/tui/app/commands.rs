@@ -48,7 +48,10 @@ impl App {
                     return;
                 }
                 let mut ran = false;
-                self.each_pane_with(|p, data, out, _| ran = ran || p.run_command(&name, arg.as_deref(), data, out), false);
+                self.each_pane_with(
+                    |p, data, out, _| ran = ran || p.run_command(&name, arg.as_deref(), data, out),
+                    false,
+                );
                 if !ran {
                     self.toasts.push(Level::Warn, format!(":{name} is not available here"));
                 }

@@ -126,7 +126,7 @@ impl App {
         }
     }
 
-    fn on_inventory(&mut self, inv: &crate::aws::inventory::Inventory) {
+    fn on_inventory(&mut self, inv: &crate::aws::endpoints::inventory::Inventory) {
         self.data.inventory = inv.endpoints.clone();
         self.data.failures = inv.failures.clone();
         self.data.loaded = true;
@@ -160,7 +160,7 @@ impl App {
 
 /// Puts a freshly described endpoint in place of the inventory's (keeping its autoscaling
 /// summary when the new one has none).
-fn replace_endpoint(data: &mut Data, info: crate::aws::inventory::EndpointInfo) {
+fn replace_endpoint(data: &mut Data, info: crate::aws::endpoints::inventory::EndpointInfo) {
     if let Some(slot) = data.inventory.iter_mut().find(|e| e.name == info.name) {
         let scaling = std::mem::take(&mut slot.autoscaling);
         *slot = info;

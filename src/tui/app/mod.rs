@@ -86,7 +86,7 @@ pub struct App {
     pub stale_jobs: Vec<u64>,
     stale_since: Option<Instant>,
     jobs: Vec<(u64, Job)>,
-    targets: std::collections::HashMap<u64, crate::aws::multi::FleetTarget>,
+    targets: std::collections::HashMap<u64, crate::aws::endpoints::multi::FleetTarget>,
     effects: Vec<Effect>,
     next_id: u64,
     last_inventory: Option<Instant>,
@@ -148,7 +148,7 @@ impl App {
 
     /// The profile × region pair a job taken by [`App::take_jobs`] acts on (None: the
     /// console's own), forgotten once asked.
-    pub fn take_target(&mut self, id: u64) -> Option<crate::aws::multi::FleetTarget> {
+    pub fn take_target(&mut self, id: u64) -> Option<crate::aws::endpoints::multi::FleetTarget> {
         self.targets.remove(&id)
     }
 

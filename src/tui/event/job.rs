@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use super::JobKind;
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::invoke::InvokeSpec;
-use crate::aws::weights::WeightPlan;
+use crate::aws::change::weights::WeightPlan;
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::invoke::call::InvokeSpec;
 
 /// Work for the background tasks. Each job has an id; `Cancel` aborts one in flight.
 #[derive(Debug, Clone)]
@@ -41,11 +41,11 @@ pub enum Job {
     /// Start a promotion plan (in its own task; progress as [`AppEvent::Promotion`]).
     Promote {
         /// The plan.
-        spec: crate::aws::promote::PromotionSpec,
+        spec: crate::aws::promote::plan::PromotionSpec,
         /// The operator's reason (audited).
         reason: Option<String>,
         /// The judge, gate alarms and load the plan adds.
-        extras: crate::aws::promote_run::PlanExtras,
+        extras: crate::aws::promote::events::PlanExtras,
     },
     /// Resume (or roll back) an endpoint's saved, unfinished plan.
     PromoteResume {
@@ -59,7 +59,7 @@ pub enum Job {
         /// Endpoint.
         endpoint: String,
         /// The decision.
-        control: crate::aws::promote_run::Control,
+        control: crate::aws::promote::events::Control,
     },
     /// Invoke an endpoint `repeat` times.
     Invoke {
@@ -134,9 +134,9 @@ pub enum Job {
         /// Variant.
         variant: String,
         /// What to send, in order.
-        changes: Vec<crate::aws::scaling_change::ScalingChange>,
+        changes: Vec<crate::aws::scaling::change::ScalingChange>,
         /// The variant's autoscaling as the operator saw it.
-        seen: Box<crate::aws::scaling_change::ScalingSnapshot>,
+        seen: Box<crate::aws::scaling::change::ScalingSnapshot>,
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
@@ -147,7 +147,7 @@ pub enum Job {
     /// ([`AppEvent::Logs`]); follow mode asks again from the newest line seen.
     Logs {
         /// What to read.
-        query: crate::aws::logs::LogQuery,
+        query: crate::aws::observe::logs::LogQuery,
         /// Whether to list the streams as well.
         streams: bool,
         /// Whether this is a follow poll (new lines are appended).
@@ -167,7 +167,7 @@ impl Job {
     /// What this job would change, as the read-only refusal names it; None when it changes
     /// nothing (reads, holding a plan, cancelling).
     pub fn mutation(&self) -> Option<&'static str> {
-        use crate::aws::promote_run::Control;
+        use crate::aws::promote::events::Control;
         match self {
             Job::PromoteResume { rollback: true, .. } => Some("rolling a promotion back"),
             Job::PromoteControl { control, .. } => match control {
@@ -176,7 +176,7 @@ impl Job {
                 Control::Hold => None,
             },
             Job::ChangeScaling { changes, .. } => {
-                use crate::aws::scaling_change::ScalingChange;
+                use crate::aws::scaling::change::ScalingChange;
                 match changes.first() {
                     Some(ScalingChange::Bounds { .. }) => Some("changing autoscaling bounds"),
                     Some(ScalingChange::Policy { .. }) => Some("changing a scaling policy"),

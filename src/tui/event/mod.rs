@@ -9,12 +9,12 @@ pub use job::Job;
 pub use kind::{JobKind, Runner};
 
 use crate::aws::AwsError;
-use crate::aws::catalog::Catalog;
-use crate::aws::inventory::{EndpointInfo, Inventory};
-use crate::aws::invoke::{InvokeFailure, InvokeResult};
-use crate::aws::metrics::MetricsSnapshot;
-use crate::aws::prewarm::{PrewarmEvent, PrewarmResult};
-use crate::aws::scaling::ActivityInfo;
+use crate::aws::endpoints::autoscaling::ActivityInfo;
+use crate::aws::endpoints::catalog::Catalog;
+use crate::aws::endpoints::inventory::{EndpointInfo, Inventory};
+use crate::aws::invoke::call::{InvokeFailure, InvokeResult};
+use crate::aws::invoke::prewarm::{PrewarmEvent, PrewarmResult};
+use crate::aws::observe::metrics::MetricsSnapshot;
 
 /// What background tasks report.
 #[derive(Debug, Clone)]
@@ -115,25 +115,25 @@ pub enum AppEvent {
         result: Result<crate::mcp::CallOutcome, crate::mcp::CallError>,
     },
     /// The audit log as read (all lines, oldest first), or why it could not be read.
-    Activity(Result<Vec<crate::aws::audit::AuditRecord>, String>),
+    Activity(Result<Vec<crate::aws::change::audit::AuditRecord>, String>),
     /// The alarms that watch each endpoint, with their states, or why they could not be read.
-    Alarms(Result<std::collections::HashMap<String, Vec<crate::aws::alarms::AlarmStatus>>, String>),
+    Alarms(Result<std::collections::HashMap<String, Vec<crate::aws::observe::alarms::AlarmStatus>>, String>),
     /// Progress of a running promotion plan.
     Promotion {
         /// Endpoint.
         endpoint: String,
         /// What happened.
-        event: Box<crate::aws::promote_run::PromotionEvent>,
+        event: Box<crate::aws::promote::events::PromotionEvent>,
     },
     /// A promotion plan stopped running (completed, rolled back, held) or could not start.
     PromotionEnded {
         /// Endpoint.
         endpoint: String,
         /// The final state, or why it failed.
-        result: Result<Box<crate::aws::promote::PlanState>, String>,
+        result: Result<Box<crate::aws::promote::plan::PlanState>, String>,
     },
     /// Plans a previous console or CLI left unfinished, found at start.
-    UnfinishedPlans(Vec<crate::aws::promote::PlanState>),
+    UnfinishedPlans(Vec<crate::aws::promote::plan::PlanState>),
     /// A message for a toast (audit warnings, refused controls).
     Notice {
         /// Whether it is an error.
@@ -148,14 +148,20 @@ pub enum AppEvent {
         /// Whether a follow poll.
         follow: bool,
         /// The streams (when asked) and the lines.
-        result: Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError>,
+        result: Result<
+            (
+                Option<Vec<crate::aws::observe::logs::StreamInfo>>,
+                crate::aws::observe::logs::LogRead,
+            ),
+            AwsError,
+        >,
     },
     /// An endpoint's timeline (oldest first), or why it could not be read.
     Timeline {
         /// Endpoint.
         endpoint: String,
         /// The events.
-        result: Result<Vec<crate::aws::timeline::TimelineEvent>, AwsError>,
+        result: Result<Vec<crate::aws::observe::timeline::TimelineEvent>, AwsError>,
     },
     /// A prewarm ended.
     PrewarmDone {
@@ -169,7 +175,7 @@ pub enum AppEvent {
         /// Endpoint.
         endpoint: String,
         /// The view, or why it could not be read.
-        result: Result<Box<crate::aws::scaling_view::ScalingView>, AwsError>,
+        result: Result<Box<crate::aws::scaling::view::ScalingView>, AwsError>,
     },
     /// An autoscaling change ended: the request ids, or the refusal (every difference when the
     /// variant changed since it was read) or the error.

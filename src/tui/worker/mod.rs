@@ -21,9 +21,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::AbortHandle;
 
 use super::event::{AppEvent, Job, JobKind, Runner};
-use crate::aws::inventory::InventoryOptions;
-use crate::aws::metrics::MetricsPlan;
-use crate::aws::multi::FleetTarget;
+use crate::aws::endpoints::inventory::InventoryOptions;
+use crate::aws::endpoints::multi::FleetTarget;
+use crate::aws::observe::metrics::MetricsPlan;
 use crate::aws::{AwsError, AwsOptions, Fleet, RetryPolicy};
 
 /// Time limits of the jobs.
@@ -279,7 +279,7 @@ fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
         Job::Invoke { .. } => AppEvent::Invoked {
             id,
             index: 0,
-            result: Err(crate::aws::invoke::InvokeFailure {
+            result: Err(crate::aws::invoke::call::InvokeFailure {
                 error: e,
                 attempts: 0,
                 total: Duration::ZERO,
@@ -338,8 +338,8 @@ async fn describe(
     endpoint: &str,
 ) -> Result<
     (
-        crate::aws::inventory::EndpointInfo,
-        Vec<crate::aws::scaling::ActivityInfo>,
+        crate::aws::endpoints::inventory::EndpointInfo,
+        Vec<crate::aws::endpoints::autoscaling::ActivityInfo>,
     ),
     AwsError,
 > {
@@ -354,7 +354,7 @@ async fn describe(
 async fn invoke(
     f: &Fleet,
     id: u64,
-    (spec, repeat): (&crate::aws::invoke::InvokeSpec, u32),
+    (spec, repeat): (&crate::aws::invoke::call::InvokeSpec, u32),
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
     guard: &guard::Guard,
@@ -364,13 +364,13 @@ async fn invoke(
         let r = tokio::time::timeout(limits.invoke, f.invoke(spec, &policy))
             .await
             .unwrap_or_else(|_| {
-                Err(crate::aws::invoke::InvokeFailure {
+                Err(crate::aws::invoke::call::InvokeFailure {
                     error: timeout_error("the invocation", limits.invoke),
                     attempts: 1,
                     total: limits.invoke,
                 })
             });
-        let record = crate::aws::invocation_log::InvocationRecord::of_invoke("console-invoke", None, spec, &r);
+        let record = crate::aws::invoke::log::InvocationRecord::of_invoke("console-invoke", None, spec, &r);
         varlog::append(guard, record, &spec.body, events);
         let _ = events.send(AppEvent::Invoked { id, index, result: r });
     }
@@ -467,9 +467,15 @@ async fn within<T>(
 /// The logs of a [`Job::Logs`]: the streams when asked, then every page of lines.
 async fn read_logs(
     f: &Fleet,
-    query: crate::aws::logs::LogQuery,
+    query: crate::aws::observe::logs::LogQuery,
     streams: bool,
-) -> Result<(Option<Vec<crate::aws::logs::StreamInfo>>, crate::aws::logs::LogRead), AwsError> {
+) -> Result<
+    (
+        Option<Vec<crate::aws::observe::logs::StreamInfo>>,
+        crate::aws::observe::logs::LogRead,
+    ),
+    AwsError,
+> {
     let streams = match streams {
         true => Some(f.log_streams(&query.endpoint, query.variant.as_deref()).await?),
         false => None,

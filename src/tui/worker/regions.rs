@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::aws::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::metrics::{MetricsPlan, MetricsSnapshot};
-use crate::aws::multi::{FleetTarget, multi_inventory};
+use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
+use crate::aws::endpoints::multi::{FleetTarget, multi_inventory};
+use crate::aws::observe::metrics::{MetricsPlan, MetricsSnapshot};
 use crate::aws::{AwsError, AwsOptions, Fleet};
 use crate::tui::event::AppEvent;
 use crate::tui::regions::merge;

@@ -1,11 +1,11 @@
-//! The console's side of the variant log (`aws::invocation_log`): a line for every invocation
+//! The console's side of the variant log (`aws::invoke::log`): a line for every invocation
 //! of the Invoke dialog and every tool call of the Tools tab. A failed write is said once, as a
 //! notice; the call itself is never held up nor failed by it.
 
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::aws::invocation_log::{InvocationRecord, Status};
+use crate::aws::invoke::log::{InvocationRecord, Status};
 use crate::mcp::{CallError, CallOutcome};
 use crate::tui::event::AppEvent;
 

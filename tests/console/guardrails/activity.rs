@@ -1,7 +1,7 @@
 //! The Activity tab: the audit log newest first, `/` filter, Enter shows the record.
 
 use super::*;
-use sagedeck::aws::audit::{AuditPhase, AuditRecord};
+use sagedeck::aws::change::audit::{AuditPhase, AuditRecord};
 
 fn record(id: &str, phase: AuditPhase, epoch: f64, action: &str, result: Option<&str>) -> AuditRecord {
     AuditRecord {

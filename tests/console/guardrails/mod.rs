@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 
-use sagedeck::aws::inventory::EndpointInfo;
-use sagedeck::aws::promote::{Gates, Mode, Phase, PlanState, PromotionSpec, StepRecord, Verdict};
-use sagedeck::aws::promote_gate::{Figures, GateCheck, GateReport};
-use sagedeck::aws::promote_run::{Control, PromotionEvent, Question};
+use sagedeck::aws::endpoints::inventory::EndpointInfo;
+use sagedeck::aws::promote::events::{Control, PromotionEvent, Question};
+use sagedeck::aws::promote::plan::{Mode, Phase, PlanState, PromotionSpec, StepRecord};
+use sagedeck::aws::promote::report::{Figures, GateCheck, GateReport, Gates, Verdict};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
@@ -426,7 +426,7 @@ fn unfinished_plans_are_announced_and_offered_for_resume() {
 
 #[test]
 fn the_models_pane_marks_the_warm_set() {
-    use sagedeck::aws::catalog::{Catalog, CatalogEntry};
+    use sagedeck::aws::endpoints::catalog::{Catalog, CatalogEntry};
     let mme = "mme-tenants";
     let info = builders::endpoint(mme)
         .variants([variant("AllTraffic").mme("s3://models/tenants/")])
@@ -447,9 +447,11 @@ fn the_models_pane_marks_the_warm_set() {
             pages: 1,
         },
     );
-    app.data.warm_set =
-        sagedeck::aws::warmset::WarmSet::parse(&format!("[endpoints]\n\"{mme}\" = [\"globex.tar.gz\"]\n"), false)
-            .unwrap();
+    app.data.warm_set = sagedeck::aws::endpoints::warmset::WarmSet::parse(
+        &format!("[endpoints]\n\"{mme}\" = [\"globex.tar.gz\"]\n"),
+        false,
+    )
+    .unwrap();
     app.tab = Tab::Models;
     let s = screen(&mut app);
     assert!(s.contains("♨ globex.tar.gz"), "{s}");

@@ -5,11 +5,11 @@
 
 use crossterm::event::KeyCode;
 
-use sagedeck::aws::judge::{MetricVerdict, Outcome};
-use sagedeck::aws::promote::{Phase, Verdict};
-use sagedeck::aws::promote_gate::GateCheck;
-use sagedeck::aws::promote_run::PromotionEvent;
-use sagedeck::aws::stats::Method;
+use sagedeck::aws::judge::compare::{MetricVerdict, Outcome};
+use sagedeck::aws::judge::stats::Method;
+use sagedeck::aws::promote::events::PromotionEvent;
+use sagedeck::aws::promote::plan::Phase;
+use sagedeck::aws::promote::report::{GateCheck, Verdict};
 use sagedeck::tui::event::Job;
 use sagedeck::tui::widgets::Overlay;
 
@@ -232,7 +232,7 @@ fn a_running_plan_is_this_consoles_in_the_variants_table_too() {
 
 /// Three alarms watch the endpoint: one in ALARM, one OK, one without data.
 fn with_alarms(app: &mut sagedeck::tui::app::App) {
-    use sagedeck::aws::alarms::AlarmStatus;
+    use sagedeck::aws::observe::alarms::AlarmStatus;
     let a = |name: &str, state: &str| AlarmStatus {
         name: name.into(),
         kind: "metric",
@@ -289,8 +289,13 @@ fn boxed_text(screen: &str, heading: &str) -> String {
         .iter()
         .position(|r| r.iter().collect::<String>().contains(heading))
         .expect("the box");
-    let left = (0..rows[top].len()).rev().find(|&i| rows[top][i] == '┌').expect("a corner");
-    let right = (left..rows[top].len()).find(|&i| rows[top][i] == '┐').expect("a corner");
+    let left = (0..rows[top].len())
+        .rev()
+        .find(|&i| rows[top][i] == '┌')
+        .expect("a corner");
+    let right = (left..rows[top].len())
+        .find(|&i| rows[top][i] == '┐')
+        .expect("a corner");
     let text: Vec<String> = rows[top + 1..]
         .iter()
         .take_while(|r| r.get(left) == Some(&'│'))

@@ -1,7 +1,7 @@
 //! Over the wire: the sandbox, the real worker, and the App fed with its events.
 
 use super::*;
-use sagedeck::aws::audit::AuditPhase;
+use sagedeck::aws::change::audit::AuditPhase;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, spawn_guarded};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
@@ -11,8 +11,8 @@ const DEMO_EP: &str = "mcp-intent-classifier-prod";
 const UPDATE: &str = "UpdateEndpointWeightsAndCapacities";
 
 /// The audit records written in the rig's directory.
-fn audit_records(dir: &tempfile::TempDir) -> Vec<sagedeck::aws::audit::AuditRecord> {
-    sagedeck::aws::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap()
+fn audit_records(dir: &tempfile::TempDir) -> Vec<sagedeck::aws::change::audit::AuditRecord> {
+    sagedeck::aws::change::audit::Audit::read(dir.path().join("audit.jsonl"), None).unwrap()
 }
 
 /// The weight-editor keys: `w`, Down, `5`, Enter (the next key answers the confirmation).
@@ -72,9 +72,9 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
     let mut app = app_on(seen.clone());
     weight_editor_keys(&mut app);
     // Meanwhile someone else sets Canary to 3 and the endpoint settles.
-    let other = sagedeck::aws::weights::plan_weights(
+    let other = sagedeck::aws::change::weights::plan_weights(
         &seen,
-        &[sagedeck::aws::weights::WeightChange {
+        &[sagedeck::aws::change::weights::WeightChange {
             variant: "Canary".into(),
             weight: Some(3.0),
             instances: None,

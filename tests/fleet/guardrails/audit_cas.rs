@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sagedeck::aws::audit::{Audit, AuditContext, AuditPhase};
-use sagedeck::aws::guard::{Audited, Expectation, GuardError};
-use sagedeck::aws::weights::{WeightChange, plan_weights};
+use sagedeck::aws::change::audit::{Audit, AuditContext, AuditPhase};
+use sagedeck::aws::change::guard::{Audited, Expectation, GuardError};
+use sagedeck::aws::change::weights::{WeightChange, plan_weights};
 
 use super::support::{DEMO_EP, State, actions};
 use crate::common::{demo_config, fleet, sandbox_with};

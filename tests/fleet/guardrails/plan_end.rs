@@ -9,9 +9,11 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use sagedeck::aws::guard::Audited;
-use sagedeck::aws::promote::{Gates, Mode, Phase, PlanState, PromotionSpec, plan_path};
-use sagedeck::aws::promote_run::{Control, PromotionEvent, PromotionRunner, RunnerOptions};
+use sagedeck::aws::change::guard::Audited;
+use sagedeck::aws::promote::events::{Control, PromotionEvent, RunnerOptions};
+use sagedeck::aws::promote::plan::{Mode, Phase, PlanState, PromotionSpec, plan_path};
+use sagedeck::aws::promote::report::Gates;
+use sagedeck::aws::promote::run::PromotionRunner;
 use sagedeck::sandbox::SandboxHandle;
 use sagedeck::sandbox::faults::FaultSpec;
 use tokio::sync::mpsc::unbounded_channel;

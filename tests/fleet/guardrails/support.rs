@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use sagedeck::aws::audit::{Audit, AuditRecord};
+use sagedeck::aws::change::audit::{Audit, AuditRecord};
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 
 use crate::common::{CliRun, run_cli_env};

@@ -7,10 +7,10 @@
 use serde_json::json;
 
 use super::args::AutoscalingArgs;
-use crate::aws::guard::GuardError;
-use crate::aws::scaling_change::{ScalingSnapshot, before_after};
-use crate::aws::scaling_check::EndpointScaling;
-use crate::aws::scaling_plan::{ChangeRequest, change_lines, plan};
+use crate::aws::change::guard::GuardError;
+use crate::aws::scaling::change::{ScalingSnapshot, before_after};
+use crate::aws::scaling::check::EndpointScaling;
+use crate::aws::scaling::plan::{ChangeRequest, change_lines, plan};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, Exit};
 use crate::cli::output::{approve, outln, print_json};

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::args::AutoscalingArgs;
-use crate::aws::scaling_check::ScalingCheck;
-use crate::aws::scaling_spec::PolicySpec;
+use crate::aws::scaling::check::ScalingCheck;
+use crate::aws::scaling::spec::PolicySpec;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_CHECK_FAILED, Exit};
 use crate::cli::fleet::view::print_scaling;

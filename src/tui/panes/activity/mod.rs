@@ -12,7 +12,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use serde_json::Value;
 
 use super::{KeyHint, Outbox, Pane};
-use crate::aws::audit::{AuditPhase, AuditRecord};
+use crate::aws::change::audit::{AuditPhase, AuditRecord};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;
@@ -42,7 +42,7 @@ pub const COLUMNS: [&str; 7] = [
 
 /// A short text of an audit `before`/`after` value: `Stable=9 Canary=1`, `3 models`, else JSON.
 pub fn summarize(v: &Value) -> String {
-    if let Some(weights) = crate::aws::timeline::weights_text(v, super::variants::num) {
+    if let Some(weights) = crate::aws::observe::timeline::weights_text(v, super::variants::num) {
         return weights;
     }
     if let Some(m) = v.get("models").and_then(Value::as_array) {

@@ -12,7 +12,7 @@ use ratatui::widgets::{Cell, Row};
 mod regions;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand, Tab};
-use crate::aws::inventory::EndpointInfo;
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::filter::Filter;

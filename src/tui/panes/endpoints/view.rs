@@ -8,7 +8,7 @@ use ratatui::text::Span;
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{EndpointsPane, instances_text, opt, scaling_text};
-use crate::aws::inventory::EndpointInfo;
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::config::Standing;
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};

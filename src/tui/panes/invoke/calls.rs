@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec};
-use crate::aws::latency::LatencyStats;
+use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec};
+use crate::aws::observe::latency::LatencyStats;
 use crate::format::body_text;
 
 /// Where a call is.

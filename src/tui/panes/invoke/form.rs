@@ -6,8 +6,8 @@
 use ratatui_textarea::{CursorMove, TextArea};
 use serde::de::IgnoredAny;
 
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::invoke::{MAX_PAYLOAD, is_json};
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::invoke::call::{MAX_PAYLOAD, is_json};
 
 /// The form's fields, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

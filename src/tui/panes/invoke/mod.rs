@@ -17,7 +17,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane, ctrl};
-use crate::aws::invoke::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
+use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::Theme;

@@ -11,8 +11,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane};
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::latency::LatencyStats;
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::observe::latency::LatencyStats;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::theme::{Role, Theme};
@@ -144,7 +144,7 @@ impl LatencyPane {
     /// `L`: the Logs pane around the highest p99 ModelLatency of the window (the focused
     /// variant's, else any variant's).
     fn logs_at_spike(&self, data: &mut Data, out: &mut Outbox) {
-        use crate::aws::metrics::Metric;
+        use crate::aws::observe::metrics::Metric;
         let Some(e) = data.selected_endpoint() else { return };
         let focus = self.focused(e).map(str::to_string);
         let spike = data.detail_metrics.as_ref().and_then(|m| {

@@ -11,8 +11,8 @@ use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph, Wrap};
 
 use crate::tui::widgets::chart::{LineChart, Plot, fmt_count, fmt_ms, fmt_ms_short, points, thousands, window_label};
 use super::{LatencyPane, WINDOWS, variant_role};
-use crate::aws::inventory::{EndpointInfo, VariantInfo};
-use crate::aws::metrics::{Metric, MetricsSnapshot, VariantMetrics};
+use crate::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
+use crate::aws::observe::metrics::{Metric, MetricsSnapshot, VariantMetrics};
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::pane_frame;

@@ -13,8 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand};
-use crate::aws::AwsError;
-use crate::aws::logs::{ErrorMarker, LogLine, LogQuery, LogRead, MAX_LINES, StreamInfo};
+use crate::aws::observe::logs::{ErrorMarker, LogLine, LogQuery, LogRead, MAX_LINES, StreamInfo};
 use crate::tui::data::{Data, LogsJump};
 use crate::tui::event::{AppEvent, Job};
 use crate::tui::theme::Theme;
@@ -210,7 +209,7 @@ impl LogsPane {
             .lines
             .iter()
             .map(
-                |l| match (marker.mark(l), crate::aws::logs::is_error_line(&l.message)) {
+                |l| match (marker.mark(l), crate::aws::observe::logs::is_error_line(&l.message)) {
                     (false, _) => Mark::Plain,
                     (true, true) => Mark::Error,
                     (true, false) => Mark::Trace,
@@ -436,7 +435,7 @@ impl Pane for LogsPane {
                 self.no_logs = None;
                 self.apply(*follow, streams.clone(), read.clone());
             }
-            Err(AwsError::NotFound(_)) => {
+            Err(crate::aws::AwsError::NotFound(_)) => {
                 // CloudWatch makes the log group when the container first writes to it.
                 self.no_logs = Some(match data.endpoint(endpoint).map(|e| e.status.as_str()) {
                     Some(status) if status != "InService" => format!("no logs yet: the endpoint is {status}"),

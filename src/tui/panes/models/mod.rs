@@ -14,8 +14,8 @@ use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::AwsError;
-use crate::aws::catalog::human_size;
-use crate::aws::prewarm::{PrewarmEvent, PrewarmResult};
+use crate::aws::endpoints::catalog::human_size;
+use crate::aws::invoke::prewarm::{PrewarmEvent, PrewarmResult};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::filter::Filter;

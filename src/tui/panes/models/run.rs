@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::aws::AwsError;
-use crate::aws::prewarm::{PrewarmResult, PrewarmStatus};
+use crate::aws::invoke::prewarm::{PrewarmResult, PrewarmStatus};
 use crate::tui::data::Data;
 
 /// Where one model of a prewarm stands.
@@ -144,12 +144,12 @@ pub(super) fn learn(data: &mut Data, endpoint: &str, r: &PrewarmResult) {
 /// Who prewarmed a model last, and when, by (endpoint, model): from the audit log's prewarm
 /// results (every console and CLI on this machine writes there). Newest wins.
 pub fn audited_prewarms(
-    records: &[crate::aws::audit::AuditRecord],
+    records: &[crate::aws::change::audit::AuditRecord],
 ) -> std::collections::HashMap<(String, String), (f64, String)> {
     let mut out = std::collections::HashMap::new();
     for r in records
         .iter()
-        .filter(|r| r.action == "prewarm" && r.phase == crate::aws::audit::AuditPhase::Result)
+        .filter(|r| r.action == "prewarm" && r.phase == crate::aws::change::audit::AuditPhase::Result)
     {
         let who = r
             .principal

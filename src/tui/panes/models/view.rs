@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, LineGauge, Paragraph, Row, Table, Wrap};
 
 use super::{ModelsPane, PrewarmRun, RunEnd, RunState};
-use crate::aws::catalog::{CatalogEntry, human_size};
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::metrics::{Metric, VariantMetrics};
-use crate::aws::prewarm::PrewarmStatus;
+use crate::aws::endpoints::catalog::{CatalogEntry, human_size};
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::observe::metrics::{Metric, VariantMetrics};
+use crate::aws::invoke::prewarm::PrewarmStatus;
 use crate::format::time_text;
 use crate::tui::data::{Data, ModelKnowledge};
 use crate::tui::widgets::chart::{fmt_ms, spark, thousands, window_label};

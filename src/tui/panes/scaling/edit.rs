@@ -3,8 +3,8 @@
 //! fleet layer's shared code ([`plan`], the same as `sagedeck autoscaling --variant`), and shown
 //! before → after in a confirmation whose yes sends one [`Job::ChangeScaling`].
 
-use crate::aws::scaling_plan::{ChangeRequest, change_lines, plan};
-use crate::aws::scaling_view::ScalingView;
+use crate::aws::scaling::plan::{ChangeRequest, change_lines, plan};
+use crate::aws::scaling::view::ScalingView;
 use crate::tui::event::Job;
 use crate::tui::widgets::confirm::Confirm;
 

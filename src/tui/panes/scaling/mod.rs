@@ -14,8 +14,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane};
-use crate::aws::scaling_change::ScalingSnapshot;
-use crate::aws::scaling_view::{ScalingView, VariantView};
+use crate::aws::scaling::change::ScalingSnapshot;
+use crate::aws::scaling::view::{ScalingView, VariantView};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::Theme;

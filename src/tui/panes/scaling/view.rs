@@ -10,10 +10,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Wrap};
 
 use super::{Mode, ScalingPane};
-use crate::aws::scaling::ActivityInfo;
-use crate::aws::scaling_change::policy_text;
-use crate::aws::scaling_lint::{Finding, FindingKind};
-use crate::aws::scaling_view::{ScalingView, TrackedMetric, VariantView, capacity_change};
+use crate::aws::endpoints::autoscaling::ActivityInfo;
+use crate::aws::scaling::change::policy_text;
+use crate::aws::scaling::lint::{Finding, FindingKind};
+use crate::aws::scaling::view::{ScalingView, TrackedMetric, VariantView, capacity_change};
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::chart::{fmt_count, nice_ceiling};

@@ -13,7 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane};
-use crate::aws::timeline::{TimelineEvent, latest};
+use crate::aws::observe::timeline::{TimelineEvent, latest};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::Theme;
@@ -109,7 +109,7 @@ impl TimelinePane {
         }
     }
 
-    fn own_error(&mut self, id: u64, failure: &crate::aws::invoke::InvokeFailure) {
+    fn own_error(&mut self, id: u64, failure: &crate::aws::invoke::call::InvokeFailure) {
         let Some(endpoint) = self.invocations.get(&id) else { return };
         let list = self.own.entry(endpoint.clone()).or_default();
         list.push(TimelineEvent {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use crate::aws::latency::LatencyStats;
+use crate::aws::observe::latency::LatencyStats;
 use crate::mcp::events::Progress;
 use crate::mcp::{CallError, CallOutcome};
 
@@ -167,7 +167,7 @@ pub struct ArgsStore {
 impl ArgsStore {
     /// `$XDG_STATE_HOME/sagedeck/tool_args.json`, else `~/.local/state/sagedeck/tool_args.json`.
     pub fn default_path() -> Option<PathBuf> {
-        crate::aws::dirs::state_dir().map(|d| d.join("tool_args.json"))
+        crate::local::dirs::state_dir().map(|d| d.join("tool_args.json"))
     }
 
     /// The store kept at `path` (None: in memory only), read when the file exists.

@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{KeyHint, Outbox, Pane, Tab};
-use crate::aws::inventory::EndpointInfo;
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::theme::{Role, Theme};

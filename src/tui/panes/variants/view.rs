@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 
 use super::{VariantsPane, baseline_index, following, glyph, num, observed_shares, pct, role, split_bar};
-use crate::aws::inventory::{EndpointInfo, VariantInfo};
-use crate::aws::metrics::VariantSummary;
+use crate::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
+use crate::aws::observe::metrics::VariantSummary;
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 

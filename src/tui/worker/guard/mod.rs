@@ -15,11 +15,11 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{JobLimits, timeout_error};
-use crate::aws::audit::{Audit, Mutation};
-use crate::aws::guard::{Audited, Expectation, GuardError};
-use crate::aws::prewarm::PrewarmOptions;
-use crate::aws::promote::default_plan_dir;
-use crate::aws::promote_run::{Control, RunnerOptions};
+use crate::aws::change::audit::{Audit, Mutation};
+use crate::aws::change::guard::{Audited, Expectation, GuardError};
+use crate::aws::invoke::prewarm::PrewarmOptions;
+use crate::aws::promote::events::{Control, RunnerOptions};
+use crate::aws::promote::plan::default_plan_dir;
 use crate::aws::{AwsError, Fleet};
 use crate::tui::event::{AppEvent, Job};
 
@@ -41,7 +41,7 @@ pub struct GuardOptions {
 impl Default for GuardOptions {
     fn default() -> Self {
         GuardOptions {
-            audit_path: crate::aws::audit::default_audit_path(),
+            audit_path: crate::aws::change::audit::default_audit_path(),
             plan_dir: default_plan_dir(),
             runner: RunnerOptions::default(),
             invocation_log: None,
@@ -57,8 +57,8 @@ pub(super) struct Guard {
     audited: Arc<tokio::sync::Mutex<Option<Audited>>>,
     controls: Arc<Mutex<HashMap<String, UnboundedSender<Control>>>>,
     /// The variant log, or why it could not be opened.
-    pub(super) invocations: Arc<Result<Option<crate::aws::invocation_log::InvocationLog>, String>>,
-    contexts: Arc<Mutex<HashMap<(String, String), crate::aws::audit::AuditContext>>>,
+    pub(super) invocations: Arc<Result<Option<crate::aws::invoke::log::InvocationLog>, String>>,
+    contexts: Arc<Mutex<HashMap<(String, String), crate::aws::change::audit::AuditContext>>>,
 }
 
 impl Guard {
@@ -66,7 +66,7 @@ impl Guard {
         let invocations = opts
             .invocation_log
             .as_ref()
-            .map(|p| crate::aws::invocation_log::InvocationLog::open(p, opts.log_inputs))
+            .map(|p| crate::aws::invoke::log::InvocationLog::open(p, opts.log_inputs))
             .transpose();
         Guard {
             opts,
@@ -106,7 +106,7 @@ impl Guard {
         let ctx = match known {
             Some(c) => c,
             None => {
-                let c = crate::aws::audit::AuditContext::from_fleet(f).await;
+                let c = crate::aws::change::audit::AuditContext::from_fleet(f).await;
                 self.contexts.lock().insert(key, c.clone());
                 c
             }
@@ -252,8 +252,8 @@ async fn change_scaling(
     g: &Guard,
     f: &Fleet,
     (endpoint, variant): (&str, &str),
-    changes: &[crate::aws::scaling_change::ScalingChange],
-    seen: &crate::aws::scaling_change::ScalingSnapshot,
+    changes: &[crate::aws::scaling::change::ScalingChange],
+    seen: &crate::aws::scaling::change::ScalingSnapshot,
     reason: Option<String>,
     limits: JobLimits,
 ) -> Result<Vec<Option<String>>, String> {
@@ -269,12 +269,12 @@ async fn change_scaling(
 async fn apply_weights(
     g: &Guard,
     f: &Fleet,
-    plan: &crate::aws::weights::WeightPlan,
-    seen: &crate::aws::inventory::EndpointInfo,
+    plan: &crate::aws::change::weights::WeightPlan,
+    seen: &crate::aws::endpoints::inventory::EndpointInfo,
     reason: Option<String>,
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
-) -> Result<crate::aws::inventory::EndpointInfo, AwsError> {
+) -> Result<crate::aws::endpoints::inventory::EndpointInfo, AwsError> {
     let audited = g.audited(f).await.map_err(AwsError::Config)?;
     let expect = Expectation::from_info(seen);
     let applied = f
@@ -295,7 +295,7 @@ async fn apply_weights(
         &plan.endpoint,
         limits.weights,
         Duration::from_secs(1),
-        |i: &crate::aws::inventory::EndpointInfo| {
+        |i: &crate::aws::endpoints::inventory::EndpointInfo| {
             let _ = progress.send(AppEvent::WeightsProgress(i.clone()));
         },
     )
@@ -311,7 +311,7 @@ async fn prewarm(
     reason: Option<String>,
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
-) -> Result<Vec<crate::aws::prewarm::PrewarmResult>, AwsError> {
+) -> Result<Vec<crate::aws::invoke::prewarm::PrewarmResult>, AwsError> {
     let audited = g.audited(f).await.map_err(AwsError::Config)?;
     let pending = audited
         .intent(Mutation {
@@ -379,7 +379,7 @@ pub(super) async fn tool_call_intent(
     repeat: u32,
     reason: Option<String>,
     events: &UnboundedSender<AppEvent>,
-) -> Result<Option<(Audited, crate::aws::audit::Pending)>, String> {
+) -> Result<Option<(Audited, crate::aws::change::audit::Pending)>, String> {
     let Ok(f) = fleet else {
         return Ok(None);
     };
@@ -400,7 +400,7 @@ pub(super) async fn tool_call_intent(
 /// Records how an audited tool call ended.
 pub(super) fn tool_call_finish(
     g: &Guard,
-    audit: Option<(Audited, crate::aws::audit::Pending)>,
+    audit: Option<(Audited, crate::aws::change::audit::Pending)>,
     outcome: Result<Option<String>, String>,
     events: &UnboundedSender<AppEvent>,
 ) {

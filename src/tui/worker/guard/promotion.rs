@@ -8,9 +8,10 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{Guard, notice, send_activity};
 use crate::aws::Fleet;
-use crate::aws::guard::Audited;
-use crate::aws::promote::{load_alarms, load_judge, load_state, plan_path};
-use crate::aws::promote_run::{Control, PromotionRunner};
+use crate::aws::change::guard::Audited;
+use crate::aws::promote::events::Control;
+use crate::aws::promote::plan::{load_alarms, load_judge, load_state, plan_path};
+use crate::aws::promote::run::PromotionRunner;
 use crate::tui::event::AppEvent;
 
 /// Starts a promotion plan (refused while one runs on the endpoint or one of its gate alarms
@@ -18,9 +19,9 @@ use crate::tui::event::AppEvent;
 pub(super) async fn start(
     g: &Guard,
     f: &Fleet,
-    spec: crate::aws::promote::PromotionSpec,
+    spec: crate::aws::promote::plan::PromotionSpec,
     reason: Option<String>,
-    extras: crate::aws::promote_run::PlanExtras,
+    extras: crate::aws::promote::events::PlanExtras,
     events: &UnboundedSender<AppEvent>,
 ) {
     let endpoint = spec.endpoint.clone();
@@ -99,7 +100,11 @@ async fn refuse_under_firing_alarms(f: &Fleet, alarms: &[String]) -> Result<(), 
     }
 }
 
-fn ended(events: &UnboundedSender<AppEvent>, endpoint: &str, result: Result<crate::aws::promote::PlanState, String>) {
+fn ended(
+    events: &UnboundedSender<AppEvent>,
+    endpoint: &str,
+    result: Result<crate::aws::promote::plan::PlanState, String>,
+) {
     let _ = events.send(AppEvent::PromotionEnded {
         endpoint: endpoint.to_string(),
         result: result.map(Box::new),
@@ -131,7 +136,7 @@ fn start_runner(
     let (g2, ev2, ep2) = (g.clone(), events.clone(), endpoint.clone());
     let forward = tokio::spawn(async move {
         while let Some(event) = prx.recv().await {
-            let saved = matches!(event, crate::aws::promote_run::PromotionEvent::Saved { .. });
+            let saved = matches!(event, crate::aws::promote::events::PromotionEvent::Saved { .. });
             let _ = ev2.send(AppEvent::Promotion {
                 endpoint: ep2.clone(),
                 event: Box::new(event),

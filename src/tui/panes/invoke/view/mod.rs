@@ -210,7 +210,7 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-fn failure_lines(e: &crate::aws::invoke::InvokeFailure, theme: &Theme, lines: &mut Vec<Line<'static>>) {
+fn failure_lines(e: &crate::aws::invoke::call::InvokeFailure, theme: &Theme, lines: &mut Vec<Line<'static>>) {
     let muted = theme.fg(Role::Muted);
     let err = theme.fg(Role::StatusError).add_modifier(Modifier::BOLD);
     lines.push(Line::from(vec![

@@ -4,10 +4,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::judge::JudgeConfig;
-use crate::aws::promote::{Gates, Mode, PromotionSpec, parse_steps};
-use crate::aws::promote_run::PlanExtras;
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::judge::compare::JudgeConfig;
+use crate::aws::promote::plan::{Mode, PromotionSpec, parse_steps};
+use crate::aws::promote::report::Gates;
+use crate::aws::promote::events::PlanExtras;
 use crate::tui::event::Job;
 use crate::tui::widgets::confirm::Confirm;
 
@@ -341,7 +342,7 @@ pub fn confirm_plan(spec: &PromotionSpec, reason: Option<String>, extras: PlanEx
     let baseline = spec
         .baseline
         .clone()
-        .or_else(|| crate::aws::promote::pick_baseline(e, &spec.canary, None).ok())
+        .or_else(|| crate::aws::promote::plan::pick_baseline(e, &spec.canary, None).ok())
         .unwrap_or_else(|| "?".into());
     let steps: Vec<String> = spec.steps.iter().map(|s| format!("{}%", num(*s))).collect();
     let g = &spec.gates;

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::aws::promote::{Phase, PlanState};
-use crate::aws::promote_run::{Control, PromotionEvent, Question};
+use crate::aws::promote::plan::{Phase, PlanState};
+use crate::aws::promote::events::{Control, PromotionEvent, Question};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, Job, JobKind};
 use crate::tui::panes::Outbox;
@@ -300,7 +300,7 @@ impl PromotionUi {
                     rec.gate = Some((**report).clone());
                 }
                 let level = match report.verdict {
-                    crate::aws::promote::Verdict::Pass => Level::Info,
+                    crate::aws::promote::report::Verdict::Pass => Level::Info,
                     _ => Level::Warn,
                 };
                 out.toast(

@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{CONSOLIDATE, FIELDS, MODE, PlanEditor, PlanView, PromotionUi, is_choice};
-use crate::aws::judge::Outcome;
-use crate::aws::promote::{Mode, Phase, PlanState, StepRecord, Verdict};
-use crate::aws::promote_gate::GateReport;
-use crate::aws::promote_run::Question;
+use crate::aws::judge::compare::Outcome;
+use crate::aws::promote::plan::{Mode, Phase, PlanState, StepRecord};
+use crate::aws::promote::report::{GateReport, Verdict};
+use crate::aws::promote::events::Question;
 use crate::tui::panes::variants::num;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::{centered, modal, title};

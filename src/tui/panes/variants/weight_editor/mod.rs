@@ -7,8 +7,8 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::tui::widgets::Overlay;
-use crate::aws::inventory::EndpointInfo;
-use crate::aws::weights::{WeightChange, plan_weights};
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::change::weights::{WeightChange, plan_weights};
 use crate::tui::data::Data;
 use super::{baseline_index, glyph, num};
 use crate::tui::event::JobKind;

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Field, WeightEditor};
-use crate::aws::weights::WeightPlan;
+use crate::aws::change::weights::WeightPlan;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
 use crate::tui::panes::variants::{num, pct, role, split_bar};
@@ -19,7 +19,7 @@ use crate::tui::widgets::{centered, modal};
 impl WeightEditor {
     /// The confirmation for a plan: the exact request, then the split before → after. `seen` is
     /// the endpoint as the operator saw it: the change is refused if it differs when sent.
-    pub fn confirm(plan: &WeightPlan, percent: bool, seen: &crate::aws::inventory::EndpointInfo) -> Confirm {
+    pub fn confirm(plan: &WeightPlan, percent: bool, seen: &crate::aws::endpoints::inventory::EndpointInfo) -> Confirm {
         let mut lines = vec![
             "UpdateEndpointWeightsAndCapacities".to_string(),
             format!("  EndpointName: {}", plan.endpoint),

@@ -1,0 +1,424 @@
+//! The audit log: one JSON line per mutation, appended to a file and fsync'd. A mutation writes an
+//! `intent` line BEFORE anything is sent (when that write fails, the caller must not send) and a
+//! `result` line after, with the same `id`. Lines name the principal (STS GetCallerIdentity, when
+//! it answers), profile, region, endpoint URL, action, target, before/after, result, AWS request
+//! id and the operator's reason. Credentials are never written: values under secret-looking keys
+//! and anything shaped like an AWS access key are redacted.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::aws::config::Fleet;
+use crate::local::private::open_private_append;
+
+/// The default audit file: `<state dir>/audit.jsonl`.
+pub fn default_audit_path() -> Option<PathBuf> {
+    crate::local::dirs::state_dir().map(|d| d.join("audit.jsonl"))
+}
+
+/// Whether a line records the intent (written before sending) or the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditPhase {
+    /// Written and fsync'd before the mutation is sent.
+    Intent,
+    /// Written once the mutation answered (or failed).
+    Result,
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// RFC 3339 UTC time.
+    pub time: String,
+    /// The same time in epoch seconds (for `--since`).
+    pub epoch: f64,
+    /// Pairs an intent with its result.
+    pub id: String,
+    /// Intent or result.
+    pub phase: AuditPhase,
+    /// Caller ARN from STS GetCallerIdentity (None when STS did not answer).
+    pub principal: Option<String>,
+    /// AWS profile.
+    pub profile: String,
+    /// Region.
+    pub region: String,
+    /// Endpoint URL override.
+    pub endpoint_url: Option<String>,
+    /// What was done: `weights.set`, `promote.step`, `promote.rollback`, `prewarm`, `tool.call`.
+    pub action: String,
+    /// What it was done to (endpoint name, tool name).
+    pub target: String,
+    /// State before (redacted).
+    pub before: Value,
+    /// Requested state (redacted).
+    pub after: Value,
+    /// Result lines: `ok`, `error: ...`; intent lines: None.
+    pub result: Option<String>,
+    /// AWS request id of the mutating call, when one answered.
+    pub request_id: Option<String>,
+    /// Why, as the operator typed it.
+    pub reason: Option<String>,
+}
+
+/// The audit file could not be written: the mutation must not be sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot write the audit log {path}: {message}; nothing was sent (fix it, or pass --audit-file PATH)")]
+pub struct AuditError {
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub message: String,
+}
+
+/// Who is acting, and where: written on every line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AuditContext {
+    /// Caller ARN (None when STS did not answer).
+    pub principal: Option<String>,
+    /// Profile.
+    pub profile: String,
+    /// Region.
+    pub region: String,
+    /// Endpoint URL override.
+    pub endpoint_url: Option<String>,
+}
+
+impl AuditContext {
+    /// The fleet's profile, region and endpoint URL, and the principal from STS
+    /// GetCallerIdentity (5 s at most; None when it does not answer).
+    pub async fn from_fleet(fleet: &Fleet) -> AuditContext {
+        let call = fleet.sts.get_caller_identity().send();
+        let principal = match tokio::time::timeout(Duration::from_secs(5), call).await {
+            Ok(Ok(out)) => out.arn().map(str::to_string),
+            _ => None,
+        };
+        AuditContext {
+            principal,
+            profile: fleet.profile.clone(),
+            region: fleet.region.clone(),
+            endpoint_url: fleet.endpoint_url.clone(),
+        }
+    }
+}
+
+/// What a mutation is about to do (the intent line's contents).
+#[derive(Debug, Clone, Default)]
+pub struct Mutation {
+    /// Action name (`weights.set`, ...).
+    pub action: String,
+    /// Target (endpoint name, tool name).
+    pub target: String,
+    /// State before.
+    pub before: Value,
+    /// Requested state.
+    pub after: Value,
+    /// The operator's reason.
+    pub reason: Option<String>,
+}
+
+/// An intent written to the log, waiting for its result.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    record: AuditRecord,
+}
+
+/// A line of the log for `m`, by `ctx`, stamped now (secrets in before/after redacted). Refusals
+/// get an id of their own; intents one their result line repeats.
+fn line_of(ctx: &AuditContext, m: Mutation, phase: AuditPhase, result: Option<String>) -> AuditRecord {
+    let (time, epoch) = now();
+    let id = match phase {
+        AuditPhase::Intent => new_id(epoch),
+        AuditPhase::Result => format!("refused-{}", (epoch * 1000.0) as u64),
+    };
+    AuditRecord {
+        time,
+        epoch,
+        id,
+        phase,
+        principal: ctx.principal.clone(),
+        profile: ctx.profile.clone(),
+        region: ctx.region.clone(),
+        endpoint_url: ctx.endpoint_url.clone(),
+        action: m.action,
+        target: m.target,
+        before: redact(&m.before),
+        after: redact(&m.after),
+        result,
+        request_id: None,
+        reason: m.reason,
+    }
+}
+
+/// An exclusive lock on an audit log, held until dropped.
+#[derive(Debug)]
+pub struct AuditLock {
+    _file: std::fs::File,
+}
+
+/// An open audit log (append-only; shareable between tasks).
+#[derive(Debug)]
+pub struct Audit {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+}
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+fn now() -> (String, f64) {
+    let t = std::time::SystemTime::now();
+    let dt = aws_smithy_types::DateTime::from(t);
+    let text = dt
+        .fmt(aws_smithy_types::date_time::Format::DateTime)
+        .unwrap_or_default();
+    (text, dt.as_secs_f64())
+}
+
+fn new_id(epoch: f64) -> String {
+    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    format!("{:x}-{:x}-{n}", (epoch * 1000.0) as u64, std::process::id())
+}
+
+/// Field names whose values are never written (matched case-insensitively, anywhere in the name).
+const SECRET_KEYS: [&str; 7] = ["key", "auth", "token", "secret", "password", "credential", "session"];
+
+const REDACTED: &str = "[redacted]";
+
+/// A copy of `v` with every value under a secret-looking field name replaced by `"[redacted]"`,
+/// and every secret-shaped part of a string (see [`redact_text`]) too.
+pub fn redact(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let lk = k.to_ascii_lowercase();
+                    let secret = SECRET_KEYS.iter().any(|s| lk.contains(s));
+                    let hidden = secret && !matches!(v, Value::Null | Value::Bool(_));
+                    (
+                        k.clone(),
+                        if hidden {
+                            Value::String(REDACTED.into())
+                        } else {
+                            redact(v)
+                        },
+                    )
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(redact).collect()),
+        Value::String(s) => Value::String(redact_text(s).into_owned()),
+        other => other.clone(),
+    }
+}
+
+/// Runs of base64-alphabet characters (`=` padding only at the end): the candidates for AWS
+/// credentials in free text.
+static CREDENTIAL_RUN: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"[A-Za-z0-9/+]+=*").expect("a valid pattern"));
+
+/// Whether a base64-alphabet run is shaped like an AWS credential: an access key id (`AKIA` or
+/// `ASIA` and 16 upper-case letters or digits), a secret access key (40 characters mixing upper-
+/// and lower-case), or a session token (100 characters or more).
+fn credential_shaped(run: &str) -> bool {
+    let body = run.trim_end_matches('=');
+    let access_key = body.len() == 20
+        && (body.starts_with("AKIA") || body.starts_with("ASIA"))
+        && body.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    let mixed_case = body.bytes().any(|b| b.is_ascii_uppercase()) && body.bytes().any(|b| b.is_ascii_lowercase());
+    access_key || (body.len() == 40 && mixed_case) || body.len() >= 100
+}
+
+/// `text` with every AWS-credential-shaped part replaced by `[redacted]`.
+pub fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
+    CREDENTIAL_RUN.replace_all(text, |c: &regex::Captures<'_>| {
+        let run = &c[0];
+        if credential_shaped(run) {
+            REDACTED.to_string()
+        } else {
+            run.to_string()
+        }
+    })
+}
+
+impl Audit {
+    /// Opens (creating it and its directory) the audit file for appending.
+    pub fn open(path: impl AsRef<Path>) -> Result<Audit, AuditError> {
+        let path = path.as_ref().to_path_buf();
+        let fail = |e: std::io::Error| AuditError {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        // Private: the log names who changed what.
+        let file = open_private_append(&path).map_err(fail)?;
+        Ok(Audit {
+            path,
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Takes an exclusive advisory lock on the log (released when the returned lock drops):
+    /// guarded changes sharing a log, in this process or another, run one at a time.
+    pub async fn lock_exclusive(&self) -> Result<AuditLock, AuditError> {
+        let path = self.path.clone();
+        let fail = |message: String| AuditError {
+            path: self.path.display().to_string(),
+            message,
+        };
+        let locked = tokio::task::spawn_blocking(move || {
+            use std::os::fd::AsRawFd;
+            let file = std::fs::OpenOptions::new().append(true).open(&path)?;
+            // SAFETY: flock only uses the descriptor, which `file` keeps open during the call.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(file)
+        })
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+        locked
+            .map(|_file| AuditLock { _file })
+            .map_err(|e| fail(format!("cannot lock it: {e}")))
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as a JSON line and fsyncs it.
+    pub fn record(&self, rec: &AuditRecord) -> Result<(), AuditError> {
+        let fail = |m: String| AuditError {
+            path: self.path.display().to_string(),
+            message: m,
+        };
+        let value = serde_json::to_value(rec).map_err(|e| fail(e.to_string()))?;
+        let mut line = serde_json::to_vec(&redact(&value)).map_err(|e| fail(e.to_string()))?;
+        line.push(b'\n');
+        let mut f = self.file.lock();
+        f.write_all(&line).map_err(|e| fail(e.to_string()))?;
+        f.sync_data().map_err(|e| fail(e.to_string()))
+    }
+
+    /// Writes (and fsyncs) the intent of a mutation. Only send the mutation when this is Ok.
+    pub fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
+        let record = line_of(ctx, m, AuditPhase::Intent, None);
+        self.record(&record)?;
+        Ok(Pending { record })
+    }
+
+    /// Writes a single result line for a mutation refused before anything was sent.
+    pub fn refused(&self, ctx: &AuditContext, m: Mutation, why: &str) -> Result<(), AuditError> {
+        self.record(&line_of(ctx, m, AuditPhase::Result, Some(format!("refused: {why}"))))
+    }
+
+    /// Writes the result of a mutation whose intent was written: `Ok(request id)` or the error.
+    pub fn finish(&self, pending: &Pending, outcome: Result<Option<String>, String>) -> Result<(), AuditError> {
+        let (time, epoch) = now();
+        let mut rec = pending.record.clone();
+        rec.time = time;
+        rec.epoch = epoch;
+        rec.phase = AuditPhase::Result;
+        match outcome {
+            Ok(id) => {
+                rec.result = Some("ok".into());
+                rec.request_id = id;
+            }
+            Err(e) => rec.result = Some(format!("error: {e}")),
+        }
+        self.record(&rec)
+    }
+
+    /// Reads a log, keeping records at or after `since` (epoch seconds). Lines that do not parse
+    /// are skipped (a torn last line after a crash).
+    pub fn read(path: impl AsRef<Path>, since: Option<f64>) -> Result<Vec<AuditRecord>, AuditError> {
+        let path = path.as_ref();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(AuditError {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<AuditRecord>(l).ok())
+            .filter(|r| since.is_none_or(|s| r.epoch >= s))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted() {
+        let v = serde_json::json!({
+            "aws_secret_access_key": "x", "Token": "t", "weights": {"Stable": 9},
+            "args": ["AKIAABCDEFGHIJKLMNOP", "fine"]
+        });
+        let r = redact(&v);
+        assert_eq!(r["aws_secret_access_key"], "[redacted]");
+        assert_eq!(r["Token"], "[redacted]");
+        assert_eq!(r["weights"]["Stable"], 9);
+        assert_eq!(r["args"][0], "[redacted]");
+        assert_eq!(r["args"][1], "fine");
+    }
+
+    #[test]
+    fn credential_shaped_values_are_redacted_anywhere() {
+        let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        let token = "IQoJb3JpZ2luX2VjEJr".repeat(8);
+        let v = serde_json::json!({
+            "note": format!("export AWS_ACCESS_KEY_ID=ASIAABCDEFGHIJKLMNOP and secret={secret}"),
+            "blob": format!("{token}=="),
+            "x_api_key": 12345, "Authorization": "Bearer abc", "use_auth": true,
+            "sha": "0123456789abcdef0123456789abcdef01234567",
+            "request_id": "8f9e0c2a-1b2c-4d5e-8f9a-0b1c2d3e4f5a",
+            "weights": {"Stable": 0.9},
+        });
+        let r = redact(&v);
+        assert_eq!(r["note"], "export AWS_ACCESS_KEY_ID=[redacted] and secret=[redacted]");
+        assert_eq!(r["blob"], "[redacted]");
+        assert_eq!(r["x_api_key"], "[redacted]");
+        assert_eq!(r["Authorization"], "[redacted]");
+        assert_eq!(r["use_auth"], true);
+        assert_eq!(r["sha"], v["sha"], "a lower-case hex digest is not a secret key");
+        assert_eq!(r["request_id"], v["request_id"]);
+        assert_eq!(r["weights"]["Stable"], 0.9);
+    }
+
+    #[test]
+    fn intent_and_result_pair_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/audit.jsonl");
+        let audit = Audit::open(&path).unwrap();
+        let ctx = AuditContext::default();
+        let p = audit
+            .intent(
+                &ctx,
+                Mutation {
+                    action: "weights.set".into(),
+                    target: "ep".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        audit.finish(&p, Ok(Some("rid".into()))).unwrap();
+        let recs = Audit::read(&path, None).unwrap();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].phase, recs[1].phase), (AuditPhase::Intent, AuditPhase::Result));
+        assert_eq!(recs[0].id, recs[1].id);
+        assert_eq!(recs[1].request_id.as_deref(), Some("rid"));
+        assert!(Audit::read(&path, Some(recs[1].epoch + 1.0)).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,340 @@
+//! Fleet inventory: ListEndpoints (every page), then DescribeEndpoint, DescribeEndpointConfig and
+//! DescribeModel per endpoint with bounded concurrency and per-call deadlines, and the fleet's
+//! autoscaling in a handful of calls. Partial failures keep the rest and say which failed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::Semaphore;
+
+use crate::aws::cache::ModelFacts;
+use crate::aws::config::Fleet;
+use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
+use crate::aws::error::AwsError;
+
+/// One production variant as the console shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct VariantInfo {
+    /// Variant name.
+    pub name: String,
+    /// Model behind it.
+    pub model_name: Option<String>,
+    /// Instance type (None for serverless).
+    pub instance_type: Option<String>,
+    /// Weight routing uses now.
+    pub current_weight: f64,
+    /// Weight being rolled out.
+    pub desired_weight: f64,
+    /// Share of traffic now: current weight / sum of current weights.
+    pub traffic_share: f64,
+    /// Instances serving now.
+    pub current_instances: i32,
+    /// Instances being rolled out.
+    pub desired_instances: i32,
+    /// In-flight variant statuses (Creating, Updating, ActivatingTraffic, Baking ...).
+    pub statuses: Vec<String>,
+    /// Container image.
+    pub image: Option<String>,
+    /// Whether the container serves many models.
+    pub multi_model: bool,
+    /// Model artifact (for an MME, the prefix TargetModel is relative to).
+    pub model_data_url: Option<String>,
+}
+
+/// One endpoint with everything the console knows about it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EndpointInfo {
+    /// Name.
+    pub name: String,
+    /// ARN.
+    pub arn: String,
+    /// Status as AWS spells it.
+    pub status: String,
+    /// Why it failed.
+    pub failure_reason: Option<String>,
+    /// Creation time (epoch seconds).
+    pub created: f64,
+    /// Last modification (epoch seconds).
+    pub modified: f64,
+    /// Endpoint configuration.
+    pub config_name: Option<String>,
+    /// Production variants.
+    pub variants: Vec<VariantInfo>,
+    /// Whether any variant serves a multi-model container.
+    pub multi_model: bool,
+    /// Autoscaling per variant.
+    pub autoscaling: Vec<ScalingInfo>,
+}
+
+impl EndpointInfo {
+    /// The variant with this name.
+    pub fn variant(&self, name: &str) -> Option<&VariantInfo> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// The MME prefix (ModelDataUrl) of the endpoint, when it is one.
+    pub fn mme_prefix(&self) -> Option<&str> {
+        self.variants
+            .iter()
+            .find(|v| v.multi_model)
+            .and_then(|v| v.model_data_url.as_deref())
+    }
+}
+
+/// A fleet inventory: every endpoint that could be described, and the ones that could not.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inventory {
+    /// Endpoints, in ListEndpoints order (newest first).
+    pub endpoints: Vec<EndpointInfo>,
+    /// Endpoints whose description failed, and why.
+    pub failures: Vec<InventoryFailure>,
+    /// API calls made.
+    pub api_calls: usize,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// One endpoint the inventory could not describe.
+#[derive(Debug, Clone, Serialize)]
+pub struct InventoryFailure {
+    /// Endpoint name.
+    pub endpoint: String,
+    /// What went wrong.
+    pub error: AwsError,
+}
+
+/// How an inventory is taken.
+#[derive(Debug, Clone, Copy)]
+pub struct InventoryOptions {
+    /// Describe calls in flight at once (default 8).
+    pub concurrency: usize,
+    /// Deadline of each describe call (default 10 s).
+    pub call_deadline: Duration,
+    /// Whether to load autoscaling targets and policies too.
+    pub autoscaling: bool,
+}
+
+impl Default for InventoryOptions {
+    fn default() -> Self {
+        InventoryOptions {
+            concurrency: 8,
+            call_deadline: Duration::from_secs(10),
+            autoscaling: true,
+        }
+    }
+}
+
+fn epoch(t: Option<&aws_smithy_types::DateTime>) -> f64 {
+    t.map(|t| t.as_secs_f64()).unwrap_or(0.0)
+}
+
+async fn deadline<T>(d: Duration, f: impl std::future::Future<Output = Result<T, AwsError>>) -> Result<T, AwsError> {
+    tokio::time::timeout(d, f)
+        .await
+        .unwrap_or_else(|_| Err(AwsError::Timeout(format!("no answer within {d:?}"))))
+}
+
+impl Fleet {
+    /// Every endpoint name, following NextToken (100 per page).
+    pub async fn list_endpoint_names(&self, calls: &AtomicUsize) -> Result<Vec<String>, AwsError> {
+        let mut names = Vec::new();
+        let mut token = None;
+        loop {
+            calls.fetch_add(1, Ordering::Relaxed);
+            let page = self
+                .sagemaker
+                .list_endpoints()
+                .max_results(100)
+                .set_next_token(token)
+                .send()
+                .await
+                .map_err(AwsError::from_sdk)?;
+            names.extend(
+                page.endpoints()
+                    .iter()
+                    .filter_map(|e| e.endpoint_name().map(str::to_string)),
+            );
+            token = page.next_token().map(str::to_string);
+            if token.is_none() {
+                return Ok(names);
+            }
+        }
+    }
+
+    /// Describes one endpoint, its configuration and its models.
+    pub async fn describe_endpoint_info(&self, name: &str, calls: &AtomicUsize) -> Result<EndpointInfo, AwsError> {
+        calls.fetch_add(1, Ordering::Relaxed);
+        let ep = self
+            .sagemaker
+            .describe_endpoint()
+            .endpoint_name(name)
+            .send()
+            .await
+            .map_err(AwsError::from_sdk)?;
+        let config = match ep.endpoint_config_name() {
+            Some(c) => Some(self.endpoint_config(c, calls).await?),
+            None => None,
+        };
+        let config_variants = config.as_ref().map(|c| c.production_variants()).unwrap_or_default();
+        let models = self.models_of(config_variants, calls).await;
+        let mut variants = live_variants(ep.production_variants(), config_variants, &models);
+        if variants.is_empty() {
+            // Creating endpoints may not list live variants yet: show the configured ones.
+            variants = configured_variants(config_variants, &models);
+        }
+        Ok(EndpointInfo {
+            name: ep.endpoint_name().unwrap_or(name).to_string(),
+            arn: ep.endpoint_arn().unwrap_or_default().to_string(),
+            status: ep.endpoint_status().map(|s| s.as_str().to_string()).unwrap_or_default(),
+            failure_reason: ep.failure_reason().map(str::to_string),
+            created: epoch(ep.creation_time()),
+            modified: epoch(ep.last_modified_time()),
+            config_name: ep.endpoint_config_name().map(str::to_string),
+            multi_model: variants.iter().any(|v| v.multi_model),
+            variants,
+            autoscaling: Vec::new(),
+        })
+    }
+
+    /// The facts of each model the configuration's variants name (a model deleted behind the
+    /// endpoint is left out, not fatal: its variant still shows).
+    async fn models_of(&self, config_variants: &[ConfigVariant], calls: &AtomicUsize) -> HashMap<String, ModelFacts> {
+        let mut models = HashMap::new();
+        for cv in config_variants {
+            let Some(m) = cv.model_name() else { continue };
+            if models.contains_key(m) {
+                continue;
+            }
+            if let Some(facts) = self.model_facts(m, calls).await {
+                models.insert(m.to_string(), facts);
+            }
+        }
+        models
+    }
+
+    /// One endpoint with its autoscaling (for `describe` and the weights commands).
+    pub async fn endpoint(&self, name: &str) -> Result<EndpointInfo, AwsError> {
+        let calls = AtomicUsize::new(0);
+        let mut info = self.describe_endpoint_info(name, &calls).await?;
+        if let Ok(scaling) = fleet_scaling(self, Some(name), &calls).await {
+            info.autoscaling = scaling.get(name).cloned().unwrap_or_default();
+        }
+        Ok(info)
+    }
+
+    /// The whole fleet.
+    pub async fn inventory(&self, opts: InventoryOptions) -> Result<Inventory, AwsError> {
+        let start = Instant::now();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let names = self.list_endpoint_names(&calls).await?;
+        let sem = Arc::new(Semaphore::new(opts.concurrency.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        for (i, name) in names.iter().enumerate() {
+            let (fleet, sem, calls, name) = (self.clone(), sem.clone(), calls.clone(), name.clone());
+            tasks.spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                let r = deadline(opts.call_deadline, fleet.describe_endpoint_info(&name, &calls)).await;
+                (i, name, r)
+            });
+        }
+        let scaling = if opts.autoscaling {
+            fleet_scaling(self, None, &calls).await.unwrap_or_default()
+        } else {
+            BTreeMap::new()
+        };
+        let mut found: Vec<(usize, EndpointInfo)> = Vec::with_capacity(names.len());
+        let mut failures = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            let Ok((i, name, r)) = joined else { continue };
+            match r {
+                Ok(mut info) => {
+                    info.autoscaling = scaling.get(&name).cloned().unwrap_or_default();
+                    found.push((i, info));
+                }
+                // Deleted between the list and the describe: simply gone.
+                Err(AwsError::NotFound(_)) => {}
+                Err(error) => failures.push(InventoryFailure { endpoint: name, error }),
+            }
+        }
+        found.sort_by_key(|(i, _)| *i);
+        failures.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
+        Ok(Inventory {
+            endpoints: found.into_iter().map(|(_, e)| e).collect(),
+            failures,
+            api_calls: calls.load(Ordering::Relaxed),
+            elapsed_ms: start.elapsed().as_millis() as u64,
+        })
+    }
+}
+
+type ConfigVariant = aws_sdk_sagemaker::types::ProductionVariant;
+
+/// The facts of a variant's model, when it names one that was described.
+fn facts_of(model_name: Option<&String>, models: &HashMap<String, ModelFacts>) -> ModelFacts {
+    model_name.and_then(|m| models.get(m)).cloned().unwrap_or_default()
+}
+
+/// The endpoint's live variants, with their configuration's instance type and model facts.
+fn live_variants(
+    live: &[aws_sdk_sagemaker::types::ProductionVariantSummary],
+    config_variants: &[ConfigVariant],
+    models: &HashMap<String, ModelFacts>,
+) -> Vec<VariantInfo> {
+    let total: f64 = live.iter().map(|v| v.current_weight().unwrap_or(0.0) as f64).sum();
+    live.iter()
+        .map(|v| {
+            let name = v.variant_name().unwrap_or_default().to_string();
+            let cv = config_variants.iter().find(|c| c.variant_name() == Some(&name));
+            let model_name = cv.and_then(|c| c.model_name().map(str::to_string));
+            let m = facts_of(model_name.as_ref(), models);
+            let current = v.current_weight().unwrap_or(0.0) as f64;
+            VariantInfo {
+                instance_type: cv.and_then(|c| c.instance_type()).map(|t| t.as_str().to_string()),
+                model_name,
+                current_weight: current,
+                desired_weight: v.desired_weight().map(f64::from).unwrap_or(current),
+                traffic_share: if total > 0.0 { current / total } else { 0.0 },
+                current_instances: v.current_instance_count().unwrap_or(0),
+                desired_instances: v.desired_instance_count().unwrap_or(0),
+                statuses: v
+                    .variant_status()
+                    .iter()
+                    .filter_map(|s| s.status().map(|s| s.as_str().to_string()))
+                    .collect(),
+                image: m.0,
+                multi_model: m.1,
+                model_data_url: m.2,
+                name,
+            }
+        })
+        .collect()
+}
+
+/// The configured variants of an endpoint that lists no live ones yet (Creating).
+fn configured_variants(config_variants: &[ConfigVariant], models: &HashMap<String, ModelFacts>) -> Vec<VariantInfo> {
+    config_variants
+        .iter()
+        .map(|c| {
+            let model_name = c.model_name().map(str::to_string);
+            let m = facts_of(model_name.as_ref(), models);
+            let w = c.initial_variant_weight().unwrap_or(1.0) as f64;
+            VariantInfo {
+                name: c.variant_name().unwrap_or_default().to_string(),
+                model_name,
+                instance_type: c.instance_type().map(|t| t.as_str().to_string()),
+                current_weight: w,
+                desired_weight: w,
+                traffic_share: 0.0,
+                current_instances: 0,
+                desired_instances: c.initial_instance_count().unwrap_or(0),
+                statuses: vec!["Creating".into()],
+                image: m.0,
+                multi_model: m.1,
+                model_data_url: m.2,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,11 @@
+//! What the fleet holds: the inventory of endpoints (with each variant's autoscaling targets and
+//! policies; `autoscaling.rs` also reads recent scaling activities), configurations and models
+//! described once, a multi-model endpoint's model catalog, warm sets, and one inventory across
+//! profiles and regions.
+
+pub mod autoscaling;
+pub mod catalog;
+pub mod describe;
+pub mod inventory;
+pub mod multi;
+pub mod warmset;

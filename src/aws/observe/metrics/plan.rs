@@ -1,0 +1,219 @@
+//! The metrics a refresh asks CloudWatch for: which metrics and statistics, per variant, as one
+//! [`MetricsPlan`] of GetMetricData queries.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::aws::endpoints::inventory::EndpointInfo;
+
+/// Namespace of the invocation and MME cache metrics.
+pub const NS_SAGEMAKER: &str = "AWS/SageMaker";
+/// Namespace of the instance metrics (LoadedModelCount, utilisation).
+pub const NS_ENDPOINTS: &str = "/aws/sagemaker/Endpoints";
+/// CloudWatch's limit of queries per GetMetricData call.
+pub const MAX_QUERIES_PER_CALL: usize = 500;
+/// GetMetricData calls of one refresh in flight at once.
+pub(super) const CALL_CONCURRENCY: usize = 4;
+/// Pages one call may follow before the answer is taken as looping.
+pub(super) const MAX_PAGES: usize = 1000;
+
+/// A metric the plan queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Time the container took (µs on the wire).
+    ModelLatency,
+    /// SageMaker's own overhead (µs on the wire).
+    OverheadLatency,
+    /// Requests.
+    Invocations,
+    /// Requests answered 4xx.
+    Invocation4xxErrors,
+    /// Requests answered 5xx.
+    Invocation5xxErrors,
+    /// MME: 1 when the model was in memory, 0 when it had to be loaded (Average = hit ratio).
+    ModelCacheHit,
+    /// MME: time a request waited for its model (µs on the wire).
+    ModelLoadingWaitTime,
+    /// MME: time downloading a model from S3 (µs on the wire).
+    ModelDownloadingTime,
+    /// MME: time loading a model into the container (µs on the wire).
+    ModelLoadingTime,
+    /// MME: models loaded, per instance.
+    LoadedModelCount,
+}
+
+impl Metric {
+    /// The CloudWatch metric name.
+    pub fn cloudwatch_name(self) -> &'static str {
+        match self {
+            Metric::ModelLatency => "ModelLatency",
+            Metric::OverheadLatency => "OverheadLatency",
+            Metric::Invocations => "Invocations",
+            Metric::Invocation4xxErrors => "Invocation4XXErrors",
+            Metric::Invocation5xxErrors => "Invocation5XXErrors",
+            Metric::ModelCacheHit => "ModelCacheHit",
+            Metric::ModelLoadingWaitTime => "ModelLoadingWaitTime",
+            Metric::ModelDownloadingTime => "ModelDownloadingTime",
+            Metric::ModelLoadingTime => "ModelLoadingTime",
+            Metric::LoadedModelCount => "LoadedModelCount",
+        }
+    }
+
+    /// Its namespace.
+    pub fn namespace(self) -> &'static str {
+        match self {
+            Metric::LoadedModelCount => NS_ENDPOINTS,
+            _ => NS_SAGEMAKER,
+        }
+    }
+
+    /// Whether CloudWatch reports it in microseconds (converted to milliseconds here).
+    pub fn is_latency(self) -> bool {
+        matches!(
+            self,
+            Metric::ModelLatency
+                | Metric::OverheadLatency
+                | Metric::ModelLoadingWaitTime
+                | Metric::ModelDownloadingTime
+                | Metric::ModelLoadingTime
+        )
+    }
+
+    /// Snake-case key (`model_latency`), as in series names.
+    pub fn key(self) -> &'static str {
+        match self {
+            Metric::ModelLatency => "model_latency",
+            Metric::OverheadLatency => "overhead_latency",
+            Metric::Invocations => "invocations",
+            Metric::Invocation4xxErrors => "invocation_4xx_errors",
+            Metric::Invocation5xxErrors => "invocation_5xx_errors",
+            Metric::ModelCacheHit => "model_cache_hit",
+            Metric::ModelLoadingWaitTime => "model_loading_wait_time",
+            Metric::ModelDownloadingTime => "model_downloading_time",
+            Metric::ModelLoadingTime => "model_loading_time",
+            Metric::LoadedModelCount => "loaded_model_count",
+        }
+    }
+}
+
+/// Queries of every variant.
+const VARIANT_QUERIES: [(Metric, &str); 9] = [
+    (Metric::ModelLatency, "p50"),
+    (Metric::ModelLatency, "p90"),
+    (Metric::ModelLatency, "p99"),
+    (Metric::OverheadLatency, "p50"),
+    (Metric::OverheadLatency, "p90"),
+    (Metric::OverheadLatency, "p99"),
+    (Metric::Invocations, "Sum"),
+    (Metric::Invocation4xxErrors, "Sum"),
+    (Metric::Invocation5xxErrors, "Sum"),
+];
+
+/// Extra queries of a multi-model variant.
+const MME_QUERIES: [(Metric, &str); 6] = [
+    (Metric::ModelCacheHit, "Average"),
+    (Metric::ModelLoadingWaitTime, "p50"),
+    (Metric::ModelLoadingWaitTime, "p99"),
+    (Metric::ModelDownloadingTime, "Average"),
+    (Metric::ModelLoadingTime, "Average"),
+    (Metric::LoadedModelCount, "Average"),
+];
+
+/// The name of a series: `model_latency_p99`, `invocations_sum`.
+pub fn series_name(metric: Metric, stat: &str) -> String {
+    format!("{}_{}", metric.key(), stat.to_ascii_lowercase())
+}
+
+/// One query of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedQuery {
+    /// Query id (`q<index>`).
+    pub id: String,
+    /// Endpoint.
+    pub endpoint: String,
+    /// Variant.
+    pub variant: String,
+    /// Metric.
+    pub metric: Metric,
+    /// Statistic (`p99`, `Sum`, `Average`).
+    pub stat: &'static str,
+}
+
+/// Every query of one refresh.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricsPlan {
+    /// Queries, ids `q0`, `q1`, ... in order.
+    pub queries: Vec<PlannedQuery>,
+    /// Variants covered: (endpoint, variant, multi-model), in plan order.
+    pub variants: Vec<(String, String, bool)>,
+    /// How far back.
+    #[serde(rename = "window_secs", serialize_with = "ser_secs")]
+    pub window: Duration,
+    /// Period in seconds (a multiple of 60).
+    pub period: i32,
+    /// `MaxDatapoints` per call (`None` = CloudWatch's 100,800).
+    pub max_datapoints: Option<i32>,
+}
+
+fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_secs())
+}
+
+impl MetricsPlan {
+    /// The plan for every variant of `endpoints` over `window` at `period` seconds (rounded up to
+    /// a multiple of 60; see [`MetricsPlan::period_for`]). Pure: no call is made.
+    pub fn for_endpoints(endpoints: &[EndpointInfo], window: Duration, period: i32) -> MetricsPlan {
+        let period = (period.max(60) + 59) / 60 * 60;
+        let mut queries = Vec::new();
+        let mut variants = Vec::new();
+        for ep in endpoints {
+            for v in &ep.variants {
+                variants.push((ep.name.clone(), v.name.clone(), v.multi_model));
+                let extra: &[(Metric, &str)] = if v.multi_model { &MME_QUERIES } else { &[] };
+                for (metric, stat) in VARIANT_QUERIES.iter().chain(extra) {
+                    queries.push(PlannedQuery {
+                        id: format!("q{}", queries.len()),
+                        endpoint: ep.name.clone(),
+                        variant: v.name.clone(),
+                        metric: *metric,
+                        stat,
+                    });
+                }
+            }
+        }
+        MetricsPlan {
+            queries,
+            variants,
+            window,
+            period,
+            max_datapoints: None,
+        }
+    }
+
+    /// A period that keeps datapoints bounded: 60 s up to 3 h, 300 s up to 24 h, 1 h beyond
+    /// (at most 336 points per query over 14 days).
+    pub fn period_for(window: Duration) -> i32 {
+        match window.as_secs() {
+            0..=10_800 => 60,
+            10_801..=86_400 => 300,
+            _ => 3600,
+        }
+    }
+
+    /// GetMetricData calls the plan needs without pagination: ceil(queries / 500).
+    pub fn calls_needed(&self) -> usize {
+        self.queries.len().div_ceil(MAX_QUERIES_PER_CALL)
+    }
+
+    /// The query with this id.
+    pub fn query(&self, id: &str) -> Option<&PlannedQuery> {
+        self.index_of(id).map(|i| &self.queries[i])
+    }
+
+    pub(super) fn index_of(&self, id: &str) -> Option<usize> {
+        let i: usize = id.strip_prefix('q')?.parse().ok()?;
+        self.queries.get(i).filter(|q| q.id == id).map(|_| i)
+    }
+}

@@ -1,0 +1,359 @@
+//! Changes to the autoscaling of one variant: bounds (RegisterScalableTarget), target-tracking
+//! policies on invocations per instance or on ModelLatency p99 done right (metric math,
+//! `AWS/SageMaker`, milliseconds converted to microseconds), cooldowns, removing a policy, and the
+//! desired instance count now. Each is planned against what was read, compare-and-swapped against
+//! the variant's autoscaling right before sending (refused with every difference, nothing sent),
+//! and audited (intent before, result after).
+
+use aws_sdk_applicationautoscaling::types::{PolicyType, ScalableDimension, ServiceNamespace};
+use aws_sdk_sagemaker::types::DesiredWeightAndCapacity;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::aws::change::audit::Mutation;
+use crate::aws::change::guard::{Audited, Difference, GuardError};
+use crate::aws::config::Fleet;
+use crate::aws::error::AwsError;
+use crate::aws::scaling::check::EndpointScaling;
+use crate::aws::scaling::spec::{
+    CustomizedMetric, Dimension, INVOCATIONS_PER_INSTANCE, MetricQuery, MetricRef, MetricStat, PolicySpec,
+    PredefinedMetric, TargetTracking, VARIANT_DIMENSION, tt_to_sdk, variant_resource_id,
+};
+
+/// One change to a variant's autoscaling.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum ScalingChange {
+    /// Register or update the scalable target.
+    Bounds {
+        /// MinCapacity.
+        min: i32,
+        /// MaxCapacity.
+        max: i32,
+    },
+    /// Write (create or replace) a policy.
+    Policy {
+        /// The PutScalingPolicy request.
+        spec: Box<PolicySpec>,
+    },
+    /// Delete a policy.
+    RemovePolicy {
+        /// Its name.
+        name: String,
+    },
+    /// Set the desired instance count now.
+    Instances {
+        /// The count.
+        count: i32,
+    },
+}
+
+/// What the operator saw of the variant's autoscaling: it must still be so when sending.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingSnapshot {
+    /// `(min, max)` of the scalable target, if registered.
+    pub bounds: Option<(i32, i32)>,
+    /// The variant's policies.
+    pub policies: Vec<PolicySpec>,
+    /// Desired instance count.
+    pub desired_instances: Option<i32>,
+}
+
+impl ScalingSnapshot {
+    /// The variant's autoscaling as read.
+    pub fn of(state: &EndpointScaling, variant: &str) -> ScalingSnapshot {
+        ScalingSnapshot {
+            bounds: state.target_of(variant).map(|t| (t.min, t.max)),
+            policies: state.policies_of(variant).cloned().collect(),
+            desired_instances: state.info.variant(variant).map(|v| v.desired_instances),
+        }
+    }
+
+    /// Every difference between this (what was seen) and `now`.
+    pub fn differences(&self, variant: &str, now: &ScalingSnapshot) -> Vec<Difference> {
+        let diff = |field: String, expected: String, actual: String| Difference {
+            variant: variant.to_string(),
+            field,
+            expected,
+            actual,
+        };
+        let bounds = |b: Option<(i32, i32)>| b.map(|(a, b)| format!("{a}-{b}")).unwrap_or_else(|| "none".into());
+        let mut out = Vec::new();
+        if self.bounds != now.bounds {
+            out.push(diff("min-max".into(), bounds(self.bounds), bounds(now.bounds)));
+        }
+        if self.desired_instances != now.desired_instances {
+            let n = |c: Option<i32>| c.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
+            out.push(diff(
+                "desired_instances".into(),
+                n(self.desired_instances),
+                n(now.desired_instances),
+            ));
+        }
+        let mut names: Vec<&str> = self
+            .policies
+            .iter()
+            .chain(&now.policies)
+            .map(|p| p.policy_name.as_str())
+            .collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let find = |s: &ScalingSnapshot| s.policies.iter().find(|p| p.policy_name == name).map(policy_text);
+            let (seen, is) = (find(self), find(now));
+            if seen != is {
+                let text = |t: Option<String>| t.unwrap_or_else(|| "absent".into());
+                out.push(diff(format!("policy {name}"), text(seen), text(is)));
+            }
+        }
+        out
+    }
+}
+
+/// A policy in one line: what it tracks, its target and cooldowns.
+pub fn policy_text(p: &PolicySpec) -> String {
+    let Some(tt) = &p.target_tracking_scaling_policy_configuration else {
+        return p.policy_type.clone().unwrap_or_else(|| "StepScaling".into());
+    };
+    let metric = match (&tt.predefined_metric_specification, &tt.customized_metric_specification) {
+        (Some(pre), _) => pre.predefined_metric_type.clone(),
+        (_, Some(c)) => match c.metrics.iter().find_map(|q| q.metric_stat.as_ref()) {
+            Some(s) => format!("{} {} ({})", s.metric.metric_name, s.stat, s.metric.namespace),
+            None => format!(
+                "{} {} ({})",
+                c.metric_name.as_deref().unwrap_or("-"),
+                c.statistic.as_deref().unwrap_or("-"),
+                c.namespace.as_deref().unwrap_or("-")
+            ),
+        },
+        _ => "-".into(),
+    };
+    let cd = |c: Option<i32>| c.map(|c| format!("{c}s")).unwrap_or_else(|| "default".into());
+    format!(
+        "{metric} target {} (cooldowns in {} / out {})",
+        tt.target_value,
+        cd(tt.scale_in_cooldown),
+        cd(tt.scale_out_cooldown)
+    )
+}
+
+fn tracking_policy(endpoint: &str, variant: &str, name: &str, tt: TargetTracking) -> PolicySpec {
+    PolicySpec {
+        policy_name: name.to_string(),
+        service_namespace: "sagemaker".into(),
+        resource_id: variant_resource_id(endpoint, variant),
+        scalable_dimension: VARIANT_DIMENSION.into(),
+        policy_type: Some("TargetTrackingScaling".into()),
+        target_tracking_scaling_policy_configuration: Some(tt),
+        step_scaling_policy_configuration: None,
+    }
+}
+
+/// Target tracking on SageMakerVariantInvocationsPerInstance.
+pub fn invocations_policy(
+    endpoint: &str,
+    variant: &str,
+    name: &str,
+    target: f64,
+    cooldowns: (Option<i32>, Option<i32>),
+) -> PolicySpec {
+    let tt = TargetTracking {
+        target_value: target,
+        predefined_metric_specification: Some(PredefinedMetric {
+            predefined_metric_type: INVOCATIONS_PER_INSTANCE.into(),
+            resource_label: None,
+        }),
+        scale_in_cooldown: cooldowns.0,
+        scale_out_cooldown: cooldowns.1,
+        ..Default::default()
+    };
+    tracking_policy(endpoint, variant, name, tt)
+}
+
+/// Target tracking on the variant's ModelLatency p99: metric math (a MetricStat with Stat p99),
+/// namespace `AWS/SageMaker`, the variant's dimensions, `ms` converted to microseconds.
+pub fn p99_policy(
+    endpoint: &str,
+    variant: &str,
+    name: &str,
+    ms: f64,
+    cooldowns: (Option<i32>, Option<i32>),
+) -> PolicySpec {
+    let dims = vec![
+        Dimension {
+            name: "EndpointName".into(),
+            value: endpoint.into(),
+        },
+        Dimension {
+            name: "VariantName".into(),
+            value: variant.into(),
+        },
+    ];
+    let query = MetricQuery {
+        id: "p99".into(),
+        label: Some(format!("ModelLatency p99 of {endpoint}/{variant} (microseconds)")),
+        metric_stat: Some(MetricStat {
+            metric: MetricRef {
+                namespace: "AWS/SageMaker".into(),
+                metric_name: "ModelLatency".into(),
+                dimensions: dims,
+            },
+            stat: "p99".into(),
+            unit: None,
+        }),
+        return_data: Some(true),
+        expression: None,
+    };
+    let tt = TargetTracking {
+        target_value: ms * 1000.0,
+        customized_metric_specification: Some(CustomizedMetric {
+            metrics: vec![query],
+            ..Default::default()
+        }),
+        scale_in_cooldown: cooldowns.0,
+        scale_out_cooldown: cooldowns.1,
+        ..Default::default()
+    };
+    tracking_policy(endpoint, variant, name, tt)
+}
+
+/// A change as before → after JSON (for the audit log and `--json`).
+pub fn before_after(change: &ScalingChange, seen: &ScalingSnapshot) -> (Value, Value) {
+    match change {
+        ScalingChange::Bounds { min, max } => (
+            json!(seen.bounds.map(|(a, b)| json!({"min": a, "max": b}))),
+            json!({"min": min, "max": max}),
+        ),
+        ScalingChange::Policy { spec } => (
+            json!(seen.policies.iter().find(|p| p.policy_name == spec.policy_name)),
+            json!(spec),
+        ),
+        ScalingChange::RemovePolicy { name } => (
+            json!(seen.policies.iter().find(|p| &p.policy_name == name)),
+            Value::Null,
+        ),
+        ScalingChange::Instances { count } => (json!(seen.desired_instances), json!(count)),
+    }
+}
+
+impl Fleet {
+    /// Sends `changes` to `variant` of `endpoint` only if its autoscaling is still as `seen`
+    /// (see the module docs), each with an intent line before and a result line after. Returns the
+    /// request ids.
+    pub async fn apply_scaling_guarded(
+        &self,
+        endpoint: &str,
+        variant: &str,
+        changes: &[ScalingChange],
+        seen: &ScalingSnapshot,
+        audited: &Audited,
+        reason: Option<String>,
+    ) -> Result<Vec<Option<String>>, GuardError> {
+        let now = self.endpoint_scaling(endpoint).await?;
+        let target = variant_resource_id(endpoint, variant);
+        let differences = seen.differences(variant, &ScalingSnapshot::of(&now, variant));
+        if !differences.is_empty() {
+            let err = GuardError::Changed {
+                endpoint: endpoint.to_string(),
+                differences,
+            };
+            audited.refused("autoscaling", &target, &err.to_string(), reason);
+            return Err(err);
+        }
+        let mut ids = Vec::new();
+        for change in changes {
+            let (before, after) = before_after(change, seen);
+            let action = match change {
+                ScalingChange::Bounds { .. } => "autoscaling.bounds",
+                ScalingChange::Policy { .. } => "autoscaling.policy",
+                ScalingChange::RemovePolicy { .. } => "autoscaling.remove-policy",
+                ScalingChange::Instances { .. } => "autoscaling.instances",
+            };
+            let pending = audited.intent(Mutation {
+                action: action.into(),
+                target: target.clone(),
+                before,
+                after,
+                reason: reason.clone(),
+            })?;
+            let sent = self.send_scaling_change(endpoint, variant, change).await;
+            let outcome = match &sent {
+                Ok(id) => Ok(id.clone()),
+                Err(e) => Err(e.to_string()),
+            };
+            let _ = audited.finish(&pending, outcome);
+            ids.push(sent?);
+        }
+        Ok(ids)
+    }
+
+    async fn send_scaling_change(
+        &self,
+        endpoint: &str,
+        variant: &str,
+        change: &ScalingChange,
+    ) -> Result<Option<String>, AwsError> {
+        use aws_sdk_sagemaker::operation::RequestId;
+        let resource = variant_resource_id(endpoint, variant);
+        let dim = ScalableDimension::SageMakerVariantDesiredInstanceCount;
+        match change {
+            ScalingChange::Bounds { min, max } => self
+                .autoscaling
+                .register_scalable_target()
+                .service_namespace(ServiceNamespace::Sagemaker)
+                .resource_id(resource)
+                .scalable_dimension(dim)
+                .min_capacity(*min)
+                .max_capacity(*max)
+                .send()
+                .await
+                .map(|o| o.request_id().map(str::to_string))
+                .map_err(AwsError::from_sdk),
+            ScalingChange::Policy { spec } => {
+                let tt = spec
+                    .target_tracking_scaling_policy_configuration
+                    .as_ref()
+                    .map(tt_to_sdk)
+                    .transpose()
+                    .map_err(AwsError::Config)?;
+                self.autoscaling
+                    .put_scaling_policy()
+                    .policy_name(&spec.policy_name)
+                    .service_namespace(ServiceNamespace::Sagemaker)
+                    .resource_id(resource)
+                    .scalable_dimension(dim)
+                    .policy_type(PolicyType::TargetTrackingScaling)
+                    .set_target_tracking_scaling_policy_configuration(tt)
+                    .send()
+                    .await
+                    .map(|o| o.request_id().map(str::to_string))
+                    .map_err(AwsError::from_sdk)
+            }
+            ScalingChange::RemovePolicy { name } => self
+                .autoscaling
+                .delete_scaling_policy()
+                .policy_name(name)
+                .service_namespace(ServiceNamespace::Sagemaker)
+                .resource_id(resource)
+                .scalable_dimension(dim)
+                .send()
+                .await
+                .map(|o| o.request_id().map(str::to_string))
+                .map_err(AwsError::from_sdk),
+            ScalingChange::Instances { count } => self
+                .sagemaker
+                .update_endpoint_weights_and_capacities()
+                .endpoint_name(endpoint)
+                .desired_weights_and_capacities(
+                    DesiredWeightAndCapacity::builder()
+                        .variant_name(variant)
+                        .desired_instance_count(*count)
+                        .build(),
+                )
+                .send()
+                .await
+                .map(|o| o.request_id().map(str::to_string))
+                .map_err(AwsError::from_sdk),
+        }
+    }
+}

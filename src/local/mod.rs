@@ -1,0 +1,6 @@
+//! What sagedeck keeps on this machine, below every other part (it imports nothing of ours):
+//! where configuration and state live (`dirs.rs`) and the private append-only files the audit
+//! log and the variant log are written to (`private.rs`).
+
+pub mod dirs;
+pub mod private;
