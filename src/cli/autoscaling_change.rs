@@ -14,7 +14,7 @@ use super::{EXIT_OK, EXIT_REFUSED, GlobalArgs, report, usage};
 use crate::aws::guard::GuardError;
 use crate::aws::scaling_change::{ScalingSnapshot, before_after};
 use crate::aws::scaling_check::EndpointScaling;
-use crate::aws::scaling_plan::{ChangeRequest, change_lines, plan};
+use crate::aws::scaling_plan::{ChangeRequest, change_lines, check_limits, plan};
 
 /// The variant to change: `--variant`, or the endpoint's only one.
 fn pick_variant(args: &AutoscalingArgs, state: &EndpointScaling) -> Result<String, String> {
@@ -60,6 +60,9 @@ fn confirm(endpoint: &str) -> bool {
 
 /// Runs an autoscaling change.
 pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> i32 {
+    if let Err(e) = check_limits(&request(&args)) {
+        return usage(e);
+    }
     let fleet = match g.connect().await {
         Ok(f) => f,
         Err(code) => return code,

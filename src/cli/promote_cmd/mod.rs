@@ -18,6 +18,7 @@ use crate::aws::Fleet;
 use crate::aws::bake_load::LoadConfig;
 use crate::aws::guard::Audited;
 use crate::aws::judge::JudgeConfig;
+use crate::aws::plan_lock::{PlanLock, PlanLockError, driven_by};
 use crate::aws::promote::{
     Gates, Mode, PlanState, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps,
     plan_path,
@@ -30,8 +31,9 @@ use drive::{drive, promote_error};
 pub struct PromoteArgs {
     /// Endpoint name.
     pub endpoint: String,
-    /// The variant to promote.
-    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "unconsolidate"])]
+    /// The variant to promote (with `--consolidate`: the variant to keep; default the one
+    /// holding all the traffic).
+    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "consolidate", "unconsolidate"])]
     pub canary: Option<String>,
     /// The variant to compare with (default: the other variant with the most weight).
     #[arg(long)]
@@ -141,6 +143,20 @@ fn state_path(endpoint: &str) -> Result<PathBuf, i32> {
         .ok_or_else(|| usage("no state directory (set HOME or XDG_STATE_HOME)"))
 }
 
+/// Takes the plan's driver lock; refused (exit 6) while another process drives the plan,
+/// naming it.
+fn lock_plan(endpoint: &str, path: &Path) -> Result<PlanLock, i32> {
+    PlanLock::acquire(path).map_err(|e| match e {
+        PlanLockError::Held(_) => {
+            eprintln!(
+                "sagedeck: refused: {e} ({endpoint}); a plan has one driver at a time: act there, or once it ends (nothing was sent)"
+            );
+            EXIT_REFUSED
+        }
+        PlanLockError::Io(_) => usage(e),
+    })
+}
+
 /// The fleet and the audit log (with the principal), or the exit code after saying why not.
 async fn connect_audited(g: &GlobalArgs) -> Result<(Fleet, Audited), i32> {
     let fleet = g.connect().await?;
@@ -219,6 +235,11 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    // Everything but --status drives the plan: one process at a time.
+    let _driver = match (!args.status).then(|| lock_plan(&args.endpoint, &path)).transpose() {
+        Ok(lock) => lock,
+        Err(code) => return code,
+    };
     if args.consolidate || args.unconsolidate {
         return super::consolidate_cmd::run(g, &args, &path.with_extension("consolidation")).await;
     }
@@ -228,6 +249,9 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> i32 {
     };
     if args.status {
         show_status(g, &args.endpoint, existing.as_ref());
+        if let Some(driver) = driven_by(&path).filter(|_| !g.json) {
+            eprintln!("sagedeck: {}", PlanLockError::Held(driver));
+        }
         return EXIT_OK;
     }
     if args.abandon {
