@@ -103,13 +103,13 @@ async fn autoscaling_refuses_values_outside_aws_ranges_before_sending() {
         (vec!["--remove-policy", ""], "1 to 256 printable characters"),
         (vec!["--target-invocations", "1e200"], "TargetValue from"),
         (
-            vec!["--target-invocations", "70", "--scale-in-cooldown", "-5"],
+            vec!["--target-invocations", "70", "--scale-in-cooldown=-5"],
             "0 to 86400 seconds",
         ),
     ] {
         let mut args = vec![
             "autoscaling",
-            "mcp-autoscaling-demo",
+            "xgboost-churn-csv",
             "--variant",
             "AllTraffic",
             "--yes",
@@ -127,9 +127,11 @@ async fn autoscaling_refuses_values_outside_aws_ranges_before_sending() {
         &sb,
         &[
             "autoscaling",
-            "mcp-autoscaling-demo",
+            "xgboost-churn-csv",
             "--variant",
             "AllTraffic",
+            "--min",
+            "1",
             "--max",
             "1000",
             "--yes",
@@ -146,7 +148,7 @@ async fn a_huge_check_request_is_refused_by_its_size() {
     let path = dir.path().join("request.json");
     std::fs::File::create(&path).unwrap().set_len(69 * 1024 * 1024).unwrap();
     let file = path.to_string_lossy().into_owned();
-    let r = run_cli(&sb, &["autoscaling", "mcp-autoscaling-demo", "--check-request", &file]).await;
+    let r = run_cli(&sb, &["autoscaling", "xgboost-churn-csv", "--check-request", &file]).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("larger than 64 KiB"), "{}", r.stderr);
     assert!(!r.stderr.contains("Unknown"), "{}", r.stderr);
