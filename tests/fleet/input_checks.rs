@@ -107,13 +107,7 @@ async fn autoscaling_refuses_values_outside_aws_ranges_before_sending() {
             "0 to 86400 seconds",
         ),
     ] {
-        let mut args = vec![
-            "autoscaling",
-            "xgboost-churn-csv",
-            "--variant",
-            "AllTraffic",
-            "--yes",
-        ];
+        let mut args = vec!["autoscaling", "xgboost-churn-csv", "--variant", "AllTraffic", "--yes"];
         args.extend(extra.iter().copied());
         let r = run_cli(&sb, &args).await;
         assert_eq!(r.code, 2, "{needle}: {}", r.stderr);
