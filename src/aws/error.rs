@@ -169,9 +169,15 @@ impl AwsError {
     pub fn from_sdk<E, R>(err: SdkError<E, R>) -> AwsError
     where
         E: ProvideErrorMetadata + std::error::Error + 'static,
-        R: std::fmt::Debug,
+        R: std::fmt::Debug + 'static,
     {
         match &err {
+            SdkError::ServiceError(se) if se.err().code().is_none() && se.err().message().is_none() => {
+                AwsError::Other {
+                    code: "Unknown".into(),
+                    message: unexplained_error_text(se.raw()),
+                }
+            }
             SdkError::ServiceError(se) => AwsError::from_code(se.err().code(), se.err().message()),
             SdkError::TimeoutError(_) => AwsError::Timeout("the call exceeded its deadline".into()),
             SdkError::DispatchFailure(df) => {
@@ -203,6 +209,17 @@ impl AwsError {
                 message: chain_text(&err),
             },
         }
+    }
+}
+
+/// What to say of an error answer that names neither a code nor a message: its HTTP status.
+fn unexplained_error_text(raw: &dyn std::any::Any) -> String {
+    let status = raw
+        .downcast_ref::<aws_sdk_sagemaker::config::http::HttpResponse>()
+        .map(|r| r.status().as_u16());
+    match status {
+        Some(s) => format!("the service refused the call with HTTP {s} and no error code or message"),
+        None => "the service refused the call with no error code or message".into(),
     }
 }
 

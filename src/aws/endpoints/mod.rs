@@ -8,4 +8,5 @@ pub mod catalog;
 pub mod describe;
 pub mod inventory;
 pub mod multi;
+pub mod profiles;
 pub mod warmset;

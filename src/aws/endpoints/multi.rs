@@ -100,6 +100,10 @@ async fn one(target: FleetTarget, base: AwsOptions, opts: InventoryOptions, flee
         outcome: RegionOutcome::Failed { error },
         fleet,
     };
+    // A named profile the shared files lack would borrow the environment's credentials.
+    if let Some(why) = target.profile.as_deref().and_then(super::profiles::missing_profile) {
+        return fail(AwsError::Config(why), None);
+    }
     let fleet = match fleet {
         Some(f) => f,
         None => {

@@ -204,19 +204,32 @@ impl InvocationLog {
     }
 }
 
+/// Earliest epoch second a record may carry (2000-01-01).
+const EARLIEST_EPOCH: f64 = 946_684_800.0;
+/// Latest epoch second a record may carry (2100-01-01).
+const LATEST_EPOCH: f64 = 4_102_444_800.0;
+
+impl InvocationRecord {
+    /// Whether its time lies between 2000 and 2100 and its latency is a duration: a record
+    /// outside would stretch every period of a report (or give it a negative latency).
+    pub fn in_range(&self) -> bool {
+        (EARLIEST_EPOCH..LATEST_EPOCH).contains(&self.epoch) && self.latency_ms.is_finite() && self.latency_ms >= 0.0
+    }
+}
+
 /// A variant log as read back: its records, and the lines that were not records.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LogRead {
     /// The records, in file order.
     pub records: Vec<InvocationRecord>,
-    /// Lines that are not records (skipped).
+    /// Lines that are not records, or records out of range (skipped).
     pub bad_lines: usize,
     /// The number (1-based) of the first of them.
     pub first_bad_line: Option<usize>,
 }
 
-/// Reads a variant log; lines that are not records are counted and skipped (blank lines
-/// ignored). Fails only when the file cannot be read.
+/// Reads a variant log; lines that are not records, and records whose time or latency is out
+/// of range ([`InvocationRecord::in_range`]), are counted and skipped (blank lines ignored). Fails only when the file cannot be read.
 pub fn read(path: &Path) -> Result<LogRead, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut out = LogRead::default();
@@ -226,8 +239,8 @@ pub fn read(path: &Path) -> Result<LogRead, String> {
             continue;
         }
         match serde_json::from_slice::<InvocationRecord>(&line) {
-            Ok(r) => out.records.push(r),
-            Err(_) => {
+            Ok(r) if r.in_range() => out.records.push(r),
+            _ => {
                 out.bad_lines += 1;
                 out.first_bad_line.get_or_insert(i + 1);
             }

@@ -9,6 +9,7 @@ pub mod consolidate;
 pub mod events;
 pub mod gate;
 pub mod last_step;
+pub mod lock;
 pub mod plan;
 pub mod report;
 pub mod run;

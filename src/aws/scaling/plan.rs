@@ -86,8 +86,69 @@ fn cooldown_policy(
     Ok(Some(ScalingChange::Policy { spec: Box::new(spec) }))
 }
 
+/// Most instances a variant's scalable target or count may ask for: sagedeck's bound, far
+/// above SageMaker's default instance quotas (a larger number is a typo, not a plan).
+pub const MAX_INSTANCES: i32 = 1000;
+/// Largest p99 target in ms: SageMaker ends a real-time invocation after 60 s, so a p99 above
+/// it is never measured and the policy never scales out.
+pub const MAX_P99_TARGET_MS: f64 = 60_000.0;
+/// Application Auto Scaling's TargetValue range.
+const TARGET_VALUE_RANGE: std::ops::RangeInclusive<f64> = 8.515920e-109..=1.174271e108;
+/// Longest cooldown: one day.
+const MAX_COOLDOWN_S: i32 = 86_400;
+
+/// The request within Application Auto Scaling's limits (PolicyName 1 to 256 printable
+/// characters, TargetValue's range) and SageMaker's (see the constants); the message names
+/// the rule broken. Checked before anything is read or sent.
+pub fn check_limits(args: &ChangeRequest) -> Result<(), String> {
+    for (flag, name) in [
+        ("--policy-name", &args.policy_name),
+        ("--remove-policy", &args.remove_policy),
+    ] {
+        let Some(name) = name else { continue };
+        let chars = name.chars().count();
+        if chars == 0 || chars > 256 || name.chars().any(char::is_control) {
+            return Err(format!(
+                "{flag}: a policy name is 1 to 256 printable characters (Application Auto Scaling's PolicyName; this one has {chars})"
+            ));
+        }
+    }
+    for (flag, value) in [
+        ("--min", args.min),
+        ("--max", args.max),
+        ("--instances", args.instances),
+    ] {
+        if let Some(v) = value.filter(|v| *v > MAX_INSTANCES) {
+            return Err(format!("{flag} {v}: at most {MAX_INSTANCES} instances per variant"));
+        }
+    }
+    if let Some(ms) = args.target_p99_ms.filter(|ms| *ms > MAX_P99_TARGET_MS) {
+        return Err(format!(
+            "--target-p99-ms {ms}: at most {MAX_P99_TARGET_MS} ms (a real-time invocation ends after 60 s, so a higher p99 never happens)"
+        ));
+    }
+    if let Some(n) = args
+        .target_invocations
+        .filter(|n| n.is_finite() && *n > 0.0 && !TARGET_VALUE_RANGE.contains(n))
+    {
+        return Err(format!(
+            "--target-invocations {n}: Application Auto Scaling takes a TargetValue from 8.515920e-109 to 1.174271e108"
+        ));
+    }
+    for (flag, value) in [
+        ("--scale-in-cooldown", args.scale_in_cooldown),
+        ("--scale-out-cooldown", args.scale_out_cooldown),
+    ] {
+        if let Some(v) = value.filter(|v| !(0..=MAX_COOLDOWN_S).contains(v)) {
+            return Err(format!("{flag} {v}: a cooldown is 0 to {MAX_COOLDOWN_S} seconds"));
+        }
+    }
+    Ok(())
+}
+
 /// Every change the arguments ask for, checked against what was read.
 pub fn plan(args: &ChangeRequest, state: &EndpointScaling, variant: &str) -> Result<Vec<ScalingChange>, String> {
+    check_limits(args)?;
     let seen = ScalingSnapshot::of(state, variant);
     let endpoint = state.info.name.as_str();
     let mut out = Vec::new();

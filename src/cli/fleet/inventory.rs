@@ -92,7 +92,39 @@ pub fn resolve(g: &GlobalArgs, args: &EndpointsArgs, conf: &ConfigFile) -> Resul
         let r = g.region.clone().or_else(|| std::env::var("AWS_REGION").ok());
         regions.push(r.ok_or("--profiles needs --regions (or --region / AWS_REGION)")?);
     }
-    Ok((profiles, regions))
+    if let Some(bad) = regions.iter().find(|r| !is_region_name(r)) {
+        return Err(format!(
+            "--regions {bad:?} is not a region name (like us-east-1 or eu-west-2)"
+        ));
+    }
+    Ok((first_of_each(profiles), first_of_each(regions)))
+}
+
+/// Whether `name` reads as an AWS region: `us-east-1`, `ap-southeast-2`, `us-gov-west-1`.
+fn is_region_name(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('-').collect();
+    let lower = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase());
+    match parts.as_slice() {
+        [area, middle @ .., number] if parts.len() >= 3 => {
+            (2..=4).contains(&area.len())
+                && lower(area)
+                && middle.iter().all(lower)
+                && (1..=2).contains(&number.len())
+                && number.bytes().all(|b| b.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
+/// The names in order, each once.
+fn first_of_each(names: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for n in names {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 fn print_human(inv: &MultiInventory, read_only: &dyn Fn(&str) -> bool) -> CmdResult {

@@ -34,9 +34,18 @@ pub struct LogsArgs {
     /// `{ $.level = "ERROR" }`.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Seconds between polls in follow mode.
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    /// Time between polls in follow mode: whole seconds, 1s to 1h.
+    #[arg(long, default_value = "2s", value_parser = parse_interval)]
     pub interval: Duration,
+}
+
+/// Parses `--interval`: a duration of whole seconds from 1s to 1h (0s would poll in a tight
+/// loop; fractions are refused by [`parse_duration`] already).
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        d if (Duration::from_secs(1)..=Duration::from_secs(3600)).contains(&d) => Ok(d),
+        _ => Err(format!("--interval {text}: between 1s and 1h")),
+    }
 }
 
 #[derive(Serialize)]

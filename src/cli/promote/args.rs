@@ -13,8 +13,9 @@ use crate::format::parse_bake;
 pub struct PromoteArgs {
     /// Endpoint name.
     pub endpoint: String,
-    /// The variant to promote.
-    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "unconsolidate"])]
+    /// The variant to promote (with `--consolidate`: the variant to keep; default the one
+    /// holding all the traffic).
+    #[arg(long, required_unless_present_any = ["status", "resume", "rollback", "abandon", "consolidate", "unconsolidate"])]
     pub canary: Option<String>,
     /// The variant to compare with (default: the other variant with the most weight).
     #[arg(long)]

@@ -64,6 +64,55 @@ fn outcome(g: &GlobalArgs, state: &ConsolidationState) -> CmdResult {
     }
 }
 
+/// The variant `--consolidate` keeps: `--canary`, else the one variant holding all the traffic.
+/// Refused (exit 6, nothing sent) unless the endpoint is InService with that variant at 100 %;
+/// a variant it does not have is invalid input (exit 2).
+async fn consolidation_winner(fleet: &crate::aws::Fleet, args: &PromoteArgs) -> Result<String, Exit> {
+    let info = fleet.endpoint(&args.endpoint).await?;
+    let refuse = |why: String| Exit::refused(format!("refused: {why} (nothing was sent)"));
+    if info.status != "InService" {
+        return Err(refuse(format!(
+            "{} is {}; consolidation starts only when it is InService",
+            info.name, info.status
+        )));
+    }
+    let total: f64 = info.variants.iter().map(|v| v.current_weight).sum();
+    let holds_all = |w: f64| total > 0.0 && w >= total - 1e-6;
+    let shares: Vec<String> = info
+        .variants
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {:.0}%",
+                v.name,
+                100.0 * v.current_weight / total.max(f64::MIN_POSITIVE)
+            )
+        })
+        .collect();
+    let winner = match &args.canary {
+        Some(c) => c.clone(),
+        None => match info.variants.iter().find(|v| holds_all(v.current_weight)) {
+            Some(v) => v.name.clone(),
+            None => {
+                return Err(refuse(format!(
+                    "no variant of {} holds 100% of its traffic ({}); promote one to 100 first",
+                    info.name,
+                    shares.join(", ")
+                )));
+            }
+        },
+    };
+    match info.variant(&winner) {
+        None => Err(Exit::usage(format!("{} has no variant {winner}", info.name))),
+        Some(v) if !holds_all(v.current_weight) => Err(refuse(format!(
+            "{winner} does not hold 100% of {}'s traffic ({}); promote it to 100 first",
+            info.name,
+            shares.join(", ")
+        ))),
+        Some(_) => Ok(winner),
+    }
+}
+
 /// Runs `promote --consolidate` / `--unconsolidate`; `path` is the consolidation state file.
 pub async fn run(g: &GlobalArgs, args: &PromoteArgs, path: &Path) -> CmdResult {
     let poll = Duration::from_millis(args.poll_ms);
@@ -91,12 +140,8 @@ pub async fn run(g: &GlobalArgs, args: &PromoteArgs, path: &Path) -> CmdResult {
         let state = (fleet.unconsolidate(state, &audited, g.reason.clone(), path, poll, DEPLOY_TIMEOUT)).await?;
         return outcome(g, &state);
     }
-    let Some(winner) = args.canary.as_deref() else {
-        return Err(Exit::usage(
-            "--consolidate needs --canary VARIANT (the variant to keep)",
-        ));
-    };
-    let plan = fleet.plan_consolidation(&args.endpoint, winner).await?;
+    let winner = consolidation_winner(&fleet, args).await?;
+    let plan = fleet.plan_consolidation(&args.endpoint, &winner).await?;
     if !g.json {
         print_preview(&plan)?;
     }

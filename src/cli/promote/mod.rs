@@ -17,6 +17,7 @@ use crate::aws::change::guard::Audited;
 use crate::aws::judge::compare::JudgeConfig;
 use crate::aws::promote::bake_load::LoadConfig;
 use crate::aws::promote::events::RunnerOptions;
+use crate::aws::promote::lock::{PlanLock, PlanLockError, driven_by};
 use crate::aws::promote::plan::{
     Mode, PlanState, PromotionSpec, default_plan_dir, load_alarms, load_judge, load_state, parse_steps, plan_path,
 };
@@ -33,6 +34,17 @@ fn state_path(endpoint: &str) -> Result<PathBuf, Exit> {
     default_plan_dir()
         .map(|d| plan_path(&d, endpoint))
         .ok_or_else(|| Exit::usage("no state directory (set HOME or XDG_STATE_HOME)"))
+}
+
+/// Takes the plan's driver lock; refused (exit 6) while another process drives the plan,
+/// naming it.
+fn lock_plan(endpoint: &str, path: &Path) -> Result<PlanLock, Exit> {
+    PlanLock::acquire(path).map_err(|e| match e {
+        PlanLockError::Held(_) => Exit::refused(format!(
+            "refused: {e} ({endpoint}); a plan has one driver at a time: act there, or once it ends (nothing was sent)"
+        )),
+        PlanLockError::Io(_) => Exit::usage(e),
+    })
 }
 
 /// The fleet and the audit log (with the principal).
@@ -107,12 +119,18 @@ fn judge_config(args: &PromoteArgs) -> Result<Option<JudgeConfig>, String> {
 /// plan; consolidation has its own command.
 pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> CmdResult {
     let path = state_path(&args.endpoint)?;
+    // Everything but --status drives the plan: one process at a time.
+    let _driver = (!args.status).then(|| lock_plan(&args.endpoint, &path)).transpose()?;
     if args.consolidate || args.unconsolidate {
         return consolidate::run(g, &args, &path.with_extension("consolidation")).await;
     }
     let existing = load_state(&path).map_err(Exit::usage)?;
     if args.status {
-        return show_status(g, &args.endpoint, existing.as_ref());
+        show_status(g, &args.endpoint, existing.as_ref())?;
+        if let Some(driver) = driven_by(&path).filter(|_| !g.json) {
+            eprintln!("sagedeck: {}", PlanLockError::Held(driver));
+        }
+        return Ok(());
     }
     if args.abandon {
         return abandon(&args.endpoint, existing, &path);

@@ -50,7 +50,7 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> CmdResult {
     let log = read(&args.file).map_err(|e| Exit::new(EXIT_AWS, e))?;
     if let Some(first) = log.first_bad_line {
         eprintln!(
-            "sagedeck: skipped {} line(s) of {} that are not invocation records (first: line {first})",
+            "sagedeck: skipped {} line(s) of {} that are not invocation records or are out of range (first: line {first})",
             log.bad_lines,
             args.file.display()
         );

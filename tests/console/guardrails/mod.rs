@@ -5,6 +5,7 @@
 //! log blocks the mutation.
 
 mod activity;
+mod plan_driver;
 mod plan_views;
 mod wire;
 

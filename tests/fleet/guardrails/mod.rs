@@ -6,8 +6,10 @@
 mod alarm_gates;
 mod audit_cas;
 mod bake_load;
+mod consolidate_refusals;
 mod consolidation;
 mod judge;
+mod one_driver;
 mod plan_end;
 mod prewarm;
 mod promote;

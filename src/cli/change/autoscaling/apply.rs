@@ -10,7 +10,7 @@ use super::args::AutoscalingArgs;
 use crate::aws::change::guard::GuardError;
 use crate::aws::scaling::change::{ScalingSnapshot, before_after};
 use crate::aws::scaling::check::EndpointScaling;
-use crate::aws::scaling::plan::{ChangeRequest, change_lines, plan};
+use crate::aws::scaling::plan::{ChangeRequest, change_lines, check_limits, plan};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, Exit};
 use crate::cli::output::{approve, outln, print_json};
@@ -51,6 +51,7 @@ fn request(args: &AutoscalingArgs) -> ChangeRequest {
 
 /// Runs an autoscaling change.
 pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> CmdResult {
+    check_limits(&request(&args)).map_err(Exit::usage)?;
     let fleet = g.connect().await?;
     let state = fleet.endpoint_scaling(&args.endpoint).await?;
     let variant = pick_variant(&args, &state).map_err(Exit::usage)?;

@@ -44,9 +44,27 @@ pub async fn run(g: &GlobalArgs, args: AutoscalingArgs) -> CmdResult {
     }
 }
 
-/// Reads and parses a `--check-request` file.
+/// Largest `--check-request` file: a PutScalingPolicy request is a few kilobytes.
+const MAX_REQUEST_BYTES: u64 = 64 * 1024;
+
+/// Reads and parses a `--check-request` file (at most [`MAX_REQUEST_BYTES`]).
 fn read_request(path: &std::path::Path) -> Result<PolicySpec, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(cannot)?
+        .take(MAX_REQUEST_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_REQUEST_BYTES {
+        return Err(format!(
+            "{}: larger than {} KiB; a PutScalingPolicy request is a few KiB",
+            path.display(),
+            MAX_REQUEST_BYTES / 1024
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
     PolicySpec::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -10,6 +10,7 @@ use super::{Guard, notice, send_activity};
 use crate::aws::Fleet;
 use crate::aws::change::guard::Audited;
 use crate::aws::promote::events::Control;
+use crate::aws::promote::lock::PlanLock;
 use crate::aws::promote::plan::{load_alarms, load_judge, load_state, plan_path};
 use crate::aws::promote::run::PromotionRunner;
 use crate::tui::event::AppEvent;
@@ -36,9 +37,13 @@ pub(super) async fn start(
         return ended(events, &endpoint, Err(e));
     }
     let path = plan_path(&dir, &endpoint);
+    let lock = match PlanLock::acquire(&path) {
+        Ok(l) => l,
+        Err(e) => return ended(events, &endpoint, Err(format!("refused: {e}"))),
+    };
     let opts = extras.apply(g.opts.runner.clone());
     match PromotionRunner::begin(f.clone(), audited, spec, reason, path, opts).await {
-        Ok((runner, ctl)) => start_runner(g, endpoint, runner, ctl, false, events),
+        Ok((runner, ctl)) => start_runner(g, endpoint, (runner, lock), ctl, false, events),
         Err(e) => ended(events, &endpoint, Err(e.to_string())),
     }
 }
@@ -54,6 +59,10 @@ pub(super) async fn resume(g: &Guard, f: &Fleet, endpoint: String, rollback: boo
         Err(e) => return ended(events, &endpoint, Err(e)),
     };
     let path = plan_path(&dir, &endpoint);
+    let lock = match PlanLock::acquire(&path) {
+        Ok(l) => l,
+        Err(e) => return ended(events, &endpoint, Err(format!("refused: {e}"))),
+    };
     match load_state(&path) {
         Ok(Some(state)) => {
             let mut opts = g.opts.runner.clone();
@@ -63,7 +72,7 @@ pub(super) async fn resume(g: &Guard, f: &Fleet, endpoint: String, rollback: boo
                 opts.alarms = alarms;
             }
             let (runner, ctl) = PromotionRunner::from_state(f.clone(), audited, state, path, opts);
-            start_runner(g, endpoint, runner, ctl, rollback, events)
+            start_runner(g, endpoint, (runner, lock), ctl, rollback, events)
         }
         Ok(None) => ended(events, &endpoint, Err(format!("no saved plan for {endpoint}"))),
         Err(e) => ended(events, &endpoint, Err(e)),
@@ -121,11 +130,12 @@ async fn prepare(g: &Guard, f: &Fleet) -> Result<(Audited, PathBuf), String> {
     Ok((audited, dir))
 }
 
-/// Runs a plan (or its rollback) in its own task, forwarding its events.
+/// Runs a plan (or its rollback) in its own task, forwarding its events; the plan's driver lock
+/// is held until the task ends.
 fn start_runner(
     g: &Guard,
     endpoint: String,
-    runner: PromotionRunner,
+    (runner, lock): (PromotionRunner, PlanLock),
     ctl: UnboundedSender<Control>,
     rollback: bool,
     events: &UnboundedSender<AppEvent>,
@@ -153,6 +163,7 @@ fn start_runner(
         } else {
             runner.run().await
         };
+        drop(lock);
         g.controls.lock().remove(&endpoint);
         let _ = forward.await;
         send_activity(&g, &events);
