@@ -278,4 +278,26 @@ mod tests {
         assert_eq!(g.reason.as_deref(), Some("drill"));
         assert!(Cli::try_parse_from(["sagedeck", "sandbox", "--profile", "p"]).is_err());
     }
+
+    #[test]
+    fn the_console_takes_regions_profiles_and_a_fleet_and_the_demo_keeps_its_fleet_size() {
+        let cli = Cli::try_parse_from([
+            "sagedeck",
+            "--regions",
+            "us-east-1,eu-west-1",
+            "--profiles",
+            "a,b",
+            "--fleet",
+            "f",
+        ])
+        .unwrap();
+        assert_eq!(cli.console.regions, ["us-east-1", "eu-west-1"]);
+        assert_eq!(cli.console.profiles, ["a", "b"]);
+        assert_eq!(cli.fleet_set.as_deref(), Some("f"));
+        let demo = Cli::try_parse_from(["sagedeck", "demo", "--fleet", "3", "--regions", "us-east-1"]).unwrap();
+        let Some(Command::Demo(d)) = demo.command else {
+            panic!("not the demo")
+        };
+        assert_eq!((d.sandbox.fleet, d.console.regions), (3, vec!["us-east-1".to_string()]));
+    }
 }

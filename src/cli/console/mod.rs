@@ -299,32 +299,3 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     handle.shutdown().await;
     finish(r)
 }
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use crate::cli::command::{Cli, Command};
-
-    #[test]
-    fn the_console_takes_regions_profiles_and_a_fleet_and_the_demo_keeps_its_fleet_size() {
-        let cli = Cli::try_parse_from([
-            "sagedeck",
-            "--regions",
-            "us-east-1,eu-west-1",
-            "--profiles",
-            "a,b",
-            "--fleet",
-            "f",
-        ])
-        .unwrap();
-        assert_eq!(cli.console.regions, ["us-east-1", "eu-west-1"]);
-        assert_eq!(cli.console.profiles, ["a", "b"]);
-        assert_eq!(cli.fleet_set.as_deref(), Some("f"));
-        let demo = Cli::try_parse_from(["sagedeck", "demo", "--fleet", "3", "--regions", "us-east-1"]).unwrap();
-        let Some(Command::Demo(d)) = demo.command else {
-            panic!("not the demo")
-        };
-        assert_eq!((d.sandbox.fleet, d.console.regions), (3, vec!["us-east-1".to_string()]));
-    }
-}
