@@ -197,3 +197,19 @@ pub async fn invoke_times(handle: &SandboxHandle, endpoint: &str, n: usize) -> u
     }
     failed
 }
+
+/// Names the profiles `prod` and `dev` in a shared AWS config file for this test process (once):
+/// the multi-region inventory refuses a named profile that the shared files lack, rather than
+/// borrow other credentials, so the tests' profiles must exist as a user's would.
+pub fn name_test_profiles() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("aws-profiles");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("config");
+        std::fs::write(&file, "[profile prod]\n[profile dev]\n").unwrap();
+        // SAFETY: std's own environment access is locked; the value is set once and never
+        // changed, and no test of this process reads another config file.
+        unsafe { std::env::set_var("AWS_CONFIG_FILE", &file) };
+    });
+}

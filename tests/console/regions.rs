@@ -52,6 +52,7 @@ struct Rig {
 
 /// The real worker over `targets` on the sandbox, and a console that has loaded them.
 async fn rig(sb: &SandboxHandle, targets: Vec<FleetTarget>, read_only_profiles: &[&str]) -> Rig {
+    common::name_test_profiles();
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx) = unbounded_channel();
     let guard = GuardOptions {
