@@ -7,6 +7,7 @@ pub mod accept;
 pub mod alarms;
 pub mod autoscaling;
 pub mod clock;
+pub mod connections;
 pub mod cloudwatch;
 pub mod cloudwatch_query;
 pub mod containers;
@@ -124,6 +125,8 @@ pub struct SandboxConfig {
     /// Further regions served behind the same port, each with a fleet of its own (the region
     /// is taken from the request's SigV4 credential scope; other regions get this one's).
     pub extra_regions: Vec<regions::RegionFleet>,
+    /// The connection cap and the request-body deadline.
+    pub connections: connections::ConnectionLimits,
 }
 
 impl Default for SandboxConfig {
@@ -141,6 +144,7 @@ impl Default for SandboxConfig {
             random_errors: true,
             timing: Timing::default(),
             extra_regions: Vec::new(),
+            connections: connections::ConnectionLimits::default(),
         }
     }
 }
@@ -275,8 +279,9 @@ pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
     let sandbox = Sandbox::new(config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = server::router(sandbox.clone());
+    let limits = sandbox.config.connections.clone();
     let mut tasks = vec![tokio::spawn(async move {
-        accept::serve(listener, app, rx).await;
+        accept::serve(listener, app, rx, limits).await;
     })];
     tasks.push(tokio::spawn(state::run_ticker(sandbox.clone())));
     for other in sandbox.regions.values() {

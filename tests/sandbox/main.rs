@@ -23,3 +23,4 @@ mod logs;
 mod mme;
 mod runtime;
 mod s3;
+mod slow_clients;
