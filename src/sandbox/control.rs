@@ -1,6 +1,7 @@
 //! SageMaker control plane (awsJson1_1, `x-amz-target: SageMaker.<Op>`): Create, Describe, List
 //! and Delete for models, endpoint configurations and endpoints, UpdateEndpoint and
-//! UpdateEndpointWeightsAndCapacities, with AWS's validation texts where they are known.
+//! UpdateEndpointWeightsAndCapacities, tags (`tags.rs`), with AWS's validation texts where they
+//! are known and the API model's constraints checked first (`constraints.rs`).
 
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -33,8 +34,10 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
             return Err(e);
         }
     }
+    super::constraints::check(op, &doc)?;
+    let created_tags = super::tags::given_at_create(op, &doc)?;
     sb.world.write().advance(now_epoch());
-    match op {
+    let answer = match op {
         "CreateModel" => create_model(sb, parse_input(doc)?),
         "DescribeModel" => describe_model(sb, &name_of(&doc, "ModelName")?),
         "ListModels" => list_models(sb, parse_input(doc)?),
@@ -49,9 +52,14 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "DeleteEndpoint" => endpoints::delete(sb, &name_of(&doc, "EndpointName")?),
         "UpdateEndpoint" => super::control_deploy::update(sb, parse_input(doc)?, deployment_failure),
         "UpdateEndpointWeightsAndCapacities" => endpoints::update_weights(sb, parse_input(doc)?),
+        "AddTags" | "ListTags" | "DeleteTags" => super::tags::handle(sb, op, &doc),
         "" => Err(unknown_op("(none)")),
         other => Err(unknown_op(other)),
+    };
+    if let (Ok(out), Some(tags)) = (&answer, created_tags) {
+        super::tags::keep_created(sb, out, tags);
     }
+    answer
 }
 
 fn unknown_op(op: &str) -> ApiError {

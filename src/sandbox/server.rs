@@ -71,8 +71,10 @@ fn body_timeout(deadline: std::time::Duration) -> Response {
         "RequestTimeout",
         format!("The request body did not arrive within {} s", deadline.as_secs_f64()),
     );
-    resp.headers_mut()
-        .insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    resp.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
     resp
 }
 

@@ -266,6 +266,8 @@ pub struct World {
     pub endpoints: BTreeMap<String, Endpoint>,
     /// S3 buckets: bucket → key → object.
     pub buckets: BTreeMap<String, BTreeMap<String, S3Object>>,
+    /// Tags by resource ARN (`tags.rs`).
+    pub tags: BTreeMap<String, super::tags::Tags>,
     /// Random source for the simulation (seeded).
     pub rng: StdRng,
 }
@@ -278,6 +280,7 @@ impl World {
             configs: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             buckets: BTreeMap::new(),
+            tags: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
         }
     }

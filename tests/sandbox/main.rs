@@ -24,3 +24,5 @@ mod mme;
 mod runtime;
 mod s3;
 mod slow_clients;
+mod tags;
+mod validation;

@@ -74,7 +74,10 @@ async fn slow_body_clients_at_the_cap_do_not_keep_the_sdk_or_boto3_out() {
     for _ in 0..CAP + 4 {
         slow.push(slow_body_client(sb.addr).await);
     }
-    let readers: Vec<_> = slow.into_iter().map(|tcp| tokio::spawn(trickle_and_read(tcp))).collect();
+    let readers: Vec<_> = slow
+        .into_iter()
+        .map(|tcp| tokio::spawn(trickle_and_read(tcp)))
+        .collect();
 
     let sm = aws_sdk_sagemaker::Client::new(&sdk_config(&sb).await);
     let listed = tokio::time::timeout(Duration::from_secs(30), sm.list_endpoints().send())
@@ -93,10 +96,14 @@ async fn slow_body_clients_at_the_cap_do_not_keep_the_sdk_or_boto3_out() {
     assert_ne!(String::from_utf8_lossy(&out.stdout).trim(), "0");
 
     // The clients that made room were slow ones, closed without an answer.
-    poll_until("the slow clients beyond the cap to be shed", Duration::from_secs(30), || {
-        let shed = readers.iter().filter(|r| r.is_finished()).count();
-        std::future::ready((shed >= 4).then_some(()))
-    })
+    poll_until(
+        "the slow clients beyond the cap to be shed",
+        Duration::from_secs(30),
+        || {
+            let shed = readers.iter().filter(|r| r.is_finished()).count();
+            std::future::ready((shed >= 4).then_some(()))
+        },
+    )
     .await;
     for r in readers {
         if r.is_finished() {
