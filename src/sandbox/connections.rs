@@ -117,19 +117,30 @@ impl Registry {
     /// connection is being served.
     pub fn shed_longest_waiting(&self) -> bool {
         let open = self.open.lock();
-        let oldest = open
+        let mut waiting: Vec<(Instant, &Arc<Connection>)> = open
             .values()
             .filter_map(|c| match *c.phase.lock() {
                 Phase::WaitingSince(t) => Some((t, c)),
                 _ => None,
             })
-            .min_by_key(|(t, _)| *t);
-        let Some((_, connection)) = oldest else {
-            return false;
-        };
-        *connection.phase.lock() = Phase::Shed;
-        connection.shed.notify_one();
-        true
+            .collect();
+        waiting.sort_by_key(|(t, _)| *t);
+        // One that started being served since it was looked at is passed over.
+        let shed = waiting.into_iter().find(|(_, c)| {
+            let mut phase = c.phase.lock();
+            let still_waiting = matches!(*phase, Phase::WaitingSince(_));
+            if still_waiting {
+                *phase = Phase::Shed;
+            }
+            still_waiting
+        });
+        match shed {
+            Some((_, connection)) => {
+                connection.shed.notify_one();
+                true
+            }
+            None => false,
+        }
     }
 }
 
