@@ -74,8 +74,9 @@ pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
     let sandbox = Sandbox::new(config);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = http::server::router(sandbox.clone());
+    let limits = sandbox.config.connections.clone();
     let mut tasks = vec![tokio::spawn(async move {
-        http::accept::serve(listener, app, rx).await;
+        http::accept::serve(listener, app, rx, limits).await;
     })];
     tasks.push(tokio::spawn(world::ticker::run_ticker(sandbox.clone())));
     for other in sandbox.regions.values() {

@@ -165,7 +165,7 @@ async fn weight_updates_are_validated() {
         ),
         (
             vec![w("Stable", -1.0)],
-            "DesiredWeight of variant \"Stable\" must be a number >= 0 (got -1)",
+            "at 'desiredWeightsAndCapacities.1.member.desiredWeight' failed to satisfy constraint: Member must have value greater than or equal to 0",
         ),
         (vec![w("Stable", 0.0), w("Canary", 0.0)], "would all be 0"),
     ];

@@ -23,3 +23,6 @@ mod logs;
 mod mme;
 mod runtime;
 mod s3;
+mod slow_clients;
+mod tags;
+mod validation;

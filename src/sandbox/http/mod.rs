@@ -3,6 +3,7 @@
 
 pub mod accept;
 pub mod admin;
+pub mod connections;
 pub mod raw_client;
 pub mod region;
 pub mod server;

@@ -50,17 +50,40 @@ fn body_limit(headers: &HeaderMap, path: &str) -> usize {
     }
 }
 
-/// Reads the body up to the route's limit; over it, the answer the real service would give.
-async fn read_body(headers: &HeaderMap, path: &str, body: axum::body::Body) -> Result<Bytes, Box<Response>> {
+/// Reads the body up to the route's limit within `deadline`; over the limit, the answer the real
+/// service would give; past the deadline, 408 and the connection closed.
+async fn read_body(
+    headers: &HeaderMap,
+    path: &str,
+    body: axum::body::Body,
+    deadline: std::time::Duration,
+) -> Result<Bytes, Box<Response>> {
     let limit = body_limit(headers, path);
     let declared = headers
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
     let read = match declared {
         Some(n) if n > limit => Err(n),
-        _ => axum::body::to_bytes(body, limit).await.map_err(|_| limit + 1),
+        _ => match tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await {
+            Ok(read) => read.map_err(|_| limit + 1),
+            Err(_) => return Err(Box::new(body_timeout(deadline))),
+        },
     };
     read.map_err(|len| Box::new(too_large(limit, len, path)))
+}
+
+/// The answer to a body that did not arrive within `deadline`: 408, and the connection closes.
+fn body_timeout(deadline: std::time::Duration) -> Response {
+    let mut resp = untyped_error(
+        StatusCode::REQUEST_TIMEOUT,
+        "RequestTimeout",
+        format!("The request body did not arrive within {} s", deadline.as_secs_f64()),
+    );
+    resp.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    resp
 }
 
 /// The answer to a body of `len` bytes over `limit`.
@@ -131,7 +154,7 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
     {
         return refused;
     }
-    let body = match read_body(&headers, &path, body).await {
+    let body = match read_body(&headers, &path, body, sb.config.connections.body_read_timeout).await {
         Ok(b) => b,
         Err(refused) => return *refused,
     };

@@ -1,6 +1,7 @@
 //! SageMaker control plane (awsJson1_1, `x-amz-target: SageMaker.<Op>`): Create, Describe, List
 //! and Delete for models, endpoint configurations and endpoints, UpdateEndpoint and
-//! UpdateEndpointWeightsAndCapacities, with AWS's validation texts where they are known.
+//! UpdateEndpointWeightsAndCapacities, tags (`tags.rs`), with AWS's validation texts where they
+//! are known and the API model's constraints checked first (`constraints.rs`).
 
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -10,7 +11,7 @@ use crate::sandbox::faults::FaultKind;
 use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
 use crate::sandbox::sagemaker::params::name_of;
-use crate::sandbox::sagemaker::{configs, deploy, endpoints, models};
+use crate::sandbox::sagemaker::{configs, constraints, deploy, endpoints, models, tags};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 
@@ -34,8 +35,10 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
             return Err(e);
         }
     }
+    constraints::check(op, &doc)?;
+    let created_tags = tags::given_at_create(op, &doc)?;
     sb.world.write().advance(now_epoch());
-    match op {
+    let answer = match op {
         "CreateModel" => models::create_model(sb, parse_input(doc)?),
         "DescribeModel" => models::describe_model(sb, &name_of(&doc, "ModelName")?),
         "ListModels" => models::list_models(sb, parse_input(doc)?),
@@ -50,9 +53,14 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "DeleteEndpoint" => endpoints::delete(sb, &name_of(&doc, "EndpointName")?),
         "UpdateEndpoint" => deploy::update(sb, parse_input(doc)?, deployment_failure),
         "UpdateEndpointWeightsAndCapacities" => endpoints::update_weights(sb, parse_input(doc)?),
+        "AddTags" | "ListTags" | "DeleteTags" => tags::handle(sb, op, &doc),
         "" => Err(unknown_op("(none)")),
         other => Err(unknown_op(other)),
+    };
+    if let (Ok(out), Some(tags)) = (&answer, created_tags) {
+        tags::keep_created(sb, out, tags);
     }
+    answer
 }
 
 fn unknown_op(op: &str) -> ApiError {

@@ -5,7 +5,8 @@
 //! Validation texts the reference marks UNVERIFIED are the sandbox's choice, documented here:
 //! - unknown variant: `The variant(s) "X" are not production variants of endpoint "ARN".`
 //! - duplicate variant: `Variant "X" appears more than once in DesiredWeightsAndCapacities.`
-//! - negative or non-finite weight: `DesiredWeight of variant "X" must be a number >= 0 (got W).`
+//! - non-finite weight: `DesiredWeight of variant "X" must be a number >= 0 (got W).` (a negative
+//!   one gets the API model's message first, `constraints.rs`)
 //! - all weights zero: `The weights of endpoint "ARN" would all be 0: at least one variant must
 //!   have a positive DesiredWeight.`
 //! - update of a Failed endpoint: `Cannot update endpoint "ARN" in status Failed.`

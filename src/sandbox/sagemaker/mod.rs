@@ -2,8 +2,11 @@
 //! configurations, endpoints, their lifecycles and deployments. `control.rs` dispatches.
 
 pub mod configs;
+pub mod constraints;
 pub mod control;
 pub mod deploy;
 pub mod endpoints;
+pub mod instance_types;
 pub mod models;
 pub mod params;
+pub mod tags;

@@ -1,5 +1,5 @@
 //! Everything that shapes a sandbox run: addresses, identity, seed, fleet, traffic, timings and
-//! the further regions served behind the same port.
+//! the further regions served behind the same port, and the limits on connections.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -57,6 +57,25 @@ impl Timing {
     }
 }
 
+/// The sandbox's limits on connections and request bodies (enforced by `http/connections.rs`).
+#[derive(Debug, Clone)]
+pub struct ConnectionLimits {
+    /// Connections served at once; at the cap, a new one closes the connection that has waited
+    /// on its client the longest (or, when every connection is being served, waits its turn).
+    pub max_connections: usize,
+    /// How long a client may take to send a request body once its head is read.
+    pub body_read_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            max_connections: 512,
+            body_read_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
 /// Everything that shapes a sandbox run.
 #[derive(Debug, Clone)]
 pub struct SandboxConfig {
@@ -86,6 +105,8 @@ pub struct SandboxConfig {
     /// Further regions served behind the same port, each with a fleet of its own (the region
     /// is taken from the request's SigV4 credential scope; other regions get this one's).
     pub extra_regions: Vec<RegionFleet>,
+    /// The connection cap and the request-body deadline.
+    pub connections: ConnectionLimits,
 }
 
 impl Default for SandboxConfig {
@@ -103,6 +124,7 @@ impl Default for SandboxConfig {
             random_errors: true,
             timing: Timing::default(),
             extra_regions: Vec::new(),
+            connections: ConnectionLimits::default(),
         }
     }
 }

@@ -88,3 +88,6 @@ pub struct S3Object {
     /// ETag (quoted hex).
     pub etag: String,
 }
+
+/// A resource's tags, in the order they were first added (kept by `sagemaker/tags.rs`).
+pub type Tags = Vec<(String, String)>;

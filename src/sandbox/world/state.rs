@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
-use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object};
+use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object, Tags};
 use crate::sandbox::world::variant::VariantSim;
 
 /// Endpoint status as AWS spells it.
@@ -183,6 +183,8 @@ pub struct World {
     pub endpoints: BTreeMap<String, Endpoint>,
     /// S3 buckets: bucket → key → object.
     pub buckets: BTreeMap<String, BTreeMap<String, S3Object>>,
+    /// Tags by resource ARN (`sagemaker/tags.rs`).
+    pub tags: BTreeMap<String, Tags>,
     /// Random source for the simulation (seeded).
     pub rng: StdRng,
 }
@@ -195,6 +197,7 @@ impl World {
             configs: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             buckets: BTreeMap::new(),
+            tags: BTreeMap::new(),
             rng: StdRng::seed_from_u64(seed),
         }
     }
