@@ -201,7 +201,7 @@ pub fn attach_mcp(app: &mut App, hub: &crate::mcp::McpHub) {
     let servers = hub.servers();
     if !servers.is_empty() {
         app.panes.tools.set_servers(servers);
-        app.submit(event::Job::McpConnect { server: None });
+        app.submit(event::McpJob::Connect { server: None });
     }
 }
 
@@ -292,7 +292,7 @@ fn reconnect(
     app.data.fleet_metrics = None;
     app.data.detail_metrics = None;
     app.data.selected = None;
-    app.submit(event::Job::Inventory);
+    app.submit(event::FleetJob::Inventory);
     jobs
 }
 

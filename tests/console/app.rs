@@ -11,6 +11,7 @@ use sagedeck::aws::scaling::ScalingInfo;
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::{ContextInfo, Data};
 use sagedeck::tui::event::{AppEvent, Job};
+use sagedeck::tui::event::{FleetJob, GuardJob};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::{BUILTIN, Theme};
 use sagedeck::tui::widgets::Overlay;
@@ -253,7 +254,7 @@ fn endpoints_filter_sort_drill_in_and_describe() {
     app.on_key(key('d'));
     assert!(matches!(app.overlay, Some(Overlay::Describe(_))));
     let jobs = app.take_jobs();
-    assert!(matches!(&jobs[..], [(_, Job::Describe { endpoint })] if endpoint == "mcp-embeddings-failed"));
+    assert!(matches!(&jobs[..], [(_, Job::Fleet(FleetJob::Describe { endpoint }))] if endpoint == "mcp-embeddings-failed"));
     app.on_key(code(KeyCode::Esc));
     assert!(app.overlay.is_none());
     // Esc clears the filter.
@@ -266,12 +267,12 @@ fn esc_cancels_the_call_in_flight_and_q_quits() {
     let mut app = app_with_fleet(0);
     app.on_event(AppEvent::Started {
         id: 41,
-        kind: sagedeck::tui::event::JobKind::Inventory,
+        kind: sagedeck::tui::event::JobKind::Fleet(sagedeck::tui::event::FleetKind::Inventory),
         label: "refreshing endpoints".into(),
     });
     app.on_event(AppEvent::Started {
         id: 42,
-        kind: sagedeck::tui::event::JobKind::Invoke,
+        kind: sagedeck::tui::event::JobKind::Fleet(sagedeck::tui::event::FleetKind::Invoke),
         label: "invoking llm-tgi-chat".into(),
     });
     app.on_key(code(KeyCode::Esc));
@@ -293,11 +294,11 @@ fn confirmed_jobs_are_refused_in_read_only_mode() {
     app.overlay = Some(Overlay::Confirm(sagedeck::tui::widgets::confirm::Confirm {
         title: "Prewarm".into(),
         lines: vec!["prewarm 3 models".into()],
-        jobs: vec![Job::Prewarm {
+        jobs: vec![Job::Guard(GuardJob::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec!["a".into()],
             reason: None,
-        }],
+        })],
         danger: false,
     }));
     app.on_key(key('y'));

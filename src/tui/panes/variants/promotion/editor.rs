@@ -8,7 +8,7 @@ use crate::aws::inventory::EndpointInfo;
 use crate::aws::judge::JudgeConfig;
 use crate::aws::promote::{Gates, Mode, PromotionSpec, parse_steps};
 use crate::aws::promote_run::PlanExtras;
-use crate::tui::event::Job;
+use crate::tui::event::{GuardJob, Job};
 use crate::tui::widgets::confirm::Confirm;
 
 use super::super::{baseline_index, num};
@@ -388,11 +388,11 @@ pub fn confirm_plan(spec: &PromotionSpec, reason: Option<String>, extras: PlanEx
     Confirm {
         title: format!("Promote {} on {}?", spec.canary, spec.endpoint),
         lines,
-        jobs: vec![Job::Promote {
+        jobs: vec![Job::Guard(GuardJob::Promote {
             spec: spec.clone(),
             reason,
             extras,
-        }],
+        })],
         danger: true,
     }
 }
