@@ -19,8 +19,8 @@ use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
 use sagedeck::tui::config::AgentDefaults;
 use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{AgentUpdate, AppEvent, Job};
 use sagedeck::tui::event::{AgentJob, AgentRun, FleetJob};
+use sagedeck::tui::event::{AgentUpdate, AppEvent, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::agent::Run;
 use sagedeck::tui::theme::Theme;
@@ -287,7 +287,11 @@ fn read_only_refuses_a_run_before_anything_is_sent() {
     tap(&mut app, KeyCode::Char('a'));
     press(&mut app, QUESTION);
     tap(&mut app, KeyCode::Enter);
-    assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::Agent(AgentJob::Run(AgentRun { .. })))));
+    assert!(
+        app.take_jobs()
+            .iter()
+            .all(|(_, j)| !matches!(j, Job::Agent(AgentJob::Run(AgentRun { .. }))))
+    );
     assert!(app.panes.agent.runs.is_empty());
     assert!(
         app.toasts

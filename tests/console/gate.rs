@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
+use sagedeck::aws::inventory::EndpointInfo;
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::aws::promote::{Gates, Mode, PromotionSpec};
 use sagedeck::aws::promote_run::Control;
 use sagedeck::aws::scaling_change::{ScalingChange, ScalingSnapshot, invocations_policy};
 use sagedeck::aws::weights::WeightPlan;
 use sagedeck::tui::app::App;
-use sagedeck::aws::inventory::EndpointInfo;
 use sagedeck::tui::event::{
     AgentJob, AgentKind, AgentRun, Effect, FleetJob, FleetKind, GuardJob, GuardKind, Job, JobKind, McpJob, McpKind,
 };
@@ -26,7 +26,10 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
 fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
     let seen = Box::new(app.data.inventory[index].clone());
     match kind {
-        JobKind::Fleet(k) => fleet_samples(k, seen.name.clone()).into_iter().map(Job::Fleet).collect(),
+        JobKind::Fleet(k) => fleet_samples(k, seen.name.clone())
+            .into_iter()
+            .map(Job::Fleet)
+            .collect(),
         JobKind::Guard(k) => guard_samples(k, seen).into_iter().map(Job::Guard).collect(),
         JobKind::Mcp(McpKind::Connect) => vec![Job::Mcp(McpJob::Connect { server: None })],
         JobKind::Mcp(McpKind::ToolCall) => vec![Job::Mcp(McpJob::ToolCall {

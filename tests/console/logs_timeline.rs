@@ -264,9 +264,12 @@ async fn logs_pane_pages_follows_filters_and_copies() {
         assert!(tokio::time::Instant::now() < deadline, "follow picked up nothing");
         app.on_tick();
         let asked = app.take_jobs();
-        let polls = asked
-            .iter()
-            .any(|(_, j)| matches!(j, sagedeck::tui::event::Job::Fleet(sagedeck::tui::event::FleetJob::Logs { follow: true, .. })));
+        let polls = asked.iter().any(|(_, j)| {
+            matches!(
+                j,
+                sagedeck::tui::event::Job::Fleet(sagedeck::tui::event::FleetJob::Logs { follow: true, .. })
+            )
+        });
         for (id, job) in asked {
             jobs.submit(id, job);
         }

@@ -345,7 +345,9 @@ fn shift_p_asks_to_confirm_every_model_shown() {
         panic!("no confirmation: {:?}", app.overlay)
     };
     assert!(c.title.contains("40 models"), "{}", c.title);
-    assert!(matches!(&c.jobs[..], [Job::Guard(GuardJob::Prewarm { endpoint, models, .. })] if endpoint == MME && models.len() == 40));
+    assert!(
+        matches!(&c.jobs[..], [Job::Guard(GuardJob::Prewarm { endpoint, models, .. })] if endpoint == MME && models.len() == 40)
+    );
     assert!(prewarm_jobs(&mut app).is_empty(), "nothing is sent before the answer");
     keys(&mut app, "y");
     assert_eq!(prewarm_jobs(&mut app)[0].1.len(), 40);
@@ -365,7 +367,11 @@ fn shift_p_asks_to_confirm_every_model_shown() {
 fn a_non_mme_endpoint_says_so_and_refuses_prewarming() {
     let mut app = app(40, CHAT);
     app.switch(Tab::Models);
-    assert!(!app.take_jobs().iter().any(|(_, j)| matches!(j, Job::Fleet(FleetJob::Catalog { .. }))));
+    assert!(
+        !app.take_jobs()
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Fleet(FleetJob::Catalog { .. })))
+    );
     keys(&mut app, "p");
     assert!(prewarm_jobs(&mut app).is_empty());
     assert!(toasts(&app).iter().any(|t| t.contains("not a multi-model endpoint")));

@@ -16,8 +16,8 @@ use sagedeck::sandbox::SandboxConfig;
 use sagedeck::sandbox::regions::RegionFleet;
 use sagedeck::tui::app::{App, Effect};
 use sagedeck::tui::config::{ConfigFile, Standing, Thresholds};
+use sagedeck::tui::event::FleetKind;
 use sagedeck::tui::event::{AppEvent, JobKind};
-use sagedeck::tui::event::{FleetKind};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::endpoints::Column;
 use sagedeck::tui::theme::{BUILTIN, Role, Theme};
@@ -334,7 +334,12 @@ fn toasts_replace_older_ones_about_the_same_thing_and_stay_on_their_tab() {
     assert!(!render(&mut app, 140, 40).contains(refusal), "not on the Endpoints tab");
     press(&mut app, "5b");
     app.on_key(crate::common::tui::ctrl('s'));
-    assert!(app.take_jobs().iter().any(|(_, j)| j.kind() == JobKind::Fleet(FleetKind::Invoke)), "sent");
+    assert!(
+        app.take_jobs()
+            .iter()
+            .any(|(_, j)| j.kind() == JobKind::Fleet(FleetKind::Invoke)),
+        "sent"
+    );
     assert!(
         !render(&mut app, 140, 40).contains(refusal),
         "the refusal went with the send"

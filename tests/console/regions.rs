@@ -236,7 +236,9 @@ async fn per_profile_read_only_in_a_mixed_view_refuses_its_endpoint_and_allows_t
     rig.change_weights_of("mcp-intent-classifier-prod");
     let queued = rig.app.take_jobs();
     assert!(
-        !queued.iter().any(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { .. }))),
+        !queued
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { .. }))),
         "{queued:?}"
     );
     assert!(

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use sagedeck::aws::invoke::InvokeSpec;
 use sagedeck::sandbox::faults::FaultSpec;
+use sagedeck::tui::event::FleetJob;
 use sagedeck::tui::event::{AppEvent, Job};
-use sagedeck::tui::event::{FleetJob};
 use sagedeck::tui::worker::{JobLimits, spawn};
 use tokio::sync::mpsc::unbounded_channel;
 

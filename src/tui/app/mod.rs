@@ -12,8 +12,8 @@ use super::panes::{Outbox, Panes, Tab};
 use super::theme::Theme;
 use super::widgets::Overlay;
 use super::widgets::command_line::CommandLine;
-use super::widgets::scroll;
 use super::widgets::describe::DescribeView;
+use super::widgets::scroll;
 use super::widgets::toasts::{Level, Toasts};
 
 mod commands;
@@ -268,7 +268,10 @@ impl App {
         if due(self.last_inventory, self.intervals.inventory) && !busy(self, JobKind::Fleet(FleetKind::Inventory)) {
             self.submit(FleetJob::Inventory);
         }
-        if self.data.loaded && due(self.last_metrics, self.intervals.metrics) && !busy(self, JobKind::Fleet(FleetKind::Metrics)) {
+        if self.data.loaded
+            && due(self.last_metrics, self.intervals.metrics)
+            && !busy(self, JobKind::Fleet(FleetKind::Metrics))
+        {
             self.request_metrics();
         }
     }

@@ -145,7 +145,14 @@ mod tests {
         assert_eq!(Move::Down.cursor(1, 5, 2), 2);
         assert_eq!(Move::Top.cursor(3, 5, 2), 0);
         assert_eq!(Move::Bottom.cursor(0, 5, 2), 4);
-        for m in [Move::Up, Move::Down, Move::PageUp, Move::PageDown, Move::Top, Move::Bottom] {
+        for m in [
+            Move::Up,
+            Move::Down,
+            Move::PageUp,
+            Move::PageDown,
+            Move::Top,
+            Move::Bottom,
+        ] {
             assert_eq!(m.cursor(3, 0, 10), 0, "{m:?} on no rows");
         }
     }

@@ -259,4 +259,3 @@ impl Shared {
 fn timeout_error(what: &str, d: Duration) -> AwsError {
     AwsError::Timeout(format!("{what} took longer than {}s", d.as_secs()))
 }
-

@@ -1,8 +1,8 @@
 //! The Activity tab: the audit log newest first, `/` filter, Enter shows the record.
 
 use super::*;
-use sagedeck::tui::event::{GuardJob};
 use sagedeck::aws::audit::{AuditPhase, AuditRecord};
+use sagedeck::tui::event::GuardJob;
 
 fn record(id: &str, phase: AuditPhase, epoch: f64, action: &str, result: Option<&str>) -> AuditRecord {
     AuditRecord {
@@ -55,7 +55,9 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     press(&mut app, "7");
     assert_eq!(app.tab, Tab::Activity);
     assert!(
-        app.take_jobs().iter().any(|(_, j)| matches!(j, Job::Guard(GuardJob::Activity))),
+        app.take_jobs()
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::Activity))),
         "shown: the log is read"
     );
     app.on_event(AppEvent::Activity(Ok(log())));

@@ -18,8 +18,8 @@ use sagedeck::aws::promote_gate::{Figures, GateCheck, GateReport};
 use sagedeck::aws::promote_run::{Control, PromotionEvent, Question};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::event::{AppEvent, Job};
-use sagedeck::tui::event::{GuardJob};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
@@ -168,7 +168,11 @@ fn the_plan_editor_validates_then_states_the_plan() {
         "m chooses manual"
     );
     set_field(&mut app, 17, "INC-42 quiet hours");
-    assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::Guard(GuardJob::Promote { .. }))));
+    assert!(
+        app.take_jobs()
+            .iter()
+            .all(|(_, j)| !matches!(j, Job::Guard(GuardJob::Promote { .. })))
+    );
 
     tap(&mut app, KeyCode::Enter);
     assert!(app.panes.variants.promo.editor.is_none());
@@ -378,7 +382,10 @@ fn manual_mode_asks_and_esc_offers_hold_or_roll_back() {
     let Some(Overlay::Confirm(c)) = &app.overlay else {
         panic!("B asks first")
     };
-    assert!(matches!(c.jobs.as_slice(), [Job::Guard(GuardJob::PromoteResume { rollback: true, .. })]));
+    assert!(matches!(
+        c.jobs.as_slice(),
+        [Job::Guard(GuardJob::PromoteResume { rollback: true, .. })]
+    ));
 }
 
 #[test]

@@ -10,8 +10,8 @@ use sagedeck::aws::promote::{Phase, Verdict};
 use sagedeck::aws::promote_gate::GateCheck;
 use sagedeck::aws::promote_run::PromotionEvent;
 use sagedeck::aws::stats::Method;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::event::Job;
-use sagedeck::tui::event::{GuardJob};
 use sagedeck::tui::widgets::Overlay;
 
 use super::{EP, app, app_on, endpoint, promotion, report, set_field, snapshot, state};

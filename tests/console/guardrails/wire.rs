@@ -1,8 +1,8 @@
 //! Over the wire: the sandbox, the real worker, and the App fed with its events.
 
 use super::*;
-use sagedeck::tui::event::{GuardJob};
 use sagedeck::aws::audit::AuditPhase;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, spawn_guarded};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 

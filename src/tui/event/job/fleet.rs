@@ -88,9 +88,9 @@ impl FleetJob {
     /// The endpoint this job acts on; None for fleet-wide reads.
     pub fn endpoint(&self) -> Option<&str> {
         match self {
-            FleetJob::Describe { endpoint } | FleetJob::Catalog { endpoint, .. } | FleetJob::ScalingView { endpoint } => {
-                Some(endpoint)
-            }
+            FleetJob::Describe { endpoint }
+            | FleetJob::Catalog { endpoint, .. }
+            | FleetJob::ScalingView { endpoint } => Some(endpoint),
             FleetJob::Invoke { spec, .. } => Some(&spec.endpoint),
             FleetJob::Logs { query, .. } => Some(&query.endpoint),
             FleetJob::Metrics {
