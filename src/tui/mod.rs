@@ -445,8 +445,11 @@ fn on_mouse(app: &mut App, m: crossterm::event::MouseEvent) {
                 x += w;
             }
         }
-        MouseEventKind::ScrollDown => app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)),
-        MouseEventKind::ScrollUp => app.on_key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)),
-        _ => {}
+        // The wheel is ↑/↓ for whatever has the keys (every scroller answers them).
+        kind => match widgets::scroll::Move::of_mouse(kind) {
+            Some(widgets::scroll::Move::Up) => app.on_key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)),
+            Some(_) => app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)),
+            None => {}
+        },
     }
 }
