@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::App;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, FleetJob};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::toasts::Level;
 
@@ -27,7 +27,7 @@ impl App {
         let ended_plan = matches!(ev, AppEvent::PromotionEnded { .. });
         self.each_pane(|p, data, out, visible| p.on_event(&ev, data, out, visible));
         if ended_plan {
-            self.submit(Job::Inventory);
+            self.submit(FleetJob::Inventory);
         }
     }
 

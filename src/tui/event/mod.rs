@@ -1,12 +1,10 @@
-//! The typed messages of the console: jobs the UI asks background tasks to do ([`Job`], and
-//! [`JobKind`], what each is without its data), and the events they send back ([`AppEvent`]).
+//! The typed messages of the console: jobs the UI asks background tasks to do ([`Job`], one
+//! enum per runner, and [`JobKind`], what each is without its data), and the events they send back ([`AppEvent`]).
 //! State changes only through [`AppEvent`]s.
 
 mod job;
-mod kind;
 
-pub use job::Job;
-pub use kind::{JobKind, Runner};
+pub use job::*;
 
 use crate::aws::AwsError;
 use crate::aws::endpoints::autoscaling::ActivityInfo;

@@ -14,12 +14,13 @@ mod regions;
 use super::{KeyHint, Outbox, Pane, PaneCommand, Tab};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, FleetJob};
 use crate::tui::filter::Filter;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::scroll::Move;
 
 mod view;
 
@@ -283,14 +284,7 @@ impl Pane for EndpointsPane {
             self.move_to(self.cursor, data);
             return true;
         }
-        let last = self.view.len().saturating_sub(1);
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.move_to(self.cursor.saturating_add(1).min(last), data),
-            KeyCode::Up | KeyCode::Char('k') => self.move_to(self.cursor.saturating_sub(1), data),
-            KeyCode::PageDown => self.move_to(self.cursor.saturating_add(self.page), data),
-            KeyCode::PageUp => self.move_to(self.cursor.saturating_sub(self.page), data),
-            KeyCode::Home | KeyCode::Char('g') => self.move_to(0, data),
-            KeyCode::End | KeyCode::Char('G') => self.move_to(last, data),
             KeyCode::Char('/') => {
                 self.typing = true;
                 self.filter.clear();
@@ -325,10 +319,13 @@ impl Pane for EndpointsPane {
                 if let Some(n) = self.selected_name(data) {
                     data.selected = Some(n.clone());
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {n}"))));
-                    out.job(Job::Describe { endpoint: n });
+                    out.job(FleetJob::Describe { endpoint: n });
                 }
             }
-            _ => return false,
+            _ => match Move::of_key(&key) {
+                Some(m) => self.move_to(m.cursor(self.cursor, self.view.len(), self.page), data),
+                None => return false,
+            },
         }
         true
     }
