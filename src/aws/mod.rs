@@ -20,6 +20,7 @@ pub mod logs;
 pub mod metrics;
 pub mod multi;
 pub mod prewarm;
+pub mod progressive;
 pub mod promote;
 pub mod promote_consolidate;
 pub mod promote_events;

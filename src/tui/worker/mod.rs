@@ -391,10 +391,13 @@ async fn run_job(
     let now = std::time::SystemTime::now;
     match job {
         Job::Inventory => {
+            let report = |progress| {
+                let _ = events.send(AppEvent::InventoryProgress { origin: None, progress });
+            };
             let r = within(
                 limits.inventory,
                 "the inventory",
-                f.inventory(InventoryOptions::default()),
+                f.inventory_progressive(InventoryOptions::default(), &report),
             )
             .await;
             send(AppEvent::Inventory(r));
