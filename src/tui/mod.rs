@@ -6,6 +6,7 @@
 pub mod app;
 pub mod config;
 pub mod data;
+pub mod described;
 pub mod event;
 pub mod filter;
 pub mod panes;

@@ -31,7 +31,13 @@ async fn inventory_job_reports_the_fleet() {
     );
     jobs.submit(1, Job::Fleet(FleetJob::Inventory));
     assert!(matches!(next(&mut rx).await, AppEvent::Started { id: 1, .. }));
-    match next(&mut rx).await {
+    // The list page and the describes are reported as they come, then the whole inventory.
+    let mut ev = next(&mut rx).await;
+    assert!(matches!(ev, AppEvent::InventoryProgress { .. }), "{ev:?}");
+    while matches!(ev, AppEvent::InventoryProgress { .. }) {
+        ev = next(&mut rx).await;
+    }
+    match ev {
         AppEvent::Inventory(Ok(inv)) => assert_eq!(inv.endpoints.len(), 8),
         other => panic!("{other:?}"),
     }

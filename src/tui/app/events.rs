@@ -45,7 +45,10 @@ impl App {
             self.stale_since = None;
             return false;
         }
-        matches!(ev, AppEvent::Inventory(_) | AppEvent::Metrics { .. })
+        matches!(
+            ev,
+            AppEvent::Inventory(_) | AppEvent::InventoryProgress { .. } | AppEvent::Metrics { .. }
+        )
     }
 
     /// The part of an event that belongs to the shared data and the app's own bookkeeping.
@@ -55,6 +58,7 @@ impl App {
                 self.inflight.insert(*id, (*kind, label.clone()));
             }
             AppEvent::Inventory(Ok(inv)) => self.on_inventory(inv),
+            AppEvent::InventoryProgress { origin, progress } => self.data.apply_progress(*origin, progress),
             AppEvent::Alarms(Ok(alarms)) => self.data.alarms = alarms.clone(),
             AppEvent::Regions { regions, origins } => {
                 self.data.context.region = crate::tui::regions::header_text(regions);
@@ -127,7 +131,7 @@ impl App {
     }
 
     fn on_inventory(&mut self, inv: &crate::aws::endpoints::inventory::Inventory) {
-        self.data.inventory = inv.endpoints.clone();
+        self.data.replace_inventory(inv);
         self.data.failures = inv.failures.clone();
         self.data.loaded = true;
         self.data.last_ok = Some(Instant::now());

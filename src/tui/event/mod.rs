@@ -35,6 +35,15 @@ pub enum AppEvent {
     },
     /// The inventory.
     Inventory(Result<Inventory, AwsError>),
+    /// A refresh in progress: a ListEndpoints page or a batch of describes, before the
+    /// [`AppEvent::Inventory`] that ends it.
+    InventoryProgress {
+        /// The pair (index into the view's profile × region pairs) it is from; None in a
+        /// single-region view.
+        origin: Option<usize>,
+        /// What was listed or described.
+        progress: crate::aws::endpoints::progressive::InventoryProgress,
+    },
     /// A multi-region refresh: every profile × region pair and the pair of each endpoint of the
     /// [`AppEvent::Inventory`] that follows.
     Regions {

@@ -105,10 +105,13 @@ pub(super) async fn run(
     let now = std::time::SystemTime::now;
     match job {
         FleetJob::Inventory => {
+            let report = |progress| {
+                let _ = events.send(AppEvent::InventoryProgress { origin: None, progress });
+            };
             let r = within(
                 limits.inventory,
                 "the inventory",
-                f.inventory(InventoryOptions::default()),
+                f.inventory_progressive(InventoryOptions::default(), &report),
             )
             .await;
             send(AppEvent::Inventory(r));

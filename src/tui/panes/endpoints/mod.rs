@@ -9,11 +9,13 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::widgets::{Cell, Row};
 
+mod partial;
 mod regions;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand, Tab};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
+use crate::tui::described::RowState;
 use crate::tui::event::{AppEvent, FleetJob};
 use crate::tui::filter::Filter;
 use crate::tui::theme::{Role, Theme};
@@ -164,8 +166,15 @@ impl EndpointsPane {
                 Column::Name | Column::Status => 0.0,
             }
         };
+        // A row not described yet knows only its name, status and times: on any other column
+        // it sorts last, whichever the direction.
+        let unknown = |i: usize| partial::needs_describe(self.sort) && data.row_state(i) != RowState::Described;
         view.sort_by(|a, b| {
             let (ea, eb) = (&data.inventory[*a], &data.inventory[*b]);
+            let (ua, ub) = (unknown(*a), unknown(*b));
+            if ua || ub {
+                return ua.cmp(&ub).then(ea.name.cmp(&eb.name));
+            }
             let ord = match self.sort {
                 Column::Name => ea.name.cmp(&eb.name),
                 Column::Status => ea.status.cmp(&eb.status).then(ea.name.cmp(&eb.name)),
@@ -231,7 +240,7 @@ impl EndpointsPane {
 
 impl Pane for EndpointsPane {
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, _out: &mut Outbox, _visible: bool) {
-        if matches!(ev, AppEvent::Inventory(Ok(_))) {
+        if matches!(ev, AppEvent::Inventory(Ok(_)) | AppEvent::InventoryProgress { .. }) {
             self.rebuild(data);
         }
     }

@@ -242,6 +242,13 @@ impl Pane for VariantsPane {
                 (Some(n), true) => message(f, format!("endpoint {n} is no longer in the inventory")),
             };
         };
+        match data.selected_state() {
+            crate::tui::described::RowState::Loading => return message(f, format!("loading the variants of {}…", e.name)),
+            crate::tui::described::RowState::Failed(why) => {
+                return message(f, format!("could not describe {}: {}", e.name, why.escape_debug()));
+            }
+            crate::tui::described::RowState::Described => {}
+        }
         if e.variants.is_empty() {
             return message(f, format!("{} has no production variants yet", e.name));
         }
