@@ -104,6 +104,8 @@ pub struct Data {
     /// Profiles whose configuration asks for read-only (`[profiles.P] read_only = true`): their
     /// endpoints stay read-only in a mixed view.
     pub read_only_profiles: Vec<String>,
+    /// The rows listed but not described yet, or whose describe failed.
+    pub undescribed: crate::tui::described::Undescribed,
 }
 
 /// A p99 figure with what it describes: the last complete period and its sample count.
@@ -148,6 +150,7 @@ impl Data {
         let old = std::mem::replace(&mut self.context.region, region.to_string());
         self.previous_region = Some(old).filter(|o| o != region);
         self.inventory.clear();
+        self.undescribed = Default::default();
         self.failures.clear();
         self.loaded = false;
         self.last_ok = None;

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod config;
 pub mod data;
+pub mod described;
 pub mod event;
 pub mod filter;
 pub mod panes;
@@ -201,7 +202,7 @@ pub fn attach_mcp(app: &mut App, hub: &crate::mcp::McpHub) {
     let servers = hub.servers();
     if !servers.is_empty() {
         app.panes.tools.set_servers(servers);
-        app.submit(event::Job::McpConnect { server: None });
+        app.submit(event::McpJob::Connect { server: None });
     }
 }
 
@@ -292,7 +293,7 @@ fn reconnect(
     app.data.fleet_metrics = None;
     app.data.detail_metrics = None;
     app.data.selected = None;
-    app.submit(event::Job::Inventory);
+    app.submit(event::FleetJob::Inventory);
     jobs
 }
 
@@ -445,8 +446,11 @@ fn on_mouse(app: &mut App, m: crossterm::event::MouseEvent) {
                 x += w;
             }
         }
-        MouseEventKind::ScrollDown => app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)),
-        MouseEventKind::ScrollUp => app.on_key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)),
-        _ => {}
+        // The wheel is ↑/↓ for whatever has the keys (every scroller answers them).
+        kind => match widgets::scroll::Move::of_mouse(kind) {
+            Some(widgets::scroll::Move::Up) => app.on_key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)),
+            Some(_) => app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)),
+            None => {}
+        },
     }
 }

@@ -53,7 +53,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
                 .collect();
             help::render(f, body, (app.tab.title(), &tabs.join(" ")), &keys, scroll, &theme)
         }
-        Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), *scroll, &theme),
+        Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), scroll, &theme),
         Some(Overlay::Describe(view)) => view.render(f, body, &theme),
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
         None => {}
@@ -69,7 +69,7 @@ fn render_error_log(
     f: &mut Frame,
     area: Rect,
     log: &[super::widgets::toasts::LogEntry],
-    scroll: u16,
+    scroll: &mut u16,
     theme: &super::theme::Theme,
 ) {
     let rect = centered(area, 90, 80, 40, 8);
@@ -96,6 +96,9 @@ fn render_error_log(
             .collect()
     };
     let heading = Span::styled(" Messages, newest first — Esc closes ", theme.fg(Role::Title));
-    let body = Paragraph::new(lines).scroll((scroll, 0));
+    // The offset stops where the last message is on the last row (End asks for the most).
+    let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    *scroll = (*scroll).min(rows.saturating_sub(rect.height.saturating_sub(2)));
+    let body = Paragraph::new(lines).scroll((*scroll, 0));
     super::widgets::modal(f, rect, theme.border(true), heading, body, theme);
 }

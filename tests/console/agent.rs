@@ -19,6 +19,7 @@ use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
 use sagedeck::tui::config::AgentDefaults;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::{AgentJob, AgentRun, FleetJob};
 use sagedeck::tui::event::{AgentUpdate, AppEvent, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::agent::Run;
@@ -83,7 +84,7 @@ impl Wire {
             .agent
             .configure(settings(approve), Some(dir.path().join("agent")));
         sagedeck::tui::attach_mcp(&mut app, &hub);
-        app.submit(Job::Inventory);
+        app.submit(Job::Fleet(FleetJob::Inventory));
         app.switch(Tab::Agent);
         let mut w = Wire {
             sb,
@@ -286,7 +287,11 @@ fn read_only_refuses_a_run_before_anything_is_sent() {
     tap(&mut app, KeyCode::Char('a'));
     press(&mut app, QUESTION);
     tap(&mut app, KeyCode::Enter);
-    assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::AgentRun { .. })));
+    assert!(
+        app.take_jobs()
+            .iter()
+            .all(|(_, j)| !matches!(j, Job::Agent(AgentJob::Run(AgentRun { .. }))))
+    );
     assert!(app.panes.agent.runs.is_empty());
     assert!(
         app.toasts
@@ -362,14 +367,14 @@ fn pane_app() -> (App, u64) {
     app.panes.agent.configure(settings(None), None);
     app.switch(Tab::Agent);
     let id = app
-        .submit(Job::AgentRun {
+        .submit(Job::Agent(AgentJob::Run(AgentRun {
             question: QUESTION.into(),
             settings: settings(None),
             rerun: None,
             edited: None,
             transcript_path: None,
             reason: None,
-        })
+        })))
         .unwrap();
     app.take_jobs();
     (app, id)

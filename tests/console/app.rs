@@ -10,7 +10,7 @@ use sagedeck::aws::endpoints::autoscaling::ScalingInfo;
 use sagedeck::aws::endpoints::inventory::{EndpointInfo, Inventory};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::{ContextInfo, Data};
-use sagedeck::tui::event::{AppEvent, Job};
+use sagedeck::tui::event::{AppEvent, FleetJob, GuardJob, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::{BUILTIN, Theme};
 use sagedeck::tui::widgets::Overlay;
@@ -243,7 +243,9 @@ fn endpoints_filter_sort_drill_in_and_describe() {
     app.on_key(key('d'));
     assert!(matches!(app.overlay, Some(Overlay::Describe(_))));
     let jobs = app.take_jobs();
-    assert!(matches!(&jobs[..], [(_, Job::Describe { endpoint })] if endpoint == "mcp-embeddings-failed"));
+    assert!(
+        matches!(&jobs[..], [(_, Job::Fleet(FleetJob::Describe { endpoint }))] if endpoint == "mcp-embeddings-failed")
+    );
     app.on_key(code(KeyCode::Esc));
     assert!(app.overlay.is_none());
     // Esc clears the filter.
@@ -256,12 +258,12 @@ fn esc_cancels_the_call_in_flight_and_q_quits() {
     let mut app = app_with_fleet(0);
     app.on_event(AppEvent::Started {
         id: 41,
-        kind: sagedeck::tui::event::JobKind::Inventory,
+        kind: sagedeck::tui::event::JobKind::Fleet(sagedeck::tui::event::FleetKind::Inventory),
         label: "refreshing endpoints".into(),
     });
     app.on_event(AppEvent::Started {
         id: 42,
-        kind: sagedeck::tui::event::JobKind::Invoke,
+        kind: sagedeck::tui::event::JobKind::Fleet(sagedeck::tui::event::FleetKind::Invoke),
         label: "invoking llm-tgi-chat".into(),
     });
     app.on_key(code(KeyCode::Esc));
@@ -283,11 +285,11 @@ fn confirmed_jobs_are_refused_in_read_only_mode() {
     app.overlay = Some(Overlay::Confirm(sagedeck::tui::widgets::confirm::Confirm {
         title: "Prewarm".into(),
         lines: vec!["prewarm 3 models".into()],
-        jobs: vec![Job::Prewarm {
+        jobs: vec![Job::Guard(GuardJob::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec!["a".into()],
             reason: None,
-        }],
+        })],
         danger: false,
     }));
     app.on_key(key('y'));
@@ -351,6 +353,50 @@ fn help_scrolls_on_a_short_terminal() {
     assert_eq!(screen(&mut app, 120, 24), top);
     app.on_key(code(KeyCode::Esc));
     assert!(app.overlay.is_none());
+}
+
+#[test]
+fn the_error_log_and_the_endpoints_table_scroll_with_every_scrolling_key() {
+    let mut app = app_with_fleet(40);
+    for i in 0..60 {
+        app.toasts.push(
+            sagedeck::tui::widgets::toasts::Level::Info,
+            format!("message number {i:02}"),
+        );
+    }
+    app.on_key(key('e'));
+    let top = screen(&mut app, 120, 24);
+    assert!(top.contains("message number 59"), "newest first: {top}");
+    app.on_key(code(KeyCode::End));
+    let end = screen(&mut app, 120, 24);
+    assert!(
+        end.contains("message number 00") && !end.contains("message number 59"),
+        "{end}"
+    );
+    // The offset stopped at the end: one row up shows one more message at the top.
+    app.on_key(key('k'));
+    assert!(
+        screen(&mut app, 120, 24).contains("message number"),
+        "not blank after End"
+    );
+    app.on_key(key('g'));
+    assert_eq!(screen(&mut app, 120, 24), top);
+    app.on_key(code(KeyCode::PageDown));
+    assert!(!screen(&mut app, 120, 24).contains("message number 59"), "a page down");
+    app.on_key(code(KeyCode::Esc));
+    // The Endpoints table: Space pages down like PgDn, G goes to the last row, g back.
+    app.on_key(key('1'));
+    screen(&mut app, 120, 24);
+    app.on_key(key('g'));
+    let first = app.data.selected.clone();
+    app.on_key(key(' '));
+    assert_ne!(app.data.selected, first, "Space moved a page");
+    app.on_key(key('G'));
+    let last = app.data.selected.clone();
+    app.on_key(key('j'));
+    assert_eq!(app.data.selected, last, "the last row stays the last");
+    app.on_key(key('g'));
+    assert_eq!(app.data.selected, first);
 }
 
 #[test]

@@ -5,17 +5,20 @@
 use std::time::Duration;
 
 use sagedeck::aws::change::weights::WeightPlan;
+use sagedeck::aws::endpoints::inventory::EndpointInfo;
 use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::aws::promote::events::Control;
 use sagedeck::aws::promote::plan::{Mode, PromotionSpec};
 use sagedeck::aws::promote::report::Gates;
 use sagedeck::aws::scaling::change::{ScalingChange, ScalingSnapshot, invocations_policy};
 use sagedeck::tui::app::App;
-use sagedeck::tui::event::{Job, JobKind};
+use sagedeck::tui::event::{
+    AgentJob, AgentKind, AgentRun, Effect, FleetJob, FleetKind, GuardJob, GuardKind, Job, JobKind, McpJob, McpKind,
+};
 
 use super::app::app_with_fleet;
 
-/// One job of each kind (the match is exhaustive: a new kind needs a sample here).
+/// One job of each kind (the matches are exhaustive: a new kind needs a sample here).
 fn samples(app: &App, kind: JobKind) -> Vec<Job> {
     samples_on(app, kind, 0)
 }
@@ -23,16 +26,77 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
 /// [`samples`] on the endpoint at `index` of the inventory.
 fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
     let seen = Box::new(app.data.inventory[index].clone());
-    let endpoint = seen.name.clone();
     match kind {
-        JobKind::Inventory => vec![Job::Inventory],
-        JobKind::Metrics => vec![Job::Metrics {
+        JobKind::Fleet(k) => fleet_samples(k, seen.name.clone())
+            .into_iter()
+            .map(Job::Fleet)
+            .collect(),
+        JobKind::Guard(k) => guard_samples(k, seen).into_iter().map(Job::Guard).collect(),
+        JobKind::Mcp(McpKind::Connect) => vec![Job::Mcp(McpJob::Connect { server: None })],
+        JobKind::Mcp(McpKind::ToolCall) => vec![Job::Mcp(McpJob::ToolCall {
+            server: "s".into(),
+            tool: "t".into(),
+            arguments: None,
+            repeat: 1,
+            reason: None,
+        })],
+        JobKind::Agent(AgentKind::Run) => vec![Job::Agent(AgentJob::Run(AgentRun {
+            question: "What is the most played song on WZPZ?".into(),
+            settings: sagedeck::tui::config::AgentDefaults {
+                llm: Some("llm-tgi-chat".into()),
+                servers: vec!["radio".into()],
+                ..Default::default()
+            },
+            rerun: None,
+            edited: None,
+            transcript_path: None,
+            reason: None,
+        }))],
+        JobKind::Cancel => vec![Job::Cancel(1)],
+    }
+}
+
+/// The fleet runner's samples on `endpoint`.
+fn fleet_samples(kind: FleetKind, endpoint: String) -> Vec<FleetJob> {
+    match kind {
+        FleetKind::Inventory => vec![FleetJob::Inventory],
+        FleetKind::Metrics => vec![FleetJob::Metrics {
             endpoints: vec![],
             window: Duration::from_secs(900),
             detail: false,
         }],
-        JobKind::Describe => vec![Job::Describe { endpoint }],
-        JobKind::ApplyWeights => vec![Job::ApplyWeights {
+        FleetKind::Describe => vec![FleetJob::Describe { endpoint }],
+        FleetKind::Invoke => vec![FleetJob::Invoke {
+            spec: InvokeSpec {
+                endpoint,
+                body: b"{}".to_vec(),
+                content_type: "application/json".into(),
+                ..Default::default()
+            },
+            repeat: 1,
+        }],
+        FleetKind::Catalog => vec![FleetJob::Catalog {
+            endpoint,
+            prefix: "s3://b/p/".into(),
+        }],
+        FleetKind::ScalingView => vec![FleetJob::ScalingView { endpoint }],
+        FleetKind::Alarms => vec![FleetJob::Alarms],
+        FleetKind::Logs => vec![FleetJob::Logs {
+            query: sagedeck::aws::observe::logs::LogQuery {
+                endpoint,
+                ..Default::default()
+            },
+            streams: true,
+            follow: false,
+        }],
+    }
+}
+
+/// The guard runner's samples on `seen`.
+fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
+    let endpoint = seen.name.clone();
+    match kind {
+        GuardKind::ApplyWeights => vec![GuardJob::ApplyWeights {
             plan: WeightPlan {
                 endpoint,
                 before: vec![],
@@ -42,8 +106,8 @@ fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
             seen,
             reason: None,
         }],
-        JobKind::Activity => vec![Job::Activity],
-        JobKind::Promote => vec![Job::Promote {
+        GuardKind::Activity => vec![GuardJob::Activity],
+        GuardKind::Promote => vec![GuardJob::Promote {
             spec: PromotionSpec {
                 endpoint,
                 canary: "Canary".into(),
@@ -57,89 +121,50 @@ fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
             reason: None,
             extras: Default::default(),
         }],
-        JobKind::PromoteResume => [false, true]
-            .map(|rollback| Job::PromoteResume {
+        GuardKind::PromoteResume => [false, true]
+            .map(|rollback| GuardJob::PromoteResume {
                 endpoint: endpoint.clone(),
                 rollback,
             })
             .to_vec(),
-        JobKind::PromoteControl => [Control::Proceed, Control::Hold, Control::Rollback]
-            .map(|control| Job::PromoteControl {
+        GuardKind::PromoteControl => [Control::Proceed, Control::Hold, Control::Rollback]
+            .map(|control| GuardJob::PromoteControl {
                 endpoint: endpoint.clone(),
                 control,
             })
             .to_vec(),
-        JobKind::Invoke => vec![Job::Invoke {
-            spec: InvokeSpec {
-                endpoint,
-                body: b"{}".to_vec(),
-                content_type: "application/json".into(),
-                ..Default::default()
-            },
-            repeat: 1,
-        }],
-        JobKind::Catalog => vec![Job::Catalog {
-            endpoint,
-            prefix: "s3://b/p/".into(),
-        }],
-        JobKind::Prewarm => vec![Job::Prewarm {
+        GuardKind::Prewarm => vec![GuardJob::Prewarm {
             endpoint,
             models: vec!["a.tar.gz".into()],
             reason: None,
         }],
-        JobKind::McpConnect => vec![Job::McpConnect { server: None }],
-        JobKind::ToolCall => vec![Job::ToolCall {
-            server: "s".into(),
-            tool: "t".into(),
-            arguments: None,
-            repeat: 1,
-            reason: None,
-        }],
-        JobKind::Cancel => vec![Job::Cancel(1)],
-        JobKind::AgentRun => vec![Job::AgentRun {
-            question: "What is the most played song on WZPZ?".into(),
-            settings: sagedeck::tui::config::AgentDefaults {
-                llm: Some("llm-tgi-chat".into()),
-                servers: vec!["radio".into()],
-                ..Default::default()
-            },
-            rerun: None,
-            edited: None,
-            transcript_path: None,
-            reason: None,
-        }],
-        JobKind::ScalingView => vec![Job::ScalingView { endpoint }],
-        JobKind::ChangeScaling => [
-            ScalingChange::Bounds { min: 1, max: 4 },
-            ScalingChange::Policy {
-                spec: Box::new(invocations_policy(&endpoint, "Stable", "p", 120.0, (None, None))),
-            },
-            ScalingChange::RemovePolicy { name: "p".into() },
-            ScalingChange::Instances { count: 2 },
-        ]
-        .map(|change| Job::ChangeScaling {
-            endpoint: endpoint.clone(),
-            variant: "Stable".into(),
-            changes: vec![change],
-            seen: Box::new(ScalingSnapshot {
-                bounds: Some((2, 6)),
-                policies: vec![],
-                desired_instances: Some(2),
-            }),
-            reason: None,
-        })
-        .to_vec(),
-        JobKind::Alarms => vec![Job::Alarms],
-        JobKind::Logs => vec![Job::Logs {
-            query: sagedeck::aws::observe::logs::LogQuery {
-                endpoint: endpoint.clone(),
-                ..Default::default()
-            },
-            streams: true,
-            follow: false,
-        }],
-        JobKind::Timeline => vec![Job::Timeline { endpoint, since: 0.0 }],
+        GuardKind::ChangeScaling => scaling_samples(&endpoint),
+        GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
     }
+}
+
+/// One autoscaling change of each sort on `endpoint`.
+fn scaling_samples(endpoint: &str) -> Vec<GuardJob> {
+    [
+        ScalingChange::Bounds { min: 1, max: 4 },
+        ScalingChange::Policy {
+            spec: Box::new(invocations_policy(endpoint, "Stable", "p", 120.0, (None, None))),
+        },
+        ScalingChange::RemovePolicy { name: "p".into() },
+        ScalingChange::Instances { count: 2 },
+    ]
+    .map(|change| GuardJob::ChangeScaling {
+        endpoint: endpoint.to_string(),
+        variant: "Stable".into(),
+        changes: vec![change],
+        seen: Box::new(ScalingSnapshot {
+            bounds: Some((2, 6)),
+            policies: vec![],
+            desired_instances: Some(2),
+        }),
+        reason: None,
+    })
+    .to_vec()
 }
 
 /// The mutations read-only must refuse, by what the refusal names.
@@ -162,7 +187,7 @@ const REFUSED: &[&str] = &[
 #[test]
 fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
     let mut mutations = 0;
-    for kind in JobKind::ALL {
+    for kind in JobKind::all() {
         let mut app = app_with_fleet(0);
         for job in samples(&app, kind) {
             let what = job.mutation();
@@ -202,7 +227,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
 fn only_the_gate_decides_a_confirmed_change_in_read_only_mode() {
     // A confirmation opened before read-only was turned on still sends nothing.
     let mut app = app_with_fleet(0);
-    let jobs = samples(&app, JobKind::Prewarm);
+    let jobs = samples(&app, JobKind::Guard(GuardKind::Prewarm));
     app.overlay = Some(sagedeck::tui::widgets::Overlay::Confirm(
         sagedeck::tui::widgets::confirm::Confirm {
             title: "Prewarm?".into(),
@@ -251,7 +276,7 @@ fn mixed_view() -> App {
 #[test]
 fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
     let mut refused = 0;
-    for kind in JobKind::ALL {
+    for kind in JobKind::all() {
         let mut app = mixed_view();
         for job in samples_on(&app, kind, 0) {
             app.take_jobs();
@@ -282,4 +307,34 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
         }
     }
     assert_eq!(refused, 12, "every mutating sample on an endpoint was tried");
+}
+
+#[test]
+fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
+    let mut audited = 0;
+    for kind in JobKind::all() {
+        let mut app = app_with_fleet(0);
+        app.data.reason = Some("INC-7".into());
+        for job in samples(&app, kind) {
+            let declared = job.effect();
+            let was_audited = matches!(declared, Effect::Audited(_, None));
+            let mutation = declared.mutation();
+            app.take_jobs();
+            app.submit(job).unwrap_or_else(|| panic!("{kind:?} refused"));
+            let [(_, queued)] = &app.take_jobs()[..] else {
+                panic!("{kind:?}: not queued once")
+            };
+            assert_eq!(queued.mutation(), mutation, "{kind:?}: the stamp changed what it is");
+            match queued.effect() {
+                Effect::Audited(_, reason) => {
+                    audited += 1;
+                    assert!(was_audited);
+                    assert_eq!(reason.as_deref(), Some("INC-7"), "{kind:?}: not stamped");
+                }
+                _ => assert!(!was_audited && !queued.lacks_reason(), "{kind:?}"),
+            }
+        }
+    }
+    // Weights, promotion, prewarm, four autoscaling changes, a tool call, an agent run.
+    assert_eq!(audited, 9, "every audited sample was stamped");
 }

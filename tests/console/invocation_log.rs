@@ -9,6 +9,7 @@ use sagedeck::aws::invoke::log::{InvocationRecord, Status, read, sha256_hex};
 use sagedeck::mcp::registry::demo_entry;
 use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
 use sagedeck::tui::event::Job;
+use sagedeck::tui::event::{FleetJob, McpJob};
 use sagedeck::tui::worker::{GuardOptions, spawn_guarded};
 
 use crate::common;
@@ -50,17 +51,17 @@ async fn the_worker_logs_invokes_and_tool_calls_with_their_variant() {
         target_variant: Some("Canary".into()),
         ..Default::default()
     };
-    jobs.submit(1, Job::Invoke { spec, repeat: 2 });
+    jobs.submit(1, Job::Fleet(FleetJob::Invoke { spec, repeat: 2 }));
     let arguments = serde_json::json!({"user_input": "private words of a user", "target_variant": "Stable"});
     jobs.submit(
         2,
-        Job::ToolCall {
+        Job::Mcp(McpJob::ToolCall {
             server: server.clone(),
             tool: "classify_intent".into(),
             arguments: arguments.as_object().cloned(),
             repeat: 1,
             reason: None,
-        },
+        }),
     );
     let records: Vec<InvocationRecord> = common::poll_until("three lines", Duration::from_secs(60), || async {
         let r = read(&log).ok()?;

@@ -10,6 +10,7 @@ use sagedeck::aws::endpoints::catalog::{Catalog, CatalogEntry};
 use sagedeck::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::FleetJob;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::invoke::{BodyCheck, CallState, Field};
 use sagedeck::tui::panes::{Pane, Tab};
@@ -83,7 +84,7 @@ fn invokes(app: &mut App) -> Vec<(u64, InvokeSpec, u32)> {
     app.take_jobs()
         .into_iter()
         .filter_map(|(id, j)| match j {
-            Job::Invoke { spec, repeat } => Some((id, spec, repeat)),
+            Job::Fleet(FleetJob::Invoke { spec, repeat }) => Some((id, spec, repeat)),
             _ => None,
         })
         .collect()
@@ -389,7 +390,7 @@ fn history_reruns_and_loads_calls() {
     let id2 = app.panes.invoke.history()[1].id.unwrap();
     app.on_event(AppEvent::Started {
         id: id2,
-        kind: sagedeck::tui::event::JobKind::Invoke,
+        kind: sagedeck::tui::event::JobKind::Fleet(sagedeck::tui::event::FleetKind::Invoke),
         label: "invoking".into(),
     });
     app.on_key(key(KeyCode::Esc));

@@ -197,7 +197,7 @@ fn jumps_from_latency_and_invoke_set_the_logs_window() {
     assert_eq!(logs.around, Some((T0 - 300_000, T0 + 300_000)));
     let jobs = app.take_jobs();
     assert!(
-        matches!(&jobs[..], [(_, sagedeck::tui::event::Job::Logs { query, streams: true, follow: false })]
+        matches!(&jobs[..], [(_, sagedeck::tui::event::Job::Fleet(sagedeck::tui::event::FleetJob::Logs { query, streams: true, follow: false }))]
             if query.start_ms == Some(T0 - 300_000) && query.variant.as_deref() == Some("Canary")),
         "{jobs:?}"
     );
@@ -266,9 +266,12 @@ async fn logs_pane_pages_follows_filters_and_copies() {
         poll_until("the pane's next follow poll", Duration::from_secs(10), || {
             app.on_tick();
             let asked = app.take_jobs();
-            let polls = asked
-                .iter()
-                .any(|(_, j)| matches!(j, sagedeck::tui::event::Job::Logs { follow: true, .. }));
+            let polls = asked.iter().any(|(_, j)| {
+                matches!(
+                    j,
+                    sagedeck::tui::event::Job::Fleet(sagedeck::tui::event::FleetJob::Logs { follow: true, .. })
+                )
+            });
             for (id, job) in asked {
                 jobs.submit(id, job);
             }

@@ -8,6 +8,7 @@ mod common;
 mod agent;
 mod app;
 mod e2e;
+mod first_rows;
 mod gate;
 mod guardrails;
 mod invocation_log;

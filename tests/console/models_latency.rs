@@ -18,6 +18,7 @@ use sagedeck::aws::observe::metrics::{
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::{Data, ModelKnowledge};
 use sagedeck::tui::event::{AppEvent, Job};
+use sagedeck::tui::event::{FleetJob, GuardJob};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::models::{RunEnd, RunState};
 use sagedeck::tui::theme::Theme;
@@ -198,7 +199,7 @@ fn screen(app: &mut App) -> String {
 fn prewarm_jobs(app: &mut App) -> Vec<(String, Vec<String>)> {
     let jobs = app.take_jobs().into_iter();
     jobs.filter_map(|(_, j)| match j {
-        Job::Prewarm { endpoint, models, .. } => Some((endpoint, models)),
+        Job::Guard(GuardJob::Prewarm { endpoint, models, .. }) => Some((endpoint, models)),
         _ => None,
     })
     .collect()
@@ -239,7 +240,7 @@ fn showing_the_tab_lists_the_catalog_of_the_mme() {
     let mut app = app(40, MME);
     app.switch(Tab::Models);
     let jobs = app.take_jobs();
-    let listed = |j: &Job| matches!(j, Job::Catalog { endpoint, prefix } if endpoint == MME && prefix == PREFIX);
+    let listed = |j: &Job| matches!(j, Job::Fleet(FleetJob::Catalog { endpoint, prefix }) if endpoint == MME && prefix == PREFIX);
     assert!(jobs.iter().any(|(_, j)| listed(j)), "{jobs:?}");
     // Showing it again right away does not list again; `c` does.
     app.switch(Tab::Endpoints);
@@ -330,7 +331,9 @@ fn shift_p_asks_to_confirm_every_model_shown() {
         panic!("no confirmation: {:?}", app.overlay)
     };
     assert!(c.title.contains("40 models"), "{}", c.title);
-    assert!(matches!(&c.jobs[..], [Job::Prewarm { endpoint, models, .. }] if endpoint == MME && models.len() == 40));
+    assert!(
+        matches!(&c.jobs[..], [Job::Guard(GuardJob::Prewarm { endpoint, models, .. })] if endpoint == MME && models.len() == 40)
+    );
     assert!(prewarm_jobs(&mut app).is_empty(), "nothing is sent before the answer");
     keys(&mut app, "y");
     assert_eq!(prewarm_jobs(&mut app)[0].1.len(), 40);
@@ -343,14 +346,18 @@ fn shift_p_asks_to_confirm_every_model_shown() {
     let Some(Overlay::Confirm(c)) = &app.overlay else {
         panic!("no confirmation")
     };
-    assert!(matches!(&c.jobs[..], [Job::Prewarm { models, .. }] if models.len() == 6));
+    assert!(matches!(&c.jobs[..], [Job::Guard(GuardJob::Prewarm { models, .. })] if models.len() == 6));
 }
 
 #[test]
 fn a_non_mme_endpoint_says_so_and_refuses_prewarming() {
     let mut app = app(40, CHAT);
     app.switch(Tab::Models);
-    assert!(!app.take_jobs().iter().any(|(_, j)| matches!(j, Job::Catalog { .. })));
+    assert!(
+        !app.take_jobs()
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Fleet(FleetJob::Catalog { .. })))
+    );
     keys(&mut app, "p");
     assert!(prewarm_jobs(&mut app).is_empty());
     assert!(toasts(&app).iter().any(|t| t.contains("not a multi-model endpoint")));
@@ -458,7 +465,7 @@ fn window_keys_switch_and_ask_for_metrics() {
     let mut app = app(0, CHAT);
     app.switch(Tab::Latency);
     let asks = |jobs: &[(u64, Job)], secs: u64| {
-        matches!(jobs, [(_, Job::Metrics { endpoints, window, detail: true })]
+        matches!(jobs, [(_, Job::Fleet(FleetJob::Metrics { endpoints, window, detail: true }))]
             if endpoints.len() == 1 && endpoints[0].name == CHAT && window.as_secs() == secs)
     };
     let first = app.take_jobs();

@@ -16,6 +16,7 @@ use sagedeck::sandbox::RegionFleet;
 use sagedeck::sandbox::SandboxConfig;
 use sagedeck::tui::app::{App, Effect};
 use sagedeck::tui::config::{ConfigFile, Standing, Thresholds};
+use sagedeck::tui::event::FleetKind;
 use sagedeck::tui::event::{AppEvent, JobKind};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::endpoints::Column;
@@ -333,7 +334,12 @@ fn toasts_replace_older_ones_about_the_same_thing_and_stay_on_their_tab() {
     assert!(!render(&mut app, 140, 40).contains(refusal), "not on the Endpoints tab");
     press(&mut app, "5b");
     app.on_key(crate::common::tui::ctrl('s'));
-    assert!(app.take_jobs().iter().any(|(_, j)| j.kind() == JobKind::Invoke), "sent");
+    assert!(
+        app.take_jobs()
+            .iter()
+            .any(|(_, j)| j.kind() == JobKind::Fleet(FleetKind::Invoke)),
+        "sent"
+    );
     assert!(
         !render(&mut app, 140, 40).contains(refusal),
         "the refusal went with the send"
@@ -375,7 +381,7 @@ async fn a_region_switch_shows_nothing_of_the_old_region() {
     // A refresh of us-east-1 is in flight, and its description is open.
     app.on_event(AppEvent::Started {
         id: 900,
-        kind: JobKind::Inventory,
+        kind: JobKind::Fleet(FleetKind::Inventory),
         label: "inventory".into(),
     });
     app.describe_selected();

@@ -13,6 +13,7 @@ use sagedeck::sandbox::{SandboxConfig, SandboxHandle};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
+use sagedeck::tui::event::{FleetJob, GuardJob};
 use sagedeck::tui::regions::RegionRow;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, Jobs, spawn_regions};
@@ -82,7 +83,7 @@ async fn rig(sb: &SandboxHandle, targets: Vec<FleetTarget>, read_only_profiles: 
         jobs,
         dir,
     };
-    rig.app.submit(Job::Inventory);
+    rig.app.submit(Job::Fleet(FleetJob::Inventory));
     rig.submit_all();
     rig.wait_for(|ev| matches!(ev, AppEvent::Inventory(_)).then_some(()))
         .await;
@@ -163,11 +164,11 @@ async fn a_mixed_region_view_with_one_broken_region_shows_the_others_and_one_fai
         assert!(screen.contains("(2/3 regions in)"), "{w}x{h}: header:\n{screen}");
     }
     // The fleet table's metrics come from each endpoint's own region.
-    rig.app.submit(Job::Metrics {
+    rig.app.submit(Job::Fleet(FleetJob::Metrics {
         endpoints: rig.app.data.inventory.clone(),
         window: Duration::from_secs(900),
         detail: false,
-    });
+    }));
     rig.submit_all();
     let m = rig
         .wait_for(|ev| match ev {
@@ -181,7 +182,7 @@ async fn a_mixed_region_view_with_one_broken_region_shows_the_others_and_one_fai
     }
     // Once the region answers, the next refresh lists it.
     sb.sandbox.regions["ap-south-1"].faults.clear();
-    rig.app.submit(Job::Inventory);
+    rig.app.submit(Job::Fleet(FleetJob::Inventory));
     rig.submit_all();
     rig.wait_for(|ev| matches!(ev, AppEvent::Inventory(_)).then_some(()))
         .await;
@@ -236,7 +237,9 @@ async fn per_profile_read_only_in_a_mixed_view_refuses_its_endpoint_and_allows_t
     rig.change_weights_of("mcp-intent-classifier-prod");
     let queued = rig.app.take_jobs();
     assert!(
-        !queued.iter().any(|(_, j)| matches!(j, Job::ApplyWeights { .. })),
+        !queued
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { .. }))),
         "{queued:?}"
     );
     assert!(
@@ -249,7 +252,7 @@ async fn per_profile_read_only_in_a_mixed_view_refuses_its_endpoint_and_allows_t
     rig.change_weights_of("fleet-ep-0000");
     let queued = rig.app.take_jobs();
     let (id, job) = (queued.into_iter())
-        .find(|(_, j)| matches!(j, Job::ApplyWeights { .. }))
+        .find(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { .. })))
         .expect("dev's endpoint is not read-only");
     let t = rig.app.take_target(id);
     assert_eq!(t, Some(target(Some("dev"), "eu-west-1")));

@@ -16,6 +16,7 @@ use sagedeck::aws::scaling::spec::{Dimension, MetricRef, PolicySpec};
 use sagedeck::aws::scaling::view::{ScalingView, TrackedMetric, VariantView, instance_history};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::FleetJob;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
@@ -147,7 +148,7 @@ fn shown(view: ScalingView) -> App {
     assert!(
         app.take_jobs()
             .iter()
-            .any(|(_, j)| matches!(j, Job::ScalingView { endpoint } if endpoint == EP)),
+            .any(|(_, j)| matches!(j, Job::Fleet(FleetJob::ScalingView { endpoint }) if endpoint == EP)),
         "showing the pane asks for its view"
     );
     app.on_event(AppEvent::Scaling {
@@ -252,7 +253,7 @@ impl Console {
             rx,
             _dir: dir,
         };
-        c.app.submit(Job::Inventory);
+        c.app.submit(Job::Fleet(FleetJob::Inventory));
         c.pump("the inventory", |a| a.data.loaded).await;
         c.app.data.selected = Some(endpoint.into());
         c.app.switch(Tab::Scaling);

@@ -22,6 +22,7 @@ use sagedeck::mcp::{CallError, CallOutcome, ServerStatus, ServerView, TransportK
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
 use sagedeck::tui::event::{AppEvent, Job};
+use sagedeck::tui::event::{FleetJob, McpJob};
 use sagedeck::tui::panes::tools::{Focus, Panel, ToolCallState};
 use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::theme::Theme;
@@ -208,12 +209,12 @@ fn tool_calls(app: &mut App) -> Vec<(u64, String, Option<JsonObject>, u32)> {
     app.take_jobs()
         .into_iter()
         .filter_map(|(id, j)| match j {
-            Job::ToolCall {
+            Job::Mcp(McpJob::ToolCall {
                 tool,
                 arguments,
                 repeat,
                 ..
-            } => Some((id, tool, arguments, repeat)),
+            }) => Some((id, tool, arguments, repeat)),
             _ => None,
         })
         .collect()
@@ -640,7 +641,7 @@ fn esc_cancels_the_call_in_flight() {
     let id = tool_calls(&mut app)[0].0;
     app.on_event(AppEvent::Started {
         id,
-        kind: sagedeck::tui::event::JobKind::ToolCall,
+        kind: sagedeck::tui::event::JobKind::Mcp(sagedeck::tui::event::McpKind::ToolCall),
         label: "calling tool classify_intent".into(),
     });
     app.on_key(key(KeyCode::Esc));
@@ -725,9 +726,9 @@ fn servers_show_status_and_results_render_every_block() {
     assert_eq!(app.panes.tools.selected_server().unwrap().name, "radio-station");
     insta::assert_snapshot!("failed_server", screen(&mut app));
     // A connection job marks servers connecting; a snapshot from the worker replaces them.
-    app.submit(Job::McpConnect {
+    app.submit(Job::Mcp(McpJob::Connect {
         server: Some("radio-station".into()),
-    });
+    }));
     assert_eq!(app.panes.tools.servers()[1].status, ServerStatus::Connecting);
     let mut now = servers();
     now[1].status = ServerStatus::Failed {
@@ -818,7 +819,7 @@ async fn console_calls_classify_intent_on_the_real_server() {
     app.tab = Tab::Tools;
     sagedeck::tui::attach_mcp(&mut app, &hub);
     assert_eq!(app.panes.tools.servers()[0].status, ServerStatus::Connecting);
-    app.submit(Job::Inventory);
+    app.submit(Job::Fleet(FleetJob::Inventory));
 
     // Drives the app: jobs to the worker, events back, until `done` holds.
     async fn pump(

@@ -11,6 +11,7 @@ use sagedeck::aws::endpoints::inventory::EndpointInfo;
 use sagedeck::aws::observe::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::variants::weight_editor::{Field, WeightEditor};
 use sagedeck::tui::panes::{Pane, Tab};
@@ -126,7 +127,7 @@ fn toasts(app: &App) -> Vec<(Level, String)> {
 fn confirm_plan(app: &App) -> (sagedeck::aws::change::weights::WeightPlan, Vec<String>) {
     match &app.overlay {
         Some(Overlay::Confirm(c)) => match c.jobs.as_slice() {
-            [Job::ApplyWeights { plan, .. }] => (plan.clone(), c.lines.clone()),
+            [Job::Guard(GuardJob::ApplyWeights { plan, .. })] => (plan.clone(), c.lines.clone()),
             other => panic!("unexpected jobs {other:?}"),
         },
         other => panic!("no confirm dialog: {other:?}"),
@@ -170,14 +171,14 @@ fn typing_weights_reviews_then_applies_exactly_that() {
     assert!(
         app.take_jobs()
             .iter()
-            .all(|(_, j)| !matches!(j, Job::ApplyWeights { .. }))
+            .all(|(_, j)| !matches!(j, Job::Guard(GuardJob::ApplyWeights { .. })))
     );
     press(&mut app, "y");
     assert!(app.overlay.is_none());
     let jobs = app.take_jobs();
     assert!(
         jobs.iter()
-            .any(|(_, j)| matches!(j, Job::ApplyWeights { plan: p, .. } if *p == plan)),
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { plan: p, .. }) if *p == plan)),
         "{jobs:?}"
     );
 }
@@ -290,7 +291,7 @@ fn invalid_input_is_shown_inline_and_blocks_enter() {
         assert!(
             app.take_jobs()
                 .iter()
-                .all(|(_, j)| !matches!(j, Job::ApplyWeights { .. }))
+                .all(|(_, j)| !matches!(j, Job::Guard(GuardJob::ApplyWeights { .. })))
         );
     }
     // An unchanged split has nothing to send.
@@ -415,7 +416,7 @@ fn the_update_is_followed_to_in_service() {
     assert!(
         app.take_jobs()
             .iter()
-            .any(|(_, j)| matches!(j, Job::ApplyWeights { .. }))
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { .. })))
     );
     let mut updating = endpoint();
     updating.status = "Updating".into();

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::sandbox::faults::FaultSpec;
+use sagedeck::tui::event::FleetJob;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::worker::{JobLimits, spawn};
 use tokio::sync::mpsc::unbounded_channel;
@@ -28,9 +29,15 @@ async fn inventory_job_reports_the_fleet() {
         JobLimits::default(),
         tx,
     );
-    jobs.submit(1, Job::Inventory);
+    jobs.submit(1, Job::Fleet(FleetJob::Inventory));
     assert!(matches!(next(&mut rx).await, AppEvent::Started { id: 1, .. }));
-    match next(&mut rx).await {
+    // The list page and the describes are reported as they come, then the whole inventory.
+    let mut ev = next(&mut rx).await;
+    assert!(matches!(ev, AppEvent::InventoryProgress { .. }), "{ev:?}");
+    while matches!(ev, AppEvent::InventoryProgress { .. }) {
+        ev = next(&mut rx).await;
+    }
+    match ev {
         AppEvent::Inventory(Ok(inv)) => assert_eq!(inv.endpoints.len(), 8),
         other => panic!("{other:?}"),
     }
@@ -62,7 +69,7 @@ async fn esc_cancels_a_slow_call() {
         content_type: "text/csv".into(),
         ..Default::default()
     };
-    jobs.submit(7, Job::Invoke { spec, repeat: 1 });
+    jobs.submit(7, Job::Fleet(FleetJob::Invoke { spec, repeat: 1 }));
     assert!(matches!(next(&mut rx).await, AppEvent::Started { id: 7, .. }));
     // The call is in the sandbox now (the fault counts it), and hanging for 30 s.
     common::poll_until("the call to arrive", Duration::from_secs(5), || async {
@@ -93,7 +100,7 @@ async fn without_a_connection_jobs_fail_with_the_reason() {
     };
     // SAFETY-free: no env changes; an isolated profile file that does not exist makes the chain empty.
     let jobs = spawn(opts, None, JobLimits::default(), tx);
-    jobs.submit(1, Job::Inventory);
+    jobs.submit(1, Job::Fleet(FleetJob::Inventory));
     assert!(matches!(next(&mut rx).await, AppEvent::Started { .. }));
     match next(&mut rx).await {
         AppEvent::Inventory(Err(e)) => assert!(!e.to_string().is_empty()),

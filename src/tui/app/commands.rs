@@ -6,7 +6,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Effect};
-use crate::tui::event::JobKind;
+use crate::tui::event::{FleetKind, JobKind};
 use crate::tui::panes::Tab;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Overlay;
@@ -114,7 +114,7 @@ impl App {
         self.stale_jobs = self
             .inflight
             .iter()
-            .filter(|(_, (k, _))| matches!(k, JobKind::Inventory | JobKind::Metrics))
+            .filter(|(_, (k, _))| matches!(k, JobKind::Fleet(FleetKind::Inventory | FleetKind::Metrics)))
             .map(|(id, _)| *id)
             .collect();
         self.stale_since = Some(std::time::Instant::now());

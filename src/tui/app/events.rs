@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::App;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, FleetJob};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::toasts::Level;
 
@@ -27,7 +27,7 @@ impl App {
         let ended_plan = matches!(ev, AppEvent::PromotionEnded { .. });
         self.each_pane(|p, data, out, visible| p.on_event(&ev, data, out, visible));
         if ended_plan {
-            self.submit(Job::Inventory);
+            self.submit(FleetJob::Inventory);
         }
     }
 
@@ -45,7 +45,10 @@ impl App {
             self.stale_since = None;
             return false;
         }
-        matches!(ev, AppEvent::Inventory(_) | AppEvent::Metrics { .. })
+        matches!(
+            ev,
+            AppEvent::Inventory(_) | AppEvent::InventoryProgress { .. } | AppEvent::Metrics { .. }
+        )
     }
 
     /// The part of an event that belongs to the shared data and the app's own bookkeeping.
@@ -55,6 +58,7 @@ impl App {
                 self.inflight.insert(*id, (*kind, label.clone()));
             }
             AppEvent::Inventory(Ok(inv)) => self.on_inventory(inv),
+            AppEvent::InventoryProgress { origin, progress } => self.data.apply_progress(*origin, progress),
             AppEvent::Alarms(Ok(alarms)) => self.data.alarms = alarms.clone(),
             AppEvent::Regions { regions, origins } => {
                 self.data.context.region = crate::tui::regions::header_text(regions);
@@ -127,7 +131,7 @@ impl App {
     }
 
     fn on_inventory(&mut self, inv: &crate::aws::endpoints::inventory::Inventory) {
-        self.data.inventory = inv.endpoints.clone();
+        self.data.replace_inventory(inv);
         self.data.failures = inv.failures.clone();
         self.data.loaded = true;
         self.data.last_ok = Some(Instant::now());

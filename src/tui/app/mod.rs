@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::data::Data;
-use super::event::{Job, JobKind};
+use super::event::{FleetJob, FleetKind, Job, JobKind};
 use super::panes::{Outbox, Panes, Tab};
 use super::theme::Theme;
 use super::widgets::Overlay;
 use super::widgets::command_line::CommandLine;
 use super::widgets::describe::DescribeView;
+use super::widgets::scroll;
 use super::widgets::toasts::{Level, Toasts};
 
 mod commands;
@@ -160,7 +161,8 @@ impl App {
     /// Queues a job and returns its id, or None when the read-only gate refuses it (with a
     /// toast saying so; nothing is sent). This is the console's one read-only gate: every job
     /// passes here. A mutation without a reason of its own carries the session's (`:reason`).
-    pub fn submit(&mut self, mut job: Job) -> Option<u64> {
+    pub fn submit(&mut self, job: impl Into<Job>) -> Option<u64> {
+        let mut job = job.into();
         if let Some(why) = self.data.refusal_on(job.mutation(), job.endpoint()) {
             self.toasts.push(Level::Warn, why);
             return None;
@@ -172,8 +174,8 @@ impl App {
             self.targets.insert(id, o.target.clone());
         }
         match job.kind() {
-            JobKind::Inventory => self.last_inventory = Some(Instant::now()),
-            JobKind::Metrics => self.last_metrics = Some(Instant::now()),
+            JobKind::Fleet(FleetKind::Inventory) => self.last_inventory = Some(Instant::now()),
+            JobKind::Fleet(FleetKind::Metrics) => self.last_metrics = Some(Instant::now()),
             _ => {}
         }
         for (_, pane) in self.panes.all_mut() {
@@ -281,10 +283,13 @@ impl App {
     pub fn schedule_refreshes(&mut self) {
         let due = |last: Option<Instant>, every: Duration| last.is_none_or(|t| t.elapsed() >= every);
         let busy = |app: &App, kind: JobKind| app.inflight.values().any(|(k, _)| *k == kind);
-        if due(self.last_inventory, self.intervals.inventory) && !busy(self, JobKind::Inventory) {
-            self.submit(Job::Inventory);
+        if due(self.last_inventory, self.intervals.inventory) && !busy(self, JobKind::Fleet(FleetKind::Inventory)) {
+            self.submit(FleetJob::Inventory);
         }
-        if self.data.loaded && due(self.last_metrics, self.intervals.metrics) && !busy(self, JobKind::Metrics) {
+        if self.data.loaded
+            && due(self.last_metrics, self.intervals.metrics)
+            && !busy(self, JobKind::Fleet(FleetKind::Metrics))
+        {
             self.request_metrics();
         }
     }
@@ -300,7 +305,7 @@ impl App {
             .cloned()
             .collect();
         if !serving.is_empty() {
-            self.submit(Job::Metrics {
+            self.submit(FleetJob::Metrics {
                 endpoints: serving,
                 window: Duration::from_secs(900),
                 detail: false,
@@ -344,7 +349,7 @@ impl App {
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help { scroll: 0 }),
             KeyCode::Char('e') => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
             KeyCode::Char('r') => {
-                self.submit(Job::Inventory);
+                self.submit(FleetJob::Inventory);
                 self.request_metrics();
                 self.toasts.push(Level::Info, "refreshing");
             }
@@ -399,29 +404,15 @@ impl App {
         match overlay {
             Overlay::Help { scroll } => match key.code {
                 KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => self.overlay = None,
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
-                KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
-                KeyCode::PageDown | KeyCode::Char(' ') => *scroll = scroll.saturating_add(10),
-                KeyCode::Home | KeyCode::Char('g') => *scroll = 0,
-                KeyCode::End | KeyCode::Char('G') => *scroll = u16::MAX,
-                _ => {}
+                _ => _ = scroll::offset_key(scroll, &key, scroll::PAGE as u16),
             },
             Overlay::ErrorLog { scroll } => match key.code {
                 KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') => self.overlay = None,
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
-                _ => {}
+                _ => _ = scroll::offset_key(scroll, &key, scroll::PAGE as u16),
             },
             Overlay::Describe(view) => match key.code {
                 KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('d') => self.overlay = None,
-                KeyCode::Up | KeyCode::Char('k') => view.scroll_by(-1, 20),
-                KeyCode::Down | KeyCode::Char('j') => view.scroll_by(1, 20),
-                KeyCode::PageUp => view.scroll_by(-20, 20),
-                KeyCode::PageDown | KeyCode::Char(' ') => view.scroll_by(20, 20),
-                KeyCode::Home | KeyCode::Char('g') => view.scroll = 0,
-                KeyCode::End | KeyCode::Char('G') => view.scroll_by(isize::MAX / 2, 20),
-                _ => {}
+                _ => _ = scroll::Move::of_key(&key).map(|m| view.scroll_with(m)),
             },
             Overlay::Confirm(c) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
@@ -451,7 +442,7 @@ impl App {
     pub fn describe_selected(&mut self) {
         if let Some(e) = self.data.selected.clone() {
             self.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {e}"))));
-            self.submit(Job::Describe { endpoint: e });
+            self.submit(FleetJob::Describe { endpoint: e });
         }
     }
 }

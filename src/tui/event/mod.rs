@@ -1,12 +1,10 @@
-//! The typed messages of the console: jobs the UI asks background tasks to do ([`Job`], and
-//! [`JobKind`], what each is without its data), and the events they send back ([`AppEvent`]).
+//! The typed messages of the console: jobs the UI asks background tasks to do ([`Job`], one
+//! enum per runner, and [`JobKind`], what each is without its data), and the events they send back ([`AppEvent`]).
 //! State changes only through [`AppEvent`]s.
 
 mod job;
-mod kind;
 
-pub use job::Job;
-pub use kind::{JobKind, Runner};
+pub use job::*;
 
 use crate::aws::AwsError;
 use crate::aws::endpoints::autoscaling::ActivityInfo;
@@ -37,6 +35,15 @@ pub enum AppEvent {
     },
     /// The inventory.
     Inventory(Result<Inventory, AwsError>),
+    /// A refresh in progress: a ListEndpoints page or a batch of describes, before the
+    /// [`AppEvent::Inventory`] that ends it.
+    InventoryProgress {
+        /// The pair (index into the view's profile × region pairs) it is from; None in a
+        /// single-region view.
+        origin: Option<usize>,
+        /// What was listed or described.
+        progress: crate::aws::endpoints::progressive::InventoryProgress,
+    },
     /// A multi-region refresh: every profile × region pair and the pair of each endpoint of the
     /// [`AppEvent::Inventory`] that follows.
     Regions {

@@ -122,8 +122,8 @@ pub struct Outbox {
 
 impl Outbox {
     /// Queues a job.
-    pub fn job(&mut self, job: Job) {
-        self.jobs.push(job);
+    pub fn job(&mut self, job: impl Into<Job>) {
+        self.jobs.push(job.into());
     }
 
     /// Queues a toast.
@@ -131,12 +131,18 @@ impl Outbox {
         self.toasts.push((level, text.into()));
     }
 
-    /// Asks the read-only gate about a kind of mutation before starting on it (on the selected
-    /// endpoint): true (and a toast saying why) when it is refused.
-    pub fn refused(&mut self, data: &Data, kind: JobKind) -> bool {
+    /// Asks the read-only gate about a mutation (`what`, as its job's [`crate::tui::event::Effect`]
+    /// names it) before starting on it on the selected endpoint: true (and a toast saying why)
+    /// when it is refused.
+    pub fn refused(&mut self, data: &Data, what: &str) -> bool {
         // In a multi-region view the selected endpoint's profile may be read-only.
-        let on = data.selected.as_deref().filter(|_| kind != JobKind::ToolCall);
-        match data.refusal_on(kind.mutation(), on) {
+        self.refused_on(data, what, data.selected.as_deref())
+    }
+
+    /// [`Outbox::refused`] for a mutation on `endpoint` (None: on the console's own profile, as
+    /// tool calls are).
+    pub fn refused_on(&mut self, data: &Data, what: &str, endpoint: Option<&str>) -> bool {
+        match data.refusal_on(Some(what), endpoint) {
             Some(why) => {
                 self.toast(Level::Warn, why);
                 true

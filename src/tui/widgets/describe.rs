@@ -57,17 +57,11 @@ impl DescribeView {
         self.scroll = 0;
     }
 
-    /// Scrolls by `delta` screen rows (clamped to the document as last drawn); a `delta` of
-    /// exactly `page` pages by the page as drawn.
-    pub fn scroll_by(&mut self, delta: isize, page: usize) {
-        let delta = if delta.unsigned_abs() == page.max(1) {
-            delta.signum() * self.page.max(1) as isize
-        } else {
-            delta
-        };
+    /// Scrolls (clamped to the document as last drawn; a page is the page as drawn).
+    pub fn scroll_with(&mut self, m: super::scroll::Move) {
         let rows = if self.rows == 0 { self.lines.len() } else { self.rows };
-        let max = rows.saturating_sub(self.page.max(1));
-        self.scroll = (self.scroll as isize).saturating_add(delta).clamp(0, max as isize) as usize;
+        let offsets = rows.saturating_sub(self.page.max(1)) + 1;
+        self.scroll = m.cursor(self.scroll, offsets, self.page);
     }
 
     /// Draws the view.

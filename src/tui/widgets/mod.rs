@@ -11,6 +11,7 @@ pub mod header;
 pub mod help;
 pub mod pack;
 pub mod schema_form;
+pub mod scroll;
 pub mod toasts;
 
 use ratatui::Frame;

@@ -3,7 +3,6 @@
 //! console. Its events go out as [`AppEvent::Agent`]; a call that needs approval is sent to the
 //! pane with a channel for the decision, and the loop waits on it (or on cancel).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,17 +16,7 @@ use crate::mcp::agent::{
     Transcript, gather_tools,
 };
 use crate::tui::config::AgentDefaults;
-use crate::tui::event::{AgentUpdate, AppEvent};
-
-/// One agent job's data.
-pub(super) struct AgentJob {
-    pub(super) question: String,
-    pub(super) settings: AgentDefaults,
-    pub(super) rerun: Option<(Box<Transcript>, u32)>,
-    pub(super) edited: Option<Vec<crate::mcp::agent::Message>>,
-    pub(super) transcript_path: Option<PathBuf>,
-    pub(super) reason: Option<String>,
-}
+use crate::tui::event::{AgentJob, AgentRun, AgentUpdate, AppEvent};
 
 /// The loop's configuration from the console's settings (`[agent]` of config.toml).
 pub fn agent_config(s: &AgentDefaults, llm: String) -> Result<AgentConfig, String> {
@@ -55,14 +44,18 @@ pub fn agent_config(s: &AgentDefaults, llm: String) -> Result<AgentConfig, Strin
 
 /// Runs one agent job to its end and reports [`AgentUpdate::Done`].
 pub(super) async fn run(
-    hub: &McpHub,
+    hub: Option<&McpHub>,
     id: u64,
     job: AgentJob,
     cancel: CancellationToken,
     events: &UnboundedSender<AppEvent>,
     audited: super::mcp::Audited<'_>,
 ) {
-    let result = drive(hub, id, job, cancel, events, audited).await;
+    let AgentJob::Run(run) = job;
+    let result = match hub {
+        Some(hub) => drive(hub, id, run, cancel, events, audited).await,
+        None => Err("no MCP servers are configured".into()),
+    };
     let _ = events.send(AppEvent::Agent {
         id,
         update: AgentUpdate::Done(result),
@@ -72,7 +65,7 @@ pub(super) async fn run(
 async fn drive(
     hub: &McpHub,
     id: u64,
-    job: AgentJob,
+    job: AgentRun,
     cancel: CancellationToken,
     events: &UnboundedSender<AppEvent>,
     (guard, fleet): super::mcp::Audited<'_>,

@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::events::ServerEvent;
 use crate::mcp::{CallError, CallOptions, McpHub};
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, McpJob};
 
 /// Every server's status and the logs of the connected ones.
 pub(super) fn snapshot(hub: &McpHub) -> AppEvent {
@@ -36,36 +36,26 @@ struct ToolCall {
 
 /// Runs one MCP job.
 pub(super) async fn run(
-    hub: Option<McpHub>,
+    hub: Option<&McpHub>,
     id: u64,
-    job: Job,
+    job: McpJob,
     cancel: CancellationToken,
     events: &UnboundedSender<AppEvent>,
     audited: Audited<'_>,
 ) {
-    let Some(hub) = hub else {
-        if let Job::AgentRun { .. } = job {
-            let update = crate::tui::event::AgentUpdate::Done(Err("no MCP servers are configured".into()));
-            let _ = events.send(AppEvent::Agent { id, update });
-        }
-        if let Job::ToolCall { .. } = job {
-            let _ = events.send(AppEvent::ToolResult {
-                id,
-                index: 0,
-                result: Err(CallError::Disconnected("no MCP servers are configured".into())),
-            });
-        }
-        return;
-    };
-    match job {
-        Job::McpConnect { server } => connect(&hub, server, events).await,
-        Job::ToolCall {
-            server,
-            tool,
-            arguments,
-            repeat,
-            reason,
-        } => {
+    match (job, hub) {
+        (McpJob::Connect { server }, Some(hub)) => connect(hub, server, events).await,
+        (McpJob::Connect { .. }, None) => {}
+        (
+            McpJob::ToolCall {
+                server,
+                tool,
+                arguments,
+                repeat,
+                reason,
+            },
+            Some(hub),
+        ) => {
             let call = ToolCall {
                 server,
                 tool,
@@ -73,44 +63,15 @@ pub(super) async fn run(
                 repeat,
                 reason,
             };
-            call_tool(&hub, id, call, cancel, events, audited).await
+            call_tool(hub, id, call, cancel, events, audited).await
         }
-        Job::AgentRun {
-            question,
-            settings,
-            rerun,
-            edited,
-            transcript_path,
-            reason,
-        } => {
-            let run = super::agent::AgentJob {
-                question,
-                settings,
-                rerun,
-                edited,
-                transcript_path,
-                reason,
-            };
-            super::agent::run(&hub, id, run, cancel, events, audited).await
+        (McpJob::ToolCall { .. }, None) => {
+            let _ = events.send(AppEvent::ToolResult {
+                id,
+                index: 0,
+                result: Err(CallError::Disconnected("no MCP servers are configured".into())),
+            });
         }
-        // Not MCP jobs: run by the worker's other parts (`JobKind::runner`).
-        Job::Inventory
-        | Job::Logs { .. }
-        | Job::Timeline { .. }
-        | Job::Metrics { .. }
-        | Job::Describe { .. }
-        | Job::ApplyWeights { .. }
-        | Job::Activity
-        | Job::Promote { .. }
-        | Job::PromoteResume { .. }
-        | Job::PromoteControl { .. }
-        | Job::Invoke { .. }
-        | Job::Catalog { .. }
-        | Job::Prewarm { .. }
-        | Job::ScalingView { .. }
-        | Job::ChangeScaling { .. }
-        | Job::Alarms
-        | Job::Cancel(_) => {}
     }
 }
 

@@ -3,9 +3,9 @@
 //! awaits any of this.
 
 mod agent;
-mod mcp;
-
+mod fleet;
 mod guard;
+mod mcp;
 
 mod regions;
 mod varlog;
@@ -20,11 +20,9 @@ use parking_lot::Mutex;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::AbortHandle;
 
-use super::event::{AppEvent, Job, JobKind, Runner};
-use crate::aws::endpoints::inventory::InventoryOptions;
+use super::event::{AppEvent, FleetJob, Job, McpJob};
 use crate::aws::endpoints::multi::FleetTarget;
-use crate::aws::observe::metrics::MetricsPlan;
-use crate::aws::{AwsError, AwsOptions, Fleet, RetryPolicy};
+use crate::aws::{AwsError, AwsOptions, Fleet};
 
 /// Time limits of the jobs.
 #[derive(Debug, Clone, Copy)]
@@ -173,7 +171,7 @@ async fn serve(
             label: job.label(),
         });
         let cancel = tokio_util::sync::CancellationToken::new();
-        if matches!(job.kind(), JobKind::ToolCall | JobKind::AgentRun) {
+        if matches!(job, Job::Mcp(McpJob::ToolCall { .. }) | Job::Agent(_)) {
             shared.tool_calls.lock().insert(id, cancel.clone());
         }
         let handle = tokio::spawn(shared.clone().run(id, job, target, cancel));
@@ -206,25 +204,24 @@ impl Shared {
     }
 
     /// Runs job `id` (in its own task) on the fleet of `target` (None: the console's own) by
-    /// the part of the worker its kind names, then reports it finished.
+    /// its runner, then reports it finished.
     async fn run(self, id: u64, job: Job, target: Option<FleetTarget>, cancel: tokio_util::sync::CancellationToken) {
         if !self.run_merged(&job).await {
             let fleet = match target {
                 Some(t) => self.fleets.get(&t).await,
                 None => self.fleet.clone(),
             };
-            let (events, guard, limits) = (&self.events, &self.guard, self.limits);
-            match (job.kind().runner(), fleet) {
-                (Runner::Mcp, fleet) => {
-                    mcp::run(self.hub.clone(), id, job, cancel, events, (guard, &fleet)).await;
-                    self.tool_calls.lock().remove(&id);
-                }
-                (Runner::Guard, fleet) => guard::run(guard, &fleet, job, limits, events).await,
-                (Runner::Fleet, Ok(f)) => run_job(&f, id, job, limits, events, guard).await,
-                (Runner::Fleet, Err(e)) => fail(events, id, job, e),
-                // Cancel is answered by `serve` and never spawned.
-                (Runner::Worker, _) => {}
+            let (events, guard, limits, hub) = (&self.events, &self.guard, self.limits, self.hub.as_ref());
+            match (job, fleet) {
+                (Job::Fleet(job), Ok(f)) => fleet::run(&f, id, job, limits, events, guard).await,
+                (Job::Fleet(job), Err(e)) => fleet::fail(events, id, job, e),
+                (Job::Guard(job), fleet) => guard::run(guard, &fleet, job, limits, events).await,
+                (Job::Mcp(job), fleet) => mcp::run(hub, id, job, cancel, events, (guard, &fleet)).await,
+                (Job::Agent(job), fleet) => agent::run(hub, id, job, cancel, events, (guard, &fleet)).await,
+                // Answered by `serve` and never spawned.
+                (Job::Cancel(_), _) => {}
             }
+            self.tool_calls.lock().remove(&id);
         }
         if self.running.lock().remove(&id).is_some() {
             let _ = self.events.send(AppEvent::Finished { id, cancelled: false });
@@ -238,15 +235,15 @@ impl Shared {
             return false;
         }
         match job {
-            Job::Inventory => {
+            Job::Fleet(FleetJob::Inventory) => {
                 self.fleets.inventory(self.limits.inventory, &self.events).await;
                 true
             }
-            Job::Metrics {
+            Job::Fleet(FleetJob::Metrics {
                 endpoints,
                 window,
                 detail: false,
-            } => {
+            }) => {
                 let result = self
                     .fleets
                     .metrics(endpoints.clone(), *window, self.limits.metrics)
@@ -261,236 +258,4 @@ impl Shared {
 
 fn timeout_error(what: &str, d: Duration) -> AwsError {
     AwsError::Timeout(format!("{what} took longer than {}s", d.as_secs()))
-}
-
-/// Answers a job with the connection error.
-fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: Job, e: AwsError) {
-    let ev = match job {
-        Job::Inventory => AppEvent::Inventory(Err(e)),
-        Job::Metrics { detail, .. } => AppEvent::Metrics { detail, result: Err(e) },
-        Job::Describe { endpoint } => AppEvent::Described {
-            endpoint,
-            result: Err(e),
-        },
-        Job::ApplyWeights { plan, .. } => AppEvent::WeightsDone {
-            endpoint: plan.endpoint,
-            result: Err(e),
-        },
-        Job::Invoke { .. } => AppEvent::Invoked {
-            id,
-            index: 0,
-            result: Err(crate::aws::invoke::call::InvokeFailure {
-                error: e,
-                attempts: 0,
-                total: Duration::ZERO,
-            }),
-        },
-        Job::Catalog { endpoint, .. } => AppEvent::Catalog {
-            endpoint,
-            result: Err(e),
-        },
-        Job::Prewarm { endpoint, .. } => AppEvent::PrewarmDone {
-            endpoint,
-            result: Err(e),
-        },
-        Job::Promote { spec, .. } => AppEvent::PromotionEnded {
-            endpoint: spec.endpoint,
-            result: Err(e.to_string()),
-        },
-        Job::PromoteResume { endpoint, .. } => AppEvent::PromotionEnded {
-            endpoint,
-            result: Err(e.to_string()),
-        },
-        Job::Logs { query, follow, .. } => AppEvent::Logs {
-            endpoint: query.endpoint,
-            follow,
-            result: Err(e),
-        },
-        Job::Timeline { endpoint, .. } => AppEvent::Timeline {
-            endpoint,
-            result: Err(e),
-        },
-        Job::Alarms => AppEvent::Alarms(Err(e.to_string())),
-        Job::ScalingView { endpoint } => AppEvent::Scaling {
-            endpoint,
-            result: Err(e),
-        },
-        Job::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
-            endpoint,
-            variant,
-            result: Err(e.to_string()),
-        },
-        Job::Cancel(_)
-        | Job::McpConnect { .. }
-        | Job::ToolCall { .. }
-        | Job::AgentRun { .. }
-        | Job::Activity
-        | Job::PromoteControl { .. } => {
-            return;
-        }
-    };
-    let _ = events.send(ev);
-}
-
-/// An endpoint with its autoscaling and its last ten scaling activities (the `d` overlay).
-async fn describe(
-    f: &Fleet,
-    endpoint: &str,
-) -> Result<
-    (
-        crate::aws::endpoints::inventory::EndpointInfo,
-        Vec<crate::aws::endpoints::autoscaling::ActivityInfo>,
-    ),
-    AwsError,
-> {
-    let info = f.endpoint(endpoint).await?;
-    let variants: Vec<String> = info.variants.iter().map(|v| v.name.clone()).collect();
-    let acts = f.scaling_activities(endpoint, &variants, 10).await.unwrap_or_default();
-    Ok((info, acts))
-}
-
-/// Invokes `spec` `repeat` times (at least once), each with its retries and time limit, each
-/// recorded in the variant log and sent as it ends.
-async fn invoke(
-    f: &Fleet,
-    id: u64,
-    (spec, repeat): (&crate::aws::invoke::call::InvokeSpec, u32),
-    limits: JobLimits,
-    events: &UnboundedSender<AppEvent>,
-    guard: &guard::Guard,
-) {
-    let policy = RetryPolicy::default();
-    for index in 0..repeat.max(1) {
-        let r = tokio::time::timeout(limits.invoke, f.invoke(spec, &policy))
-            .await
-            .unwrap_or_else(|_| {
-                Err(crate::aws::invoke::call::InvokeFailure {
-                    error: timeout_error("the invocation", limits.invoke),
-                    attempts: 1,
-                    total: limits.invoke,
-                })
-            });
-        let record = crate::aws::invoke::log::InvocationRecord::of_invoke("console-invoke", None, spec, &r);
-        varlog::append(guard, record, &spec.body, events);
-        let _ = events.send(AppEvent::Invoked { id, index, result: r });
-    }
-}
-
-/// Runs a plain fleet-layer job (a read or an invocation), each within its time limit.
-async fn run_job(
-    f: &Fleet,
-    id: u64,
-    job: Job,
-    limits: JobLimits,
-    events: &UnboundedSender<AppEvent>,
-    guard: &guard::Guard,
-) {
-    let send = |ev: AppEvent| {
-        let _ = events.send(ev);
-    };
-    let now = std::time::SystemTime::now;
-    match job {
-        Job::Inventory => {
-            let r = within(
-                limits.inventory,
-                "the inventory",
-                f.inventory(InventoryOptions::default()),
-            )
-            .await;
-            send(AppEvent::Inventory(r));
-            release_freed_memory();
-        }
-        Job::Metrics {
-            endpoints,
-            window,
-            detail,
-        } => {
-            let plan = MetricsPlan::for_endpoints(&endpoints, window, MetricsPlan::period_for(window));
-            let r = within(limits.metrics, "the metrics refresh", f.fetch_metrics(&plan, now())).await;
-            send(AppEvent::Metrics { detail, result: r });
-        }
-        Job::Describe { endpoint } => {
-            let r = within(limits.metrics, "describe", describe(f, &endpoint)).await;
-            send(AppEvent::Described { endpoint, result: r });
-        }
-        Job::Invoke { spec, repeat } => invoke(f, id, (&spec, repeat), limits, events, guard).await,
-        Job::Catalog { endpoint, prefix } => {
-            let r = within(limits.metrics, "the catalog listing", f.list_catalog(&prefix, None)).await;
-            send(AppEvent::Catalog { endpoint, result: r });
-        }
-        Job::ScalingView { endpoint } => {
-            let r = within(limits.metrics, "the autoscaling view", f.scaling_view(&endpoint, now())).await;
-            send(AppEvent::Scaling {
-                endpoint,
-                result: r.map(Box::new),
-            });
-        }
-        Job::Alarms => {
-            let r = within(limits.metrics, "the alarm states", f.alarms_by_endpoint()).await;
-            send(AppEvent::Alarms(r.map_err(|e| e.to_string())));
-        }
-        Job::Logs { query, streams, follow } => {
-            let r = within(limits.metrics, "reading the logs", read_logs(f, query.clone(), streams)).await;
-            send(AppEvent::Logs {
-                endpoint: query.endpoint,
-                follow,
-                result: r,
-            });
-        }
-        // Run elsewhere, by `JobKind::runner`: audited mutations in `guard`, MCP in `mcp`.
-        Job::ChangeScaling { .. }
-        | Job::Timeline { .. }
-        | Job::ApplyWeights { .. }
-        | Job::Activity
-        | Job::Promote { .. }
-        | Job::PromoteResume { .. }
-        | Job::PromoteControl { .. }
-        | Job::Prewarm { .. }
-        | Job::McpConnect { .. }
-        | Job::ToolCall { .. }
-        | Job::AgentRun { .. }
-        | Job::Cancel(_) => {}
-    }
-}
-
-/// `call`'s result, or a timeout error naming `what` when it takes longer than `limit`.
-async fn within<T>(
-    limit: Duration,
-    what: &str,
-    call: impl std::future::Future<Output = Result<T, AwsError>>,
-) -> Result<T, AwsError> {
-    tokio::time::timeout(limit, call)
-        .await
-        .unwrap_or_else(|_| Err(timeout_error(what, limit)))
-}
-
-/// The logs of a [`Job::Logs`]: the streams when asked, then every page of lines.
-async fn read_logs(
-    f: &Fleet,
-    query: crate::aws::observe::logs::LogQuery,
-    streams: bool,
-) -> Result<
-    (
-        Option<Vec<crate::aws::observe::logs::StreamInfo>>,
-        crate::aws::observe::logs::LogRead,
-    ),
-    AwsError,
-> {
-    let streams = match streams {
-        true => Some(f.log_streams(&query.endpoint, query.variant.as_deref()).await?),
-        false => None,
-    };
-    let calls = std::sync::atomic::AtomicUsize::new(0);
-    Ok((streams, f.log_lines(&query, &calls).await?))
-}
-
-/// An inventory of a large fleet allocates thousands of transient response buffers; glibc keeps
-/// the freed pages resident. Handing them back after each inventory keeps a 1,000-endpoint
-/// console's resident set flat (`benches/console_live.sh`).
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory to the system.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use sagedeck::aws::change::audit::{AuditPhase, AuditRecord};
+use sagedeck::tui::event::GuardJob;
 
 fn record(id: &str, phase: AuditPhase, epoch: f64, action: &str, result: Option<&str>) -> AuditRecord {
     AuditRecord {
@@ -54,7 +55,9 @@ fn the_activity_tab_lists_newest_first_filters_and_shows_the_record() {
     press(&mut app, "7");
     assert_eq!(app.tab, Tab::Activity);
     assert!(
-        app.take_jobs().iter().any(|(_, j)| matches!(j, Job::Activity)),
+        app.take_jobs()
+            .iter()
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::Activity))),
         "shown: the log is read"
     );
     app.on_event(AppEvent::Activity(Ok(log())));

@@ -19,6 +19,7 @@ use sagedeck::aws::promote::plan::{Mode, Phase, PlanState, PromotionSpec, StepRe
 use sagedeck::aws::promote::report::{Figures, GateCheck, GateReport, Gates, Verdict};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
@@ -153,7 +154,11 @@ fn the_plan_editor_validates_then_states_the_plan() {
         "m chooses manual"
     );
     set_field(&mut app, 17, "INC-42 quiet hours");
-    assert!(app.take_jobs().iter().all(|(_, j)| !matches!(j, Job::Promote { .. })));
+    assert!(
+        app.take_jobs()
+            .iter()
+            .all(|(_, j)| !matches!(j, Job::Guard(GuardJob::Promote { .. })))
+    );
 
     tap(&mut app, KeyCode::Enter);
     assert!(app.panes.variants.promo.editor.is_none());
@@ -177,7 +182,7 @@ fn the_plan_editor_validates_then_states_the_plan() {
     let spec = jobs
         .iter()
         .find_map(|(_, j)| match j {
-            Job::Promote { spec, reason, .. } => Some((spec.clone(), reason.clone())),
+            Job::Guard(GuardJob::Promote { spec, reason, .. }) => Some((spec.clone(), reason.clone())),
             _ => None,
         })
         .expect("y starts the plan");
@@ -319,7 +324,7 @@ fn manual_mode_asks_and_esc_offers_hold_or_roll_back() {
         app.take_jobs()
             .into_iter()
             .filter_map(|(_, j)| match j {
-                Job::PromoteControl { control, .. } => Some(control),
+                Job::Guard(GuardJob::PromoteControl { control, .. }) => Some(control),
                 _ => None,
             })
             .collect()
@@ -363,7 +368,10 @@ fn manual_mode_asks_and_esc_offers_hold_or_roll_back() {
     let Some(Overlay::Confirm(c)) = &app.overlay else {
         panic!("B asks first")
     };
-    assert!(matches!(c.jobs.as_slice(), [Job::PromoteResume { rollback: true, .. }]));
+    assert!(matches!(
+        c.jobs.as_slice(),
+        [Job::Guard(GuardJob::PromoteResume { rollback: true, .. })]
+    ));
 }
 
 #[test]
@@ -412,7 +420,7 @@ fn unfinished_plans_are_announced_and_offered_for_resume() {
     assert_eq!(c.title, "Resume the promotion of fraud-detector?");
     assert!(matches!(
         c.jobs.as_slice(),
-        [Job::PromoteResume { rollback: false, .. }]
+        [Job::Guard(GuardJob::PromoteResume { rollback: false, .. })]
     ));
     tap(&mut app, KeyCode::Esc);
     app.data.read_only = true;
@@ -482,10 +490,10 @@ fn quitting_during_a_plan_asks_first() {
     press(&mut app, "h");
     assert!(app.take_jobs().iter().any(|(_, j)| matches!(
         j,
-        Job::PromoteControl {
+        Job::Guard(GuardJob::PromoteControl {
             control: Control::Hold,
             ..
-        }
+        })
     )));
     // Asked again, then a second Ctrl-C quits.
     press(&mut app, "q");

@@ -4,6 +4,7 @@
 
 use super::*;
 use sagedeck::aws::promote::lock::PlanLock;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, spawn_guarded};
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -34,17 +35,19 @@ async fn the_console_refuses_a_plan_another_process_drives() {
     let mut app = app_on(f.endpoint(DEMO_EP).await.unwrap());
     // This test process plays the other driver.
     let lock = PlanLock::acquire(&sagedeck::aws::promote::plan::plan_path(&plans, DEMO_EP)).unwrap();
-    let start = Job::Promote {
+    let start = Job::Guard(GuardJob::Promote {
         spec: PromotionSpec {
             endpoint: DEMO_EP.into(),
             ..spec()
         },
         reason: None,
         extras: Default::default(),
-    };
-    let resume = |rollback| Job::PromoteResume {
-        endpoint: DEMO_EP.into(),
-        rollback,
+    });
+    let resume = |rollback| {
+        Job::Guard(GuardJob::PromoteResume {
+            endpoint: DEMO_EP.into(),
+            rollback,
+        })
     };
     for (i, job) in [start, resume(false), resume(true)].into_iter().enumerate() {
         jobs.submit(i as u64 + 1, job);

@@ -11,6 +11,7 @@ use sagedeck::aws::promote::events::PromotionEvent;
 use sagedeck::aws::promote::plan::Phase;
 use sagedeck::aws::promote::report::{GateCheck, Verdict};
 use sagedeck::tui::event::Job;
+use sagedeck::tui::event::{FleetJob, GuardJob};
 use sagedeck::tui::widgets::Overlay;
 
 use super::{EP, app, app_on, endpoint, promotion, report, set_field, snapshot, state};
@@ -73,7 +74,7 @@ fn the_editor_carries_judge_alarms_load_and_consolidation_into_the_plan() {
     let (spec, extras) = jobs
         .iter()
         .find_map(|(_, j)| match j {
-            Job::Promote { spec, extras, .. } => Some((spec.clone(), extras.clone())),
+            Job::Guard(GuardJob::Promote { spec, extras, .. }) => Some((spec.clone(), extras.clone())),
             _ => None,
         })
         .expect("y starts the plan");
@@ -197,7 +198,7 @@ fn a_5xx_breach_without_a_verdict_is_shown_loud_with_the_key_that_rolls_back() {
     assert!(
         app.take_jobs()
             .iter()
-            .any(|(_, j)| matches!(j, Job::PromoteResume { rollback: true, .. }))
+            .any(|(_, j)| matches!(j, Job::Guard(GuardJob::PromoteResume { rollback: true, .. })))
     );
 }
 
@@ -349,7 +350,7 @@ fn a_plan_event_asks_for_a_describe_and_the_variants_table_follows_it() {
     assert!(
         asked
             .iter()
-            .any(|(_, j)| matches!(j, Job::Describe { endpoint } if endpoint == EP)),
+            .any(|(_, j)| matches!(j, Job::Fleet(FleetJob::Describe { endpoint }) if endpoint == EP)),
         "{asked:?}"
     );
     let mut now = endpoint();

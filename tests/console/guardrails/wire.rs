@@ -2,6 +2,7 @@
 
 use super::*;
 use sagedeck::aws::change::audit::AuditPhase;
+use sagedeck::tui::event::GuardJob;
 use sagedeck::tui::worker::{GuardOptions, JobLimits, spawn_guarded};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
@@ -91,7 +92,7 @@ async fn a_change_behind_the_consoles_back_is_refused_and_nothing_is_sent() {
     let job = app
         .take_jobs()
         .into_iter()
-        .find(|(_, j)| matches!(j, Job::ApplyWeights { .. }))
+        .find(|(_, j)| matches!(j, Job::Guard(GuardJob::ApplyWeights { .. })))
         .expect("confirm sends the change");
     jobs.submit(job.0, job.1);
     let err = wait_for(&mut rx, &mut app, |ev| match ev {
@@ -172,11 +173,11 @@ async fn the_sessions_reason_is_shown_confirmed_and_audited() {
     press(&mut app, ":reason");
     tap(&mut app, KeyCode::Enter);
     assert_eq!(app.data.reason, None);
-    let mut prewarm = Job::Prewarm {
+    let mut prewarm = Job::Guard(GuardJob::Prewarm {
         endpoint: "mcp-multi-model-endpoint".into(),
         models: vec!["tenant-acme-finetuned-v2.tar.gz".into()],
         reason: None,
-    };
+    });
     prewarm.stamp_reason(app.data.reason.as_deref());
     assert!(prewarm.lacks_reason());
 }
@@ -194,11 +195,11 @@ async fn a_console_prewarm_is_audited() {
     let model = "tenant-acme-finetuned-v2.tar.gz";
     jobs.submit(
         1,
-        Job::Prewarm {
+        Job::Guard(GuardJob::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec![model.into()],
             reason: None,
-        },
+        }),
     );
     let r = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::PrewarmDone { result, .. } => Some(result.clone()),
@@ -238,11 +239,11 @@ async fn an_unwritable_audit_log_blocks_console_mutations() {
     assert!(err.to_string().contains("cannot write the audit log"), "{err}");
     jobs.submit(
         100,
-        Job::Prewarm {
+        Job::Guard(GuardJob::Prewarm {
             endpoint: "mcp-multi-model-endpoint".into(),
             models: vec!["tenant-acme-finetuned-v2.tar.gz".into()],
             reason: None,
-        },
+        }),
     );
     let r = wait_for(&mut rx, &mut app, |ev| match ev {
         AppEvent::PrewarmDone { result, .. } => Some(result.clone()),
@@ -271,11 +272,11 @@ async fn a_console_plan_runs_in_the_worker_asks_holds_and_rolls_back() {
     };
     jobs.submit(
         1,
-        Job::Promote {
+        Job::Guard(GuardJob::Promote {
             spec,
             reason: None,
             extras: Default::default(),
-        },
+        }),
     );
     // Manual mode: the plan asks before its first step, and nothing is sent meanwhile.
     wait_for(&mut rx, &mut app, |ev| match ev {

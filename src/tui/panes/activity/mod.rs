@@ -1,7 +1,7 @@
 //! Activity: the audit log of mutations, newest first — time, principal, action, target,
 //! before → after, result, reason. `/` filters (substring or regex, `!` inverts) over the whole
 //! row; Enter shows the full record (wrapped and scrollable to every field). Columns take the
-//! width of their content; when the row does not fit, the widest give way first. The log is read by the worker ([`Job::Activity`]) when the
+//! width of their content; when the row does not fit, the widest give way first. The log is read by the worker ([`GuardJob::Activity`]) when the
 //! tab is shown, on the refresh tick while it is visible, and whenever the console writes to it.
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -14,11 +14,12 @@ use serde_json::Value;
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::change::audit::{AuditPhase, AuditRecord};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, GuardJob};
 use crate::tui::filter::Filter;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::pane_frame;
+use crate::tui::widgets::scroll::{self, Move};
 
 /// One row: a result line, or an intent whose result never came.
 #[derive(Debug, Clone)]
@@ -162,7 +163,7 @@ impl ActivityPane {
     fn tick(&mut self, every: std::time::Duration, out: &mut Outbox) {
         if self.last_read.is_none_or(|t| t.elapsed() >= every) {
             self.last_read = Some(std::time::Instant::now());
-            out.job(Job::Activity);
+            out.job(GuardJob::Activity);
         }
     }
 
@@ -204,13 +205,7 @@ impl Pane for ActivityPane {
         if let Some(d) = self.detail.as_mut() {
             match key.code {
                 KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.detail = None,
-                KeyCode::Up | KeyCode::Char('k') => d.scroll_by(-1, 1 << 20),
-                KeyCode::Down | KeyCode::Char('j') => d.scroll_by(1, 1 << 20),
-                KeyCode::PageUp => d.scroll_by(-(1 << 20), 1 << 20),
-                KeyCode::PageDown | KeyCode::Char(' ') => d.scroll_by(1 << 20, 1 << 20),
-                KeyCode::Home | KeyCode::Char('g') => d.scroll = 0,
-                KeyCode::End | KeyCode::Char('G') => d.scroll_by(1 << 40, 1 << 20),
-                _ => {}
+                _ => _ = Move::of_key(&key).map(|m| d.scroll_with(m)),
             }
             return true;
         }
@@ -224,12 +219,8 @@ impl Pane for ActivityPane {
             self.cursor = 0;
             return true;
         }
-        let last = self.visible().len().saturating_sub(1);
+        let rows = self.visible().len();
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(last),
-            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::Home | KeyCode::Char('g') => self.cursor = 0,
-            KeyCode::End | KeyCode::Char('G') => self.cursor = last,
             KeyCode::Char('/') => self.filtering = true,
             KeyCode::Enter => {
                 if let Some(r) = self.visible().get(self.cursor) {
@@ -239,7 +230,7 @@ impl Pane for ActivityPane {
                 }
             }
             KeyCode::Esc if !self.filter.is_empty() => self.filter.clear(),
-            _ => return false,
+            _ => return scroll::cursor_key(&mut self.cursor, &key, rows, scroll::PAGE),
         }
         true
     }
@@ -351,6 +342,6 @@ impl Pane for ActivityPane {
 
     fn on_show(&mut self, _data: &mut Data, out: &mut Outbox) {
         self.last_read = Some(std::time::Instant::now());
-        out.job(Job::Activity);
+        out.job(GuardJob::Activity);
     }
 }

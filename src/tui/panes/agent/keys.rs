@@ -7,6 +7,7 @@ use super::{AgentPane, Focus};
 use crate::mcp::agent::Decision;
 use crate::tui::data::Data;
 use crate::tui::event::Job;
+use crate::tui::widgets::scroll;
 use crate::tui::panes::{KeyHint, Outbox, Tab, ctrl};
 use crate::tui::widgets::toasts::Level;
 
@@ -88,8 +89,6 @@ impl AgentPane {
         let steps = self.shown_run().map(|r| r.steps.len()).unwrap_or(0);
         match key.code {
             KeyCode::Char('a') | KeyCode::Char('i') => self.focus = Focus::Input,
-            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(steps.saturating_sub(1)),
             KeyCode::Enter if steps > 0 => {
                 self.focus = Focus::Detail;
                 self.scroll = 0;
@@ -107,7 +106,7 @@ impl AgentPane {
                 }
                 None => return false,
             },
-            _ => return false,
+            _ => return scroll::cursor_key(&mut self.cursor, &key, steps, scroll::PAGE),
         }
         true
     }
@@ -116,11 +115,6 @@ impl AgentPane {
         let steps = self.shown_run().map(|r| r.steps.len()).unwrap_or(0);
         match key.code {
             KeyCode::Esc | KeyCode::Enter | KeyCode::Backspace => self.focus = Focus::Conversation,
-            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll = self.scroll.saturating_add(1),
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll = self.scroll.saturating_add(10),
-            KeyCode::Home => self.scroll = 0,
             KeyCode::Left => {
                 self.cursor = self.cursor.saturating_sub(1);
                 self.scroll = 0;
@@ -133,20 +127,16 @@ impl AgentPane {
             KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
             KeyCode::Char('R') => self.rerun(data, out, None),
             KeyCode::Char('E') => self.start_edit(out),
-            _ => return false,
+            _ => return scroll::offset_key(&mut self.scroll, &key, scroll::PAGE as u16),
         }
         true
     }
 
     fn runs_key(&mut self, key: KeyEvent) -> bool {
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.list_cursor = self.list_cursor.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.list_cursor = (self.list_cursor + 1).min(self.runs.len().saturating_sub(1))
-            }
             KeyCode::Enter => self.show_listed(),
             KeyCode::Esc | KeyCode::Char('h') => self.focus = Focus::Conversation,
-            _ => return false,
+            _ => return scroll::cursor_key(&mut self.list_cursor, &key, self.runs.len(), scroll::PAGE),
         }
         true
     }

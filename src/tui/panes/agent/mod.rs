@@ -1,5 +1,5 @@
 //! Agent: ask a question of an LLM endpoint that drives MCP tools (the loop of `mcp::agent`, run
-//! by the worker as [`Job::AgentRun`]) and watch the conversation grow step by step, with a
+//! by the worker as [`AgentJob::Run`]) and watch the conversation grow step by step, with a
 //! waterfall of LLM and tool time per step. Enter opens a step's raw prompt, raw reply, parsed
 //! call and tool result; in `ask` approval mode each call waits for y / n / e (edit the
 //! arguments); Esc cancels a run; `h` lists this session's runs and the transcripts saved under
@@ -22,7 +22,7 @@ use super::{KeyHint, Outbox, Pane, PaneCommand};
 use crate::mcp::agent::{ApprovalRequest, Decision, End, Event, Header, Message, Step, Transcript};
 use crate::tui::config::AgentDefaults;
 use crate::tui::data::Data;
-use crate::tui::event::{AgentUpdate, AppEvent, Job, JobKind};
+use crate::tui::event::{AgentJob, AgentRun, AgentUpdate, AppEvent, Job, JobKind, RUNNING_THE_AGENT};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
 pub use runs::saved_runs;
@@ -176,19 +176,19 @@ impl AgentPane {
             out.toast(Level::Info, "type a question first");
             return;
         }
-        if out.refused(data, JobKind::AgentRun) {
+        if out.refused(data, RUNNING_THE_AGENT) {
             return;
         }
         self.focus = Focus::Conversation;
         self.input.clear();
-        out.job(Job::AgentRun {
+        out.job(AgentJob::Run(AgentRun {
             question,
             settings: self.settings.clone(),
             rerun: None,
             edited: None,
             transcript_path: self.new_file(),
             reason: None,
-        });
+        }));
     }
 
     /// A new transcript file under the runs directory (named by time, so they sort).
@@ -207,7 +207,7 @@ impl AgentPane {
             out.toast(Level::Info, "no step to re-run from");
             return;
         };
-        if run.running || out.refused(data, JobKind::AgentRun) {
+        if run.running || out.refused(data, RUNNING_THE_AGENT) {
             return;
         }
         // The LLM of the settings (`:agent-llm` changes it), else the run's own.
@@ -215,14 +215,14 @@ impl AgentPane {
         if settings.llm.is_none() {
             settings.llm = run.header.as_ref().map(|h| h.llm.clone()).filter(|l| !l.is_empty());
         }
-        out.job(Job::AgentRun {
+        out.job(AgentJob::Run(AgentRun {
             question: run.question.clone(),
             settings,
             rerun: Some((Box::new(run.transcript()), step.step)),
             edited,
             transcript_path: self.new_file(),
             reason: None,
-        });
+        }));
     }
 
     /// Starts editing the selected step's last user message.
@@ -406,12 +406,12 @@ impl Pane for AgentPane {
     }
 
     fn on_submitted(&mut self, id: u64, job: &Job) {
-        if let Job::AgentRun {
+        if let Job::Agent(AgentJob::Run(AgentRun {
             question,
             rerun,
             transcript_path,
             ..
-        } = job
+        })) = job
         {
             self.runs.push(Run {
                 job: Some(id),

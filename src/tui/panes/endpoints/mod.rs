@@ -9,17 +9,20 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::widgets::{Cell, Row};
 
+mod partial;
 mod regions;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand, Tab};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::described::RowState;
+use crate::tui::event::{AppEvent, FleetJob};
 use crate::tui::filter::Filter;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::scroll::Move;
 
 mod view;
 
@@ -163,8 +166,15 @@ impl EndpointsPane {
                 Column::Name | Column::Status => 0.0,
             }
         };
+        // A row not described yet knows only its name, status and times: on any other column
+        // it sorts last, whichever the direction.
+        let unknown = |i: usize| partial::needs_describe(self.sort) && data.row_state(i) != RowState::Described;
         view.sort_by(|a, b| {
             let (ea, eb) = (&data.inventory[*a], &data.inventory[*b]);
+            let (ua, ub) = (unknown(*a), unknown(*b));
+            if ua || ub {
+                return ua.cmp(&ub).then(ea.name.cmp(&eb.name));
+            }
             let ord = match self.sort {
                 Column::Name => ea.name.cmp(&eb.name),
                 Column::Status => ea.status.cmp(&eb.status).then(ea.name.cmp(&eb.name)),
@@ -230,7 +240,7 @@ impl EndpointsPane {
 
 impl Pane for EndpointsPane {
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, _out: &mut Outbox, _visible: bool) {
-        if matches!(ev, AppEvent::Inventory(Ok(_))) {
+        if matches!(ev, AppEvent::Inventory(Ok(_)) | AppEvent::InventoryProgress { .. }) {
             self.rebuild(data);
         }
     }
@@ -283,14 +293,7 @@ impl Pane for EndpointsPane {
             self.move_to(self.cursor, data);
             return true;
         }
-        let last = self.view.len().saturating_sub(1);
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.move_to(self.cursor.saturating_add(1).min(last), data),
-            KeyCode::Up | KeyCode::Char('k') => self.move_to(self.cursor.saturating_sub(1), data),
-            KeyCode::PageDown => self.move_to(self.cursor.saturating_add(self.page), data),
-            KeyCode::PageUp => self.move_to(self.cursor.saturating_sub(self.page), data),
-            KeyCode::Home | KeyCode::Char('g') => self.move_to(0, data),
-            KeyCode::End | KeyCode::Char('G') => self.move_to(last, data),
             KeyCode::Char('/') => {
                 self.typing = true;
                 self.filter.clear();
@@ -325,10 +328,13 @@ impl Pane for EndpointsPane {
                 if let Some(n) = self.selected_name(data) {
                     data.selected = Some(n.clone());
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {n}"))));
-                    out.job(Job::Describe { endpoint: n });
+                    out.job(FleetJob::Describe { endpoint: n });
                 }
             }
-            _ => return false,
+            _ => match Move::of_key(&key) {
+                Some(m) => self.move_to(m.cursor(self.cursor, self.view.len(), self.page), data),
+                None => return false,
+            },
         }
         true
     }

@@ -11,6 +11,7 @@ use super::{EndpointsPane, instances_text, opt, scaling_text};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::config::Standing;
 use crate::tui::data::Data;
+use crate::tui::described::RowState;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::pane_frame;
 
@@ -75,8 +76,12 @@ impl EndpointsPane {
         if self.view.len() != data.inventory.len() && self.filter.is_empty() {
             self.rebuild(data);
         }
+        let describing = match data.undescribed.loading() {
+            0 => String::new(),
+            n => format!(", {n} describing{}", super::partial::LOADING),
+        };
         let title = format!(
-            " Endpoints ({}{}){} ",
+            " Endpoints ({}{describing}{}){} ",
             self.view.len(),
             if self.filter.is_empty() {
                 String::new()
@@ -146,7 +151,8 @@ impl EndpointsPane {
             .take(self.page)
             .map(|i| {
                 let e = &data.inventory[*i];
-                e.name.chars().count() + data.alarm_badge(&e.name).chars().count()
+                let failed_badge = 2 * usize::from(matches!(data.row_state(*i), RowState::Failed(_)));
+                e.name.chars().count() + data.alarm_badge(&e.name).chars().count() + failed_badge
             })
             .max()
             .unwrap_or(4)
@@ -224,7 +230,11 @@ impl EndpointsPane {
             .take(self.page)
             .map(|(pos, i)| {
                 let e = &data.inventory[*i];
-                let cells = vec![
+                let state = data.row_state(*i);
+                let cells = if state != RowState::Described {
+                    super::partial::cells(data, e, state, theme)
+                } else {
+                    vec![
                     // A firing CloudWatch alarm puts a badge before the name.
                     Cell::from(ratatui::text::Line::from(vec![
                         Span::styled(data.alarm_badge(&e.name), theme.fg(Role::StatusError)),
@@ -239,7 +249,8 @@ impl EndpointsPane {
                     p99_cell(data, e, theme),
                     rate_cell(data, e, theme),
                     Cell::from(crate::format::time_text(e.modified)),
-                ];
+                ]
+                };
                 let mut cells: Vec<Option<Cell>> = cells.into_iter().map(Some).collect();
                 cells.extend(super::regions::cells(data, *i).map(Some));
                 let row = Row::new(shown.iter().filter_map(|n| cells.get_mut(*n).and_then(Option::take)));

@@ -7,6 +7,7 @@ use super::form::{CONTENT_TYPES, Field, Form, completions};
 use super::{InvokePane, ctrl};
 use crate::tui::data::Data;
 use crate::tui::panes::Outbox;
+use crate::tui::widgets::scroll;
 
 impl InvokePane {
     /// Keys while a field has focus (every key is the field's).
@@ -88,12 +89,9 @@ impl InvokePane {
         let last = self.history.len().saturating_sub(1);
         match key.code {
             KeyCode::Esc | KeyCode::Char('h') => self.history_open = false,
-            KeyCode::Up | KeyCode::Char('k') => self.history_cursor = self.history_cursor.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.history_cursor = (self.history_cursor + 1).min(last),
-            KeyCode::Home | KeyCode::Char('g') => self.history_cursor = 0,
-            KeyCode::End | KeyCode::Char('G') => self.history_cursor = last,
             KeyCode::Enter => self.rerun(data, out),
             KeyCode::Char('l') => self.load(data, out),
+            _ if scroll::cursor_key(&mut self.history_cursor, &key, self.history.len(), scroll::PAGE) => {}
             _ => return false,
         }
         if !self.history.is_empty() {

@@ -3,7 +3,7 @@
 //! a multi-line body editor whose JSON is checked as it is typed; the response pretty-printed (or
 //! size and hex preview), invoked variant, latency, attempts, the classified error; a repeat's
 //! p50/p95/p99 and variant split; a history of calls to re-run or load back. Sending only queues a
-//! [`Job::Invoke`]; read-only mode refuses it.
+//! [`FleetJob::Invoke`]; read-only mode refuses it.
 
 mod calls;
 mod form;
@@ -19,9 +19,10 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane, ctrl};
 use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, FleetJob, FleetKind, INVOKING, Job, JobKind};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::scroll;
 
 pub use calls::{Call, CallState};
 pub use form::{BodyCheck, CONTENT_TYPES, Field, Form, PayloadKind, check_body, reindent};
@@ -129,7 +130,7 @@ impl InvokePane {
             && !data.catalogs.contains_key(&e.name)
             && self.catalogs_requested.insert(e.name.clone())
         {
-            out.job(Job::Catalog {
+            out.job(FleetJob::Catalog {
                 endpoint: e.name.clone(),
                 prefix: prefix.to_string(),
             });
@@ -152,7 +153,7 @@ impl InvokePane {
             out.toast(Level::Warn, "select an endpoint first (1 Endpoints)");
             return;
         };
-        if out.refused(data, JobKind::Invoke) {
+        if out.refused(data, INVOKING) {
             return;
         }
         form.recheck();
@@ -205,7 +206,7 @@ impl InvokePane {
     /// Queues a call and shows it.
     fn start(&mut self, spec: InvokeSpec, body_text: String, repeat: u32, out: &mut Outbox) {
         self.calls_made += 1;
-        out.job(Job::Invoke {
+        out.job(FleetJob::Invoke {
             spec: spec.clone(),
             repeat,
         });
@@ -221,7 +222,7 @@ impl InvokePane {
 
     /// Re-runs the call under the history cursor.
     fn rerun(&mut self, data: &Data, out: &mut Outbox) {
-        if out.refused(data, JobKind::Invoke) {
+        if out.refused(data, INVOKING) {
             return;
         }
         if let Some(c) = self.history.get(self.history_cursor) {
@@ -320,7 +321,7 @@ impl InvokePane {
 
 impl Pane for InvokePane {
     fn on_submitted(&mut self, id: u64, job: &Job) {
-        if job.kind() == JobKind::Invoke {
+        if job.kind() == JobKind::Fleet(FleetKind::Invoke) {
             self.take_id(id);
         }
     }
@@ -397,12 +398,7 @@ impl Pane for InvokePane {
                 }
             }
             KeyCode::Char('L') => self.logs_at_error(data, out),
-            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll = self.scroll.saturating_add(1),
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll = self.scroll.saturating_add(10),
-            KeyCode::Home | KeyCode::Char('g') => self.scroll = 0,
-            _ => return false,
+            _ => return scroll::offset_key(&mut self.scroll, &key, scroll::PAGE as u16),
         }
         true
     }

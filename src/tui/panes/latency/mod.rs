@@ -14,7 +14,7 @@ use super::{KeyHint, Outbox, Pane};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::observe::latency::LatencyStats;
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::FleetJob;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::toasts::Level;
 
@@ -106,7 +106,7 @@ impl LatencyPane {
     /// Asks for the selected endpoint's metrics over the window.
     pub fn request(&mut self, data: &Data, out: &mut Outbox) {
         if let Some(e) = data.selected_endpoint() {
-            out.job(Job::Metrics {
+            out.job(FleetJob::Metrics {
                 endpoints: vec![e.clone()],
                 window: self.window(),
                 detail: true,

@@ -158,6 +158,9 @@ impl LatencyPane {
             };
             return muted_text(f, info.union(rows), msg, theme);
         };
+        if data.selected_state() != crate::tui::described::RowState::Described {
+            return muted_text(f, info.union(rows), format!("loading the variants of {}…", e.name), theme);
+        }
         let variants: Vec<&VariantInfo> = match self.focused(e) {
             Some(name) => e.variants.iter().filter(|v| v.name == name).collect(),
             None => e.variants.iter().collect(),

@@ -2,7 +2,7 @@
 //! variant and instance) and their lines merged by time, over a window (`w`: the last 5m … 24h,
 //! or the minutes around a moment another pane jumped to), narrowed by a CloudWatch filter
 //! pattern (`/` or `:filter PATTERN`) and by variant (`v`). Follow mode (`f`) polls from the
-//! newest line seen, paging with CloudWatch's tokens in the worker ([`Job::Logs`]); the UI never
+//! newest line seen, paging with CloudWatch's tokens in the worker ([`FleetJob::Logs`]); the UI never
 //! waits. Errors and stack traces are highlighted; `y` copies the selected line.
 
 use std::collections::HashSet;
@@ -15,9 +15,10 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane, PaneCommand};
 use crate::aws::observe::logs::{ErrorMarker, LogLine, LogQuery, LogRead, MAX_LINES, StreamInfo};
 use crate::tui::data::{Data, LogsJump};
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, FleetJob};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::scroll;
 
 mod view;
 
@@ -162,7 +163,7 @@ impl LogsPane {
         self.no_logs = None;
         self.polling = false;
         self.last_poll = Some(Instant::now());
-        out.job(Job::Logs {
+        out.job(FleetJob::Logs {
             query,
             streams: true,
             follow: false,
@@ -237,7 +238,7 @@ impl LogsPane {
         }
         self.polling = true;
         self.last_poll = Some(Instant::now());
-        out.job(Job::Logs {
+        out.job(FleetJob::Logs {
             query,
             streams: false,
             follow: true,
@@ -290,20 +291,16 @@ impl LogsPane {
     }
 }
 
+/// Lines PgUp and PgDn move the cursor by.
+const LOG_PAGE: usize = 20;
+
 impl Pane for LogsPane {
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         if self.typing.is_some() {
             self.typing_key(key.code, out);
             return true;
         }
-        let last = self.lines.len().saturating_sub(1);
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(last),
-            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.cursor = (self.cursor + 20).min(last),
-            KeyCode::PageUp => self.cursor = self.cursor.saturating_sub(20),
-            KeyCode::Home | KeyCode::Char('g') => self.cursor = 0,
-            KeyCode::End | KeyCode::Char('G') => self.cursor = last,
             KeyCode::Char('/') => self.typing = Some(self.filter.clone()),
             KeyCode::Char('y') => self.copy(out),
             KeyCode::Char('v') => self.cycle_variant(data, out),
@@ -332,7 +329,7 @@ impl Pane for LogsPane {
                 self.around = None;
                 self.reload(out);
             }
-            _ => return false,
+            _ => return scroll::cursor_key(&mut self.cursor, &key, self.lines.len(), LOG_PAGE),
         }
         true
     }

@@ -17,12 +17,13 @@ use crate::aws::AwsError;
 use crate::aws::endpoints::catalog::human_size;
 use crate::aws::invoke::prewarm::{PrewarmEvent, PrewarmResult};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, FleetJob, GuardJob, GuardKind, Job, JobKind, PREWARMING};
 use crate::tui::filter::Filter;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::scroll::Move;
 
 mod run;
 mod view;
@@ -169,13 +170,13 @@ impl ModelsPane {
             || (!data.catalogs.contains_key(&endpoint) && asked.is_none());
         if want {
             self.requested = Some((endpoint.clone(), Instant::now()));
-            out.job(Job::Catalog { endpoint, prefix });
+            out.job(FleetJob::Catalog { endpoint, prefix });
         }
     }
 
     /// Checks shared by `p` and `P`; the endpoint when prewarming may go ahead.
     fn may_prewarm(&self, data: &Data, out: &mut Outbox) -> Option<String> {
-        if out.refused(data, JobKind::Prewarm) {
+        if out.refused(data, PREWARMING) {
             return None;
         }
         let Some((endpoint, _)) = Self::mme(data) else {
@@ -220,7 +221,7 @@ impl ModelsPane {
         self.run = Some(PrewarmRun::new(&endpoint, models.clone()));
         self.pending_all = None;
         self.marked.clear();
-        out.job(Job::Prewarm {
+        out.job(GuardJob::Prewarm {
             endpoint,
             models,
             reason: None,
@@ -262,11 +263,11 @@ impl ModelsPane {
                 ),
                 "Instances that cannot hold them all evict others (per-instance LRU).".into(),
             ],
-            jobs: vec![Job::Prewarm {
+            jobs: vec![Job::Guard(GuardJob::Prewarm {
                 endpoint: endpoint.clone(),
                 models: models.clone(),
                 reason: None,
-            }],
+            })],
             danger: false,
         };
         self.pending_all = Some((endpoint, models));
@@ -360,7 +361,7 @@ impl ModelsPane {
 
 impl Pane for ModelsPane {
     fn on_finished(&mut self, _id: u64, kind: Option<JobKind>, cancelled: bool, _out: &mut Outbox) {
-        if cancelled && kind == Some(JobKind::Prewarm) {
+        if cancelled && kind == Some(JobKind::Guard(GuardKind::Prewarm)) {
             self.on_cancelled();
         }
     }
@@ -381,7 +382,7 @@ impl Pane for ModelsPane {
     fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
         self.request_catalog(data, out, true, false);
         // Who prewarmed what, from the audit log.
-        out.job(Job::Activity);
+        out.job(GuardJob::Activity);
     }
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
@@ -394,14 +395,7 @@ impl Pane for ModelsPane {
             return true;
         }
         self.request_catalog(data, out, false, false);
-        let last = self.view.len().saturating_sub(1);
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.move_to(self.cursor.saturating_add(1).min(last), data),
-            KeyCode::Up | KeyCode::Char('k') => self.move_to(self.cursor.saturating_sub(1), data),
-            KeyCode::PageDown => self.move_to(self.cursor.saturating_add(self.page.max(1)), data),
-            KeyCode::PageUp => self.move_to(self.cursor.saturating_sub(self.page.max(1)), data),
-            KeyCode::Home | KeyCode::Char('g') => self.move_to(0, data),
-            KeyCode::End | KeyCode::Char('G') => self.move_to(last, data),
             KeyCode::Char('/') => {
                 self.typing = true;
                 self.filter.clear();
@@ -412,7 +406,7 @@ impl Pane for ModelsPane {
                     if !self.marked.remove(&m) {
                         self.marked.insert(m);
                     }
-                    self.move_to(self.cursor.saturating_add(1).min(last), data);
+                    self.move_to(self.cursor.saturating_add(1), data);
                 }
             }
             KeyCode::Char('a') => {
@@ -433,7 +427,10 @@ impl Pane for ModelsPane {
                 self.sync(data);
             }
             KeyCode::Esc if !self.marked.is_empty() => self.marked.clear(),
-            _ => return false,
+            _ => match Move::of_key(&key) {
+                Some(m) => self.move_to(m.cursor(self.cursor, self.view.len(), self.page), data),
+                None => return false,
+            },
         }
         true
     }

@@ -1,11 +1,11 @@
 //! The Scaling pane's edits: what the operator types (`1 4` for min/max, `120` for a target,
 //! `300 60` for cooldowns in/out, `3` instances) becomes a [`ChangeRequest`], planned by the
 //! fleet layer's shared code ([`plan`], the same as `sagedeck autoscaling --variant`), and shown
-//! before → after in a confirmation whose yes sends one [`Job::ChangeScaling`].
+//! before → after in a confirmation whose yes sends one [`GuardJob::ChangeScaling`].
 
 use crate::aws::scaling::plan::{ChangeRequest, change_lines, plan};
 use crate::aws::scaling::view::ScalingView;
-use crate::tui::event::Job;
+use crate::tui::event::{GuardJob, Job};
 use crate::tui::widgets::confirm::Confirm;
 
 /// Which edit.
@@ -164,13 +164,13 @@ impl Editor {
         Ok(Confirm {
             title: format!("Change the autoscaling of {} {}", self.endpoint, self.variant),
             lines,
-            jobs: vec![Job::ChangeScaling {
+            jobs: vec![Job::Guard(GuardJob::ChangeScaling {
                 endpoint: self.endpoint.clone(),
                 variant: self.variant.clone(),
                 changes,
                 seen: Box::new(seen),
                 reason: None,
-            }],
+            })],
             danger,
         })
     }

@@ -5,7 +5,7 @@
 //! next, and the recent activities with their causes. Edits (`m` min/max, `t` target
 //! invocations, `p` target p99 ms, `c` cooldowns, `x` remove the policy, `n` instances now) are
 //! planned by the fleet layer's shared code, shown before → after in a confirmation, and sent as
-//! one [`Job::ChangeScaling`]. The view refreshes in the background every few seconds.
+//! one [`GuardJob::ChangeScaling`]. The view refreshes in the background every few seconds.
 
 use std::time::{Duration, Instant};
 
@@ -17,9 +17,10 @@ use super::{KeyHint, Outbox, Pane};
 use crate::aws::scaling::change::ScalingSnapshot;
 use crate::aws::scaling::view::{ScalingView, VariantView};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, CHANGING_AUTOSCALING, FleetJob, FleetKind, JobKind};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
+use crate::tui::widgets::scroll::{Move, PAGE};
 
 mod edit;
 mod view;
@@ -90,7 +91,7 @@ impl ScalingPane {
         if self.in_flight && self.last_request.is_some_and(|t| t.elapsed() < REFRESH * 6) {
             return;
         }
-        out.job(Job::ScalingView { endpoint });
+        out.job(FleetJob::ScalingView { endpoint });
         self.in_flight = true;
         self.last_request = Some(Instant::now());
     }
@@ -110,7 +111,7 @@ impl ScalingPane {
 
     /// Opens the editor of `kind` (refused at once in read-only mode).
     fn open_editor(&mut self, kind: EditKind, data: &Data, out: &mut Outbox) {
-        if out.refused(data, JobKind::ChangeScaling) {
+        if out.refused(data, CHANGING_AUTOSCALING) {
             return;
         }
         let Some(view) = self.view(data) else {
@@ -162,11 +163,6 @@ impl ScalingPane {
                 self.variant = if n == 0 { 0 } else { (self.variant + 1) % n };
                 self.policy = 0;
             }
-            KeyCode::Down | KeyCode::Char('j') => {
-                let n = self.policy_names(data).len();
-                self.policy = (self.policy + 1).min(n.saturating_sub(1));
-            }
-            KeyCode::Up | KeyCode::Char('k') => self.policy = self.policy.saturating_sub(1),
             KeyCode::Char('f') | KeyCode::Enter => self.mode = Mode::Findings { scroll: 0 },
             KeyCode::Char('m') => self.open_editor(EditKind::Bounds, data, out),
             KeyCode::Char('t') => self.open_editor(EditKind::TargetInvocations, data, out),
@@ -179,7 +175,10 @@ impl ScalingPane {
                     self.review(out);
                 }
             }
-            _ => return false,
+            _ => {
+                let policies = self.policy_names(data).len();
+                return crate::tui::widgets::scroll::cursor_key(&mut self.policy, &key, policies, PAGE);
+            }
         }
         true
     }
@@ -238,7 +237,7 @@ impl Pane for ScalingPane {
     }
 
     fn on_finished(&mut self, _id: u64, kind: Option<JobKind>, cancelled: bool, _out: &mut Outbox) {
-        if cancelled && kind == Some(JobKind::ScalingView) {
+        if cancelled && kind == Some(JobKind::Fleet(FleetKind::ScalingView)) {
             self.in_flight = false;
         }
     }
@@ -248,15 +247,16 @@ impl Pane for ScalingPane {
     }
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        let rows = self.view(data).map_or(1, view::findings_rows);
         match &mut self.mode {
             Mode::Edit(_) => self.edit_key(key, out),
             Mode::Findings { scroll } => match key.code {
                 KeyCode::Esc | KeyCode::Char('f') | KeyCode::Char('q') => self.mode = Mode::Normal,
-                KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                KeyCode::PageDown => *scroll = scroll.saturating_add(10),
-                KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
-                _ => {}
+                _ => {
+                    if let Some(m) = Move::of_key(&key) {
+                        *scroll = m.cursor(usize::from(*scroll), rows, PAGE) as u16;
+                    }
+                }
             },
             Mode::Normal => return self.normal_key(key, data, out),
         }

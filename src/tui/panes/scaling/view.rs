@@ -396,6 +396,12 @@ impl ScalingPane {
     }
 }
 
+/// How many rows the findings take before wrapping (five a finding, or the line saying there is
+/// none, and the keys): the findings' scroll stops there.
+pub(super) fn findings_rows(view: &ScalingView) -> usize {
+    (view.findings.len() * 5).max(1) + 1
+}
+
 fn draw_findings(f: &mut Frame, area: Rect, view: &ScalingView, scroll: u16, theme: &Theme) {
     let mut lines = Vec::new();
     if view.findings.is_empty() {

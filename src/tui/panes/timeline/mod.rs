@@ -2,7 +2,7 @@
 //! deployments, weight changes and promotion steps from the audit log (with their principal),
 //! scaling activities, alarm state changes, and this console's own invocation errors. Enter
 //! shows an entry whole. The pane also keeps the header's "changed … ago" current: it asks for
-//! the selected endpoint's timeline ([`Job::Timeline`]) when the selection changes, after the
+//! the selected endpoint's timeline ([`GuardJob::Timeline`]) when the selection changes, after the
 //! console changed something, and every [`REFRESH`] — never per frame.
 
 use std::collections::HashMap;
@@ -15,8 +15,9 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::observe::timeline::{TimelineEvent, latest};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, FleetJob, GuardJob, GuardKind, Job, JobKind};
 use crate::tui::theme::Theme;
+use crate::tui::widgets::scroll;
 
 mod view;
 
@@ -82,7 +83,7 @@ impl TimelinePane {
         }
         self.requested = Some((selected.clone(), Instant::now()));
         self.in_flight = true;
-        out.job(Job::Timeline {
+        out.job(GuardJob::Timeline {
             endpoint: selected,
             since: crate::format::now_epoch() - SINCE.as_secs_f64(),
         });
@@ -134,15 +135,11 @@ impl Pane for TimelinePane {
             }
             return false;
         }
-        let last = self.rows().len().saturating_sub(1);
+        let rows = self.rows().len();
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(last),
-            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::Home | KeyCode::Char('g') => self.cursor = 0,
-            KeyCode::End | KeyCode::Char('G') => self.cursor = last,
-            KeyCode::Enter if !self.rows().is_empty() => self.detail = true,
+            KeyCode::Enter if rows > 0 => self.detail = true,
             KeyCode::Char('R') => self.request(data, out, true),
-            _ => return false,
+            _ => return scroll::cursor_key(&mut self.cursor, &key, rows, scroll::PAGE),
         }
         true
     }
@@ -175,14 +172,14 @@ impl Pane for TimelinePane {
     }
 
     fn on_submitted(&mut self, id: u64, job: &Job) {
-        if let Job::Invoke { spec, .. } = job {
+        if let Job::Fleet(FleetJob::Invoke { spec, .. }) = job {
             self.invocations.insert(id, spec.endpoint.clone());
         }
     }
 
     fn on_finished(&mut self, id: u64, kind: Option<JobKind>, _cancelled: bool, _out: &mut Outbox) {
         self.invocations.remove(&id);
-        if kind == Some(JobKind::Timeline) {
+        if kind == Some(JobKind::Guard(GuardKind::Timeline)) {
             self.in_flight = false;
         }
     }

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
-use crate::tui::event::{Job, JobKind};
+use crate::tui::event::{CALLING_TOOLS, McpJob};
+use crate::tui::widgets::scroll::{Move, PAGE};
 use crate::tui::panes::{KeyHint, Outbox, Tab, ctrl};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
@@ -38,7 +39,7 @@ impl ToolsPane {
             return;
         };
         let server = self.selected_server().map(|s| s.name.clone()).unwrap_or_default();
-        if out.refused(data, JobKind::ToolCall) {
+        if out.refused_on(data, CALLING_TOOLS, None) {
             self.notice = Some("read-only: tool calls are disabled".into());
             return;
         }
@@ -84,7 +85,7 @@ impl ToolsPane {
             out.toast(Level::Warn, format!("arguments not remembered: {e}"));
         }
         self.notice = None;
-        let job = Job::ToolCall {
+        let job = McpJob::ToolCall {
             server: server.clone(),
             tool: tool.name.to_string(),
             arguments: args.as_object().cloned(),
@@ -104,7 +105,7 @@ impl ToolsPane {
             out.overlay = Some(Overlay::Confirm(Confirm {
                 title: format!("Call {}?", tool.name),
                 lines,
-                jobs: vec![job],
+                jobs: vec![job.into()],
                 danger: true,
             }));
         } else {
@@ -114,12 +115,12 @@ impl ToolsPane {
 
     /// Re-runs the history entry under the cursor.
     fn rerun(&mut self, data: &Data, out: &mut Outbox) {
-        if out.refused(data, JobKind::ToolCall) {
+        if out.refused_on(data, CALLING_TOOLS, None) {
             return;
         }
         let calls = self.tool_calls();
         if let Some(c) = calls.get(self.history_cursor).and_then(|&i| self.history.get(i)) {
-            out.job(Job::ToolCall {
+            out.job(McpJob::ToolCall {
                 server: c.server.clone(),
                 tool: c.tool.clone(),
                 arguments: c.arguments.clone(),
@@ -157,12 +158,12 @@ impl ToolsPane {
         }
     }
 
-    fn move_list(&mut self, down: bool) {
+    fn move_list(&mut self, m: Move) {
         match self.focus {
             Focus::Servers => {
                 let n = self.servers.len();
                 let before = self.server_cursor;
-                self.server_cursor = step(self.server_cursor, n, down);
+                self.server_cursor = m.cursor(self.server_cursor, n, PAGE);
                 if before != self.server_cursor {
                     self.tool_cursor = 0;
                     self.show_latest();
@@ -170,12 +171,12 @@ impl ToolsPane {
             }
             Focus::Tools => {
                 let n = self.selected_server().map(|s| s.tools.len()).unwrap_or(0);
-                self.tool_cursor = step(self.tool_cursor, n, down);
+                self.tool_cursor = m.cursor(self.tool_cursor, n, PAGE);
                 self.show_latest();
             }
             Focus::History => {
                 let n = self.tool_calls().len();
-                self.history_cursor = step(self.history_cursor, n, down);
+                self.history_cursor = m.cursor(self.history_cursor, n, PAGE);
                 self.shown = self.tool_calls().get(self.history_cursor).copied();
             }
             _ => {}
@@ -269,8 +270,6 @@ impl ToolsPane {
     /// description, reconnecting, the endpoint jumps and scrolling.
     fn on_pane_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.move_list(false),
-            KeyCode::Down | KeyCode::Char('j') => self.move_list(true),
             KeyCode::Enter | KeyCode::Right => self.focus_inward(),
             KeyCode::Left | KeyCode::Esc | KeyCode::Backspace => return self.focus_outward(key.code),
             KeyCode::Char('J') if self.selected_tool().is_some() => {
@@ -292,16 +291,19 @@ impl ToolsPane {
             }
             KeyCode::Char('c') => {
                 if let Some(s) = self.selected_server() {
-                    out.job(Job::McpConnect {
+                    out.job(McpJob::Connect {
                         server: Some(s.name.clone()),
                     });
                 }
             }
             KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
             KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll = self.scroll.saturating_add(10),
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            _ => return false,
+            // Rows move the focused list; pages scroll the result.
+            _ => match Move::of_key(&key) {
+                Some(m @ (Move::PageUp | Move::PageDown)) => self.scroll = m.offset(self.scroll, PAGE as u16),
+                Some(m) => self.move_list(m),
+                None => return false,
+            },
         }
         true
     }
@@ -390,16 +392,6 @@ impl ToolsPane {
                 KeyHint::when("g/G", "endpoint", self.endpoint_link().is_none()),
             ],
         }
-    }
-}
-
-fn step(i: usize, n: usize, down: bool) -> usize {
-    if n == 0 {
-        0
-    } else if down {
-        (i + 1).min(n - 1)
-    } else {
-        i.saturating_sub(1)
     }
 }
 

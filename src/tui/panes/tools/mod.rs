@@ -6,7 +6,7 @@
 //! server's log; each tool's history with durations and re-run; repeat N with p50/p95/p99; the
 //! SageMaker endpoint behind the tool with its status and live p99, and a key to jump to it.
 //! Arguments last sent to each tool are remembered across runs ([`ArgsStore`]). Calling only
-//! queues a [`Job::ToolCall`]; destructive tools ask first; read-only mode refuses.
+//! queues a [`McpJob::ToolCall`]; destructive tools ask first; read-only mode refuses.
 
 mod calls;
 mod keys;
@@ -27,7 +27,7 @@ use super::{KeyHint, Outbox, Pane};
 use crate::mcp::events::ServerLog;
 use crate::mcp::{EndpointLink, ServerStatus, ServerView, endpoint_link};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, Job, JobKind, McpJob};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::schema_form::SchemaForm;
 use crate::tui::widgets::toasts::Level;
@@ -265,20 +265,20 @@ impl ToolsPane {
     /// A job was queued: connections mark their servers connecting; a call gets its record.
     fn take_id(&mut self, id: u64, job: &Job) {
         match job {
-            Job::McpConnect { server } => {
+            Job::Mcp(McpJob::Connect { server }) => {
                 for s in &mut self.servers {
                     if server.as_ref().is_none_or(|n| *n == s.name) {
                         s.status = ServerStatus::Connecting;
                     }
                 }
             }
-            Job::ToolCall {
+            Job::Mcp(McpJob::ToolCall {
                 server,
                 tool,
                 arguments,
                 repeat,
                 ..
-            } => {
+            }) => {
                 self.calls_made += 1;
                 self.history.push(ToolCall::new(
                     self.calls_made,
@@ -377,7 +377,7 @@ impl ToolsPane {
 
 impl Pane for ToolsPane {
     fn on_submitted(&mut self, id: u64, job: &Job) {
-        if matches!(job.kind(), JobKind::McpConnect | JobKind::ToolCall) {
+        if matches!(job, Job::Mcp(_)) {
             self.take_id(id, job);
         }
     }

@@ -15,12 +15,13 @@ use ratatui::widgets::Paragraph;
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, CHANGING_WEIGHTS, FleetJob, RESUMING_A_PROMOTION};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
 use weight_editor::WeightEditor;
 use crate::tui::widgets::{Overlay, pane_frame};
+use crate::tui::widgets::scroll;
 
 pub mod promotion;
 mod view;
@@ -166,7 +167,7 @@ impl VariantsPane {
     pub const TITLE: &'static str = "Variants";
 
     fn open_editor(&mut self, data: &Data, out: &mut Outbox) {
-        if out.refused(data, JobKind::ApplyWeights) {
+        if out.refused(data, CHANGING_WEIGHTS) {
             return;
         }
         if let Some(why) = editor_refusal(data) {
@@ -209,22 +210,17 @@ impl Pane for VariantsPane {
             return used;
         }
         let n = data.selected_endpoint().map(|e| e.variants.len()).unwrap_or(0);
-        let last = n.saturating_sub(1);
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.cursor = (self.cursor + 1).min(last),
-            KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::Home | KeyCode::Char('g') => self.cursor = 0,
-            KeyCode::End | KeyCode::Char('G') => self.cursor = last,
             KeyCode::Char('w') => self.open_editor(data, out),
             KeyCode::Char('d') => match data.selected.clone() {
                 Some(name) => {
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {name}"))));
-                    out.job(Job::Describe { endpoint: name });
+                    out.job(FleetJob::Describe { endpoint: name });
                 }
                 None => out.toast(Level::Warn, "no endpoint selected"),
             },
             KeyCode::Esc => out.switch_to = Some(Tab::Endpoints),
-            _ => return false,
+            _ => return scroll::cursor_key(&mut self.cursor, &key, n, scroll::PAGE),
         }
         true
     }
@@ -246,6 +242,13 @@ impl Pane for VariantsPane {
                 (Some(n), true) => message(f, format!("endpoint {n} is no longer in the inventory")),
             };
         };
+        match data.selected_state() {
+            crate::tui::described::RowState::Loading => return message(f, format!("loading the variants of {}…", e.name)),
+            crate::tui::described::RowState::Failed(why) => {
+                return message(f, format!("could not describe {}: {}", e.name, why.escape_debug()));
+            }
+            crate::tui::described::RowState::Described => {}
+        }
         if e.variants.is_empty() {
             return message(f, format!("{} has no production variants yet", e.name));
         }
@@ -320,12 +323,12 @@ impl Pane for VariantsPane {
             KeyHint::when(
                 "w",
                 "edit weights",
-                data.refusal(JobKind::ApplyWeights.mutation()).is_some() || editor_refusal(data).is_some(),
+                data.refusal(Some(CHANGING_WEIGHTS)).is_some() || editor_refusal(data).is_some(),
             ),
             KeyHint::when("P", "promote", self.promo.refusal(data).is_some() || none),
         ]);
         if self.promo.interrupted(data) {
-            let refused = data.refusal(JobKind::PromoteResume.mutation()).is_some();
+            let refused = data.refusal(Some(RESUMING_A_PROMOTION)).is_some();
             keys.push(KeyHint::when("R", "resume plan", refused));
             keys.push(KeyHint::when("B", "roll plan back", refused));
         }
@@ -359,7 +362,7 @@ impl Pane for VariantsPane {
         // One DescribeAlarms sweep, on the metrics cadence and `r`, feeds the badges here and
         // on the Endpoints table.
         if data.loaded && !data.inventory.is_empty() {
-            out.job(Job::Alarms);
+            out.job(FleetJob::Alarms);
         }
     }
 

@@ -21,7 +21,7 @@ use crate::aws::invoke::prewarm::PrewarmOptions;
 use crate::aws::promote::events::{Control, RunnerOptions};
 use crate::aws::promote::plan::default_plan_dir;
 use crate::aws::{AwsError, Fleet};
-use crate::tui::event::{AppEvent, Job};
+use crate::tui::event::{AppEvent, GuardJob};
 
 /// Where the console's guardrails keep their files, and how plans are timed.
 #[derive(Debug, Clone)]
@@ -181,45 +181,51 @@ fn notice(events: &UnboundedSender<AppEvent>, error: bool, text: String) {
 pub(super) async fn run(
     g: &Guard,
     fleet: &Result<Fleet, AwsError>,
-    job: Job,
+    job: GuardJob,
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
 ) {
-    if let Job::Activity = job {
-        return send_activity(g, events);
-    }
-    if let Job::Timeline { endpoint, since } = job {
-        return send_timeline(g, fleet, endpoint, since, limits, events).await;
-    }
-    let f = match fleet {
-        Ok(f) => f,
-        Err(e) => return super::fail(events, 0, job, e.clone()),
+    let f = match (job, fleet) {
+        (GuardJob::Activity, _) => return send_activity(g, events),
+        (GuardJob::Timeline { endpoint, since }, _) => {
+            return send_timeline(g, fleet, endpoint, since, limits, events).await;
+        }
+        (job, Err(e)) => return fail(events, job, e.clone()),
+        (job, Ok(f)) => (job, f),
     };
-    match job {
-        Job::ApplyWeights { plan, seen, reason } => {
+    match f {
+        (GuardJob::ApplyWeights { plan, seen, reason }, f) => {
             let endpoint = plan.endpoint.clone();
             let r = apply_weights(g, f, &plan, &seen, reason, limits, events).await;
             let _ = events.send(AppEvent::WeightsDone { endpoint, result: r });
         }
-        Job::Prewarm {
-            endpoint,
-            models,
-            reason,
-        } => {
+        (
+            GuardJob::Prewarm {
+                endpoint,
+                models,
+                reason,
+            },
+            f,
+        ) => {
             let r = prewarm(g, f, &endpoint, &models, reason, limits, events).await;
             send_activity(g, events);
             let _ = events.send(AppEvent::PrewarmDone { endpoint, result: r });
         }
-        Job::Promote { spec, reason, extras } => promotion::start(g, f, spec, reason, extras, events).await,
-        Job::PromoteResume { endpoint, rollback } => promotion::resume(g, f, endpoint, rollback, events).await,
-        Job::PromoteControl { endpoint, control } => promotion::control(g, &endpoint, control, events),
-        Job::ChangeScaling {
-            endpoint,
-            variant,
-            changes,
-            seen,
-            reason,
-        } => {
+        (GuardJob::Promote { spec, reason, extras }, f) => promotion::start(g, f, spec, reason, extras, events).await,
+        (GuardJob::PromoteResume { endpoint, rollback }, f) => {
+            promotion::resume(g, f, endpoint, rollback, events).await
+        }
+        (GuardJob::PromoteControl { endpoint, control }, _) => promotion::control(g, &endpoint, control, events),
+        (
+            GuardJob::ChangeScaling {
+                endpoint,
+                variant,
+                changes,
+                seen,
+                reason,
+            },
+            f,
+        ) => {
             let r = change_scaling(g, f, (&endpoint, &variant), &changes, &seen, reason, limits).await;
             send_activity(g, events);
             let _ = events.send(AppEvent::ScalingChanged {
@@ -229,21 +235,41 @@ pub(super) async fn run(
             });
         }
         // Answered above, before the fleet is needed.
-        Job::Activity | Job::Timeline { .. } => {}
-        // Not audited mutations: run by the worker's other parts (`JobKind::runner`).
-        Job::Inventory
-        | Job::Metrics { .. }
-        | Job::Describe { .. }
-        | Job::Invoke { .. }
-        | Job::Catalog { .. }
-        | Job::ScalingView { .. }
-        | Job::McpConnect { .. }
-        | Job::ToolCall { .. }
-        | Job::AgentRun { .. }
-        | Job::Alarms
-        | Job::Logs { .. }
-        | Job::Cancel(_) => {}
+        (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
+}
+
+/// Answers a guard job with the connection error (nothing was sent).
+fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
+    let ev = match job {
+        GuardJob::ApplyWeights { plan, .. } => AppEvent::WeightsDone {
+            endpoint: plan.endpoint,
+            result: Err(e),
+        },
+        GuardJob::Prewarm { endpoint, .. } => AppEvent::PrewarmDone {
+            endpoint,
+            result: Err(e),
+        },
+        GuardJob::Promote { spec, .. } => AppEvent::PromotionEnded {
+            endpoint: spec.endpoint,
+            result: Err(e.to_string()),
+        },
+        GuardJob::PromoteResume { endpoint, .. } => AppEvent::PromotionEnded {
+            endpoint,
+            result: Err(e.to_string()),
+        },
+        GuardJob::Timeline { endpoint, .. } => AppEvent::Timeline {
+            endpoint,
+            result: Err(e),
+        },
+        GuardJob::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
+            endpoint,
+            variant,
+            result: Err(e.to_string()),
+        },
+        GuardJob::Activity | GuardJob::PromoteControl { .. } => return,
+    };
+    let _ = events.send(ev);
 }
 
 /// An autoscaling change through the fleet layer's guarded path: compare-and-swapped against

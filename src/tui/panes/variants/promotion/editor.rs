@@ -9,7 +9,7 @@ use crate::aws::judge::compare::JudgeConfig;
 use crate::aws::promote::plan::{Mode, PromotionSpec, parse_steps};
 use crate::aws::promote::report::Gates;
 use crate::aws::promote::events::PlanExtras;
-use crate::tui::event::Job;
+use crate::tui::event::{GuardJob, Job};
 use crate::tui::widgets::confirm::Confirm;
 
 use super::super::{baseline_index, num};
@@ -389,11 +389,11 @@ pub fn confirm_plan(spec: &PromotionSpec, reason: Option<String>, extras: PlanEx
     Confirm {
         title: format!("Promote {} on {}?", spec.canary, spec.endpoint),
         lines,
-        jobs: vec![Job::Promote {
+        jobs: vec![Job::Guard(GuardJob::Promote {
             spec: spec.clone(),
             reason,
             extras,
-        }],
+        })],
         danger: true,
     }
 }

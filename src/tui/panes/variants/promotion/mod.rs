@@ -1,5 +1,5 @@
 //! Promotion from the Variants pane: `P` opens the plan editor (canary, baseline, steps, bake,
-//! gates, auto/manual, reason) → a confirmation stating the plan → [`Job::Promote`], which runs a
+//! gates, auto/manual, reason) → a confirmation stating the plan → [`GuardJob::Promote`], which runs a
 //! `PromotionRunner` in the background. Its events become a timeline in the pane; manual mode asks
 //! before each step (y proceeds, h holds, b rolls back); Esc during a running plan asks "hold here
 //! or roll back". Plans a previous console left unfinished are announced at start and offered for
@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use crate::aws::promote::plan::{Phase, PlanState};
 use crate::aws::promote::events::{Control, PromotionEvent, Question};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, Job, JobKind};
+use crate::tui::event::{AppEvent, FleetJob, GuardJob, Job, PROMOTION};
 use crate::tui::panes::Outbox;
 use crate::tui::panes::Tab;
 use crate::tui::widgets::Overlay;
@@ -113,7 +113,7 @@ impl PromotionUi {
 
     /// Why `P` cannot open for the selected endpoint, if it cannot.
     pub fn refusal(&self, data: &Data) -> Option<String> {
-        if let Some(why) = data.refusal(JobKind::Promote.mutation()) {
+        if let Some(why) = data.refusal(Some(PROMOTION)) {
             return Some(why);
         }
         let e = data.selected_endpoint()?;
@@ -161,7 +161,7 @@ impl PromotionUi {
                 _ => return Some(true),
             };
             self.question = None;
-            out.job(Job::PromoteControl { endpoint: ep, control });
+            out.job(GuardJob::PromoteControl { endpoint: ep, control });
             return Some(true);
         }
         if let Some(ep) = self.esc_menu.clone() {
@@ -175,7 +175,7 @@ impl PromotionUi {
                 _ => return Some(true),
             };
             self.esc_menu = None;
-            out.job(Job::PromoteControl { endpoint: ep, control });
+            out.job(GuardJob::PromoteControl { endpoint: ep, control });
             return Some(true);
         }
         let selected = data.selected_endpoint()?;
@@ -187,10 +187,10 @@ impl PromotionUi {
             },
             KeyCode::Char('R') | KeyCode::Char('B') => {
                 let rollback = key.code == KeyCode::Char('B');
-                let job = Job::PromoteResume {
+                let job = Job::Guard(GuardJob::PromoteResume {
                     endpoint: selected.name.clone(),
                     rollback,
-                };
+                });
                 if let Some(why) = data.refusal(job.mutation()) {
                     out.toast(Level::Warn, why);
                 } else if !plan.is_some_and(PlanView::interrupted) {
@@ -200,10 +200,10 @@ impl PromotionUi {
                     out.overlay = Some(Overlay::Confirm(Confirm {
                         title: format!("{verb} the promotion of {}?", selected.name),
                         lines: view::plan_summary(plan.and_then(|p| p.state.as_ref())),
-                        jobs: vec![Job::PromoteResume {
+                        jobs: vec![Job::Guard(GuardJob::PromoteResume {
                             endpoint: selected.name.clone(),
                             rollback,
-                        }],
+                        })],
                         danger: rollback,
                     }));
                 }
@@ -286,9 +286,9 @@ impl PromotionUi {
                 plan.state = Some((**state).clone());
                 // The plan moved the endpoint: read it now rather than at the next refresh, so
                 // that the Variants table beside the plan shows its status and weights.
-                out.job(Job::Describe {
+                out.job(Job::Fleet(FleetJob::Describe {
                     endpoint: endpoint.to_string(),
-                });
+                }));
             }
             PromotionEvent::Baking { until, .. } => {
                 plan.baking_until = Some(*until);

@@ -11,7 +11,7 @@ use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::change::weights::{WeightChange, plan_weights};
 use crate::tui::data::Data;
 use super::{baseline_index, glyph, num};
-use crate::tui::event::JobKind;
+use crate::tui::event::CHANGING_WEIGHTS;
 use crate::tui::panes::{KeyHint, Outbox};
 use crate::tui::widgets::toasts::Level;
 
@@ -345,7 +345,7 @@ impl WeightEditor {
     }
 
     fn submit(&mut self, data: &Data, out: &mut Outbox) -> bool {
-        if out.refused(data, JobKind::ApplyWeights) {
+        if out.refused(data, CHANGING_WEIGHTS) {
             return false;
         }
         let changes = match self.changes() {

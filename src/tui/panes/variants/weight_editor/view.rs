@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use super::{Field, WeightEditor};
 use crate::aws::change::weights::WeightPlan;
 use crate::tui::data::Data;
-use crate::tui::event::Job;
+use crate::tui::event::{GuardJob, Job};
 use crate::tui::panes::variants::{num, pct, role, split_bar};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::confirm::Confirm;
@@ -64,11 +64,11 @@ impl WeightEditor {
         Confirm {
             title: format!("Change the weights of {}?", plan.endpoint),
             lines,
-            jobs: vec![Job::ApplyWeights {
+            jobs: vec![Job::Guard(GuardJob::ApplyWeights {
                 plan: plan.clone(),
                 seen: Box::new(seen.clone()),
                 reason: None,
-            }],
+            })],
             danger,
         }
     }

@@ -1,0 +1,129 @@
+//! The fleet runner's jobs (`worker/fleet.rs`): reads of the fleet layer, and invocations.
+
+use std::time::Duration;
+
+use super::Effect;
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::invoke::call::InvokeSpec;
+
+/// What the read-only refusal calls an invocation (the Invoke pane asks it before sending).
+pub const INVOKING: &str = "invoking";
+
+/// Plain fleet-layer calls: reads, and invocations.
+#[derive(Debug, Clone)]
+pub enum FleetJob {
+    /// Reload the fleet inventory.
+    Inventory,
+    /// Reload metrics for these endpoints over a window.
+    Metrics {
+        /// Endpoints (with their variants).
+        endpoints: Vec<EndpointInfo>,
+        /// Window length.
+        window: Duration,
+        /// Whether the result feeds the Latency pane's charts (else the fleet table).
+        detail: bool,
+    },
+    /// Full description of one endpoint (for the describe view).
+    Describe {
+        /// Endpoint.
+        endpoint: String,
+    },
+    /// Invoke an endpoint `repeat` times.
+    Invoke {
+        /// What to send.
+        spec: InvokeSpec,
+        /// How many times.
+        repeat: u32,
+    },
+    /// List an MME's catalog.
+    Catalog {
+        /// Endpoint.
+        endpoint: String,
+        /// Its ModelDataUrl.
+        prefix: String,
+    },
+    /// Read the Scaling pane's view of one endpoint ([`crate::tui::event::AppEvent::Scaling`]).
+    ScalingView {
+        /// Endpoint.
+        endpoint: String,
+    },
+    /// Read the states of the CloudWatch alarms that watch the fleet's endpoints
+    /// ([`crate::tui::event::AppEvent::Alarms`]).
+    Alarms,
+    /// Read an endpoint's container logs (its streams too when `streams`), every page
+    /// ([`crate::tui::event::AppEvent::Logs`]); follow mode asks again from the newest line seen.
+    Logs {
+        /// What to read.
+        query: crate::aws::observe::logs::LogQuery,
+        /// Whether to list the streams as well.
+        streams: bool,
+        /// Whether this is a follow poll (new lines are appended).
+        follow: bool,
+    },
+}
+
+super::kinds!(FleetJob => FleetKind {
+    Inventory,
+    Metrics,
+    Describe,
+    Invoke,
+    Catalog,
+    ScalingView,
+    Alarms,
+    Logs,
+});
+
+super::effects!(FleetJob, |job| match job {
+    FleetJob::Invoke { .. } => Effect::Changes(INVOKING),
+    FleetJob::Inventory
+    | FleetJob::Metrics { .. }
+    | FleetJob::Describe { .. }
+    | FleetJob::Catalog { .. }
+    | FleetJob::ScalingView { .. }
+    | FleetJob::Alarms
+    | FleetJob::Logs { .. } => Effect::Reads,
+});
+
+impl FleetJob {
+    /// The endpoint this job acts on; None for fleet-wide reads.
+    pub fn endpoint(&self) -> Option<&str> {
+        match self {
+            FleetJob::Describe { endpoint }
+            | FleetJob::Catalog { endpoint, .. }
+            | FleetJob::ScalingView { endpoint } => Some(endpoint),
+            FleetJob::Invoke { spec, .. } => Some(&spec.endpoint),
+            FleetJob::Logs { query, .. } => Some(&query.endpoint),
+            FleetJob::Metrics {
+                endpoints,
+                detail: true,
+                ..
+            } => endpoints.first().map(|e| e.name.as_str()),
+            FleetJob::Metrics { .. } | FleetJob::Inventory | FleetJob::Alarms => None,
+        }
+    }
+
+    /// A short label for the status line.
+    pub fn label(&self) -> String {
+        match self {
+            FleetJob::Inventory => "refreshing endpoints".into(),
+            FleetJob::Metrics { .. } => "loading metrics".into(),
+            FleetJob::Describe { endpoint } => format!("describing {endpoint}"),
+            FleetJob::Invoke { spec, repeat } if *repeat > 1 => format!("invoking {} ×{repeat}", spec.endpoint),
+            FleetJob::Invoke { spec, .. } => format!("invoking {}", spec.endpoint),
+            FleetJob::Catalog { endpoint, .. } => format!("listing models of {endpoint}"),
+            FleetJob::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
+            FleetJob::Alarms => "reading alarm states".into(),
+            FleetJob::Logs { query, .. } => format!("reading logs of {}", query.endpoint),
+        }
+    }
+}
+
+impl FleetKind {
+    /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
+    pub fn is_refresh(self) -> bool {
+        matches!(
+            self,
+            FleetKind::Inventory | FleetKind::Metrics | FleetKind::Alarms | FleetKind::Logs
+        )
+    }
+}

@@ -1,0 +1,172 @@
+//! The guard runner's jobs (`worker/guard/`): audited mutations (weights, prewarms, promotion
+//! plans, autoscaling) and the reads of the audit log (Activity, Timeline).
+
+use super::Effect;
+use crate::aws::change::weights::WeightPlan;
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::promote::events::Control;
+use crate::aws::scaling::change::ScalingChange;
+
+/// What the read-only refusal calls a weight change (the Variants pane asks it before editing).
+pub const CHANGING_WEIGHTS: &str = "changing weights";
+/// What the read-only refusal calls a new promotion plan.
+pub const PROMOTION: &str = "promotion";
+/// What the read-only refusal calls resuming an unfinished plan.
+pub const RESUMING_A_PROMOTION: &str = "resuming a promotion";
+/// What the read-only refusal calls a prewarm.
+pub const PREWARMING: &str = "prewarming";
+/// What the read-only refusal calls an autoscaling change (the Scaling pane asks it before editing).
+pub const CHANGING_AUTOSCALING: &str = "changing autoscaling";
+
+/// Audited mutations and the audit log's reads. Every mutation writes its intent to the audit log
+/// before anything is sent.
+#[derive(Debug, Clone)]
+pub enum GuardJob {
+    /// Apply a weight plan and follow the endpoint until InService.
+    ApplyWeights {
+        /// The plan.
+        plan: WeightPlan,
+        /// The endpoint as the operator saw it (compare-and-swap: refused if it changed since).
+        seen: Box<EndpointInfo>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
+    /// Read the audit log for the Activity tab ([`crate::tui::event::AppEvent::Activity`]).
+    Activity,
+    /// Start a promotion plan (in its own task; progress as
+    /// [`crate::tui::event::AppEvent::Promotion`]).
+    Promote {
+        /// The plan.
+        spec: crate::aws::promote::plan::PromotionSpec,
+        /// The operator's reason (audited).
+        reason: Option<String>,
+        /// The judge, gate alarms and load the plan adds.
+        extras: crate::aws::promote::events::PlanExtras,
+    },
+    /// Resume (or roll back) an endpoint's saved, unfinished plan.
+    PromoteResume {
+        /// Endpoint.
+        endpoint: String,
+        /// Roll back instead of resuming.
+        rollback: bool,
+    },
+    /// Answer a running plan (proceed, hold, roll back).
+    PromoteControl {
+        /// Endpoint.
+        endpoint: String,
+        /// The decision.
+        control: Control,
+    },
+    /// Prewarm models of an MME.
+    Prewarm {
+        /// Endpoint.
+        endpoint: String,
+        /// Model keys.
+        models: Vec<String>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
+    /// Change a variant's autoscaling (bounds, a policy, its removal, the instance count now):
+    /// compare-and-swapped against `seen`, audited before it is sent
+    /// ([`crate::tui::event::AppEvent::ScalingChanged`]).
+    ChangeScaling {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+        /// What to send, in order.
+        changes: Vec<ScalingChange>,
+        /// The variant's autoscaling as the operator saw it.
+        seen: Box<crate::aws::scaling::change::ScalingSnapshot>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
+    /// Build an endpoint's timeline since `since` (epoch seconds), audit log included
+    /// ([`crate::tui::event::AppEvent::Timeline`]); the guard holds the audit log.
+    Timeline {
+        /// Endpoint.
+        endpoint: String,
+        /// From (epoch seconds).
+        since: f64,
+    },
+}
+
+super::kinds!(GuardJob => GuardKind {
+    ApplyWeights,
+    Activity,
+    Promote,
+    PromoteResume,
+    PromoteControl,
+    Prewarm,
+    ChangeScaling,
+    Timeline,
+});
+
+super::effects!(GuardJob, |job| match job {
+    GuardJob::ApplyWeights { reason, .. } => Effect::Audited(CHANGING_WEIGHTS, reason),
+    GuardJob::Promote { reason, .. } => Effect::Audited(PROMOTION, reason),
+    GuardJob::Prewarm { reason, .. } => Effect::Audited(PREWARMING, reason),
+    GuardJob::ChangeScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
+    GuardJob::PromoteResume { rollback: true, .. } => Effect::Changes("rolling a promotion back"),
+    GuardJob::PromoteResume { .. } => Effect::Changes(RESUMING_A_PROMOTION),
+    GuardJob::PromoteControl { control, .. } => match control {
+        Control::Proceed => Effect::Changes("proceeding with a promotion"),
+        Control::Rollback => Effect::Changes("rolling a promotion back"),
+        Control::Hold => Effect::Reads,
+    },
+    GuardJob::Activity | GuardJob::Timeline { .. } => Effect::Reads,
+});
+
+/// What an autoscaling change is called by its first change.
+fn scaling_change(changes: &[ScalingChange]) -> &'static str {
+    match changes.first() {
+        Some(ScalingChange::Bounds { .. }) => "changing autoscaling bounds",
+        Some(ScalingChange::Policy { .. }) => "changing a scaling policy",
+        Some(ScalingChange::RemovePolicy { .. }) => "removing a scaling policy",
+        Some(ScalingChange::Instances { .. }) => "setting the instance count",
+        None => CHANGING_AUTOSCALING,
+    }
+}
+
+impl GuardJob {
+    /// The endpoint this job acts on; None for the Activity tab's read of the whole log.
+    pub fn endpoint(&self) -> Option<&str> {
+        match self {
+            GuardJob::PromoteResume { endpoint, .. }
+            | GuardJob::PromoteControl { endpoint, .. }
+            | GuardJob::Prewarm { endpoint, .. }
+            | GuardJob::ChangeScaling { endpoint, .. }
+            | GuardJob::Timeline { endpoint, .. } => Some(endpoint),
+            GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
+            GuardJob::Promote { spec, .. } => Some(&spec.endpoint),
+            GuardJob::Activity => None,
+        }
+    }
+
+    /// A short label for the status line.
+    pub fn label(&self) -> String {
+        match self {
+            GuardJob::ApplyWeights { plan, .. } => format!("updating weights of {}", plan.endpoint),
+            GuardJob::Activity => "refreshing activity".into(),
+            GuardJob::Promote { spec, .. } => format!("starting the promotion of {}", spec.endpoint),
+            GuardJob::PromoteResume {
+                endpoint,
+                rollback: false,
+            } => format!("resuming the promotion of {endpoint}"),
+            GuardJob::PromoteResume { endpoint, .. } => format!("rolling back the promotion of {endpoint}"),
+            GuardJob::PromoteControl { endpoint, control } => format!("{control:?} the promotion of {endpoint}"),
+            GuardJob::Prewarm { endpoint, models, .. } => format!("prewarming {} models of {endpoint}", models.len()),
+            GuardJob::ChangeScaling { endpoint, variant, .. } => {
+                format!("changing the autoscaling of {endpoint} {variant}")
+            }
+            GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
+        }
+    }
+}
+
+impl GuardKind {
+    /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
+    pub fn is_refresh(self) -> bool {
+        matches!(self, GuardKind::Activity | GuardKind::Timeline)
+    }
+}

@@ -1,0 +1,200 @@
+//! The fleet runner: plain fleet-layer jobs (reads, invocations), each within its time limit.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::{JobLimits, guard, timeout_error, varlog};
+use crate::aws::endpoints::inventory::InventoryOptions;
+use crate::aws::observe::metrics::MetricsPlan;
+use crate::aws::{AwsError, Fleet, RetryPolicy};
+use crate::tui::event::{AppEvent, FleetJob};
+
+/// Answers a fleet job with the connection error.
+pub(super) fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: FleetJob, e: AwsError) {
+    let ev = match job {
+        FleetJob::Inventory => AppEvent::Inventory(Err(e)),
+        FleetJob::Metrics { detail, .. } => AppEvent::Metrics { detail, result: Err(e) },
+        FleetJob::Describe { endpoint } => AppEvent::Described {
+            endpoint,
+            result: Err(e),
+        },
+        FleetJob::Invoke { .. } => AppEvent::Invoked {
+            id,
+            index: 0,
+            result: Err(crate::aws::invoke::call::InvokeFailure {
+                error: e,
+                attempts: 0,
+                total: Duration::ZERO,
+            }),
+        },
+        FleetJob::Catalog { endpoint, .. } => AppEvent::Catalog {
+            endpoint,
+            result: Err(e),
+        },
+        FleetJob::Logs { query, follow, .. } => AppEvent::Logs {
+            endpoint: query.endpoint,
+            follow,
+            result: Err(e),
+        },
+        FleetJob::Alarms => AppEvent::Alarms(Err(e.to_string())),
+        FleetJob::ScalingView { endpoint } => AppEvent::Scaling {
+            endpoint,
+            result: Err(e),
+        },
+    };
+    let _ = events.send(ev);
+}
+
+/// An endpoint with its autoscaling and its last ten scaling activities (the `d` overlay).
+async fn describe(
+    f: &Fleet,
+    endpoint: &str,
+) -> Result<
+    (
+        crate::aws::endpoints::inventory::EndpointInfo,
+        Vec<crate::aws::endpoints::autoscaling::ActivityInfo>,
+    ),
+    AwsError,
+> {
+    let info = f.endpoint(endpoint).await?;
+    let variants: Vec<String> = info.variants.iter().map(|v| v.name.clone()).collect();
+    let acts = f.scaling_activities(endpoint, &variants, 10).await.unwrap_or_default();
+    Ok((info, acts))
+}
+
+/// Invokes `spec` `repeat` times (at least once), each with its retries and time limit, each
+/// recorded in the variant log and sent as it ends.
+async fn invoke(
+    f: &Fleet,
+    id: u64,
+    (spec, repeat): (&crate::aws::invoke::call::InvokeSpec, u32),
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+    guard: &guard::Guard,
+) {
+    let policy = RetryPolicy::default();
+    for index in 0..repeat.max(1) {
+        let r = tokio::time::timeout(limits.invoke, f.invoke(spec, &policy))
+            .await
+            .unwrap_or_else(|_| {
+                Err(crate::aws::invoke::call::InvokeFailure {
+                    error: timeout_error("the invocation", limits.invoke),
+                    attempts: 1,
+                    total: limits.invoke,
+                })
+            });
+        let record = crate::aws::invoke::log::InvocationRecord::of_invoke("console-invoke", None, spec, &r);
+        varlog::append(guard, record, &spec.body, events);
+        let _ = events.send(AppEvent::Invoked { id, index, result: r });
+    }
+}
+
+/// Runs a plain fleet-layer job (a read or an invocation), each within its time limit.
+pub(super) async fn run(
+    f: &Fleet,
+    id: u64,
+    job: FleetJob,
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+    guard: &guard::Guard,
+) {
+    let send = |ev: AppEvent| {
+        let _ = events.send(ev);
+    };
+    let now = std::time::SystemTime::now;
+    match job {
+        FleetJob::Inventory => {
+            let report = |progress| {
+                let _ = events.send(AppEvent::InventoryProgress { origin: None, progress });
+            };
+            let r = within(
+                limits.inventory,
+                "the inventory",
+                f.inventory_progressive(InventoryOptions::default(), &report),
+            )
+            .await;
+            send(AppEvent::Inventory(r));
+            release_freed_memory();
+        }
+        FleetJob::Metrics {
+            endpoints,
+            window,
+            detail,
+        } => {
+            let plan = MetricsPlan::for_endpoints(&endpoints, window, MetricsPlan::period_for(window));
+            let r = within(limits.metrics, "the metrics refresh", f.fetch_metrics(&plan, now())).await;
+            send(AppEvent::Metrics { detail, result: r });
+        }
+        FleetJob::Describe { endpoint } => {
+            let r = within(limits.metrics, "describe", describe(f, &endpoint)).await;
+            send(AppEvent::Described { endpoint, result: r });
+        }
+        FleetJob::Invoke { spec, repeat } => invoke(f, id, (&spec, repeat), limits, events, guard).await,
+        FleetJob::Catalog { endpoint, prefix } => {
+            let r = within(limits.metrics, "the catalog listing", f.list_catalog(&prefix, None)).await;
+            send(AppEvent::Catalog { endpoint, result: r });
+        }
+        FleetJob::ScalingView { endpoint } => {
+            let r = within(limits.metrics, "the autoscaling view", f.scaling_view(&endpoint, now())).await;
+            send(AppEvent::Scaling {
+                endpoint,
+                result: r.map(Box::new),
+            });
+        }
+        FleetJob::Alarms => {
+            let r = within(limits.metrics, "the alarm states", f.alarms_by_endpoint()).await;
+            send(AppEvent::Alarms(r.map_err(|e| e.to_string())));
+        }
+        FleetJob::Logs { query, streams, follow } => {
+            let r = within(limits.metrics, "reading the logs", read_logs(f, query.clone(), streams)).await;
+            send(AppEvent::Logs {
+                endpoint: query.endpoint,
+                follow,
+                result: r,
+            });
+        }
+    }
+}
+
+/// `call`'s result, or a timeout error naming `what` when it takes longer than `limit`.
+async fn within<T>(
+    limit: Duration,
+    what: &str,
+    call: impl std::future::Future<Output = Result<T, AwsError>>,
+) -> Result<T, AwsError> {
+    tokio::time::timeout(limit, call)
+        .await
+        .unwrap_or_else(|_| Err(timeout_error(what, limit)))
+}
+
+/// The logs of a [`FleetJob::Logs`]: the streams when asked, then every page of lines.
+async fn read_logs(
+    f: &Fleet,
+    query: crate::aws::observe::logs::LogQuery,
+    streams: bool,
+) -> Result<
+    (
+        Option<Vec<crate::aws::observe::logs::StreamInfo>>,
+        crate::aws::observe::logs::LogRead,
+    ),
+    AwsError,
+> {
+    let streams = match streams {
+        true => Some(f.log_streams(&query.endpoint, query.variant.as_deref()).await?),
+        false => None,
+    };
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    Ok((streams, f.log_lines(&query, &calls).await?))
+}
+
+/// An inventory of a large fleet allocates thousands of transient response buffers; glibc keeps
+/// the freed pages resident. Handing them back after each inventory keeps a 1,000-endpoint
+/// console's resident set flat (`benches/console_live.sh`).
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

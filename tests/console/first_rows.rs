@@ -1,0 +1,212 @@
+//! The Endpoints table's first frame comes from ListEndpoints: the rows show as soon as the
+//! first page answers, with a loading mark in every column the describes bring, and fill in as
+//! they land; a row whose describe fails stays with the error marked; sorting and filtering work
+//! on the rows there are; the selected endpoint's panes say "loading" while it is described.
+
+use std::time::Duration;
+
+use sagedeck::aws::endpoints::inventory::{EndpointInfo, InventoryFailure, VariantInfo};
+use sagedeck::aws::endpoints::progressive::InventoryProgress;
+use sagedeck::sandbox::faults::FaultSpec;
+use sagedeck::tui::app::App;
+use sagedeck::tui::data::Data;
+use sagedeck::tui::described::RowState;
+use sagedeck::tui::event::{AppEvent, FleetJob, Job};
+use sagedeck::tui::theme::Theme;
+use sagedeck::tui::worker::{JobLimits, spawn};
+use tokio::sync::mpsc::unbounded_channel;
+
+use crate::common;
+use crate::common::tui::{self, feed_until, press, render, submit_all};
+
+fn new_app() -> App {
+    let data = Data {
+        context: tui::context(),
+        refresh_interval: Duration::from_secs(10),
+        ..Default::default()
+    };
+    App::new(data, Theme::default_theme())
+}
+
+/// The row of `name` on the screen.
+fn line_of<'a>(screen: &'a str, name: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(name))
+        .unwrap_or_else(|| panic!("no row of {name} in\n{screen}"))
+}
+
+#[tokio::test]
+async fn rows_show_from_the_list_before_the_describes_answer_then_fill_in() {
+    let sb = common::sandbox_with(common::demo_config()).await;
+    let broken = "xgboost-churn-csv";
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short(&format!("kind=internal,operation=DescribeEndpoint,endpoint={broken}")).unwrap());
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short("kind=slow,ms=1500,operation=DescribeEndpoint").unwrap());
+    let (tx, mut rx) = unbounded_channel();
+    let jobs = spawn(
+        Default::default(),
+        Some(common::fleet(&sb).await),
+        JobLimits::default(),
+        tx,
+    );
+    let mut app = new_app();
+    app.submit(Job::Fleet(FleetJob::Inventory));
+    submit_all(&jobs, &mut app);
+
+    // The first page: every row at once, each describe still in flight.
+    feed_until(&mut rx, &mut app, |ev| {
+        matches!(
+            ev,
+            AppEvent::InventoryProgress {
+                progress: InventoryProgress::Listed(_),
+                ..
+            }
+        )
+        .then_some(())
+    })
+    .await;
+    assert_eq!(app.data.inventory.len(), 8);
+    assert!((0..8).all(|i| app.data.row_state(i) == RowState::Loading));
+    let first = render(&mut app, 140, 40);
+    assert!(first.contains("8 describing…"), "{first}");
+    let row = line_of(&first, broken);
+    assert!(row.contains("InService") && row.contains('…'), "{row}");
+    assert!(!first.contains("loading endpoints"), "{first}");
+    press(&mut app, "2");
+    let variants = render(&mut app, 140, 40);
+    assert!(variants.contains("loading the variants of"), "{variants}");
+    assert!(!variants.contains("no production variants"), "{variants}");
+    press(&mut app, "1");
+
+    // The end: every row described but the broken one, which keeps its row with the error.
+    feed_until(&mut rx, &mut app, |ev| {
+        matches!(ev, AppEvent::Inventory(_)).then_some(())
+    })
+    .await;
+    assert_eq!(app.data.inventory.len(), 8, "the failed row stays");
+    let done = render(&mut app, 140, 40);
+    assert!(!done.contains('…'), "{done}");
+    let row = line_of(&done, broken);
+    assert!(row.contains("✗") && row.contains("✗ describe:"), "{row}");
+    let index = app.data.inventory.iter().position(|e| e.name == broken).unwrap();
+    assert!(matches!(app.data.row_state(index), RowState::Failed(_)));
+}
+
+fn listed(name: &str, modified: f64) -> EndpointInfo {
+    EndpointInfo {
+        name: name.into(),
+        arn: format!("arn:aws:sagemaker:us-east-1:123456789012:endpoint/{name}"),
+        status: "InService".into(),
+        failure_reason: None,
+        created: 1_790_000_000.0,
+        modified,
+        config_name: None,
+        variants: vec![],
+        multi_model: false,
+        autoscaling: vec![],
+    }
+}
+
+fn described(name: &str, modified: f64, variants: usize) -> EndpointInfo {
+    let variant = |i: usize| VariantInfo {
+        name: format!("v{i}"),
+        model_name: Some(format!("{name}-model")),
+        instance_type: Some("ml.m5.large".into()),
+        current_weight: 1.0,
+        desired_weight: 1.0,
+        traffic_share: 1.0 / variants as f64,
+        current_instances: 1,
+        desired_instances: 1,
+        statuses: vec![],
+        image: None,
+        multi_model: false,
+        model_data_url: None,
+    };
+    EndpointInfo {
+        config_name: Some(format!("{name}-config")),
+        variants: (0..variants).map(variant).collect(),
+        ..listed(name, modified)
+    }
+}
+
+fn progress(app: &mut App, progress: InventoryProgress) {
+    app.on_event(AppEvent::InventoryProgress { origin: None, progress });
+}
+
+/// A console whose refresh listed five endpoints, described two, and failed one.
+fn partial_app() -> App {
+    let mut app = new_app();
+    let names = ["churn-a", "churn-b", "fraud-c", "fraud-d", "ranker-e"];
+    let rows = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| listed(n, 1_790_000_000.0 + i as f64 * 60.0));
+    progress(&mut app, InventoryProgress::Listed(rows.collect()));
+    progress(
+        &mut app,
+        InventoryProgress::Described(vec![
+            described("churn-b", 1_790_000_060.0, 3),
+            described("fraud-c", 1_790_000_120.0, 1),
+        ]),
+    );
+    progress(
+        &mut app,
+        InventoryProgress::Failed(vec![InventoryFailure {
+            endpoint: "ranker-e".into(),
+            error: sagedeck::aws::AwsError::Throttling("rate exceeded".into()),
+        }]),
+    );
+    app.data.last_ok = None;
+    app.toasts = Default::default();
+    app.take_jobs();
+    app
+}
+
+fn shown_names(app: &App) -> Vec<String> {
+    app.panes
+        .endpoints
+        .view
+        .iter()
+        .map(|i| app.data.inventory[*i].name.clone())
+        .collect()
+}
+
+#[test]
+fn sorting_and_filtering_work_on_partial_rows() {
+    let mut app = partial_app();
+    // Modified is known from the list: every row sorts on it (newest first).
+    assert_eq!(
+        shown_names(&app),
+        ["ranker-e", "fraud-d", "fraud-c", "churn-b", "churn-a"]
+    );
+    // Variants is not known for three rows: they go last, whichever the direction.
+    press(&mut app, ":sort variants");
+    tui::tap(&mut app, crossterm::event::KeyCode::Enter);
+    assert_eq!(
+        shown_names(&app),
+        ["churn-b", "fraud-c", "churn-a", "fraud-d", "ranker-e"]
+    );
+    press(&mut app, ":sort variants");
+    tui::tap(&mut app, crossterm::event::KeyCode::Enter);
+    assert_eq!(
+        shown_names(&app),
+        ["fraud-c", "churn-b", "churn-a", "fraud-d", "ranker-e"]
+    );
+    // The filter matches names, described or not.
+    press(&mut app, "/fraud");
+    tui::tap(&mut app, crossterm::event::KeyCode::Enter);
+    let mut names = shown_names(&app);
+    names.sort();
+    assert_eq!(names, ["fraud-c", "fraud-d"]);
+}
+
+#[test]
+fn the_loading_state_at_80x24_and_140x40() {
+    let mut app = partial_app();
+    insta::assert_snapshot!("first_rows_loading_80x24", render(&mut app, 80, 24));
+    insta::assert_snapshot!("first_rows_loading_140x40", render(&mut app, 140, 40));
+}
