@@ -169,12 +169,20 @@ impl InvocationLog {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             super::audit::create_private_dir(dir).map_err(fail)?;
         }
+        // A link is not followed (its target would be written and made private): refused.
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
-            .map_err(fail)?;
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => format!(
+                    "refusing the invocation log {}: it is a symbolic link (give the file itself)",
+                    path.display()
+                ),
+                _ => fail(e),
+            })?;
         // Inputs may be written: a file made before, or by hand, is made private too.
         let mode = file.metadata().map_err(fail)?.permissions().mode();
         if mode & 0o077 != 0 {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("cli", &["tui", "mcp", "aws", "sandbox", "format"]),
     ("tui", &["mcp", "aws", "format"]),
-    ("mcp", &["aws"]),
+    ("mcp", &["aws", "format"]),
     ("aws", &[]),
     ("sandbox", &[]),
     ("format", &[]),

@@ -1,0 +1,72 @@
+//! The size limit of one JSON-RPC message from a stdio server. rmcp's own limit (16 MiB) drops
+//! a longer line without a word, so the call waiting for it ran into its timeout ("no answer");
+//! an 8 MB tool result is twice that size once FastMCP adds its structured copy. Here the limit
+//! is [`MAX_MESSAGE_BYTES`], and a longer message ends the connection saying why.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use parking_lot::Mutex;
+use tokio::io::{AsyncRead, ReadBuf};
+
+use super::events::{LogSource, ServerLog};
+
+/// The longest message (one line) a stdio server may send: 128 MiB.
+pub const MAX_MESSAGE_BYTES: usize = 128 << 20;
+
+/// Why a connection was closed by this side, when it was (shared with the connection).
+pub type CloseReason = Arc<Mutex<Option<String>>>;
+
+/// A stdio server's stdout that fails the read (ending the connection) once a line grows
+/// over `limit` bytes, after writing why to the server's log and to `reason`.
+pub struct LineGuard<R> {
+    inner: R,
+    limit: usize,
+    line: usize,
+    log: ServerLog,
+    reason: CloseReason,
+}
+
+impl<R> LineGuard<R> {
+    /// Guards `inner` with the limit `limit`.
+    pub fn new(inner: R, limit: usize, log: ServerLog, reason: CloseReason) -> LineGuard<R> {
+        LineGuard {
+            inner,
+            limit,
+            line: 0,
+            log,
+            reason,
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LineGuard<R> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            let fresh = &buf.filled()[before..];
+            let newline = |b: &u8| *b == b'\n';
+            let mut over = false;
+            this.line = match (fresh.iter().position(newline), fresh.iter().rposition(newline)) {
+                (Some(first), Some(last)) => {
+                    over = this.line + first > this.limit;
+                    fresh.len() - last - 1
+                }
+                _ => this.line + fresh.len(),
+            };
+            if over || this.line > this.limit {
+                let why = format!(
+                    "the server sent a message over {} MiB (the limit of one message); the connection was closed",
+                    this.limit >> 20
+                );
+                this.log.push(LogSource::Client, why.clone());
+                *this.reason.lock() = Some(why.clone());
+                return Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why)));
+            }
+        }
+        polled
+    }
+}
