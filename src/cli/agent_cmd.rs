@@ -22,6 +22,7 @@ use crate::aws::guard::Audited;
 use crate::mcp::agent::trace::TranscriptFile;
 use crate::mcp::agent::{
     Agent, AgentConfig, ApprovalMode, Message, Shape, Stop, Template, ToolFilter, Transcript, gather_tools,
+    tool_warnings,
 };
 use crate::mcp::{ConnectOptions, McpHub, Registry};
 use crate::tui::config::AgentDefaults;
@@ -355,10 +356,13 @@ async fn drive(
     let tools = match gather_tools(hub, servers, &filter).await {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("sagedeck: {e}");
+            super::output::say_err(format!("sagedeck: {e}"));
             return EXIT_AWS;
         }
     };
+    for w in tool_warnings(hub, servers, &filter) {
+        super::output::say_err(format!("sagedeck: warning: {w}"));
+    }
     let transcript_file = match a.transcript.as_deref().map(TranscriptFile::create).transpose() {
         Ok(f) => f,
         Err(e) => return usage(e),
@@ -394,7 +398,13 @@ async fn drive(
     if g.json {
         super::output::print_json(&transcript);
     }
-    exit_of(&transcript)
+    match agent.transcript_file.as_ref().and_then(|f| f.failure()) {
+        Some(e) => {
+            super::output::say_err(format!("sagedeck: warning: {e}"));
+            exit_of(&transcript).max(EXIT_REFUSED)
+        }
+        None => exit_of(&transcript),
+    }
 }
 
 /// The conversation of `--messages FILE`, if given.

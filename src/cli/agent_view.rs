@@ -6,25 +6,29 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::output::{say, say_err};
+use crate::format::escape_line;
 use crate::mcp::agent::run::{Event, OnEvent};
 use crate::mcp::agent::{ApprovalRequest, Decision, Step, Stop, Transcript};
 
 /// Asks on the terminal: y approves, e edits the arguments (a JSON line), anything else denies.
 pub fn ask_terminal(req: ApprovalRequest) -> Decision {
     let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-        eprintln!(
+        say_err(format!(
             "sagedeck: step {}: {} needs approval ({}) and there is no terminal to ask: denied (use --approve auto to allow)",
             req.step, req.tool, req.why
-        );
+        ));
         return Decision::Deny;
     };
     let mut out = &tty;
     let mut lines = std::io::BufReader::new(&tty).lines();
-    let _ = write!(
-        out,
-        "step {}: call {}/{} {} ? ({}) [y]es / [n]o / [e]dit: ",
+    // The names and arguments come from a server and a model: written out, they cannot rewrite
+    // the question (a name holding `\x1b[2K\r` would clear the line and print another).
+    let question = format!(
+        "step {}: call {}/{} {} ? ({})",
         req.step, req.server, req.tool, req.arguments, req.why
     );
+    let _ = write!(out, "{} [y]es / [n]o / [e]dit: ", escape_line(&question));
     let _ = out.flush();
     match lines.next().and_then(Result::ok).as_deref().map(str::trim) {
         Some("y") | Some("yes") => Decision::Approve,
@@ -96,18 +100,18 @@ pub fn printer(json: bool) -> OnEvent {
                 if !streaming.swap(true, std::sync::atomic::Ordering::Relaxed) {
                     print!("  … ");
                 }
-                print!("{}", t.replace('\n', " "));
+                print!("{}", escape_line(&t.replace('\n', " ")));
                 let _ = std::io::stdout().flush();
             }
-            Event::Step(s) => println!("{}", step_text(s)),
-            Event::Calling { step, server, tool, .. } => eprintln!("sagedeck: step {step}: calling {server}/{tool}"),
+            Event::Step(s) => say(step_text(s)),
+            Event::Calling { step, server, tool, .. } => say_err(format!("sagedeck: step {step}: calling {server}/{tool}")),
             Event::End(end) => match (&end.answer, end.stop) {
-                (Some(a), Stop::FinalAnswer) => println!("answer: {a}"),
-                _ => println!(
+                (Some(a), Stop::FinalAnswer) => say(format!("answer: {a}")),
+                _ => say(format!(
                     "{}{}",
                     end.stop.describe(),
                     end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
-                ),
+                )),
             },
             Event::StepStarted(_) => {}
         }
@@ -116,15 +120,15 @@ pub fn printer(json: bool) -> OnEvent {
 
 /// Prints a saved run.
 pub fn show(t: &Transcript) {
-    println!(
+    say(format!(
         "run {} on {} ({}{}), servers {}",
         t.header.run_id,
         t.header.llm,
         t.header.shape,
         t.header.template.as_ref().map(|x| format!("/{x}")).unwrap_or_default(),
         t.header.servers.join(", ")
-    );
-    println!("question: {}", t.header.question);
+    ));
+    say(format!("question: {}", t.header.question));
     let p = printer(false);
     for s in &t.steps {
         p(&Event::Step(Box::new(s.clone())));

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
-use super::output::{print_json, print_table};
+use super::output::{print_json, print_table, say, say_err};
 use super::{EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, GlobalArgs, usage};
 use crate::aws::audit::AuditContext;
 use crate::mcp::{
@@ -119,7 +119,7 @@ fn annotations_text(t: &rmcp::model::Tool) -> String {
 /// Prints a connected server's line and its tools' table (`tools list` without `--json`).
 fn print_server(entry: &ServerEntry, conn: &McpConnection) {
     let (i, tools) = (conn.info(), conn.tools());
-    println!(
+    say(format!(
         "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
         entry.name,
         entry.transport,
@@ -128,7 +128,7 @@ fn print_server(entry: &ServerEntry, conn: &McpConnection) {
         i.protocol_version,
         tools.len(),
         ms(conn.connect_time())
-    );
+    ));
     let rows = tools
         .iter()
         .map(|t| {
@@ -172,6 +172,9 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
     for (entry, r) in entries.iter().zip(results) {
         match r {
             Ok(conn) => {
+                for w in conn.refused_tools() {
+                    say_err(format!("sagedeck: warning: {}: {w}", entry.name));
+                }
                 let tools = conn.tools();
                 if !g.json {
                     print_server(entry, &conn);
@@ -186,9 +189,9 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> i32 {
             Err(e) => {
                 failed += 1;
                 worst = worst.max(connect_exit(&e));
-                eprintln!("sagedeck: {}: {e}", entry.name);
+                say_err(format!("sagedeck: {}: {e}", entry.name));
                 if !g.json {
-                    println!("== {} ({}): FAILED: {e}", entry.name, entry.transport);
+                    say(format!("== {} ({}): FAILED: {e}", entry.name, entry.transport));
                 }
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
@@ -271,7 +274,7 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> i32 {
     let conn = match conn {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("sagedeck: {}: {e}", entry.name);
+            say_err(format!("sagedeck: {}: {e}", entry.name));
             return connect_exit(&e);
         }
     };
@@ -343,7 +346,7 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
                     &json!({"server": conn.name(), "tool": args.tool, "error": e, "elapsed_ms": ms(started.elapsed())}),
                 );
             }
-            eprintln!("sagedeck: {}/{}: {e}{hint}", conn.name(), args.tool);
+            say_err(format!("sagedeck: {}/{}: {e}{hint}", conn.name(), args.tool));
             if e == CallError::Cancelled { 130 } else { EXIT_AWS }
         }
     }
@@ -355,7 +358,7 @@ async fn print_progress(mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp:
         if show {
             let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
             let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
-            eprintln!("sagedeck: progress {}{total}{msg}", p.progress);
+            say_err(format!("sagedeck: progress {}{total}{msg}", p.progress));
         }
     }
 }
@@ -370,7 +373,7 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
             "progress": o.progress, "result": o.result, "raw": o.raw,
         }));
     } else {
-        println!("{}", o.result.to_text());
+        say(format!("{}", o.result.to_text()));
         let mut line = format!(
             "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
             conn.name(),
@@ -386,22 +389,22 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
                 sm["attempts"]
             ));
         }
-        eprintln!("{line}");
+        say_err(line);
     }
     if o.result.is_error {
         let why = o.result.first_text().unwrap_or_else(|| "no message".into());
-        eprintln!(
+        say_err(format!(
             "sagedeck: {} reported an error: {why}{}",
             o.tool,
             not_listed.unwrap_or_default()
-        );
+        ));
         return EXIT_MODEL;
     }
     if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
-        eprintln!(
+        say_err(format!(
             "sagedeck: warning: structured content violates the outputSchema: {}",
             errs.join("; ")
-        );
+        ));
     }
     EXIT_OK
 }

@@ -202,7 +202,7 @@ impl Command {
 
 /// Prints a classified error on one line and returns its exit code.
 pub fn report(e: &AwsError) -> i32 {
-    eprintln!("sagedeck: {e}");
+    output::say_err(format!("sagedeck: {e}"));
     exit_code(e)
 }
 
@@ -217,7 +217,7 @@ pub fn exit_code(e: &AwsError) -> i32 {
 
 /// Prints a usage problem and returns exit code 2.
 pub fn usage(message: impl std::fmt::Display) -> i32 {
-    eprintln!("sagedeck: {message}");
+    output::say_err(format!("sagedeck: {message}"));
     EXIT_USAGE
 }
 

@@ -1,4 +1,7 @@
-//! Human tables (kubectl-style: aligned columns, no borders) and JSON output.
+//! Human tables (kubectl-style: aligned columns, no borders), JSON output, and the lines of
+//! human output that carry text from outside (MCP servers, models, endpoints, logs, config
+//! files): [`say`] and [`say_err`] write out its control characters, as tables do in every cell,
+//! so no escape sequence of theirs reaches the terminal. (JSON output escapes them already.)
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
@@ -11,12 +14,23 @@ pub fn print_table(headers: &[&str], rows: Vec<Vec<String>>) {
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(headers.to_vec());
     for r in rows {
-        t.add_row(r);
+        t.add_row(r.iter().map(|cell| crate::format::escape_line(cell).into_owned()));
     }
     // comfy-table pads the first column with one leading space in this preset; trim it.
     for line in t.to_string().lines() {
         println!("{}", line.strip_prefix(' ').unwrap_or(line).trim_end());
     }
+}
+
+/// Prints a line (or lines) of human output on stdout, control characters written out (newlines
+/// and tabs kept).
+pub fn say(text: impl AsRef<str>) {
+    println!("{}", crate::format::escape_text(text.as_ref()));
+}
+
+/// [`say`] on stderr.
+pub fn say_err(text: impl AsRef<str>) {
+    eprintln!("{}", crate::format::escape_text(text.as_ref()));
 }
 
 /// Prints a value as pretty JSON.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::metrics_cmd::parse_since;
-use super::output::{opt_f, pct, print_json, print_table};
+use super::output::{opt_f, pct, print_json, print_table, say, say_err};
 use super::{EXIT_AWS, EXIT_OK, GlobalArgs, usage};
 use crate::aws::invocation_log::read;
 use crate::aws::judge::JudgeConfig;
@@ -48,16 +48,16 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> i32 {
     let log = match read(&args.file) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("sagedeck: {e}");
+            say_err(format!("sagedeck: {e}"));
             return EXIT_AWS;
         }
     };
     if let Some(first) = log.first_bad_line {
-        eprintln!(
+        say_err(format!(
             "sagedeck: skipped {} line(s) of {} that are not invocation records (first: line {first})",
             log.bad_lines,
             args.file.display()
-        );
+        ));
     }
     let opts = ReportOptions {
         endpoint: args.endpoint.clone(),
@@ -73,10 +73,10 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> i32 {
     let r = report(&log, &opts);
     if let Some(b) = &args.baseline {
         for e in r.endpoints.iter().filter(|e| e.baseline.is_none()) {
-            eprintln!(
+            say_err(format!(
                 "sagedeck: {} has no variant {b} in the log; its variants are not judged",
                 e.endpoint
-            );
+            ));
         }
     }
     if g.json {
@@ -84,7 +84,7 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> i32 {
         return EXIT_OK;
     }
     if r.endpoints.is_empty() {
-        eprintln!("sagedeck: no invocations in {} match", args.file.display());
+        say_err(format!("sagedeck: no invocations in {} match", args.file.display()));
         return EXIT_OK;
     }
     print_human(&r);
@@ -125,15 +125,15 @@ fn print_human(r: &VariantsReport) {
         for v in e.variants.iter().filter(|v| v.outcome.is_some()) {
             println!();
             let outcome = v.outcome.map_or("-", |o| o.as_str());
-            println!("{} {} vs {base}: {outcome}", e.endpoint, v.variant);
+            say(format!("{} {} vs {base}: {outcome}", e.endpoint, v.variant));
             for m in &v.verdicts {
-                println!("  {}", m.summary());
+                say(format!("  {}", m.summary()));
             }
         }
     }
     println!();
-    println!(
+    say(format!(
         "{} calls; the judge compares {} s periods (latency of successful calls, error rate) with a Mann-Whitney U test",
         r.records, r.period_seconds
-    );
+    ));
 }

@@ -182,9 +182,10 @@ impl Agent {
     }
 
     async fn run_from(&mut self, header: Header, messages: Vec<Message>, first: u32) -> Transcript {
-        if let Some(f) = self.transcript_file.as_mut() {
-            let _ = f.write(&Record::Run(header.clone()));
-        }
+        let unwritable = match self.transcript_file.as_mut() {
+            Some(f) => f.write(&Record::Run(header.clone())).err(),
+            None => None,
+        };
         let mut st = State {
             transcript: Transcript {
                 header,
@@ -198,6 +199,9 @@ impl Agent {
         };
         let mut n = first;
         let (stop, answer, detail) = loop {
+            if let Some(e) = &unwritable {
+                break (Stop::Refused, None, Some(format!("{e}; nothing was sent")));
+            }
             if let Some(s) = self.pre_stop(&st, n) {
                 break (s, None, None);
             }
