@@ -271,7 +271,11 @@ pub fn redact_strings(v: &Value) -> Value {
                 .map(|(k, v)| {
                     let lk = k.to_ascii_lowercase();
                     let secret = SECRET_KEYS.iter().any(|s| lk.contains(s)) && v.is_string();
-                    let value = if secret { Value::String(REDACTED.into()) } else { redact_strings(v) };
+                    let value = if secret {
+                        Value::String(REDACTED.into())
+                    } else {
+                        redact_strings(v)
+                    };
                     (k.clone(), value)
                 })
                 .collect(),

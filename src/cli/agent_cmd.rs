@@ -153,7 +153,14 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("--system-prompt {}: {e}", p.display()))?),
         None => None,
     };
-    let secs = |s: f64| Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 });
+    let secs = |flag: &str, s: f64| {
+        Duration::try_from_secs_f64(s)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("{flag} {s} is not a positive number of seconds"))
+    };
+    let deadline = a.deadline.map(|d| secs("--deadline", d)).transpose()?;
+    let tool_timeout = secs("--tool-timeout", a.tool_timeout)?;
     Ok(AgentConfig {
         llm,
         target_variant: a.target_variant.clone(),
@@ -165,11 +172,11 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         system_prompt,
         max_steps: a.max_steps,
         token_budget: a.token_budget,
-        deadline: a.deadline.map(secs),
+        deadline,
         max_new_tokens: a.max_new_tokens,
         max_retries: a.max_retries,
         approval,
-        tool_timeout: secs(a.tool_timeout),
+        tool_timeout,
         reason: g.reason.clone(),
         ..Default::default()
     })

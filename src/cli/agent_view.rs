@@ -104,7 +104,9 @@ pub fn printer(json: bool) -> OnEvent {
                 let _ = std::io::stdout().flush();
             }
             Event::Step(s) => say(step_text(s)),
-            Event::Calling { step, server, tool, .. } => say_err(format!("sagedeck: step {step}: calling {server}/{tool}")),
+            Event::Calling { step, server, tool, .. } => {
+                say_err(format!("sagedeck: step {step}: calling {server}/{tool}"))
+            }
             Event::End(end) => match (&end.answer, end.stop) {
                 (Some(a), Stop::FinalAnswer) => say(format!("answer: {a}")),
                 _ => say(format!(

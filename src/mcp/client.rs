@@ -208,8 +208,7 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
         TransportKind::Stdio => {
             let mut c = super::connect::spawn_stdio(entry, &log)?;
             let guarded = LineGuard::new(c.stdout, MAX_MESSAGE_BYTES, log.clone(), handler.0.closed_why.clone());
-            let transport =
-                AsyncRwTransport::new_client(guarded, c.stdin).with_max_line_length(MAX_MESSAGE_BYTES + 1);
+            let transport = AsyncRwTransport::new_client(guarded, c.stdin).with_max_line_length(MAX_MESSAGE_BYTES + 1);
             match tokio::time::timeout(timeout, handler.serve(transport)).await {
                 Ok(Ok(service)) => Ok((service, Some(c.child))),
                 failed => {

@@ -57,12 +57,7 @@ async fn origins_bearer_scheme_and_session_delete() {
         assert_eq!(r.status(), StatusCode::FORBIDDEN, "Origin {foreign}");
     }
     let localhost = format!("http://localhost:{port}");
-    for allowed in [
-        None,
-        Some(own.as_str()),
-        Some(localhost.as_str()),
-        Some(ALLOWED),
-    ] {
+    for allowed in [None, Some(own.as_str()), Some(localhost.as_str()), Some(ALLOWED)] {
         let r = initialize(&url, &bearer, allowed).await;
         assert_eq!(r.status(), StatusCode::OK, "Origin {allowed:?}");
     }

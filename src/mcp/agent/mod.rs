@@ -9,6 +9,7 @@
 //! and replays, [`run`] is the loop.
 
 pub mod approval;
+pub mod limits;
 mod llm;
 pub mod parse;
 pub mod prompt;
@@ -126,9 +127,16 @@ pub fn tool_warnings(hub: &McpHub, servers: &[String], filter: &ToolFilter) -> V
         warnings.extend(conn.refused_tools().into_iter().map(|w| format!("{server}: {w}")));
         names.extend(conn.tools().iter().map(|t| (server.clone(), t.name.to_string())));
     }
-    let patterns = filter.allow.iter().map(|p| ("--allow", p)).chain(filter.deny.iter().map(|p| ("--deny", p)));
+    let patterns = filter
+        .allow
+        .iter()
+        .map(|p| ("--allow", p))
+        .chain(filter.deny.iter().map(|p| ("--deny", p)));
     for (flag, pattern) in patterns {
-        if !names.iter().any(|(s, t)| glob(pattern, t) || glob(pattern, &format!("{s}/{t}"))) {
+        if !names
+            .iter()
+            .any(|(s, t)| glob(pattern, t) || glob(pattern, &format!("{s}/{t}")))
+        {
             warnings.push(format!("{flag} `{pattern}` matches no tool of {}", servers.join(", ")));
         }
     }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::parse::ParsedCall;
-use crate::aws::audit::redact_strings;
 use super::shape::Message;
+use crate::aws::audit::redact_strings;
 
 /// Why a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,8 +34,10 @@ pub enum Stop {
     LlmError,
     /// Cancelled by the operator.
     Cancelled,
-    /// The audit log cannot be written: nothing more was sent.
+    /// The audit log (or the transcript) cannot be written: nothing more was sent.
     Refused,
+    /// The next request would be over SageMaker's 6 MB cap: it was not sent.
+    TooLarge,
 }
 
 impl Stop {
@@ -50,7 +52,8 @@ impl Stop {
             Stop::Denied => "stopped: a tool call was denied",
             Stop::LlmError => "stopped: the LLM endpoint failed",
             Stop::Cancelled => "stopped: cancelled",
-            Stop::Refused => "stopped: the audit log cannot be written; nothing more was sent",
+            Stop::Refused => "stopped: the audit log or the transcript cannot be written; nothing more was sent",
+            Stop::TooLarge => "stopped: the next request would be over SageMaker's 6 MB limit; it was not sent",
         }
     }
 }
@@ -198,7 +201,8 @@ impl TranscriptFile {
         // private (a device such as /dev/null is left alone).
         let meta = file.metadata().map_err(fail)?;
         if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
-            file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))
+                .map_err(fail)?;
         }
         Ok(TranscriptFile {
             path: path.to_path_buf(),
