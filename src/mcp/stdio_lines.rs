@@ -58,9 +58,12 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGuard<R> {
                 _ => this.line + fresh.len(),
             };
             if over || this.line > this.limit {
+                let limit = match this.limit >> 20 {
+                    0 => format!("{} bytes", this.limit),
+                    mib => format!("{mib} MiB"),
+                };
                 let why = format!(
-                    "the server sent a message over {} MiB (the limit of one message); the connection was closed",
-                    this.limit >> 20
+                    "the server sent a message over {limit} (the limit of one message); the connection was closed"
                 );
                 this.log.push(LogSource::Client, why.clone());
                 *this.reason.lock() = Some(why.clone());
@@ -68,5 +71,27 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGuard<R> {
             }
         }
         polled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncReadExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_fails_the_read_saying_why() {
+        let (log, reason) = (ServerLog::default(), CloseReason::default());
+        let mut ok = LineGuard::new(&b"0123456789\nabc\n"[..], 10, log.clone(), reason.clone());
+        let mut all = Vec::new();
+        ok.read_to_end(&mut all).await.unwrap();
+        assert!(reason.lock().is_none());
+
+        let mut long = LineGuard::new(&b"0123\n0123456789ab\n"[..], 10, log.clone(), reason.clone());
+        let e = long.read_to_end(&mut Vec::new()).await.unwrap_err();
+        assert!(e.to_string().contains("the connection was closed"), "{e}");
+        assert!(reason.lock().as_deref().is_some_and(|r| r.contains("over 10 bytes")));
+        assert!(log.tail(1)[0].text.contains("the limit of one message"));
     }
 }
