@@ -48,16 +48,12 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGuard<R> {
         let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = polled {
             let fresh = &buf.filled()[before..];
-            let newline = |b: &u8| *b == b'\n';
             let mut over = false;
-            this.line = match (fresh.iter().position(newline), fresh.iter().rposition(newline)) {
-                (Some(first), Some(last)) => {
-                    over = this.line + first > this.limit;
-                    fresh.len() - last - 1
-                }
-                _ => this.line + fresh.len(),
-            };
-            if over || this.line > this.limit {
+            for (k, part) in fresh.split(|b| *b == b'\n').enumerate() {
+                this.line = if k == 0 { this.line + part.len() } else { part.len() };
+                over |= this.line > this.limit;
+            }
+            if over {
                 let limit = match this.limit >> 20 {
                     0 => format!("{} bytes", this.limit),
                     mib => format!("{mib} MiB"),
@@ -67,6 +63,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGuard<R> {
                 );
                 this.log.push(LogSource::Client, why.clone());
                 *this.reason.lock() = Some(why.clone());
+                // An error read must not have filled anything.
+                buf.set_filled(before);
                 return Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why)));
             }
         }
