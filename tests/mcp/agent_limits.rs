@@ -53,9 +53,14 @@ async fn bad_limits_are_invalid_input_and_unused_patterns_are_warned_of() {
     let audit = dir.path().join("audit.jsonl");
     let a = audit.to_string_lossy().into_owned();
     for (flag, value) in [("--deadline", "-5"), ("--deadline", "nan"), ("--tool-timeout", "-1")] {
-        let r = run_cli(&sb, &agent(&cfg, &a, &[flag, value, "Read the clipboard notes"])).await;
-        assert_eq!(r.code, 2, "{flag} {value}: {}", r.stderr);
-        assert!(r.stderr.contains(flag), "{}", r.stderr);
+        let arg = format!("{flag}={value}");
+        let r = run_cli(&sb, &agent(&cfg, &a, &[&arg, "Read the clipboard notes"])).await;
+        assert_eq!(r.code, 2, "{arg}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("{flag} {value} is not a positive number")),
+            "{}",
+            r.stderr
+        );
     }
     assert!(!audit.exists(), "nothing was sent");
 
@@ -78,7 +83,7 @@ async fn bad_limits_are_invalid_input_and_unused_patterns_are_warned_of() {
 }
 
 #[tokio::test]
-async fn a_3_mb_tool_result_is_shortened_to_keep_the_request_under_6_mb() {
+async fn a_3_mib_tool_result_is_shortened_to_keep_the_request_under_6_mb() {
     let sb = sandbox_with(demo_config()).await;
     let dir = tempfile::tempdir().unwrap();
     let cfg = hostile_config(&dir).await;

@@ -140,8 +140,12 @@ async fn agent_steps_write_out_escapes_and_transcripts_are_private_and_redacted(
     assert_no_raw_controls(&r, "agent");
     assert!(r.stdout.contains("call evil/clipboard_notes"), "{}", r.stdout);
     assert!(
+        r.stdout.contains("answer: According to clipboard_notes"),
+        "{}",
         r.stdout
-            .contains("answer: According to clipboard_notes, notes\\x1b]52;c;"),
+    );
+    assert!(
+        r.stdout.contains("notes\\x1b]52;c;ZWNobyBwd25lZA==\\x07 title"),
         "{}",
         r.stdout
     );
