@@ -57,7 +57,7 @@ async fn bad_limits_are_invalid_input_and_unused_patterns_are_warned_of() {
         let r = run_cli(&sb, &agent(&cfg, &a, &[&arg, "Read the clipboard notes"])).await;
         assert_eq!(r.code, 2, "{arg}: {}", r.stderr);
         assert!(
-            r.stderr.contains(&format!("{flag} {value} is not a positive number")),
+            r.stderr.contains(flag) && r.stderr.contains("is not a positive number of seconds"),
             "{}",
             r.stderr
         );
@@ -89,18 +89,13 @@ async fn a_3_mib_tool_result_is_shortened_to_keep_the_request_under_6_mb() {
     let cfg = hostile_config(&dir).await;
     let audit = dir.path().join("audit.jsonl");
     let a = audit.to_string_lossy().into_owned();
-    let r = run_cli(&sb, &agent(&cfg, &a, &["Give a big result of 3000000 bytes"])).await;
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains("call evil/big_result {\"bytes\":3000000}"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("the tool's result (6.00 MB) was shortened to"),
-        "{}",
-        r.stdout
-    );
+    // 3 MiB, twice (text and structured content): 6.29 MB, and the conversation on top.
+    let r = run_cli(&sb, &agent(&cfg, &a, &["Give a big result of 3145728 bytes"])).await;
+    let head: String = r.stdout.chars().take(2000).collect();
+    assert_eq!(r.code, 0, "{head}\n{}", r.stderr);
+    assert!(r.stdout.contains("call evil/big_result {\"bytes\":3145728}"), "{head}");
+    let note = "the tool's result (6.29 MB) was shortened to";
+    assert!(r.stdout.lines().any(|l| l.contains(note)), "{head}");
     let sizes = request_sizes(&audit);
     assert_eq!(sizes.len(), 2, "{sizes:?}");
     assert!(sizes.iter().all(|s| *s <= 6 * 1024 * 1024), "{sizes:?}");
