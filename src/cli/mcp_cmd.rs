@@ -373,7 +373,7 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
             "progress": o.progress, "result": o.result, "raw": o.raw,
         }));
     } else {
-        say(format!("{}", o.result.to_text()));
+        say(o.result.to_text());
         let mut line = format!(
             "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
             conn.name(),
