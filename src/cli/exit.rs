@@ -102,9 +102,11 @@ impl Exit {
     }
 
     /// Prints the message (`sagedeck: ...` on stderr, unless stderr is closed too) and returns
-    /// the exit code.
+    /// the exit code. The message may carry outside text (an AWS error, a server's answer): its
+    /// control characters are written out.
     pub fn report(&self) -> i32 {
         if let Some(m) = &self.message {
+            let m = crate::format::escape_text(m);
             let _ = writeln!(std::io::stderr().lock(), "sagedeck: {m}");
         }
         self.code

@@ -3,6 +3,11 @@
 //! (kubectl-style: aligned columns, no borders) and JSON. A write into a closed pipe (`| head`,
 //! `| grep -m1`) is [`Exit::output_closed`]: the command stops there and ends quietly; every
 //! later write fails the same way, so a loop that prints learns it at its next line.
+//!
+//! Lines of human output that carry text from outside (MCP servers, models, endpoints, logs,
+//! config files) go through [`say`] and [`say_err`], which write out its control characters, as
+//! tables do in every cell, so no escape sequence of theirs reaches the terminal. (JSON output
+//! escapes them already.)
 
 use std::fmt;
 use std::io::{BufRead, IsTerminal, Write};
@@ -86,13 +91,24 @@ pub fn print_table(headers: &[&str], rows: Vec<Vec<String>>) -> CmdResult {
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(headers.to_vec());
     for r in rows {
-        t.add_row(r);
+        t.add_row(r.iter().map(|cell| crate::format::escape_line(cell).into_owned()));
     }
     // comfy-table pads the first column with one leading space in this preset; trim it.
     for line in t.to_string().lines() {
         outln!("{}", line.strip_prefix(' ').unwrap_or(line).trim_end())?;
     }
     Ok(())
+}
+
+/// Prints a line (or lines) of human output on stdout through [`outln!`], control characters
+/// written out (newlines and tabs kept).
+pub fn say(text: impl AsRef<str>) -> CmdResult {
+    outln!("{}", crate::format::escape_text(text.as_ref()))
+}
+
+/// [`say`] on stderr (a closed standard error is ignored, as in [`eprint_line`]).
+pub fn say_err(text: impl AsRef<str>) {
+    eprint_line(format_args!("{}", crate::format::escape_text(text.as_ref())));
 }
 
 /// Prints a value as pretty JSON.

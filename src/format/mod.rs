@@ -1,7 +1,12 @@
-//! Text that the console and the headless commands both show: times, durations, bars and
-//! response bodies. It imports nothing else of sagedeck, so both sides can use it.
+//! Text that the console and the headless commands both show: times, durations, bars, response
+//! bodies, and outside text with its control characters written out ([`escape_text`]). It
+//! imports nothing else of sagedeck, so both sides can use it.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+mod escape;
+
+pub use escape::{escape_line, escape_text, has_controls};
 
 /// Seconds since the epoch, now.
 pub fn now_epoch() -> f64 {

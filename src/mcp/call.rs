@@ -200,6 +200,10 @@ impl McpConnection {
     fn with_stderr(&self, e: CallError) -> CallError {
         match e {
             CallError::Disconnected(m) => {
+                let m = match self.shared.closed_why.lock().clone() {
+                    Some(why) => format!("{m}: {why}"),
+                    None => m,
+                };
                 let tail = self.shared.log.stderr_tail(STDERR_LINES_SHOWN);
                 CallError::Disconnected(format!("{m}{}", super::connect::stderr_suffix(&tail)))
             }

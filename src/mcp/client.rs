@@ -10,11 +10,14 @@ use parking_lot::{Mutex, RwLock};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde::Serialize;
 use tokio::process::Child;
 use tokio::sync::{broadcast, mpsc};
+
+use crate::format::{escape_line, has_controls};
 
 use super::connect::{
     ConnectError, STDERR_LINES_SHOWN, explain_child_failure, explain_handshake_failure, explain_sse_failure,
@@ -22,6 +25,7 @@ use super::connect::{
 };
 use super::events::{LogSource, Progress, ServerEvent, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
+use super::stdio_lines::{CloseReason, LineGuard, MAX_MESSAGE_BYTES};
 use super::transport_sse::SseClientTransport;
 
 pub use super::call::{CallError, CallOptions, CallOutcome, DEFAULT_CALL_TIMEOUT};
@@ -68,6 +72,34 @@ pub(super) struct Shared {
     /// Progress token of each running call → its progress channel.
     pub(super) routes: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<Progress>>>,
     pub(super) tools: RwLock<Vec<Tool>>,
+    /// Why this side closed the connection (a stdio message over the limit), if it did.
+    pub(super) closed_why: CloseReason,
+    /// The tools left out of the last listing (their names, escaped), and why.
+    pub(super) refused: RwLock<Vec<String>>,
+}
+
+impl Shared {
+    /// Keeps `tools` as the listing, leaving out (with a warning in the log) every tool whose
+    /// name holds a control character: such a name could rewrite what a terminal shows around
+    /// it (an approval question), and nothing could call it by a name a person can type.
+    fn keep_tools(&self, tools: Vec<Tool>) -> Vec<Tool> {
+        let (kept, refused): (Vec<Tool>, Vec<Tool>) = tools.into_iter().partition(|t| !has_controls(&t.name));
+        let warnings: Vec<String> = refused
+            .iter()
+            .map(|t| {
+                format!(
+                    "tool `{}` left out: its name holds control characters",
+                    escape_line(&t.name)
+                )
+            })
+            .collect();
+        for w in &warnings {
+            self.log.push(LogSource::Client, w.clone());
+        }
+        *self.refused.write() = warnings;
+        *self.tools.write() = kept.clone();
+        kept
+    }
 }
 
 #[derive(Clone)]
@@ -125,8 +157,7 @@ impl ClientHandler for Handler {
         tokio::spawn(async move {
             match peer.list_all_tools().await {
                 Ok(tools) => {
-                    let count = tools.len();
-                    *shared.tools.write() = tools;
+                    let count = shared.keep_tools(tools).len();
                     shared
                         .log
                         .push(LogSource::Client, format!("tools/list_changed: {count} tools now"));
@@ -176,7 +207,9 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
     match entry.transport {
         TransportKind::Stdio => {
             let mut c = super::connect::spawn_stdio(entry, &log)?;
-            match tokio::time::timeout(timeout, handler.serve((c.stdout, c.stdin))).await {
+            let guarded = LineGuard::new(c.stdout, MAX_MESSAGE_BYTES, log.clone(), handler.0.closed_why.clone());
+            let transport = AsyncRwTransport::new_client(guarded, c.stdin).with_max_line_length(MAX_MESSAGE_BYTES + 1);
+            match tokio::time::timeout(timeout, handler.serve(transport)).await {
                 Ok(Ok(service)) => Ok((service, Some(c.child))),
                 failed => {
                     let grace = Duration::from_millis(if failed.is_ok() { 1500 } else { 200 });
@@ -244,6 +277,8 @@ impl McpConnection {
             events,
             routes: Mutex::new(HashMap::new()),
             tools: RwLock::new(Vec::new()),
+            closed_why: CloseReason::default(),
+            refused: RwLock::new(Vec::new()),
         });
         let (service, child) = start(entry, Handler(shared.clone()), opts.timeout).await?;
         let peer = service.peer().clone();
@@ -339,11 +374,16 @@ impl McpConnection {
         self.shared.tools.read().iter().find(|t| t.name == name).cloned()
     }
 
-    /// Lists every tool (following `nextCursor`) and keeps the list.
+    /// Lists every tool (following `nextCursor`) and keeps the list, less the tools whose names
+    /// hold control characters (see [`McpConnection::refused_tools`]).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, CallError> {
         let tools = self.peer.list_all_tools().await?;
-        *self.shared.tools.write() = tools.clone();
-        Ok(tools)
+        Ok(self.shared.keep_tools(tools))
+    }
+
+    /// Why tools of the last listing were left out (one warning each, the name escaped).
+    pub fn refused_tools(&self) -> Vec<String> {
+        self.shared.refused.read().clone()
     }
 
     /// Whether the connection has ended.

@@ -13,6 +13,7 @@ pub mod registry;
 pub mod result;
 pub mod schema;
 pub mod server;
+pub mod stdio_lines;
 pub mod tools_config;
 pub mod transport_sse;
 

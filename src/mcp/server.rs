@@ -342,9 +342,11 @@ pub fn check_origin(origin: &str) -> Result<(), String> {
 }
 
 /// The browser origins of a server listening on `addr`: `http://ADDR`, and on loopback also
-/// `localhost`, `127.0.0.1` and `[::1]` with its port; `null` (a sandboxed or local page).
+/// `localhost`, `127.0.0.1` and `[::1]` with its port. `null` (a sandboxed frame, a `file:` page,
+/// a redirected request) is not one of them: any page can send it, so it is allowed only when
+/// given with `--allow-origin null`.
 pub fn own_origins(addr: SocketAddr) -> Vec<String> {
-    let mut out = vec!["null".to_string(), format!("http://{addr}")];
+    let mut out = vec![format!("http://{addr}")];
     if addr.ip().is_loopback() {
         let port = addr.port();
         for host in ["localhost", "127.0.0.1", "[::1]"] {

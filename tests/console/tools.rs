@@ -989,3 +989,46 @@ fn a_long_tool_description_shows_whole_or_says_where_to_read_it() {
     let s = screen_sized(&mut app, 80, 24);
     assert!(s.contains("(lastword)"), "the describe overlay wraps it whole:\n{s}");
 }
+
+#[test]
+fn server_text_is_drawn_with_its_escape_sequences_written_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_in(dir.path(), false);
+    let mut now = servers();
+    now[0].tools[1] = tool(
+        "search",
+        pydantic_search_schema(),
+        ToolAnnotations::new().read_only(true),
+    )
+    .with_title("Search\x1b]0;pwned\x07");
+    app.on_event(AppEvent::McpServers {
+        servers: now,
+        logs: vec![],
+    });
+    assert!(app.panes.tools.select("sagedeck-demo", "search"));
+    app.on_key(key(KeyCode::Enter));
+    press(&mut app, "q");
+    app.on_key(key(KeyCode::Enter));
+    app.on_key(ctrl('s'));
+    let id = tool_calls(&mut app)[0].0;
+    let r = RenderedResult {
+        is_error: false,
+        blocks: vec![Block::Text {
+            text: "notes\x1b]52;c;ZWNobw==\x07 clear\x1b[2J\x1b[H c1\u{9b}31m".into(),
+        }],
+        structured: None,
+        schema_errors: None,
+    };
+    app.on_event(AppEvent::ToolResult {
+        id,
+        index: 0,
+        result: outcome("search", 5, r),
+    });
+    let s = screen_sized(&mut app, 200, 40);
+    for want in [
+        "Search\\x1b]0;pwned\\x07",
+        "notes\\x1b]52;c;ZWNobw==\\x07 clear\\x1b[2J\\x1b[H c1\\u{9b}31m",
+    ] {
+        assert!(s.contains(want), "{want} not in\n{s}");
+    }
+}

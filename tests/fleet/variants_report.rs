@@ -206,3 +206,19 @@ async fn variants_report_fails_a_slow_failing_canary_and_passes_equal_variants()
     let missing = run_cli(&sb, &["variants-report", "/nonexistent/inv.jsonl"]).await;
     assert_eq!(missing.code, 3, "{}", missing.stderr);
 }
+
+#[test]
+fn the_invocation_log_refuses_a_symbolic_link_and_leaves_its_target_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("shared.txt");
+    std::fs::write(&target, "someone else's file\n").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link = dir.path().join("inv.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let e = InvocationLog::open(&link, false).unwrap_err();
+    assert!(e.contains("symbolic link") && e.contains("inv.jsonl"), "{e}");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "the link's target was not chmodded");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "someone else's file\n");
+}

@@ -1,7 +1,8 @@
 //! The agent loop end to end: the seed's Radio Station (Python FastMCP) over stdio and legacy SSE,
 //! the sandbox's LLM in both request shapes (and native tool calls, and streaming), and every bad
 //! path with its stated outcome: unknown tool, malformed JSON, bad arguments, isError, max steps,
-//! token budget, deadline, approval (never, denied, edited), an unwritable audit log, and the
+//! token budget (the step over it calls no tool), deadline, approval (never, denied, edited, edited
+//! against the input schema), an unwritable audit log, and the
 //! audit lines written before each call.
 
 use std::sync::Arc;
@@ -331,6 +332,9 @@ async fn steps_tokens_and_time_are_bounded() {
     let t = agent.run(QUESTION).await;
     assert_eq!(stop_of(&t), Stop::TokenBudget);
     assert!(t.end.as_ref().unwrap().tokens >= 10);
+    assert!(t.steps[0].tool.is_none(), "the step over the budget called its tool");
+    let detail = t.end.as_ref().unwrap().detail.clone().unwrap();
+    assert!(detail.contains("the call of `top_song` was not made"), "{detail}");
 
     f.fault("kind=slow,ms=5000,count=1");
     let mut agent = f
@@ -383,6 +387,14 @@ async fn approval_never_denied_edited_and_by_annotations() {
     assert!(answer_of(&t).contains("WKRP"), "the edited arguments were sent");
     agent.approver = Some(Arc::new(|_| Decision::Deny));
     assert_eq!(stop_of(&agent.run(QUESTION).await), Stop::Denied);
+
+    // Edited arguments are checked against the tool's input schema: none is sent otherwise.
+    agent.approver = Some(Arc::new(|_| Decision::Edit(json!({"sign": 5}))));
+    let t = agent.run(QUESTION).await;
+    assert_eq!(stop_of(&t), Stop::Denied);
+    assert!(t.steps[0].tool.is_none(), "the edited call was sent");
+    let approval = t.steps[0].approval.as_ref().unwrap();
+    assert!(approval.contains("do not match the input schema"), "{approval}");
 }
 
 #[tokio::test]

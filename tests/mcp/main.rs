@@ -2,7 +2,8 @@
 //! streamable HTTP with and without a token, every fault class through the sandbox), a Python
 //! `mcp` server (the seed's Radio Station) over stdio, streamable HTTP and legacy SSE, and the
 //! npm `@modelcontextprotocol/server-everything` (progress, ignored cancel, list_changed, image
-//! and structured content). Peers are installed by the setup under the target directory; the
+//! and structured content), and a hostile Python server (escape sequences, secrets, big results).
+//! Peers are installed by the setup under the target directory; the
 //! tests fail, never skip, when they cannot be.
 
 #[path = "../common/mod.rs"]
@@ -10,10 +11,12 @@ mod common;
 
 mod agent;
 mod agent_cli;
+mod agent_limits;
 mod agent_parse;
 mod cli;
 mod everything;
 mod faults;
+mod hostile;
 mod hub;
 mod own_server;
 mod peers;

@@ -1,5 +1,5 @@
-//! `sagedeck mcp serve --http` against raw HTTP requests: foreign browser origins are refused
-//! (403) unless given with `--allow-origin`, the bearer scheme is accepted in any case, and a
+//! `sagedeck mcp serve --http` against raw HTTP requests: foreign browser origins and `null` are
+//! refused (403) unless given with `--allow-origin`, the bearer scheme is accepted in any case, and a
 //! session DELETE is answered as the MCP spec says (204, then 404 for the gone session).
 
 use std::time::Duration;
@@ -48,6 +48,7 @@ async fn origins_bearer_scheme_and_session_delete() {
     let port = own.rsplit(':').next().unwrap().to_string();
 
     for foreign in [
+        "null",
         "https://evil.example",
         "http://127.0.0.1:1",
         "https://console.example:9443",
@@ -56,13 +57,7 @@ async fn origins_bearer_scheme_and_session_delete() {
         assert_eq!(r.status(), StatusCode::FORBIDDEN, "Origin {foreign}");
     }
     let localhost = format!("http://localhost:{port}");
-    for allowed in [
-        None,
-        Some("null"),
-        Some(own.as_str()),
-        Some(localhost.as_str()),
-        Some(ALLOWED),
-    ] {
+    for allowed in [None, Some(own.as_str()), Some(localhost.as_str()), Some(ALLOWED)] {
         let r = initialize(&url, &bearer, allowed).await;
         assert_eq!(r.status(), StatusCode::OK, "Origin {allowed:?}");
     }

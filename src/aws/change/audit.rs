@@ -234,16 +234,56 @@ fn credential_shaped(run: &str) -> bool {
     access_key || (body.len() == 40 && mixed_case) || body.len() >= 100
 }
 
-/// `text` with every AWS-credential-shaped part replaced by `[redacted]`.
+/// A bearer token (`Bearer sk-...`, any case) and a secret after its name in free text
+/// (`password=...`, `"api_key": "..."`, `token: ...`): the name is kept, the value is not.
+static NAMED_SECRET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?i)(\bbearer\s+|\b(?:password|passwd|secret|api[_-]?key|token)\b"?\s*[:=]\s*"?)[^\s"',;}\]]+"#,
+    )
+    .expect("a valid pattern")
+});
+
+/// `text` with every AWS-credential-shaped part, bearer token and named secret replaced by
+/// `[redacted]`: the one rule of the audit log and the agent's transcripts.
 pub fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
-    CREDENTIAL_RUN.replace_all(text, |c: &regex::Captures<'_>| {
+    let named = NAMED_SECRET.replace_all(text, |c: &regex::Captures<'_>| format!("{}{REDACTED}", &c[1]));
+    let shaped = CREDENTIAL_RUN.replace_all(&named, |c: &regex::Captures<'_>| {
         let run = &c[0];
         if credential_shaped(run) {
             REDACTED.to_string()
         } else {
             run.to_string()
         }
-    })
+    });
+    if matches!(named, std::borrow::Cow::Borrowed(_)) && matches!(shaped, std::borrow::Cow::Borrowed(_)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(shaped.into_owned())
+}
+
+/// A copy of `v` with every string passed through [`redact_text`], and every string under a
+/// secret-looking field name replaced: [`redact`] for records whose numbers under such names are
+/// counts (an agent transcript's `tokens_in`), not secrets.
+pub fn redact_strings(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let lk = k.to_ascii_lowercase();
+                    let secret = SECRET_KEYS.iter().any(|s| lk.contains(s)) && v.is_string();
+                    let value = if secret {
+                        Value::String(REDACTED.into())
+                    } else {
+                        redact_strings(v)
+                    };
+                    (k.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(redact_strings).collect()),
+        Value::String(s) => Value::String(redact_text(s).into_owned()),
+        other => other.clone(),
+    }
 }
 
 impl Audit {
@@ -395,6 +435,16 @@ mod tests {
         assert_eq!(r["sha"], v["sha"], "a lower-case hex digest is not a secret key");
         assert_eq!(r["request_id"], v["request_id"]);
         assert_eq!(r["weights"]["Stable"], 0.9);
+        let text = "401 for Authorization: Bearer sk-live-0123456789abcdef; password=hunter2, \"api_key\": \"k-1\"";
+        assert_eq!(
+            redact_text(text),
+            "401 for Authorization: Bearer [redacted]; password=[redacted], \"api_key\": \"[redacted]\""
+        );
+        let t = serde_json::json!({"tokens_in": 12, "result": "token: abc", "x_token": "t"});
+        assert_eq!(
+            redact_strings(&t),
+            serde_json::json!({"tokens_in": 12, "result": "token: [redacted]", "x_token": "[redacted]"})
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec};
-use crate::local::private::open_private_append;
+use crate::local::private::{is_symlink_refusal, open_private_append};
 
 /// The default file of the console and the demo: `<state dir>/invocations.jsonl`.
 pub fn default_invocation_log_path() -> Option<PathBuf> {
@@ -166,8 +166,17 @@ impl InvocationLog {
     pub fn open(path: impl AsRef<Path>, log_inputs: bool) -> Result<InvocationLog, String> {
         let path = path.as_ref().to_path_buf();
         let fail = |e: std::io::Error| format!("cannot open the invocation log {}: {e}", path.display());
-        // Inputs may be written: the file is private.
-        let file = open_private_append(&path).map_err(fail)?;
+        // Inputs may be written: the file is private, and a symbolic link is refused.
+        let file = open_private_append(&path).map_err(|e| {
+            if is_symlink_refusal(&e) {
+                format!(
+                    "refusing the invocation log {}: it is a symbolic link (give the file itself)",
+                    path.display()
+                )
+            } else {
+                fail(e)
+            }
+        })?;
         Ok(InvocationLog {
             path,
             log_inputs,

@@ -21,10 +21,11 @@ use crate::aws::change::guard::Audited;
 use crate::cli::args::{GlobalArgs, interrupts};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_NO_ANSWER, EXIT_REFUSED, EXIT_USAGE, Exit};
 use crate::cli::mcp::tools::RegistryArgs;
-use crate::cli::output::print_json;
+use crate::cli::output::{print_json, say_err};
 use crate::mcp::agent::trace::TranscriptFile;
 use crate::mcp::agent::{
     Agent, AgentConfig, ApprovalMode, Message, Shape, Stop, Template, ToolFilter, Transcript, gather_tools,
+    tool_warnings,
 };
 use crate::mcp::{ConnectOptions, McpHub, Registry};
 use crate::tui::config::AgentDefaults;
@@ -156,7 +157,14 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("--system-prompt {}: {e}", p.display()))?),
         None => None,
     };
-    let secs = |s: f64| Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 });
+    let secs = |flag: &str, s: f64| {
+        Duration::try_from_secs_f64(s)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("{flag} {s} is not a positive number of seconds"))
+    };
+    let deadline = a.deadline.map(|d| secs("--deadline", d)).transpose()?;
+    let tool_timeout = secs("--tool-timeout", a.tool_timeout)?;
     Ok(AgentConfig {
         llm,
         target_variant: a.target_variant.clone(),
@@ -168,11 +176,11 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         system_prompt,
         max_steps: a.max_steps,
         token_budget: a.token_budget,
-        deadline: a.deadline.map(secs),
+        deadline,
         max_new_tokens: a.max_new_tokens,
         max_retries: a.max_retries,
         approval,
-        tool_timeout: secs(a.tool_timeout),
+        tool_timeout,
         reason: g.reason.clone(),
         ..Default::default()
     })
@@ -342,6 +350,9 @@ async fn drive(
         deny: a.deny.clone(),
     };
     let tools = (gather_tools(hub, servers, &filter).await).map_err(|e| Exit::new(EXIT_AWS, e))?;
+    for w in tool_warnings(hub, servers, &filter) {
+        say_err(format!("sagedeck: warning: {w}"));
+    }
     let transcript_file = (a.transcript.as_deref().map(TranscriptFile::create).transpose()).map_err(Exit::usage)?;
     let mut agent = Agent {
         fleet,
@@ -371,7 +382,14 @@ async fn drive(
     if g.json {
         print_json(&transcript)?;
     }
-    exit_of(&transcript)
+    match agent.transcript_file.as_ref().and_then(|f| f.failure()) {
+        // A transcript write that failed after the run began: said, and the exit is at least 6.
+        Some(e) => {
+            let code = (exit_of(&transcript).err()).map_or(EXIT_REFUSED, |x| x.exit_code().max(EXIT_REFUSED));
+            Err(Exit::new(code, format!("warning: {e}")))
+        }
+        None => exit_of(&transcript),
+    }
 }
 
 /// The conversation of `--messages FILE`, if given.

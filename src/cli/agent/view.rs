@@ -8,26 +8,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 use crate::cli::exit::CmdResult;
-use crate::cli::output::{out, outln};
+use crate::cli::output::{out, outln, say, say_err};
+use crate::format::escape_line;
 use crate::mcp::agent::run::{Event, OnEvent};
 use crate::mcp::agent::{ApprovalRequest, Decision, Step, Stop, Transcript};
 
 /// Asks on the terminal: y approves, e edits the arguments (a JSON line), anything else denies.
 pub fn ask_terminal(req: ApprovalRequest) -> Decision {
     let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-        eprintln!(
+        say_err(format!(
             "sagedeck: step {}: {} needs approval ({}) and there is no terminal to ask: denied (use --approve auto to allow)",
             req.step, req.tool, req.why
-        );
+        ));
         return Decision::Deny;
     };
     let mut out = &tty;
     let mut lines = std::io::BufReader::new(&tty).lines();
-    let _ = write!(
-        out,
-        "step {}: call {}/{} {} ? ({}) [y]es / [n]o / [e]dit: ",
+    // The names and arguments come from a server and a model: written out, they cannot rewrite
+    // the question (a name holding `\x1b[2K\r` would clear the line and print another).
+    let question = format!(
+        "step {}: call {}/{} {} ? ({})",
         req.step, req.server, req.tool, req.arguments, req.why
     );
+    let _ = write!(out, "{} [y]es / [n]o / [e]dit: ", escape_line(&question));
     let _ = out.flush();
     match lines.next().and_then(Result::ok).as_deref().map(str::trim) {
         Some("y") | Some("yes") => Decision::Approve,
@@ -83,7 +86,8 @@ pub fn step_text(s: &Step) -> String {
     out
 }
 
-/// Prints one event; `streaming` says whether a line of streamed tokens is open.
+/// Prints one event; `streaming` says whether a line of streamed tokens is open. The model's
+/// and the servers' text is written out (no escape sequence of theirs reaches the terminal).
 fn print_event(e: &Event, streaming: &AtomicBool) -> CmdResult {
     if !matches!(e, Event::Token(_)) && streaming.swap(false, Ordering::Relaxed) {
         outln!()?;
@@ -93,20 +97,20 @@ fn print_event(e: &Event, streaming: &AtomicBool) -> CmdResult {
             if !streaming.swap(true, Ordering::Relaxed) {
                 out!("  … ")?;
             }
-            out!("{}", t.replace('\n', " "))
+            out!("{}", escape_line(&t.replace('\n', " ")))
         }
-        Event::Step(s) => outln!("{}", step_text(s)),
+        Event::Step(s) => say(step_text(s)),
         Event::Calling { step, server, tool, .. } => {
-            eprintln!("sagedeck: step {step}: calling {server}/{tool}");
+            say_err(format!("sagedeck: step {step}: calling {server}/{tool}"));
             Ok(())
         }
         Event::End(end) => match (&end.answer, end.stop) {
-            (Some(a), Stop::FinalAnswer) => outln!("answer: {a}"),
-            _ => outln!(
+            (Some(a), Stop::FinalAnswer) => say(format!("answer: {a}")),
+            _ => say(format!(
                 "{}{}",
                 end.stop.describe(),
                 end.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
-            ),
+            )),
         },
         Event::StepStarted(_) => Ok(()),
     }
@@ -126,15 +130,15 @@ pub fn printer(json: bool) -> OnEvent {
 
 /// Prints a saved run.
 pub fn show(t: &Transcript) -> CmdResult {
-    outln!(
+    say(format!(
         "run {} on {} ({}{}), servers {}",
         t.header.run_id,
         t.header.llm,
         t.header.shape,
         t.header.template.as_ref().map(|x| format!("/{x}")).unwrap_or_default(),
         t.header.servers.join(", ")
-    )?;
-    outln!("question: {}", t.header.question)?;
+    ))?;
+    say(format!("question: {}", t.header.question))?;
     let streaming = AtomicBool::new(false);
     for s in &t.steps {
         print_event(&Event::Step(Box::new(s.clone())), &streaming)?;

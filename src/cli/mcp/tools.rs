@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::aws::change::audit::AuditContext;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, Exit};
-use crate::cli::output::{outln, print_json, print_table};
+use crate::cli::output::{print_json, print_table, say, say_err};
 use crate::mcp::{
     CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
 };
@@ -120,7 +120,7 @@ fn annotations_text(t: &rmcp::model::Tool) -> String {
 /// Prints a connected server's line and its tools' table (`tools list` without `--json`).
 fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
     let (i, tools) = (conn.info(), conn.tools());
-    outln!(
+    say(format!(
         "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
         entry.name,
         entry.transport,
@@ -129,7 +129,7 @@ fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
         i.protocol_version,
         tools.len(),
         ms(conn.connect_time())
-    )?;
+    ))?;
     let rows = tools
         .iter()
         .map(|t| {
@@ -170,6 +170,9 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
     for (entry, r) in entries.iter().zip(results) {
         match r {
             Ok(conn) => {
+                for w in conn.refused_tools() {
+                    say_err(format!("sagedeck: warning: {}: {w}", entry.name));
+                }
                 let tools = conn.tools();
                 if !g.json
                     && let Err(closed) = print_server(entry, &conn)
@@ -187,9 +190,9 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
             Err(e) => {
                 failed += 1;
                 worst = worst.max(connect_exit(&e));
-                eprintln!("sagedeck: {}: {e}", entry.name);
+                say_err(format!("sagedeck: {}: {e}", entry.name));
                 if !g.json {
-                    outln!("== {} ({}): FAILED: {e}", entry.name, entry.transport)?;
+                    say(format!("== {} ({}): FAILED: {e}", entry.name, entry.transport))?;
                 }
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
@@ -343,7 +346,7 @@ async fn print_progress(mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp:
         if show {
             let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
             let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
-            eprintln!("sagedeck: progress {}{total}{msg}", p.progress);
+            say_err(format!("sagedeck: progress {}{total}{msg}", p.progress));
         }
     }
 }
@@ -358,7 +361,7 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
             "progress": o.progress, "result": o.result, "raw": o.raw,
         }))?;
     } else {
-        outln!("{}", o.result.to_text())?;
+        say(o.result.to_text())?;
         let mut line = format!(
             "sagedeck: {}/{} answered in {:.1} ms (connect {:.1} ms)",
             conn.name(),
@@ -374,7 +377,7 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
                 sm["attempts"]
             ));
         }
-        eprintln!("{line}");
+        say_err(line);
     }
     if o.result.is_error {
         let why = o.result.first_text().unwrap_or_else(|| "no message".into());
@@ -384,10 +387,10 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
         ));
     }
     if let Some(errs) = o.result.schema_errors.as_ref().filter(|e| !e.is_empty()) {
-        eprintln!(
+        say_err(format!(
             "sagedeck: warning: structured content violates the outputSchema: {}",
             errs.join("; ")
-        );
+        ));
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use crate::aws::judge::compare::JudgeConfig;
 use crate::aws::judge::variants_report::{ReportOptions, VariantsReport, report};
 use crate::cli::args::{GlobalArgs, parse_since};
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
-use crate::cli::output::{opt_f, outln, pct, print_json, print_table};
+use crate::cli::output::{opt_f, outln, pct, print_json, print_table, say, say_err};
 
 /// `sagedeck variants-report`.
 #[derive(Debug, Args)]
@@ -49,11 +49,11 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> CmdResult {
     }
     let log = read(&args.file).map_err(|e| Exit::new(EXIT_AWS, e))?;
     if let Some(first) = log.first_bad_line {
-        eprintln!(
+        say_err(format!(
             "sagedeck: skipped {} line(s) of {} that are not invocation records or are out of range (first: line {first})",
             log.bad_lines,
             args.file.display()
-        );
+        ));
     }
     let opts = ReportOptions {
         endpoint: args.endpoint.clone(),
@@ -69,17 +69,17 @@ pub async fn run(g: &GlobalArgs, args: VariantsReportArgs) -> CmdResult {
     let r = report(&log, &opts);
     if let Some(b) = &args.baseline {
         for e in r.endpoints.iter().filter(|e| e.baseline.is_none()) {
-            eprintln!(
+            say_err(format!(
                 "sagedeck: {} has no variant {b} in the log; its variants are not judged",
                 e.endpoint
-            );
+            ));
         }
     }
     if g.json {
         return print_json(&r);
     }
     if r.endpoints.is_empty() {
-        eprintln!("sagedeck: no invocations in {} match", args.file.display());
+        say_err(format!("sagedeck: no invocations in {} match", args.file.display()));
         return Ok(());
     }
     print_human(&r)
@@ -119,16 +119,15 @@ fn print_human(r: &VariantsReport) -> CmdResult {
         for v in e.variants.iter().filter(|v| v.outcome.is_some()) {
             outln!()?;
             let outcome = v.outcome.map_or("-", |o| o.as_str());
-            outln!("{} {} vs {base}: {outcome}", e.endpoint, v.variant)?;
+            say(format!("{} {} vs {base}: {outcome}", e.endpoint, v.variant))?;
             for m in &v.verdicts {
-                outln!("  {}", m.summary())?;
+                say(format!("  {}", m.summary()))?;
             }
         }
     }
     outln!()?;
-    outln!(
+    say(format!(
         "{} calls; the judge compares {} s periods (latency of successful calls, error rate) with a Mann-Whitney U test",
-        r.records,
-        r.period_seconds
-    )
+        r.records, r.period_seconds
+    ))
 }

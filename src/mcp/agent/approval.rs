@@ -99,7 +99,18 @@ impl super::Agent {
         };
         let (text, args) = match decision {
             Decision::Approve => ("approved".to_string(), Some(call.arguments.clone())),
-            Decision::Edit(a) => (format!("approved with edited arguments {a}"), Some(a)),
+            Decision::Edit(a) => {
+                let violations = super::super::schema::validate(&tool.input_schema, &a);
+                if violations.is_empty() {
+                    (format!("approved with edited arguments {a}"), Some(a))
+                } else {
+                    let why = violations.join("; ");
+                    (
+                        format!("denied: the edited arguments {a} do not match the input schema: {why}"),
+                        None,
+                    )
+                }
+            }
             Decision::Deny => (format!("denied ({why})"), None),
         };
         rec.approval = Some(format!("{}: {text}", tool.name));

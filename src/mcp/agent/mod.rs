@@ -9,6 +9,7 @@
 //! and replays, [`run`] is the loop.
 
 pub mod approval;
+pub mod limits;
 mod llm;
 pub mod parse;
 pub mod prompt;
@@ -112,6 +113,34 @@ pub async fn gather_tools(hub: &McpHub, servers: &[String], filter: &ToolFilter)
         }
     }
     Ok(tools)
+}
+
+/// What the operator should hear about the tools of `servers` (connected by [`gather_tools`]):
+/// tools the servers listed but that were left out (names holding control characters), and
+/// every `--allow` or `--deny` pattern that matches none of their tools (a typo offers more, or
+/// fewer, tools than meant).
+pub fn tool_warnings(hub: &McpHub, servers: &[String], filter: &ToolFilter) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut names: Vec<(String, String)> = Vec::new();
+    for server in servers {
+        let Some(conn) = hub.connection(server) else { continue };
+        warnings.extend(conn.refused_tools().into_iter().map(|w| format!("{server}: {w}")));
+        names.extend(conn.tools().iter().map(|t| (server.clone(), t.name.to_string())));
+    }
+    let patterns = filter
+        .allow
+        .iter()
+        .map(|p| ("--allow", p))
+        .chain(filter.deny.iter().map(|p| ("--deny", p)));
+    for (flag, pattern) in patterns {
+        if !names
+            .iter()
+            .any(|(s, t)| glob(pattern, t) || glob(pattern, &format!("{s}/{t}")))
+        {
+            warnings.push(format!("{flag} `{pattern}` matches no tool of {}", servers.join(", ")));
+        }
+    }
+    warnings
 }
 
 /// How a run is driven.

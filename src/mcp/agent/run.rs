@@ -12,9 +12,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::approval::Approver;
+use super::limits::oversized;
 use super::llm::spec_name;
 use super::parse::{Found, ParsedCall, find_call, native_call};
-use super::shape::{BodySpec, Message, Reply, body};
+use super::shape::{Message, Reply, feed_into};
 use super::trace::{End, Header, Record, Step, Stop, ToolTrace, Transcript, TranscriptFile};
 use super::{AgentConfig, ToolRef};
 use crate::aws::Fleet;
@@ -182,9 +183,10 @@ impl Agent {
     }
 
     async fn run_from(&mut self, header: Header, messages: Vec<Message>, first: u32) -> Transcript {
-        if let Some(f) = self.transcript_file.as_mut() {
-            let _ = f.write(&Record::Run(header.clone()));
-        }
+        let unwritable = match self.transcript_file.as_mut() {
+            Some(f) => f.write(&Record::Run(header.clone())).err(),
+            None => None,
+        };
         let mut st = State {
             transcript: Transcript {
                 header,
@@ -198,6 +200,9 @@ impl Agent {
         };
         let mut n = first;
         let (stop, answer, detail) = loop {
+            if let Some(e) = &unwritable {
+                break (Stop::Refused, None, Some(format!("{e}; nothing was sent")));
+            }
             if let Some(s) = self.pre_stop(&st, n) {
                 break (s, None, None);
             }
@@ -274,29 +279,22 @@ impl Agent {
         let t0 = Instant::now();
         st.audit = Duration::ZERO;
         self.emit(Event::StepStarted(n));
-        let native = self
-            .config
-            .native_tools
-            .then(|| super::prompt::native_tools(&self.tools));
-        let spec = BodySpec {
-            shape: self.config.shape,
-            template: &self.config.template,
-            tools: native.as_ref(),
-            max_new_tokens: self.config.max_new_tokens,
-            stream: self.config.stream,
-        };
         let mut rec = Step {
             step: n,
             messages: st.messages.clone(),
             ..Default::default()
         };
-        let request = match body(&spec, &st.messages) {
+        let request = match self.body_for(&st.messages) {
             Ok(b) => b,
             Err(e) => return self.finish_step(st, rec, Outcome::Stop(Stop::LlmError, None, Some(e))),
         };
+        let bytes = request.to_string().len();
+        if let Some(why) = oversized(bytes) {
+            return self.finish_step(st, rec, Outcome::Stop(Stop::TooLarge, None, Some(why)));
+        }
         rec.request = request.clone();
         let run_id = st.transcript.header.run_id.clone();
-        let after = json!({"run_id": run_id, "step": n, "shape": spec_name(&self.config), "request_bytes": request.to_string().len()});
+        let after = json!({"run_id": run_id, "step": n, "shape": spec_name(&self.config), "request_bytes": bytes});
         let pending = match self.audit_intent(st, "agent.llm", &self.config.llm.clone(), after) {
             Ok(p) => p,
             Err(e) => return self.finish_step(st, rec, Outcome::Stop(Stop::Refused, None, Some(e))),
@@ -367,6 +365,13 @@ impl Agent {
             Found::Call(c) => c,
         };
         rec.parsed = Some(call.clone());
+        if let Some(budget) = self.config.token_budget.filter(|b| st.tokens >= *b) {
+            let why = format!(
+                "{} tokens used (budget {budget}); the call of `{}` was not made",
+                st.tokens, call.name
+            );
+            return Outcome::Stop(Stop::TokenBudget, None, Some(why));
+        }
         let Some(tool) = self.tools.iter().find(|t| t.name == call.name).cloned() else {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
             let why = format!("unknown tool `{}` (the tools are: {})", call.name, names.join(", "));
@@ -446,7 +451,17 @@ impl Agent {
             return self.problem(st, rec, reply, Some(call), why);
         }
         st.bad = 0;
-        self.feed_back(st, reply, Some(call), format!("Tool {} returned:\n{text}", tool.name));
+        let feed = |messages: &mut Vec<Message>, text: String| {
+            feed_into(
+                messages,
+                reply,
+                Some(call),
+                format!("Tool {} returned:\n{text}", tool.name),
+            );
+        };
+        let (fitted, note) = self.fit_result(&st.messages, &text, feed);
+        rec.problem = note;
+        feed(&mut st.messages, fitted);
         Outcome::Continue
     }
 
@@ -470,23 +485,8 @@ impl Agent {
         Outcome::Continue
     }
 
-    /// Appends the assistant's reply and what comes back to it (a `tool` message after a native
-    /// call, a `user` message otherwise, as the seed does).
+    /// Appends the assistant's reply and what comes back to it (see [`feed_into`]).
     fn feed_back(&self, st: &mut State, reply: &Reply, call: Option<&ParsedCall>, text: String) {
-        let native = call.is_some_and(|c| c.source == "native");
-        match (&reply.message, native) {
-            (Some(m), true) => {
-                st.messages.push(Message {
-                    role: "assistant".into(),
-                    content: String::new(),
-                    tool_calls: m.get("tool_calls").cloned(),
-                });
-                st.messages.push(Message::new("tool", text));
-            }
-            _ => {
-                st.messages.push(Message::new("assistant", reply.text.clone()));
-                st.messages.push(Message::new("user", text));
-            }
-        }
+        feed_into(&mut st.messages, reply, call, text);
     }
 }

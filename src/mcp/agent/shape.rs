@@ -376,6 +376,31 @@ impl StreamReader {
     }
 }
 
+/// Appends the assistant's reply and what comes back to it (a `tool` message after a native
+/// call, a `user` message otherwise, as the seed does).
+pub(super) fn feed_into(
+    messages: &mut Vec<Message>,
+    reply: &Reply,
+    call: Option<&super::parse::ParsedCall>,
+    text: String,
+) {
+    let native = call.is_some_and(|c| c.source == "native");
+    match (&reply.message, native) {
+        (Some(m), true) => {
+            messages.push(Message {
+                role: "assistant".into(),
+                content: String::new(),
+                tool_calls: m.get("tool_calls").cloned(),
+            });
+            messages.push(Message::new("tool", text));
+        }
+        _ => {
+            messages.push(Message::new("assistant", reply.text.clone()));
+            messages.push(Message::new("user", text));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

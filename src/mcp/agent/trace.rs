@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::parse::ParsedCall;
 use super::shape::Message;
+use crate::aws::change::audit::redact_strings;
 
 /// Why a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,8 +34,10 @@ pub enum Stop {
     LlmError,
     /// Cancelled by the operator.
     Cancelled,
-    /// The audit log cannot be written: nothing more was sent.
+    /// The audit log (or the transcript) cannot be written: nothing more was sent.
     Refused,
+    /// The next request would be over SageMaker's 6 MB cap: it was not sent.
+    TooLarge,
 }
 
 impl Stop {
@@ -49,7 +52,8 @@ impl Stop {
             Stop::Denied => "stopped: a tool call was denied",
             Stop::LlmError => "stopped: the LLM endpoint failed",
             Stop::Cancelled => "stopped: cancelled",
-            Stop::Refused => "stopped: the audit log cannot be written; nothing more was sent",
+            Stop::Refused => "stopped: the audit log or the transcript cannot be written; nothing more was sent",
+            Stop::TooLarge => "stopped: the next request would be over SageMaker's 6 MB limit; it was not sent",
         }
     }
 }
@@ -171,24 +175,60 @@ pub struct Transcript {
     pub end: Option<End>,
 }
 
-/// Appends records to a `.jsonl` file as they happen.
+/// Appends records to a `.jsonl` file as they happen: private (0600, whatever the umask), every
+/// record redacted as the audit log is ([`redact_strings`]: bearer tokens, AWS-shaped keys, named
+/// passwords and secrets), and the first failed write kept for the caller to report.
 #[derive(Debug)]
 pub struct TranscriptFile {
+    path: std::path::PathBuf,
     file: std::fs::File,
+    failed: Option<String>,
 }
 
 impl TranscriptFile {
-    /// Creates (truncates) the file.
+    /// Creates (truncates) the file, readable by its owner only.
     pub fn create(path: &Path) -> Result<TranscriptFile, String> {
-        std::fs::File::create(path)
-            .map(|file| TranscriptFile { file })
-            .map_err(|e| format!("cannot write the transcript {}: {e}", path.display()))
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let fail = |e: std::io::Error| format!("cannot write the transcript {}: {e}", path.display());
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(fail)?;
+        // A file that was there before keeps its mode through `open`: a regular one is made
+        // private (a device such as /dev/null is left alone).
+        let meta = file.metadata().map_err(fail)?;
+        if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))
+                .map_err(fail)?;
+        }
+        Ok(TranscriptFile {
+            path: path.to_path_buf(),
+            file,
+            failed: None,
+        })
     }
 
-    /// Writes one record.
+    /// Writes one record (redacted); a failure is also kept (see [`TranscriptFile::failure`]).
     pub fn write(&mut self, record: &Record) -> Result<(), String> {
-        let line = serde_json::to_string(record).map_err(|e| e.to_string())?;
-        writeln!(self.file, "{line}").map_err(|e| format!("cannot write the transcript: {e}"))
+        let written = serde_json::to_value(record)
+            .map_err(|e| e.to_string())
+            .and_then(|v| serde_json::to_string(&redact_strings(&v)).map_err(|e| e.to_string()))
+            .and_then(|line| writeln!(self.file, "{line}").map_err(|e| e.to_string()))
+            .map_err(|e| format!("cannot write the transcript {}: {e}", self.path.display()));
+        if let Err(e) = &written
+            && self.failed.is_none()
+        {
+            self.failed = Some(e.clone());
+        }
+        written
+    }
+
+    /// The first write that failed, if one did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
     }
 }
 

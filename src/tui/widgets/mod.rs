@@ -9,6 +9,7 @@ pub mod describe;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod outside;
 pub mod pack;
 pub mod schema_form;
 pub mod scroll;

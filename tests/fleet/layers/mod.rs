@@ -15,7 +15,7 @@ use files::{Import, circles, files_of, imports};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("cli", &["tui", "mcp", "aws", "sandbox", "format", "local"]),
     ("tui", &["mcp", "aws", "format", "local"]),
-    ("mcp", &["aws", "local"]),
+    ("mcp", &["aws", "format", "local"]),
     ("aws", &["local"]),
     ("sandbox", &[]),
     ("format", &[]),

@@ -12,15 +12,17 @@ use super::{AgentPane, Focus, Run};
 use crate::mcp::agent::{Step, Stop};
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
+use crate::tui::widgets::outside::escaped;
 use crate::tui::widgets::{centered, modal, pane_frame, title};
 
 /// `text` cut into lines of at most `width` characters (its own line breaks kept), between
 /// tokens as the Tools result is (`crate::format::wrap_tokens`): a word or a JSON key is cut only
-/// when it is wider than a line.
+/// when it is wider than a line. Its control characters are written out: everything the pane
+/// draws of a run (the model's text, arguments, tool results, problems) passes here.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut out = Vec::new();
-    for line in text.lines() {
+    for line in crate::format::escape_text(text).lines() {
         if width < 8 {
             let chars: Vec<char> = line.chars().collect();
             out.extend(chars.chunks(width).map(|c| c.iter().collect::<String>()));
@@ -356,7 +358,7 @@ fn draw_runs(p: &AgentPane, f: &mut Frame, area: Rect, theme: &Theme) {
         })
         .collect();
     let skip = (p.list_cursor + 1).saturating_sub(inner.height as usize);
-    f.render_widget(Paragraph::new(rows.into_iter().skip(skip).collect::<Vec<_>>()), inner);
+    f.render_widget(Paragraph::new(escaped(rows.into_iter().skip(skip).collect())), inner);
 }
 
 fn draw_approval(p: &AgentPane, f: &mut Frame, area: Rect, theme: &Theme) {
@@ -392,6 +394,6 @@ fn draw_approval(p: &AgentPane, f: &mut Frame, area: Rect, theme: &Theme) {
         }
     }
     let rect = centered(area, 70, 10, 50, lines.len() as u16 + 4);
-    let body = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let body = Paragraph::new(escaped(lines)).wrap(Wrap { trim: false });
     modal(f, rect, theme.border(true), title(" Approve tool call? ", theme), body, theme);
 }

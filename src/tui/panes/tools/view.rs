@@ -14,6 +14,8 @@ use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
+use crate::format::escape_line;
+use crate::tui::widgets::outside::escaped;
 use crate::tui::widgets::title;
 
 fn block(text: String, focused: bool, theme: &Theme) -> Block<'static> {
@@ -57,7 +59,7 @@ pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, 
     let head_h = (head_lines.len() as u16 + 2).max(5);
     let [head, rest] = Layout::vertical([Constraint::Length(head_h), Constraint::Min(5)]).areas(right);
     let b = block(" Tool ".into(), false, theme).padding(Padding::horizontal(1));
-    f.render_widget(Paragraph::new(head_lines).style(theme.base()).block(b), head);
+    f.render_widget(Paragraph::new(escaped(head_lines)).style(theme.base()).block(b), head);
     let [form_area, out_area] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
     render_form(p, f, form_area, theme);
@@ -100,7 +102,7 @@ fn render_servers(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         )));
     }
     f.render_widget(
-        Paragraph::new(lines).style(theme.base()).block(block(
+        Paragraph::new(escaped(lines)).style(theme.base()).block(block(
             format!(" MCP servers ({}) ", p.servers.len()),
             p.focus == Focus::Servers,
             theme,
@@ -138,10 +140,10 @@ fn render_tools(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         lines.push(line);
     }
     f.render_widget(
-        Paragraph::new(lines)
+        Paragraph::new(escaped(lines))
             .style(theme.base())
             .wrap(Wrap { trim: false })
-            .block(block(format!(" Tools · {} ", s.name), p.focus == Focus::Tools, theme)),
+            .block(block(format!(" Tools · {} ", escape_line(&s.name)), p.focus == Focus::Tools, theme)),
         area,
     );
 }
@@ -293,13 +295,13 @@ fn render_output(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         Panel::Log => (
             format!(
                 " Log · {} ",
-                p.selected_server().map(|s| s.name.as_str()).unwrap_or("-")
+                escape_line(p.selected_server().map(|s| s.name.as_str()).unwrap_or("-"))
             ),
-            log_lines(p, theme, h.max(1)),
+            escaped(log_lines(p, theme, h.max(1))),
         ),
         Panel::History => (
             format!(" History · {} ({}) ", tool_name(p), p.tool_calls().len()),
-            history_lines(p, theme),
+            escaped(history_lines(p, theme)),
         ),
         Panel::Result => {
             let call = p.shown_call();
@@ -309,7 +311,7 @@ fn render_output(p: &mut ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
             };
             // Wrapped here at token boundaries (the paragraph would cut a long JSON token).
             let width = area.width.saturating_sub(4) as usize;
-            (heading, rewrap(result_lines(call, theme), width))
+            (heading, rewrap(escaped(result_lines(call, theme)), width))
         }
     };
     let max = lines.len().saturating_sub(1).min(u16::MAX as usize) as u16;
