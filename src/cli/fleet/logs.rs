@@ -108,8 +108,8 @@ fn print_lines(lines: &[LogLine], marker: &mut ErrorMarker, json_lines: bool) ->
         outln!(
             "{}  {}  {mark} {on}{}{off}",
             time_text(l.timestamp_ms),
-            l.stream,
-            l.message
+            crate::format::escape_line(&l.stream),
+            crate::format::escape_text(&l.message)
         )?;
     }
     Ok(())

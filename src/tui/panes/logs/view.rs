@@ -53,13 +53,10 @@ fn streams_line(p: &LogsPane, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// A message as the terminal can draw it: tabs expanded, other control characters dropped.
+/// A message as the terminal can draw it: tabs expanded, other control characters written out
+/// (`\x1b`), so a log line cannot pass for something it is not.
 pub fn printable(message: &str) -> String {
-    message
-        .replace('\t', "    ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .collect()
+    crate::format::escape_line(&message.replace('\t', "    ")).into_owned()
 }
 
 /// Draws the pane.
@@ -101,4 +98,16 @@ pub fn render(p: &mut LogsPane, f: &mut Frame, area: Rect, theme: &Theme) {
         lines.push(line);
     }
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_log_line_is_drawn_with_its_control_characters_written_out() {
+        let hostile = "ok\tdone\x1b[2J\x1b]52;c;AAAA\x07\rforged";
+        assert_eq!(
+            super::printable(hostile),
+            "ok    done\\x1b[2J\\x1b]52;c;AAAA\\x07\\rforged"
+        );
+    }
 }
