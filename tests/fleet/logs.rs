@@ -76,15 +76,18 @@ async fn logs_merge_streams_and_mark_tracebacks() {
 #[tokio::test]
 async fn a_log_line_reaches_the_terminal_with_its_control_characters_written_out() {
     let sb = started().await;
-    let spec = format!(
-        "kind=model_error,status=500,endpoint={CLASSIFIER},count=1,message=boom\x1b]52;c;AAAA\x07\x1b[2J"
-    );
+    let spec =
+        format!("kind=model_error,status=500,endpoint={CLASSIFIER},count=1,message=boom\x1b]52;c;AAAA\x07\x1b[2J");
     sb.sandbox.faults.add(FaultSpec::parse_short(&spec).unwrap());
     assert_eq!(invoke_times(&sb, CLASSIFIER, 1).await, 1);
     let human = run_cli(&sb, &["logs", CLASSIFIER, "--filter", "RuntimeError"]).await;
     assert_eq!(human.code, 0, "{}", human.stderr);
     assert!(!human.stdout.contains('\x1b'), "{:?}", human.stdout);
-    assert!(human.stdout.contains("boom\\x1b]52;c;AAAA\\x07\\x1b[2J"), "{:?}", human.stdout);
+    assert!(
+        human.stdout.contains("boom\\x1b]52;c;AAAA\\x07\\x1b[2J"),
+        "{:?}",
+        human.stdout
+    );
 }
 
 #[tokio::test]

@@ -120,10 +120,13 @@ impl FleetJob {
 
 impl FleetKind {
     /// A refresh the console runs on its own (not cancelled by Esc, not shown as the user's).
+    /// A describe is one too: a running plan asks for one on each of its events, and Esc must
+    /// reach the plan's stop menu rather than cancel that read (the describe overlay closes on
+    /// Esc before any job is cancelled).
     pub fn is_refresh(self) -> bool {
         matches!(
             self,
-            FleetKind::Inventory | FleetKind::Metrics | FleetKind::Alarms | FleetKind::Logs
+            FleetKind::Inventory | FleetKind::Metrics | FleetKind::Alarms | FleetKind::Logs | FleetKind::Describe
         )
     }
 }
