@@ -9,8 +9,12 @@ use aws_sdk_sagemaker::types::{
     InferenceComponentStatus,
 };
 
+use std::time::Duration;
+
+use sagedeck::sandbox::world::components::Phase;
+
 use super::{ROLE, create_component, create_ic_endpoint, llm_spec, sagemaker, wait_status};
-use crate::common::sdk_config;
+use crate::common::{poll_until, sdk_config};
 
 /// A second model for the endpoint, `ENDPOINT-llm-v2`, and a specification of it.
 async fn second_model(sm: &aws_sdk_sagemaker::Client, endpoint: &str) -> InferenceComponentSpecification {
@@ -54,7 +58,7 @@ fn rolling(batch: i32, alarm: Option<&str>) -> InferenceComponentDeploymentConfi
 
 #[tokio::test]
 async fn a_rolling_update_replaces_the_copies_batch_by_batch() {
-    let (_sb, sm) = sagemaker().await;
+    let (sb, sm) = sagemaker().await;
     create_ic_endpoint(&sm, "ic-roll", (1, 2)).await;
     create_component(&sm, "ic-roll", "roll-llm", 1.0, 4).await;
     wait_status(&sm, "roll-llm", InferenceComponentStatus::InService).await;
@@ -81,6 +85,13 @@ async fn a_rolling_update_replaces_the_copies_batch_by_batch() {
         Some("ic-roll-llm"),
         "the old model until done"
     );
+    // The first batch: two of the four copies on the new model, baking before the next.
+    poll_until("the first batch baking", Duration::from_secs(10), || async {
+        let world = sb.sandbox.world.read();
+        let r = world.components.items.get("roll-llm")?.rollout.clone()?;
+        (r.new_copies == 2 && r.phase == Phase::Baking).then_some(())
+    })
+    .await;
     assert_eq!(
         wait_status(&sm, "roll-llm", InferenceComponentStatus::InService).await,
         (4, 4)
