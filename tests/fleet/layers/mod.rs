@@ -49,7 +49,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
             &["change"],
             &["observe"],
             &["judge"],
-            &["scaling", "promote"],
+            &["scaling", "promote", "deploy"],
         ],
     ),
     (
@@ -111,7 +111,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "change/autoscaling/show.rs",
                 "change/autoscaling/apply.rs",
             ],
-            &["fleet", "promote", "mcp"],
+            &["fleet", "promote", "mcp", "deploy"],
             &["change", "console", "agent"],
             &["command.rs"],
             &["gate.rs"],
