@@ -111,24 +111,27 @@ impl Fleet {
     pub async fn p99_ceiling(&self, endpoint: &str, variant: &str) -> Result<Option<f64>, AwsError> {
         let now = std::time::SystemTime::now();
         let start = now - std::time::Duration::from_secs(86_400);
-        let out = self
-            .cloudwatch
-            .get_metric_statistics()
+        let metric = Metric::builder()
             .namespace(NAMESPACE)
             .metric_name("ModelLatency")
             .dimensions(Dimension::builder().name("EndpointName").value(endpoint).build())
             .dimensions(Dimension::builder().name("VariantName").value(variant).build())
+            .build();
+        let stat = MetricStat::builder().metric(metric).period(3600).stat("p99").build();
+        let query = MetricDataQuery::builder().id("p99").metric_stat(stat).return_data(true).build();
+        let out = self
+            .cloudwatch
+            .get_metric_data()
+            .metric_data_queries(query)
             .start_time(start.into())
             .end_time(now.into())
-            .period(3600)
-            .extended_statistics("p99")
             .send()
             .await
             .map_err(AwsError::from_sdk)?;
         Ok(out
-            .datapoints()
+            .metric_data_results()
             .iter()
-            .filter_map(|d| d.extended_statistics()?.get("p99").copied())
+            .flat_map(|r| r.values().iter().copied())
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))))
     }
 

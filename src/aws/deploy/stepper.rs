@@ -56,11 +56,11 @@ pub fn parse_message(message: &str) -> Phase {
     let n = first_number(message);
     match n {
         Some(n) if lower.starts_with("launching") => Phase::Launching { instances: n as i32 },
-        Some(n) if lower.contains("canary capacity") => Phase::Canary { instances: n as i32 },
         Some(n) if lower.starts_with("baking for") => Phase::Baking {
             secs: n,
             last: lower.contains("terminationwait"),
         },
+        Some(n) if lower.contains("canary capacity") => Phase::Canary { instances: n as i32 },
         _ => Phase::Other {
             message: message.to_string(),
         },
