@@ -118,7 +118,11 @@ impl Fleet {
             .dimensions(Dimension::builder().name("VariantName").value(variant).build())
             .build();
         let stat = MetricStat::builder().metric(metric).period(3600).stat("p99").build();
-        let query = MetricDataQuery::builder().id("p99").metric_stat(stat).return_data(true).build();
+        let query = MetricDataQuery::builder()
+            .id("p99")
+            .metric_stat(stat)
+            .return_data(true)
+            .build();
         let out = self
             .cloudwatch
             .get_metric_data()

@@ -89,17 +89,19 @@ fn refuse(lines: &[String]) -> Exit {
     Exit::new(EXIT_USAGE, "nothing was sent")
 }
 
-/// Runs `deploy`.
-pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
-    args.check().map_err(Exit::usage)?;
-    if args.watch {
-        let fleet = g.connect().await?;
-        let poll = Duration::from_millis(args.poll_ms);
-        let watched = follow(&fleet, &args.endpoint, None, poll, g.json).await?;
-        return finish(g, &args.endpoint, &watched);
-    }
-    let (fleet, info) = g.connect_to(&args.endpoint).await?;
-    let target = target(&fleet, &info, &args).await?;
+/// A deployment checked and ready to ask about and send.
+struct Prepared {
+    info: EndpointInfo,
+    facts: DeployFacts,
+    target: Target,
+    spec: DeploySpec,
+    gates: Vec<GateAlarm>,
+}
+
+/// Reads the endpoint and the target, builds the spec and checks it: each rule's refusal
+/// (exit 2), the rollback alarms and the status (exit 6).
+async fn prepare(fleet: &Fleet, info: EndpointInfo, args: &DeployArgs) -> Result<Prepared, Exit> {
+    let target = target(fleet, &info, args).await?;
     let retain = args.retain_variant_properties;
     let facts = fleet
         .deploy_facts(&info, &target.name, &target.variants, retain)
@@ -110,7 +112,7 @@ pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
         .map_err(Exit::usage)?
         .unwrap_or_else(|| DeploySpec::default_max_time(&policy, &facts));
     let gates = if args.gate_alarms {
-        plan_gates(&fleet, &facts).await?
+        plan_gates(fleet, &facts).await?
     } else {
         Vec::new()
     };
@@ -127,24 +129,63 @@ pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
         return Err(refuse(&refused));
     }
     fleet.check_rollback_alarms(&args.alarms).await?;
-    if info.status != "InService" {
-        let (endpoint, status) = (info.name.clone(), info.status.clone());
+    let expected = args
+        .expect_config
+        .clone()
+        .unwrap_or_else(|| facts.current_config.clone());
+    let (endpoint, status) = (info.name.clone(), info.status.clone());
+    if expected != facts.current_config {
+        // Refused before a configuration is written; the send checks again.
+        let actual = facts.current_config.clone();
+        return Err(DeployError::Changed {
+            endpoint,
+            expected,
+            actual,
+            status,
+        }
+        .into());
+    }
+    if status != "InService" {
         return Err(DeployError::NotInService { endpoint, status }.into());
     }
-    let sched = schedule(&spec, &facts, LAUNCH_ESTIMATE_SECS);
-    let mut notes = silent_fallbacks(&spec, &facts);
-    let fallback = !notes.is_empty();
-    if !retain && !info.autoscaling.is_empty() {
-        notes.push(format!("{} is autoscaled: --retain-variant-properties keeps its live instance counts (else the configuration's are launched)", info.name));
+    Ok(Prepared {
+        info,
+        facts,
+        target,
+        spec,
+        gates,
+    })
+}
+
+/// Runs `deploy`.
+pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
+    args.check().map_err(Exit::usage)?;
+    if args.watch {
+        let fleet = g.connect().await?;
+        let poll = Duration::from_millis(args.poll_ms);
+        let watched = follow(&fleet, &args.endpoint, None, poll, g.json).await?;
+        return finish(g, &args.endpoint, &watched);
     }
-    if g.json {
-        if args.dry_run {
-            return print_json(
-                &json!({ "endpoint": info.name, "from": facts.current_config, "to": target.name, "spec": spec, "schedule": sched, "schedule_text": sched.text(), "gate_alarms": gates, "notes": notes, "sent": false }),
-            );
-        }
-    } else {
-        print_plan(&info.name, &facts.current_config, &target.name, &sched, &gates, &notes)?;
+    let (fleet, info) = g.connect_to(&args.endpoint).await?;
+    let p = prepare(&fleet, info, &args).await?;
+    let sched = schedule(&p.spec, &p.facts, LAUNCH_ESTIMATE_SECS);
+    let mut notes = silent_fallbacks(&p.spec, &p.facts);
+    let fallback = !notes.is_empty();
+    if !p.spec.retain_all && !p.info.autoscaling.is_empty() {
+        notes.push(format!(
+            "{} is autoscaled: --retain-variant-properties keeps its live instance counts (else the configuration's are launched)",
+            p.info.name
+        ));
+    }
+    let (from, to) = (&p.facts.current_config, &p.target.name);
+    if g.json && args.dry_run {
+        return print_json(&json!({
+            "endpoint": p.info.name, "from": from, "to": to, "spec": p.spec, "schedule": sched,
+            "schedule_text": sched.text(), "gate_alarms": p.gates, "notes": notes, "sent": false,
+        }));
+    }
+    if !g.json {
+        print_plan(&p.info.name, from, to, &sched, &p.gates, &notes)?;
     }
     if args.dry_run {
         return Ok(());
@@ -152,23 +193,19 @@ pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
     let question = if fallback {
         format!(
             "AWS will deploy {} all at once (see the notes). Start anyway?",
-            info.name
+            p.info.name
         )
     } else {
-        format!("Start this deployment on {}?", info.name)
+        format!("Start this deployment on {}?", p.info.name)
     };
     approve(args.yes, &question, "deploy")?;
-    let expected_config = args
-        .expect_config
-        .clone()
-        .unwrap_or_else(|| facts.current_config.clone());
     let req = DeployRequest {
-        endpoint: info.name.clone(),
-        new_config: target.name.clone(),
-        expected_config,
-        spec,
+        endpoint: p.info.name.clone(),
+        new_config: p.target.name.clone(),
+        expected_config: p.facts.current_config.clone(),
+        spec: p.spec,
     };
-    send_and_follow(g, &fleet, &args, &req, &target, &gates).await
+    send_and_follow(g, &fleet, &args, &req, &p.target, &p.gates).await
 }
 
 /// Writes the configuration (for `--model`), creates the gate alarms, starts the deployment,
