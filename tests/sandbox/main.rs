@@ -18,6 +18,7 @@ mod deployments;
 mod faults;
 mod form_decoding;
 mod front_door;
+mod guardrails;
 mod llm;
 mod logs;
 mod mme;

@@ -218,7 +218,10 @@ fn routing_snapshot(
     };
     if !matches!(
         ep.status,
-        EndpointStatus::InService | EndpointStatus::Updating | EndpointStatus::RollingBack
+        EndpointStatus::InService
+            | EndpointStatus::Updating
+            | EndpointStatus::RollingBack
+            | EndpointStatus::UpdateRollbackFailed
     ) {
         return Err(validation_error(format!(
             "Endpoint {} is not in service (status {}); it can be invoked once it is InService.",
@@ -229,7 +232,7 @@ fn routing_snapshot(
     let variants: Vec<RoutedVariant> = ep
         .variants
         .iter()
-        .map(|v| (v.name.clone(), v.current_weight, v.sim.clone()))
+        .map(|v| (v.name.clone(), v.current_weight, ep.serving_sim(v)))
         .collect();
     // The MME catalog: objects under the model's ModelDataUrl prefix, keyed relative to it.
     let catalog = req.target_model.and_then(|_| {

@@ -6,6 +6,7 @@ pub mod build;
 pub mod clock;
 pub mod config;
 pub mod containers;
+pub mod deployment;
 pub mod fleet;
 pub mod hash;
 pub mod resources;

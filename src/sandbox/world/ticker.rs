@@ -20,6 +20,7 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         sb.world.write().advance(now);
         autoscale(&sb, now);
         sb.alarms.evaluate(&sb.metrics, now);
+        crate::sandbox::sagemaker::deploy::progress::advance(&sb, now);
         content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);

@@ -60,6 +60,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "world/hash.rs",
                 "world/config.rs",
                 "world/resources.rs",
+                "world/deployment.rs",
                 "http/wire.rs",
             ],
             &[

@@ -1,0 +1,1 @@
+//! boto3 (placeholder until the boto3 tests land).

@@ -1,0 +1,176 @@
+//! Deployment guardrails with the Rust SDK: each policy to success with its steps seen on the
+//! way, a rollback by an alarm in ALARM during a bake, and UpdateRollbackFailed.
+
+use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, StateValue, Statistic};
+use aws_sdk_sagemaker::Client;
+use aws_sdk_sagemaker::types::{
+    Alarm, AutoRollbackConfig, BlueGreenUpdatePolicy, CapacitySize, CapacitySizeType, DeploymentConfig, EndpointStatus,
+    TrafficRoutingConfig, TrafficRoutingConfigType,
+};
+use sagedeck::sandbox::SandboxHandle;
+
+use super::{guardrails_sandbox, pending_status, single_variant_endpoint, wait_for};
+use crate::common::sdk_config;
+
+fn capacity(kind: CapacitySizeType, value: i32) -> CapacitySize {
+    CapacitySize::builder().r#type(kind).value(value).build()
+}
+
+/// A blue/green DeploymentConfig: `routing` with `wait` seconds between steps, `final_bake`
+/// seconds of TerminationWait, and the rollback alarms.
+fn blue_green(routing: TrafficRoutingConfig, final_bake: i32, alarms: &[&str]) -> DeploymentConfig {
+    let policy = BlueGreenUpdatePolicy::builder()
+        .traffic_routing_configuration(routing)
+        .termination_wait_in_seconds(final_bake)
+        .maximum_execution_timeout_in_seconds(1800)
+        .build();
+    let mut config = DeploymentConfig::builder().blue_green_update_policy(policy);
+    if !alarms.is_empty() {
+        let mut rollback = AutoRollbackConfig::builder();
+        for a in alarms {
+            rollback = rollback.alarms(Alarm::builder().alarm_name(*a).build());
+        }
+        config = config.auto_rollback_configuration(rollback.build());
+    }
+    config.build()
+}
+
+fn canary(instances: i32, wait: i32) -> TrafficRoutingConfig {
+    TrafficRoutingConfig::builder()
+        .r#type(TrafficRoutingConfigType::Canary)
+        .wait_interval_in_seconds(wait)
+        .canary_size(capacity(CapacitySizeType::InstanceCount, instances))
+        .build()
+}
+
+async fn clients(handle: &SandboxHandle) -> (Client, aws_sdk_cloudwatch::Client) {
+    let config = sdk_config(handle).await;
+    (Client::new(&config), aws_sdk_cloudwatch::Client::new(&config))
+}
+
+#[tokio::test]
+async fn a_canary_launches_green_bakes_on_its_canary_then_serves_the_new_config() {
+    let handle = guardrails_sandbox().await;
+    let (sm, _) = clients(&handle).await;
+    single_variant_endpoint(&sm, "can", 4).await;
+    sm.update_endpoint()
+        .endpoint_name("can")
+        .endpoint_config_name("can-c2")
+        .deployment_config(blue_green(canary(1, 300), 100, &[]))
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    let started = sm
+        .describe_endpoint()
+        .endpoint_name("can")
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(started.endpoint_status(), Some(&EndpointStatus::Updating));
+    assert_eq!(
+        started.endpoint_config_name(),
+        Some("can-c1"),
+        "blue serves until the end"
+    );
+    let pending = started.pending_deployment_summary().expect("PendingDeploymentSummary");
+    assert_eq!(pending.endpoint_config_name(), Some("can-c2"));
+    assert_eq!(
+        pending_status(&started),
+        Some(("Creating".into(), "Launching 4 instance(s).".into()))
+    );
+
+    let baking = wait_for(&sm, "can", "the canary bake", |d| {
+        pending_status(d).is_some_and(|(s, m)| s == "Baking" && m.contains("canary capacity of 1 instance(s)"))
+    })
+    .await;
+    let (_, message) = pending_status(&baking).expect("status");
+    assert_eq!(
+        message,
+        "Baking for 300 seconds (WaitIntervalInSeconds) with traffic enabled on canary capacity of 1 instance(s)."
+    );
+    let blue = &baking.production_variants()[0];
+    assert_eq!(blue.current_instance_count(), Some(4), "the blue fleet stays whole");
+    assert_eq!(
+        blue.variant_status()
+            .first()
+            .and_then(|s| s.status())
+            .map(|s| s.as_str()),
+        Some("Baking")
+    );
+
+    wait_for(&sm, "can", "the final bake", |d| {
+        pending_status(d).is_some_and(|(_, m)| m.contains("(TerminationWaitInSeconds)"))
+    })
+    .await;
+    let done = wait_for(&sm, "can", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(done.endpoint_config_name(), Some("can-c2"));
+    assert!(done.pending_deployment_summary().is_none());
+    assert!(done.failure_reason().is_none());
+    let last = done.last_deployment_config().expect("LastDeploymentConfig");
+    let routing = last
+        .blue_green_update_policy()
+        .and_then(|p| p.traffic_routing_configuration())
+        .expect("routing");
+    assert_eq!(routing.r#type(), Some(&TrafficRoutingConfigType::Canary));
+    assert_eq!(routing.wait_interval_in_seconds(), Some(300));
+}
+
+/// An alarm on the endpoint's 5XX errors, set to ALARM by hand.
+async fn put_error_alarm(cw: &aws_sdk_cloudwatch::Client, name: &str, endpoint: &str) {
+    cw.put_metric_alarm()
+        .alarm_name(name)
+        .namespace("AWS/SageMaker")
+        .metric_name("Invocation5XXErrors")
+        .dimensions(Dimension::builder().name("EndpointName").value(endpoint).build())
+        .dimensions(Dimension::builder().name("VariantName").value("AllTraffic").build())
+        .statistic(Statistic::Sum)
+        .period(60)
+        .evaluation_periods(1)
+        .threshold(5.0)
+        .comparison_operator(ComparisonOperator::GreaterThanThreshold)
+        .send()
+        .await
+        .expect("PutMetricAlarm");
+}
+
+#[tokio::test]
+async fn an_alarm_in_alarm_during_the_canary_bake_rolls_everything_back() {
+    let handle = guardrails_sandbox().await;
+    let (sm, cw) = clients(&handle).await;
+    single_variant_endpoint(&sm, "rb", 2).await;
+    put_error_alarm(&cw, "rb-5xx", "rb").await;
+    sm.update_endpoint()
+        .endpoint_name("rb")
+        .endpoint_config_name("rb-c2")
+        .deployment_config(blue_green(canary(1, 600), 0, &["rb-5xx"]))
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    wait_for(&sm, "rb", "the canary bake", |d| {
+        pending_status(d).is_some_and(|(s, _)| s == "Baking")
+    })
+    .await;
+    cw.set_alarm_state()
+        .alarm_name("rb-5xx")
+        .state_value(StateValue::Alarm)
+        .state_reason("the canary errs")
+        .send()
+        .await
+        .expect("SetAlarmState");
+    wait_for(&sm, "rb", "RollingBack", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::RollingBack)
+    })
+    .await;
+    let after = wait_for(&sm, "rb", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(after.endpoint_config_name(), Some("rb-c1"), "back on the old config");
+    let reason = after.failure_reason().unwrap_or_default();
+    assert!(reason.contains("rb-5xx") && reason.contains("ALARM"), "{reason}");
+    assert_eq!(after.production_variants()[0].current_instance_count(), Some(2));
+    assert!(after.pending_deployment_summary().is_none());
+}
