@@ -284,7 +284,18 @@ fn pick_weighted(variants: &[RoutedVariant], now: f64) -> RoutedVariant {
 
 /// Records the per-invocation series: Invocations, InvocationsPerInstance, latencies, 4XX/5XX.
 fn record_outcome(sim: &VariantSim, now: f64, model_latency_us: f64, error_status: Option<u16>) {
-    let s = &sim.series;
+    for s in std::iter::once(&sim.series).chain(sim.config_series.get()) {
+        record_series(sim, s, now, model_latency_us, error_status);
+    }
+}
+
+fn record_series(
+    sim: &VariantSim,
+    s: &crate::sandbox::world::variant::VariantSeries,
+    now: f64,
+    model_latency_us: f64,
+    error_status: Option<u16>,
+) {
     s.invocations.lock().record(now, 1.0);
     s.per_instance
         .lock()

@@ -98,7 +98,7 @@ pub struct Step {
     pub secs: f64,
     /// The wait as the policy gave it (shown in bake messages).
     pub shown_secs: u32,
-    /// Green instances up.
+    /// Green instances up (launching ones not yet counted).
     pub green: Capacity,
     /// Green instances taking traffic.
     pub green_serving: Capacity,
@@ -155,7 +155,7 @@ impl Step {
     pub fn status_message(&self, c: &Counts) -> String {
         let s = self.shown_secs;
         match self.message {
-            Message::Launch => format!("Launching {} instance(s).", c.green),
+            Message::Launch => format!("Launching {} instance(s).", c.total),
             Message::LaunchBatch(k, i, n) => format!("Launching {k} instance(s) (batch {i} of {n})."),
             Message::TerminateBatch(k, i, n) => {
                 format!("Terminating {k} instance(s) of the old fleet (batch {i} of {n}).")
@@ -252,7 +252,8 @@ fn bake(message: Message, shown: u32, pace: &Pace, serving: Capacity, blue: Capa
 pub fn blue_green(routing: Routing, (wait, termination_wait): (u32, u32), largest: i32, pace: &Pace) -> Vec<Step> {
     use StepStatus::*;
     let all = Capacity::ALL;
-    let mut steps = vec![step(Creating, Message::Launch, pace.launch, (all, Capacity::NONE, all))];
+    let none = Capacity::NONE;
+    let mut steps = vec![step(Creating, Message::Launch, pace.launch, (none, none, all))];
     match routing {
         Routing::AllAtOnce => {}
         Routing::Canary(size) => {
@@ -325,7 +326,7 @@ pub fn rolling(total: i32, batch: i32, wait: u32, pace: &Pace) -> Vec<Step> {
             Creating,
             Message::LaunchBatch(next - done, i, batches),
             pace.launch,
-            (after, before, blue),
+            (before, before, blue),
         ));
         steps.push(step(
             ActivatingTraffic,

@@ -5,6 +5,7 @@
 //! single-variant endpoint with a new model version ready.
 
 mod boto3;
+mod policies;
 mod refusals;
 mod sdk;
 

@@ -8,6 +8,7 @@ use aws_sdk_sagemaker::types::{
     TrafficRoutingConfig, TrafficRoutingConfigType,
 };
 use sagedeck::sandbox::SandboxHandle;
+use sagedeck::sandbox::faults::FaultSpec;
 
 use super::{guardrails_sandbox, pending_status, single_variant_endpoint, wait_for};
 use crate::common::sdk_config;
@@ -173,4 +174,63 @@ async fn an_alarm_in_alarm_during_the_canary_bake_rolls_everything_back() {
     assert!(reason.contains("rb-5xx") && reason.contains("ALARM"), "{reason}");
     assert_eq!(after.production_variants()[0].current_instance_count(), Some(2));
     assert!(after.pending_deployment_summary().is_none());
+}
+
+#[tokio::test]
+async fn a_failed_rollback_leaves_both_fleets_serving_in_update_rollback_failed() {
+    let handle = guardrails_sandbox().await;
+    let (sm, _) = clients(&handle).await;
+    single_variant_endpoint(&sm, "urf", 2).await;
+    handle
+        .sandbox
+        .faults
+        .add(FaultSpec::parse_short("kind=rollback_failure,endpoint=urf,count=1").expect("fault spec"));
+    sm.update_endpoint()
+        .endpoint_name("urf")
+        .endpoint_config_name("urf-c2")
+        .deployment_config(blue_green(canary(1, 600), 0, &[]))
+        .send()
+        .await
+        .expect("UpdateEndpoint is accepted");
+    wait_for(&sm, "urf", "RollingBack", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::RollingBack)
+    })
+    .await;
+    let stuck = wait_for(&sm, "urf", "UpdateRollbackFailed", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::UpdateRollbackFailed)
+    })
+    .await;
+    assert!(
+        stuck
+            .failure_reason()
+            .is_some_and(|r| r.starts_with("Both the deployment and auto-rollback failed")),
+        "{:?}",
+        stuck.failure_reason()
+    );
+    assert_eq!(
+        stuck.production_variants()[0].current_instance_count(),
+        Some(4),
+        "instances of both configurations"
+    );
+    assert!(stuck.pending_deployment_summary().is_none());
+    assert_eq!(
+        crate::common::invoke_times(&handle, "urf", 20).await,
+        0,
+        "it still serves"
+    );
+
+    // Another UpdateEndpoint recovers it.
+    sm.update_endpoint()
+        .endpoint_name("urf")
+        .endpoint_config_name("urf-c1")
+        .send()
+        .await
+        .expect("UpdateEndpoint from UpdateRollbackFailed");
+    let back = wait_for(&sm, "urf", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(back.endpoint_config_name(), Some("urf-c1"));
+    assert!(back.failure_reason().is_none());
+    assert_eq!(back.production_variants()[0].current_instance_count(), Some(2));
 }

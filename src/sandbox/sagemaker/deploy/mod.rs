@@ -144,17 +144,27 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     } else if !input.retain_deployment_config {
         ep.last_deployment_config = None;
     }
+    // Both fleets also publish under their EndpointConfigName, so an alarm can watch one.
+    for v in &ep.variants {
+        v.sim
+            .feed_config_series(&sb.metrics, (&ep.name, &v.name, &ep.config_name));
+    }
+    for v in &green {
+        v.sim.feed_config_series(&sb.metrics, (&ep.name, &v.name, &config.name));
+    }
     let pace = pace(sb);
     let steps = steps_of(&policy, &green, &pace);
+    // The timeout counts the policy's waits, scaled, and the launches and shifts as they take.
+    let mechanical: f64 = steps.iter().filter(|s| !s.bake).map(|s| s.secs).sum();
     ep.status = EndpointStatus::Updating;
     ep.failure_reason = None;
     ep.last_modified = now;
     for v in &mut ep.variants {
         v.statuses.clear();
     }
-    let deadline = policy.timeout.map_or(f64::INFINITY, |t| {
-        now + t as f64 * pace.wait_scale.max(1e-3) + 3.0 * pace.launch
-    });
+    let deadline = policy
+        .timeout
+        .map_or(f64::INFINITY, |t| now + t as f64 * pace.wait_scale + mechanical);
     ep.transition = Some(Transition::Deploy(Box::new(Deployment {
         config_name: config.name,
         started: now,
