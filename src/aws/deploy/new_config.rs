@@ -128,10 +128,11 @@ impl Fleet {
             .send()
             .await
             .map_err(AwsError::from_sdk)?;
-        let containers = out.primary_container().into_iter().chain(out.containers());
-        Ok(containers
-            .filter_map(|c| c.model_package_name())
-            .any(|p| p.contains("aws-marketplace")))
+        let mut containers = out.primary_container().into_iter().chain(out.containers());
+        Ok(containers.any(|c| {
+            c.model_package_name().is_some_and(|p| p.contains("aws-marketplace"))
+                || c.image().is_some_and(|i| i.contains("marketplace"))
+        }))
     }
 
     /// The facts of deploying `info` onto `new_variants` (configuration `new_config`).

@@ -8,7 +8,7 @@ use std::time::Duration;
 use sagedeck::aws::change::audit::AuditPhase;
 
 use super::*;
-use crate::common::cli_command;
+use crate::common::{cli_command, poll_until};
 
 /// `deploy EP --model AllTraffic=MODEL --canary-instances 1 --bake 0s --yes --json`.
 fn canary(model_swap: &str) -> Vec<String> {
@@ -149,4 +149,107 @@ async fn kill_9_of_deploy_leaves_the_deployment_running_to_its_end() {
     assert_eq!(status(&sb, EP).await.0, "Updating", "the deployment goes on without it");
     wait_status(&sb, EP, "InService").await;
     assert_eq!(live_model(&sb).await, MODEL_V2);
+}
+
+/// Spawns `deploy EP --model AllTraffic=model-v2 --canary-instances 1 --bake 10m` (6 s in the
+/// sandbox's scaled time) and `extra`, and waits until the canary bakes.
+async fn deploy_until_baking(
+    sb: &SandboxHandle,
+    state: &State,
+    home: &std::path::Path,
+    extra: &[&str],
+) -> tokio::process::Child {
+    let mut args = vec![
+        "deploy",
+        EP,
+        "--model",
+        "AllTraffic=model-v2",
+        "--canary-instances",
+        "1",
+    ];
+    args.extend_from_slice(&["--bake", "10m", "--yes", "--poll-ms", "100"]);
+    args.extend_from_slice(extra);
+    let dir = state.dir();
+    let mut cmd = cli_command(sb, home, &args, &[("XDG_STATE_HOME", &dir)]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+    let child = cmd.spawn().expect("deploy starts");
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    poll_until("the canary bake", Duration::from_secs(30), || async {
+        let d = sm.describe_endpoint().endpoint_name(EP).send().await.ok()?;
+        let pending = d.pending_deployment_summary()?;
+        let baking = pending
+            .production_variants()
+            .iter()
+            .flat_map(|v| v.variant_status())
+            .any(|s| s.status().map(|s| s.as_str()) == Some("Baking"));
+        baking.then_some(())
+    })
+    .await;
+    child
+}
+
+/// Waits for a spawned `deploy` and returns its exit code and standard error.
+async fn ended(child: tokio::process::Child) -> (Option<i32>, String) {
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("deploy ends")
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[tokio::test]
+async fn a_rollback_alarm_firing_during_the_bake_ends_in_exit_7_naming_it() {
+    use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, StateValue, Statistic};
+    let sb = deploy_sandbox(Duration::from_millis(300)).await;
+    let cw = aws_sdk_cloudwatch::Client::new(&sdk_config(&sb).await);
+    cw.put_metric_alarm()
+        .alarm_name("deploy-ep-5xx")
+        .namespace("AWS/SageMaker")
+        .metric_name("Invocation5XXErrors")
+        .dimensions(Dimension::builder().name("EndpointName").value(EP).build())
+        .statistic(Statistic::Sum)
+        .period(60)
+        .evaluation_periods(1)
+        .threshold(1.0)
+        .comparison_operator(ComparisonOperator::GreaterThanThreshold)
+        .send()
+        .await
+        .unwrap();
+    let state = State::new();
+    let home = tempfile::tempdir().unwrap();
+    let deploy = deploy_until_baking(&sb, &state, home.path(), &["--alarm", "deploy-ep-5xx"]).await;
+    cw.set_alarm_state()
+        .alarm_name("deploy-ep-5xx")
+        .state_value(StateValue::Alarm)
+        .state_reason("the canary errs")
+        .send()
+        .await
+        .unwrap();
+    let (code, stderr) = ended(deploy).await;
+    assert_eq!(code, Some(7), "{stderr}");
+    assert!(
+        stderr.contains("rolled back") && stderr.contains("deploy-ep-5xx"),
+        "{stderr}"
+    );
+    assert_eq!(status(&sb, EP).await, ("InService".to_string(), format!("{EP}-config")));
+}
+
+#[tokio::test]
+async fn update_rollback_failed_is_an_emergency_with_what_to_do() {
+    use sagedeck::sandbox::faults::FaultSpec;
+    let sb = deploy_sandbox(Duration::from_millis(300)).await;
+    let spec = FaultSpec::parse_short(&format!("kind=rollback_failure,endpoint={EP},count=1")).unwrap();
+    sb.sandbox.faults.add(spec);
+    let state = State::new();
+    let args = canary("AllTraffic=model-v2");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = state.cli(&sb, &args).await;
+    let (code, stderr) = (r.code, r.stderr);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("EMERGENCY") && stderr.contains("UpdateRollbackFailed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("deploy a known-good configuration again"), "{stderr}");
+    assert_eq!(status(&sb, EP).await.0, "UpdateRollbackFailed");
 }
