@@ -10,17 +10,14 @@ pub mod view;
 
 use std::time::Duration;
 
-use aws_sdk_sagemaker::types::ProductionVariant;
 use serde_json::json;
 
 use crate::aws::Fleet;
-use crate::aws::deploy::gate_alarms::{GateAlarm, gate_alarms};
-use crate::aws::deploy::new_config::{derived_config_name, stamp_now, swapped_variants};
-use crate::aws::deploy::policy::{DeployFacts, DeploySpec, refusals, silent_fallbacks};
+use crate::aws::deploy::plan::{ConfigChoice, DeployAsk, DeployPlan};
+use crate::aws::deploy::policy::silent_fallbacks;
 use crate::aws::deploy::schedule::{LAUNCH_ESTIMATE_SECS, schedule};
-use crate::aws::deploy::send::{DeployError, DeployRequest};
+use crate::aws::deploy::send::DeployError;
 use crate::aws::deploy::watch::Watched;
-use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_USAGE, Exit};
 use crate::cli::output::{approve, eprint_line, print_json};
@@ -31,130 +28,49 @@ use view::{outcome_exit, print_plan};
 impl From<DeployError> for Exit {
     fn from(e: DeployError) -> Exit {
         match e {
-            DeployError::Invalid(_) => Exit::usage(e),
+            // Each refusal on its own line, then exit 2.
+            DeployError::Invalid(lines) => {
+                for l in &lines {
+                    eprint_line(format_args!("sagedeck: refused: {}", crate::format::escape_text(l)));
+                }
+                Exit::new(EXIT_USAGE, "nothing was sent")
+            }
             DeployError::Aws(a) => a.into(),
             other => Exit::refused(other),
         }
     }
 }
 
-/// The configuration a deployment goes onto: its name, its variants, and (for `--model`) the
-/// live configuration it is written from.
-struct Target {
-    name: String,
-    variants: Vec<ProductionVariant>,
-    derived_from:
-        Option<std::sync::Arc<aws_sdk_sagemaker::operation::describe_endpoint_config::DescribeEndpointConfigOutput>>,
-}
-
-/// The target of `args` on `info`: `--config` described, or `--model` applied to the live one.
-async fn target(fleet: &Fleet, info: &EndpointInfo, args: &DeployArgs) -> Result<Target, Exit> {
-    let calls = std::sync::atomic::AtomicUsize::new(0);
-    if let Some(name) = &args.config {
-        let c = fleet.endpoint_config(name, &calls).await?;
-        return Ok(Target {
-            name: name.clone(),
-            variants: c.production_variants().to_vec(),
-            derived_from: None,
-        });
-    }
-    let swap = args
-        .swap()
-        .map_err(Exit::usage)?
-        .ok_or_else(|| Exit::usage("no --model"))?;
-    let live = info.config_name.clone().unwrap_or_default();
-    let from = fleet.endpoint_config(&live, &calls).await?;
-    let variants = swapped_variants(&from, &swap).map_err(Exit::usage)?;
-    Ok(Target {
-        name: derived_config_name(&live, &stamp_now()),
-        variants,
-        derived_from: Some(from),
+/// What the flags ask for.
+fn ask(args: &DeployArgs) -> Result<DeployAsk, String> {
+    let config = match (&args.config, args.swap()?) {
+        (Some(name), _) => ConfigChoice::Named(name.clone()),
+        (None, Some(swap)) => ConfigChoice::Swap(swap),
+        (None, None) => return Err("deploy needs --config CONFIG or --model VARIANT=MODEL".into()),
+    };
+    Ok(DeployAsk {
+        config,
+        policy: args.policy()?,
+        max_time_secs: args.max_time()?,
+        alarms: args.alarms.clone(),
+        gate_alarms: args.gate_alarms,
+        retain_all: args.retain_variant_properties,
+        expected_config: args.expect_config.clone(),
     })
 }
 
-/// The gate alarms of `facts` (the latency ceiling from each live variant's last 24 h).
-async fn plan_gates(fleet: &Fleet, facts: &DeployFacts) -> Result<Vec<GateAlarm>, Exit> {
-    let mut ceilings = Vec::new();
-    for v in &facts.new {
-        ceilings.push((v.name.clone(), fleet.p99_ceiling(&facts.endpoint, &v.name).await?));
+/// The notes said before asking: the silent all-at-once fallbacks, and RetainAllVariantProperties
+/// offered on an autoscaled endpoint. The flag: whether AWS will fall back.
+fn notes(p: &DeployPlan) -> (Vec<String>, bool) {
+    let mut notes = silent_fallbacks(&p.spec, &p.facts);
+    let fallback = !notes.is_empty();
+    if !p.spec.retain_all && !p.info.autoscaling.is_empty() {
+        notes.push(format!(
+            "{} is autoscaled: --retain-variant-properties keeps its live instance counts (else the configuration's are launched)",
+            p.info.name
+        ));
     }
-    Ok(gate_alarms(&facts.endpoint, &ceilings))
-}
-
-/// Says each refusal on its own line and ends with exit 2.
-fn refuse(lines: &[String]) -> Exit {
-    for l in lines {
-        eprint_line(format_args!("sagedeck: refused: {}", crate::format::escape_text(l)));
-    }
-    Exit::new(EXIT_USAGE, "nothing was sent")
-}
-
-/// A deployment checked and ready to ask about and send.
-struct Prepared {
-    info: EndpointInfo,
-    facts: DeployFacts,
-    target: Target,
-    spec: DeploySpec,
-    gates: Vec<GateAlarm>,
-}
-
-/// Reads the endpoint and the target, builds the spec and checks it: each rule's refusal
-/// (exit 2), the rollback alarms and the status (exit 6).
-async fn prepare(fleet: &Fleet, info: EndpointInfo, args: &DeployArgs) -> Result<Prepared, Exit> {
-    let target = target(fleet, &info, args).await?;
-    let retain = args.retain_variant_properties;
-    let facts = fleet
-        .deploy_facts(&info, &target.name, &target.variants, retain)
-        .await?;
-    let policy = args.policy().map_err(Exit::usage)?;
-    let max_time_secs = args
-        .max_time()
-        .map_err(Exit::usage)?
-        .unwrap_or_else(|| DeploySpec::default_max_time(&policy, &facts));
-    let gates = if args.gate_alarms {
-        plan_gates(fleet, &facts).await?
-    } else {
-        Vec::new()
-    };
-    let mut alarms = args.alarms.clone();
-    alarms.extend(gates.iter().map(|a| a.name.clone()));
-    let spec = DeploySpec {
-        policy,
-        max_time_secs,
-        alarms,
-        retain_all: retain,
-    };
-    let refused = refusals(&spec, &facts);
-    if !refused.is_empty() {
-        return Err(refuse(&refused));
-    }
-    fleet.check_rollback_alarms(&args.alarms).await?;
-    let expected = args
-        .expect_config
-        .clone()
-        .unwrap_or_else(|| facts.current_config.clone());
-    let (endpoint, status) = (info.name.clone(), info.status.clone());
-    if expected != facts.current_config {
-        // Refused before a configuration is written; the send checks again.
-        let actual = facts.current_config.clone();
-        return Err(DeployError::Changed {
-            endpoint,
-            expected,
-            actual,
-            status,
-        }
-        .into());
-    }
-    if status != "InService" {
-        return Err(DeployError::NotInService { endpoint, status }.into());
-    }
-    Ok(Prepared {
-        info,
-        facts,
-        target,
-        spec,
-        gates,
-    })
+    (notes, fallback)
 }
 
 /// Runs `deploy`.
@@ -166,17 +82,11 @@ pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
         let watched = follow(&fleet, &args.endpoint, None, poll, g.json).await?;
         return finish(g, &args.endpoint, &watched);
     }
+    let ask = ask(&args).map_err(Exit::usage)?;
     let (fleet, info) = g.connect_to(&args.endpoint).await?;
-    let p = prepare(&fleet, info, &args).await?;
+    let p = fleet.plan_deployment(info, &ask).await?;
     let sched = schedule(&p.spec, &p.facts, LAUNCH_ESTIMATE_SECS);
-    let mut notes = silent_fallbacks(&p.spec, &p.facts);
-    let fallback = !notes.is_empty();
-    if !p.spec.retain_all && !p.info.autoscaling.is_empty() {
-        notes.push(format!(
-            "{} is autoscaled: --retain-variant-properties keeps its live instance counts (else the configuration's are launched)",
-            p.info.name
-        ));
-    }
+    let (notes, fallback) = notes(&p);
     let (from, to) = (&p.facts.current_config, &p.target.name);
     if g.json && args.dry_run {
         return print_json(&json!({
@@ -199,55 +109,29 @@ pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
         format!("Start this deployment on {}?", p.info.name)
     };
     approve(args.yes, &question, "deploy")?;
-    let req = DeployRequest {
-        endpoint: p.info.name.clone(),
-        new_config: p.target.name.clone(),
-        expected_config: p.facts.current_config.clone(),
-        spec: p.spec,
-    };
-    send_and_follow(g, &fleet, &args, &req, &p.target, &p.gates).await
+    send_and_follow(g, &fleet, &args, &p).await
 }
 
-/// Writes the configuration (for `--model`), creates the gate alarms, starts the deployment,
-/// follows it and deletes the gate alarms (unless `--keep-alarms`).
-async fn send_and_follow(
-    g: &GlobalArgs,
-    fleet: &Fleet,
-    args: &DeployArgs,
-    req: &DeployRequest,
-    target: &Target,
-    gates: &[GateAlarm],
-) -> CmdResult {
+/// Runs the plan, follows it and deletes the gate alarms (unless `--keep-alarms`, or when the
+/// following stopped early: they are said to stay).
+async fn send_and_follow(g: &GlobalArgs, fleet: &Fleet, args: &DeployArgs, p: &DeployPlan) -> CmdResult {
     let audited = g.audited(fleet).await?;
-    if let Some(from) = &target.derived_from {
-        fleet
-            .create_derived_config(from, &target.name, target.variants.clone(), &audited, g.reason.clone())
-            .await?;
-    }
-    fleet.create_gate_alarms(gates, &audited, g.reason.clone()).await?;
-    let gate_names: Vec<String> = gates.iter().map(|a| a.name.clone()).collect();
-    let started = match fleet.start_deployment(req, &audited, g.reason.clone()).await {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = fleet.delete_gate_alarms(&gate_names, &audited, g.reason.clone()).await;
-            return Err(e.into());
-        }
-    };
+    let started = fleet.run_deployment(p, &audited, g.reason.clone()).await?;
     if let Some(w) = &started.audit_warning {
         eprint_line(format_args!(
             "sagedeck: warning: the deployment was started but its result could not be logged: {w}"
         ));
     }
+    let (endpoint, config) = (&p.info.name, &p.target.name);
     if !g.json {
         eprint_line(format_args!(
-            "sagedeck: {} is deploying {} (request id {}); Ctrl-C stops following, not the deployment",
-            req.endpoint,
-            req.new_config,
+            "sagedeck: {endpoint} is deploying {config} (request id {}); Ctrl-C stops following, not the deployment",
             started.request_id.as_deref().unwrap_or("-")
         ));
     }
     let poll = Duration::from_millis(args.poll_ms);
-    let watched = follow(fleet, &req.endpoint, Some(req.new_config.clone()), poll, g.json).await;
+    let watched = follow(fleet, endpoint, Some(config.clone()), poll, g.json).await;
+    let gate_names = p.gate_names();
     if !gate_names.is_empty() {
         if args.keep_alarms || watched.is_err() {
             eprint_line(format_args!(
@@ -260,7 +144,7 @@ async fn send_and_follow(
             ));
         }
     }
-    finish(g, &req.endpoint, &watched?)
+    finish(g, endpoint, &watched?)
 }
 
 /// Prints how the deployment ended (JSON with `--json`) and returns its exit.
