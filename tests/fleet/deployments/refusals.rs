@@ -200,3 +200,55 @@ async fn dry_run_prints_the_schedule_from_the_live_counts_and_sends_nothing() {
     assert_eq!(status(&sb, EP).await, before);
     assert!(state.audit().is_empty(), "a dry run audits nothing");
 }
+
+#[tokio::test]
+async fn dry_run_with_gate_alarms_plans_them_from_the_last_24_hours_and_creates_none() {
+    let config = SandboxConfig {
+        demo_fleet: true,
+        backfill_hours: 24,
+        ..SandboxConfig::for_tests()
+    };
+    let sb = sandbox_with(config).await;
+    let ep = "mcp-multi-model-endpoint";
+    let args = [
+        "deploy",
+        ep,
+        "--model",
+        "AllTraffic=llm-tgi-chat-model",
+        "--canary-instances",
+        "1",
+        "--gate-alarms",
+        "--dry-run",
+    ];
+    let state = State::new();
+    let r = state.cli(&sb, &args).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let prefix = format!("sagedeck-{ep}-AllTraffic");
+    for gate in [
+        "p99-latency: p99 ModelLatency > ",
+        "5xx-rate: 5XX rate > 1 %",
+        "4xx-rate: 4XX rate > 5 %",
+    ] {
+        assert!(
+            r.stdout.contains(&format!("gate alarm: {prefix}-{gate}")),
+            "{gate}:\n{}",
+            r.stdout
+        );
+    }
+    assert!(
+        r.stdout.contains(&format!(
+            "rolls back if any of: {prefix}-p99-latency, {prefix}-5xx-rate, {prefix}-4xx-rate"
+        )),
+        "{}",
+        r.stdout
+    );
+    let cw = aws_sdk_cloudwatch::Client::new(&sdk_config(&sb).await);
+    let made = cw
+        .describe_alarms()
+        .alarm_name_prefix("sagedeck-")
+        .send()
+        .await
+        .unwrap();
+    assert!(made.metric_alarms().is_empty(), "a dry run creates no alarm");
+    assert!(state.audit().is_empty());
+}
