@@ -9,6 +9,7 @@ use aws_sdk_sagemaker::types::{
 };
 use sagedeck::sandbox::SandboxHandle;
 use sagedeck::sandbox::faults::FaultSpec;
+use sagedeck::sandbox::world::fleet::{DEMO_NEXT_CONFIG, DEMO_NEXT_MODEL};
 
 use super::{guardrails_sandbox, pending_status, single_variant_endpoint, wait_for};
 use crate::common::sdk_config;
@@ -233,4 +234,43 @@ async fn a_failed_rollback_leaves_both_fleets_serving_in_update_rollback_failed(
     assert_eq!(back.endpoint_config_name(), Some("urf-c1"));
     assert!(back.failure_reason().is_none());
     assert_eq!(back.production_variants()[0].current_instance_count(), Some(2));
+}
+
+#[tokio::test]
+async fn the_demo_has_a_new_model_version_ready_to_deploy_with_a_canary() {
+    let handle = crate::common::sandbox_with(crate::common::demo_config()).await;
+    let (sm, _) = clients(&handle).await;
+    let ready = sm
+        .describe_endpoint_config()
+        .endpoint_config_name(DEMO_NEXT_CONFIG)
+        .send()
+        .await
+        .expect("the next version's config");
+    let variant = &ready.production_variants()[0];
+    assert_eq!(variant.model_name(), Some(DEMO_NEXT_MODEL));
+    assert_eq!(variant.initial_instance_count(), Some(2));
+    let before = sm
+        .describe_endpoint()
+        .endpoint_name("xgboost-churn-csv")
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(
+        before.endpoint_config_name(),
+        Some("xgboost-churn-config"),
+        "not deployed yet"
+    );
+    sm.update_endpoint()
+        .endpoint_name("xgboost-churn-csv")
+        .endpoint_config_name(DEMO_NEXT_CONFIG)
+        .deployment_config(blue_green(canary(1, 600), 600, &[]))
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    let done = wait_for(&sm, "xgboost-churn-csv", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(done.endpoint_config_name(), Some(DEMO_NEXT_CONFIG));
+    assert_eq!(done.production_variants()[0].current_instance_count(), Some(2));
 }
