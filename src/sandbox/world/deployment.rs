@@ -83,8 +83,12 @@ pub enum Message {
     RollbackTraffic,
     /// `Launching N instance(s) of the old fleet.` (a rolling rollback's batch)
     RollbackLaunch,
+    /// `Launching N instance(s) of the old fleet.` (a rolling rollback's batch of N)
+    RollbackBatch(i32),
     /// `Terminating N instance(s) of the new fleet.`
     TerminateNew,
+    /// `Terminating N instance(s) of the new fleet.` (a rolling rollback's batch of N)
+    TerminateNewBatch(i32),
 }
 
 /// One step of a deployment or of its rollback, for every variant alike.
@@ -185,8 +189,10 @@ impl Step {
             ),
             Message::TerminateOld => format!("Terminating {} instance(s) of the old fleet.", c.total),
             Message::RollbackTraffic => format!("Rolling back traffic to the old fleet of {} instance(s).", c.blue),
-            Message::RollbackLaunch => format!("Launching {} instance(s) of the old fleet.", c.blue),
-            Message::TerminateNew => format!("Terminating {} instance(s) of the new fleet.", c.green),
+            Message::RollbackLaunch => format!("Launching {} instance(s) of the old fleet.", c.total),
+            Message::RollbackBatch(k) => format!("Launching {k} instance(s) of the old fleet."),
+            Message::TerminateNew => format!("Terminating {} instance(s) of the new fleet.", c.total),
+            Message::TerminateNewBatch(k) => format!("Terminating {k} instance(s) of the new fleet."),
         }
     }
 }
@@ -396,7 +402,7 @@ pub fn rolling_rollback(total: i32, green: i32, batch: i32, pace: &Pace) -> Vec<
         let g = Capacity::Instances(green_left);
         steps.push(step(
             Creating,
-            Message::RollbackLaunch,
+            Message::RollbackBatch(moved),
             pace.launch,
             (g, g, Capacity::Instances(blue + moved)),
         ));
@@ -405,7 +411,7 @@ pub fn rolling_rollback(total: i32, green: i32, batch: i32, pace: &Pace) -> Vec<
         let after = Capacity::Instances(green_left);
         steps.push(step(
             Deleting,
-            Message::TerminateNew,
+            Message::TerminateNewBatch(moved),
             pace.terminate,
             (after, after, Capacity::Instances(blue)),
         ));

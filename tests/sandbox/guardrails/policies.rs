@@ -252,3 +252,77 @@ async fn the_green_fleet_serves_with_the_new_models_latency() {
         "the variant's series mixes both fleets: {both}"
     );
 }
+
+#[tokio::test]
+async fn a_rolling_rollback_relaunches_the_old_fleet_in_its_rollback_batches() {
+    let handle = guardrails_sandbox().await;
+    let config = sdk_config(&handle).await;
+    let (sm, cw) = (Client::new(&config), aws_sdk_cloudwatch::Client::new(&config));
+    single_variant_endpoint(&sm, "rrb", 4).await;
+    cw.put_metric_alarm()
+        .alarm_name("rrb-latency")
+        .namespace("AWS/SageMaker")
+        .metric_name("ModelLatency")
+        .dimensions(Dimension::builder().name("EndpointName").value("rrb").build())
+        .extended_statistic("p99")
+        .period(60)
+        .evaluation_periods(1)
+        .threshold(1e9)
+        .comparison_operator(aws_sdk_cloudwatch::types::ComparisonOperator::GreaterThanThreshold)
+        .send()
+        .await
+        .expect("PutMetricAlarm");
+    let policy = RollingUpdatePolicy::builder()
+        .maximum_batch_size(capacity(CapacitySizeType::CapacityPercent, 50))
+        .wait_interval_in_seconds(600)
+        .rollback_maximum_batch_size(capacity(CapacitySizeType::InstanceCount, 1))
+        .build();
+    let rollback = aws_sdk_sagemaker::types::AutoRollbackConfig::builder()
+        .alarms(
+            aws_sdk_sagemaker::types::Alarm::builder()
+                .alarm_name("rrb-latency")
+                .build(),
+        )
+        .build();
+    sm.update_endpoint()
+        .endpoint_name("rrb")
+        .endpoint_config_name("rrb-c2")
+        .deployment_config(
+            DeploymentConfig::builder()
+                .rolling_update_policy(policy)
+                .auto_rollback_configuration(rollback)
+                .build(),
+        )
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    let baking = wait_for(&sm, "rrb", "the first batch's bake", |d| {
+        pending_status(d).is_some_and(|(s, _)| s == "Baking")
+    })
+    .await;
+    assert_eq!(baking.production_variants()[0].current_instance_count(), Some(4));
+    cw.set_alarm_state()
+        .alarm_name("rrb-latency")
+        .state_value(aws_sdk_cloudwatch::types::StateValue::Alarm)
+        .state_reason("the new batch is slow")
+        .send()
+        .await
+        .expect("SetAlarmState");
+    let mut seen = Vec::new();
+    wait_for_each(&sm, "rrb", &mut seen).await;
+    let messages: Vec<&str> = seen.iter().map(|(_, m)| m.as_str()).collect();
+    let relaunches = messages
+        .iter()
+        .filter(|m| **m == "Launching 1 instance(s) of the old fleet.")
+        .count();
+    assert_eq!(relaunches, 2, "two batches of one: {messages:?}");
+    let done = sm
+        .describe_endpoint()
+        .endpoint_name("rrb")
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(done.endpoint_config_name(), Some("rrb-c1"));
+    assert!(done.failure_reason().is_some_and(|r| r.contains("rrb-latency")));
+    assert_eq!(done.production_variants()[0].current_instance_count(), Some(4));
+}

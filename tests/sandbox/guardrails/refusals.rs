@@ -124,35 +124,17 @@ async fn serverless_endpoint(sm: &Client) {
         .expect("create");
 }
 
-#[tokio::test]
-async fn each_rule_refuses_its_deployment_config() {
-    let handle = guardrails_sandbox().await;
-    let sm = Client::new(&sdk_config(&handle).await);
-    single_variant_endpoint(&sm, "ref", 4).await;
-    multi_variant_endpoint(&sm).await;
-    serverless_endpoint(&sm).await;
-    for name in ["multi", "sls"] {
-        wait_for(&sm, name, "InService", |d| {
-            d.endpoint_status() == Some(&EndpointStatus::InService)
-        })
-        .await;
-    }
+/// One refusal: endpoint, new config, DeploymentConfig, a part of the message.
+type Case = (&'static str, &'static str, DeploymentConfig, &'static str);
+
+/// The refusals of the routing and its sizes, waits and timeout.
+fn routing_cases() -> Vec<Case> {
     use TrafficRoutingConfigType::{AllAtOnce, Canary, Linear};
     let both = DeploymentConfig::builder()
         .blue_green_update_policy(bg(AllAtOnce, 0, (None, None), (0, None)))
         .rolling_update_policy(rolling(count(1)))
         .build();
-    let eleven_alarms = {
-        let mut a = AutoRollbackConfig::builder();
-        for i in 0..11 {
-            a = a.alarms(Alarm::builder().alarm_name(format!("a{i}")).build());
-        }
-        DeploymentConfig::builder()
-            .blue_green_update_policy(bg(AllAtOnce, 0, (None, None), (0, None)))
-            .auto_rollback_configuration(a.build())
-            .build()
-    };
-    let cases: Vec<(&str, &str, DeploymentConfig, &str)> = vec![
+    vec![
         (
             "ref",
             "ref-c2",
@@ -201,6 +183,23 @@ async fn each_rule_refuses_its_deployment_config() {
             blue_green(bg(Linear, 60, (None, Some(count(3))), (0, None))),
             "between 10% and 50%",
         ),
+    ]
+}
+
+/// The refusals of the rest: the alarms, rolling batches, variant names, excluded endpoints.
+fn shape_cases() -> Vec<Case> {
+    use TrafficRoutingConfigType::{AllAtOnce, Canary};
+    let eleven_alarms = {
+        let mut a = AutoRollbackConfig::builder();
+        for i in 0..11 {
+            a = a.alarms(Alarm::builder().alarm_name(format!("a{i}")).build());
+        }
+        DeploymentConfig::builder()
+            .blue_green_update_policy(bg(AllAtOnce, 0, (None, None), (0, None)))
+            .auto_rollback_configuration(a.build())
+            .build()
+    };
+    vec![
         (
             "ref",
             "ref-c2",
@@ -255,8 +254,23 @@ async fn each_rule_refuses_its_deployment_config() {
                 .build(),
             "not supported for serverless endpoints",
         ),
-    ];
-    for (endpoint, config, dc, expected) in cases {
+    ]
+}
+
+#[tokio::test]
+async fn each_rule_refuses_its_deployment_config() {
+    let handle = guardrails_sandbox().await;
+    let sm = Client::new(&sdk_config(&handle).await);
+    single_variant_endpoint(&sm, "ref", 4).await;
+    multi_variant_endpoint(&sm).await;
+    serverless_endpoint(&sm).await;
+    for name in ["multi", "sls"] {
+        wait_for(&sm, name, "InService", |d| {
+            d.endpoint_status() == Some(&EndpointStatus::InService)
+        })
+        .await;
+    }
+    for (endpoint, config, dc, expected) in routing_cases().into_iter().chain(shape_cases()) {
         let message = refused(&sm, endpoint, config, dc).await;
         assert!(
             message.contains(expected),

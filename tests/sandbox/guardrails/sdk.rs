@@ -9,6 +9,7 @@ use aws_sdk_sagemaker::types::{
 };
 use sagedeck::sandbox::SandboxHandle;
 use sagedeck::sandbox::faults::FaultSpec;
+use sagedeck::sandbox::world::fleet::{DEMO_NEXT_CONFIG, DEMO_NEXT_MODEL};
 
 use super::{guardrails_sandbox, pending_status, single_variant_endpoint, wait_for};
 use crate::common::sdk_config;
@@ -233,4 +234,134 @@ async fn a_failed_rollback_leaves_both_fleets_serving_in_update_rollback_failed(
     assert_eq!(back.endpoint_config_name(), Some("urf-c1"));
     assert!(back.failure_reason().is_none());
     assert_eq!(back.production_variants()[0].current_instance_count(), Some(2));
+}
+
+#[tokio::test]
+async fn the_demo_has_a_new_model_version_ready_to_deploy_with_a_canary() {
+    let handle = crate::common::sandbox_with(crate::common::demo_config()).await;
+    let (sm, _) = clients(&handle).await;
+    let ready = sm
+        .describe_endpoint_config()
+        .endpoint_config_name(DEMO_NEXT_CONFIG)
+        .send()
+        .await
+        .expect("the next version's config");
+    let variant = &ready.production_variants()[0];
+    assert_eq!(variant.model_name(), Some(DEMO_NEXT_MODEL));
+    assert_eq!(variant.initial_instance_count(), Some(2));
+    let before = sm
+        .describe_endpoint()
+        .endpoint_name("xgboost-churn-csv")
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(
+        before.endpoint_config_name(),
+        Some("xgboost-churn-config"),
+        "not deployed yet"
+    );
+    sm.update_endpoint()
+        .endpoint_name("xgboost-churn-csv")
+        .endpoint_config_name(DEMO_NEXT_CONFIG)
+        .deployment_config(blue_green(canary(1, 600), 600, &[]))
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    let done = wait_for(&sm, "xgboost-churn-csv", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(done.endpoint_config_name(), Some(DEMO_NEXT_CONFIG));
+    assert_eq!(done.production_variants()[0].current_instance_count(), Some(2));
+}
+
+/// A model whose container fails `error_rate` of its requests.
+async fn create_model_erring(sm: &Client, model: &str, error_rate: &str) {
+    sm.create_model()
+        .model_name(model)
+        .primary_container(
+            aws_sdk_sagemaker::types::ContainerDefinition::builder()
+                .image("huggingface-pytorch-inference")
+                .environment("SAGEDECK_ERROR_RATE", error_rate)
+                .build(),
+        )
+        .execution_role_arn("arn:aws:iam::123456789012:role/x")
+        .send()
+        .await
+        .expect("CreateModel");
+}
+
+#[tokio::test]
+async fn a_worse_model_trips_a_new_fleet_alarm_and_the_deployment_rolls_back() {
+    let mut config = sagedeck::sandbox::SandboxConfig::for_tests();
+    config.timing.deploy_wait_scale = 0.01;
+    config.random_errors = true;
+    let handle = crate::common::sandbox_with(config).await;
+    let (sm, cw) = clients(&handle).await;
+    for (model, error_rate) in [("bad-v1", "0"), ("bad-v2", "0.5")] {
+        create_model_erring(&sm, model, error_rate).await;
+    }
+    super::create_config(&sm, "bad-c1", "bad-v1", 2).await;
+    super::create_config(&sm, "bad-c2", "bad-v2", 2).await;
+    sm.create_endpoint()
+        .endpoint_name("bad")
+        .endpoint_config_name("bad-c1")
+        .send()
+        .await
+        .expect("create");
+    wait_for(&sm, "bad", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    // The new fleet only: its EndpointConfigName, as AWS's guardrails documentation scopes it.
+    cw.put_metric_alarm()
+        .alarm_name("bad-new-fleet-5xx")
+        .namespace("AWS/SageMaker")
+        .metric_name("Invocation5XXErrors")
+        .dimensions(Dimension::builder().name("EndpointName").value("bad").build())
+        .dimensions(Dimension::builder().name("VariantName").value("AllTraffic").build())
+        .dimensions(Dimension::builder().name("EndpointConfigName").value("bad-c2").build())
+        .statistic(Statistic::Sum)
+        .period(60)
+        .evaluation_periods(1)
+        .threshold(3.0)
+        .comparison_operator(ComparisonOperator::GreaterThanThreshold)
+        .send()
+        .await
+        .expect("PutMetricAlarm");
+    sm.update_endpoint()
+        .endpoint_name("bad")
+        .endpoint_config_name("bad-c2")
+        .deployment_config(blue_green(canary(1, 1500), 0, &["bad-new-fleet-5xx"]))
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    wait_for(&sm, "bad", "the canary bake", |d| {
+        pending_status(d).is_some_and(|(s, _)| s == "Baking")
+    })
+    .await;
+    let failed = crate::common::invoke_times(&handle, "bad", 80).await;
+    assert!(failed >= 5, "the canary's model errs: {failed} of 80 failed");
+    let after = wait_for(&sm, "bad", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(after.endpoint_config_name(), Some("bad-c1"), "rolled back");
+    assert!(
+        after.failure_reason().is_some_and(|r| r.contains("bad-new-fleet-5xx")),
+        "{:?}",
+        after.failure_reason()
+    );
+    let state = cw
+        .describe_alarms()
+        .alarm_names("bad-new-fleet-5xx")
+        .send()
+        .await
+        .expect("DescribeAlarms");
+    assert_eq!(state.metric_alarms()[0].state_value(), Some(&StateValue::Alarm));
+    assert_eq!(
+        crate::common::invoke_times(&handle, "bad", 40).await,
+        0,
+        "the old model serves again"
+    );
 }

@@ -152,21 +152,26 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     for v in &green {
         v.sim.feed_config_series(&sb.metrics, (&ep.name, &v.name, &config.name));
     }
-    let pace = pace(sb);
-    let steps = steps_of(&policy, &green, &pace);
-    // The timeout counts the policy's waits, scaled, and the launches and shifts as they take.
-    let mechanical: f64 = steps.iter().filter(|s| !s.bake).map(|s| s.secs).sum();
     ep.status = EndpointStatus::Updating;
     ep.failure_reason = None;
     ep.last_modified = now;
     for v in &mut ep.variants {
         v.statuses.clear();
     }
-    let deadline = policy
-        .timeout
-        .map_or(f64::INFINITY, |t| now + t as f64 * pace.wait_scale + mechanical);
-    ep.transition = Some(Transition::Deploy(Box::new(Deployment {
-        config_name: config.name,
+    let mut deployment = deployment(&pace(sb), policy, (config.name, green), now);
+    deployment.launch_failure = launch_failure;
+    deployment.rollback_fails = rollback_fails;
+    ep.transition = Some(Transition::Deploy(Box::new(deployment)));
+    Ok(json!({ "EndpointArn": ep.arn }))
+}
+
+/// A deployment of `green` (the fleet of config `config_name`) by `policy`, starting `now`.
+fn deployment(pace: &Pace, policy: Policy, (config_name, green): (String, Vec<Variant>), now: f64) -> Deployment {
+    let steps = steps_of(&policy, &green, pace);
+    // The timeout counts the policy's waits, scaled, and the launches and shifts as they take.
+    let mechanical: f64 = steps.iter().filter(|s| !s.bake).map(|s| s.secs).sum();
+    Deployment {
+        config_name,
         started: now,
         rolling: matches!(policy.kind, Kind::Rolling(_)),
         green,
@@ -175,13 +180,14 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
         step_started: now,
         phase: DeployPhase::Deploying,
         alarms: policy.alarms,
-        deadline,
-        launch_failure,
-        rollback_fails,
+        deadline: policy
+            .timeout
+            .map_or(f64::INFINITY, |t| now + t as f64 * pace.wait_scale + mechanical),
+        launch_failure: None,
+        rollback_fails: false,
         failure: None,
         rollback_batch: policy.rollback_batch,
-    })));
-    Ok(json!({ "EndpointArn": ep.arn }))
+    }
 }
 
 /// The steps a policy takes with this green fleet.
