@@ -17,13 +17,14 @@ use crate::aws::deploy::plan::{ConfigChoice, DeployAsk, DeployPlan};
 use crate::aws::deploy::policy::silent_fallbacks;
 use crate::aws::deploy::schedule::{LAUNCH_ESTIMATE_SECS, schedule};
 use crate::aws::deploy::send::DeployError;
+use crate::aws::deploy::stepper::Outcome;
 use crate::aws::deploy::watch::Watched;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_USAGE, Exit};
 use crate::cli::output::{approve, eprint_line, print_json};
 use args::DeployArgs;
 use follow::follow;
-use view::{outcome_exit, print_plan};
+use view::{outcome_exit, print_last_deployment, print_plan};
 
 impl From<DeployError> for Exit {
     fn from(e: DeployError) -> Exit {
@@ -152,5 +153,9 @@ fn finish(g: &GlobalArgs, endpoint: &str, watched: &Watched) -> CmdResult {
     if g.json {
         print_json(watched)?;
     }
-    outcome_exit(endpoint, &watched.outcome, g.json)
+    outcome_exit(endpoint, &watched.outcome, g.json)?;
+    if !g.json && matches!(watched.outcome, Outcome::Idle { .. }) {
+        print_last_deployment(&watched.last)?;
+    }
+    Ok(())
 }

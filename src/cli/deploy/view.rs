@@ -2,6 +2,7 @@
 //! while it runs (outside text escaped), and the outcome.
 
 use crate::aws::deploy::gate_alarms::GateAlarm;
+use crate::aws::deploy::policy::{Capacity, Policy, Shift};
 use crate::aws::deploy::schedule::{Schedule, span};
 use crate::aws::deploy::stepper::{Outcome, ROLLBACK_FAILED_ADVICE, Stepper};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_PROMOTION, Exit};
@@ -108,4 +109,45 @@ pub fn outcome_exit(endpoint: &str, o: &Outcome, quiet: bool) -> CmdResult {
             format!("{endpoint} is Failed ({reason}); only DeleteEndpoint is allowed now"),
         )),
     }
+}
+
+/// A policy in a few words: `canary 1 instance, bake 10m, final bake 10m`.
+pub fn policy_text(p: &Policy) -> String {
+    match *p {
+        Policy::BlueGreen {
+            shift,
+            bake_secs,
+            final_bake_secs,
+        } => {
+            let shift = match shift {
+                Shift::AllAtOnce => "all at once".to_string(),
+                Shift::Canary(Capacity::Instances(n)) => format!("canary {n} instance(s)"),
+                Shift::Canary(Capacity::Percent(p)) => format!("canary {p} %"),
+                Shift::Linear(p) => format!("linear steps of {p} %"),
+            };
+            let (bake, last) = (span(i64::from(bake_secs)), span(i64::from(final_bake_secs)));
+            format!("blue/green, {shift}, bake {bake}, final bake {last}")
+        }
+        Policy::Rolling {
+            batch_percent,
+            bake_secs,
+            ..
+        } => format!(
+            "rolling batches of {batch_percent} %, bake {}",
+            span(i64::from(bake_secs))
+        ),
+    }
+}
+
+/// The last deployment's policy and rollback alarms, said when nothing is in flight.
+pub fn print_last_deployment(s: &Stepper) -> CmdResult {
+    let Some(p) = &s.policy else {
+        return Ok(());
+    };
+    let alarms = if s.alarm_names.is_empty() {
+        "no rollback alarms".to_string()
+    } else {
+        format!("rollback alarms {}", escape_text(&s.alarm_names.join(", ")))
+    };
+    outln!("last deployment: {}; {alarms}", policy_text(p))
 }

@@ -76,6 +76,20 @@ async fn a_canary_deployment_runs_to_success_audited() {
     );
     assert_eq!(audit[2].after["endpoint_config"], config.as_str());
     assert_eq!(audit[2].before["endpoint_config"], format!("{EP}-config"));
+    let idle = state.cli(&sb, &["deploy", EP, "--watch"]).await;
+    assert_eq!(idle.code, 0, "{}", idle.stderr);
+    assert!(
+        idle.stdout
+            .contains(&format!("{EP} has no deployment in flight; it is on {config}")),
+        "{}",
+        idle.stdout
+    );
+    assert!(
+        idle.stdout
+            .contains("last deployment: blue/green, canary 1 instance(s), bake 0s, final bake 0s; no rollback alarms"),
+        "{}",
+        idle.stdout
+    );
 }
 
 #[tokio::test]
