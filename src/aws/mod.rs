@@ -19,6 +19,7 @@ pub mod cache;
 pub mod change;
 pub mod components;
 pub mod config;
+pub mod deploy;
 pub mod endpoints;
 pub mod error;
 pub mod invoke;

@@ -9,6 +9,7 @@ use super::change::weights::WeightsArgs;
 use super::components::args::ComponentsArgs;
 use super::console::sandbox::{FaultArgs, SandboxArgs};
 use super::console::{ConsoleArgs, DemoArgs};
+use super::deploy::args::DeployArgs;
 use super::exit::EXIT_CODES;
 use super::fleet::alarms::AlarmsArgs;
 use super::fleet::audit::AuditArgs;
@@ -92,6 +93,10 @@ pub enum Command {
     /// What changed on an endpoint, merged by time: status and deployments, audited changes,
     /// scaling activities (`--since 6h`).
     Timeline(On<TimelineArgs>),
+    /// Deploy a configuration or a new model with SageMaker's deployment guardrails (canary,
+    /// linear, rolling; rollback alarms), its schedule shown first; `--watch` follows one in
+    /// flight from any terminal.
+    Deploy(On<DeployArgs>),
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
     Promote(On<PromoteArgs>),
@@ -129,6 +134,7 @@ impl Command {
             Command::Logs(c) => Some(&c.aws),
             Command::Timeline(c) => Some(&c.aws),
             Command::Promote(c) => Some(&c.aws),
+            Command::Deploy(c) => Some(&c.aws),
             Command::Alarms(c) => Some(&c.aws),
             Command::Autoscaling(c) => Some(&c.aws),
             Command::Tools(c) => Some(&c.aws),

@@ -22,7 +22,8 @@ pub const EXIT_READ_ONLY: i32 = 5;
 /// Exit code: a guardrail refused the mutation (the endpoint changed since it was read, or the
 /// audit log cannot be written); nothing was sent.
 pub const EXIT_REFUSED: i32 = 6;
-/// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held).
+/// Exit code: a promotion did not complete (a gate failed and it rolled back, no verdict, or held),
+/// or a deployment rolled back.
 pub const EXIT_PROMOTION: i32 = 7;
 /// Exit code: `autoscaling --check` / `--check-request` found something wrong.
 pub const EXIT_CHECK_FAILED: i32 = 8;
@@ -34,7 +35,7 @@ pub const EXIT_NO_ANSWER: i32 = 9;
 pub const EXIT_OUTPUT_CLOSED: i32 = EXIT_OK;
 
 /// The exit codes, as `--help` shows them.
-pub const EXIT_CODES: &str = "Exit codes: 0 ok (also when the reader of the output goes away, as with `| head`), 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held), 8 autoscaling --check/--check-request found problems, 9 agent stopped without a final answer.";
+pub const EXIT_CODES: &str = "Exit codes: 0 ok (also when the reader of the output goes away, as with `| head`), 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held) or deployment rolled back, 8 autoscaling --check/--check-request found problems, 9 agent stopped without a final answer.";
 
 /// What a command returns: `Ok` is exit 0.
 pub type CmdResult = Result<(), Exit>;

@@ -20,6 +20,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
     match cmd {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
         Command::Promote(a) if !a.status => Some("promote"),
+        Command::Deploy(a) if !a.watch && !a.dry_run => Some("deploy"),
         Command::Prewarm(_) => Some("prewarm"),
         Command::Components(a) if a.is_change() => Some("components --set-copies/--update"),
         Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),

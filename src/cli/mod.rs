@@ -18,6 +18,7 @@ pub mod change;
 pub mod command;
 pub mod components;
 pub mod console;
+pub mod deploy;
 pub mod exit;
 pub mod fleet;
 mod gate;
@@ -83,6 +84,7 @@ fn run_command(cli: Cli) -> CmdResult {
             Some(C::Logs(On { args, .. })) => fleet::logs::run(&g, args).await,
             Some(C::Timeline(On { args, .. })) => fleet::timeline::run(&g, args).await,
             Some(C::Promote(On { args, .. })) => promote::run(&g, args).await,
+            Some(C::Deploy(On { args, .. })) => deploy::run(&g, args).await,
             Some(C::Audit(a)) => fleet::audit::run(&g, a.args).await,
             Some(C::Alarms(On { args, .. })) => fleet::alarms::run(&g, args).await,
             Some(C::Tools(On { args, .. })) => match args.command {
@@ -130,6 +132,9 @@ mod tests {
         ("promote e --abandon", true),
         ("promote e --consolidate --canary C", true),
         ("alarms e", false),
+        ("deploy e --model A=m --dry-run", false),
+        ("deploy e --watch", false),
+        ("deploy e --config c --canary 10%", true),
         ("agent --llm e --server s question", true),
         ("agent --replay run.jsonl", false),
         ("agent --replay run.jsonl --from-step 2", true),

@@ -131,6 +131,29 @@ PROBES = [
     ("UpdateEndpoint", {"EndpointName": "e1", "EndpointConfigName": "c1", "RetainAllVariantProperties": True,
                         "ExcludeRetainedVariantProperties": [{"VariantPropertyType": "DesiredWeight"}]},
      ["EndpointName", "EndpointConfigName", "ExcludeRetainedVariantProperties.0.VariantPropertyType"]),
+    ("UpdateEndpoint", {"EndpointName": "e1", "EndpointConfigName": "c1", "DeploymentConfig": {
+        "BlueGreenUpdatePolicy": {
+            "TrafficRoutingConfiguration": {"Type": "CANARY", "WaitIntervalInSeconds": 60,
+                                            "CanarySize": {"Type": "INSTANCE_COUNT", "Value": 1}},
+            "TerminationWaitInSeconds": 60, "MaximumExecutionTimeoutInSeconds": 1800},
+        "AutoRollbackConfiguration": {"Alarms": [{"AlarmName": "a"}]}}},
+     ["DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.Type",
+      "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.WaitIntervalInSeconds",
+      "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.CanarySize.Type",
+      "DeploymentConfig.BlueGreenUpdatePolicy.TrafficRoutingConfiguration.CanarySize.Value",
+      "DeploymentConfig.BlueGreenUpdatePolicy.TerminationWaitInSeconds",
+      "DeploymentConfig.BlueGreenUpdatePolicy.MaximumExecutionTimeoutInSeconds",
+      "DeploymentConfig.AutoRollbackConfiguration.Alarms"]),
+    ("UpdateEndpoint", {"EndpointName": "e1", "EndpointConfigName": "c1", "DeploymentConfig": {
+        "RollingUpdatePolicy": {
+            "MaximumBatchSize": {"Type": "CAPACITY_PERCENT", "Value": 25}, "WaitIntervalInSeconds": 60,
+            "MaximumExecutionTimeoutInSeconds": 1800,
+            "RollbackMaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}}},
+     ["DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize.Type",
+      "DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize.Value",
+      "DeploymentConfig.RollingUpdatePolicy.WaitIntervalInSeconds",
+      "DeploymentConfig.RollingUpdatePolicy.MaximumExecutionTimeoutInSeconds",
+      "DeploymentConfig.RollingUpdatePolicy.RollbackMaximumBatchSize.Value"]),
     ("UpdateEndpointWeightsAndCapacities", {"EndpointName": "e1", "DesiredWeightsAndCapacities": [
         {"VariantName": "A", "DesiredWeight": 1.0, "DesiredInstanceCount": 1}]},
      ["EndpointName", "DesiredWeightsAndCapacities.0.VariantName", "DesiredWeightsAndCapacities.0.DesiredWeight",

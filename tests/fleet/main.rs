@@ -12,6 +12,7 @@ mod cli;
 mod cli_output;
 mod complete_period;
 mod components;
+mod deployments;
 mod guardrails;
 mod input_checks;
 mod inventory;

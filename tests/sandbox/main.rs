@@ -19,6 +19,7 @@ mod deployments;
 mod faults;
 mod form_decoding;
 mod front_door;
+mod guardrails;
 mod llm;
 mod logs;
 mod mme;

@@ -58,6 +58,10 @@ pub struct SandboxArgs {
     /// A cold MME load longer than this answers ModelNotReadyException (AWS: 60).
     #[arg(long)]
     pub not_ready_after_secs: Option<f64>,
+    /// The factor on a deployment's own waits (bakes, TerminationWait, timeout): 1 is real time
+    /// (the default), `--fast` makes it 0.01.
+    #[arg(long)]
+    pub deploy_wait_scale: Option<f64>,
     /// Inject a fault at start, e.g. `kind=throttle,endpoint=NAME,count=5` (repeatable; see README).
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
@@ -82,6 +86,9 @@ impl SandboxArgs {
         }
         if let Some(v) = self.not_ready_after_secs {
             timing.mme_not_ready_after = secs(v, "not-ready-after-secs")?;
+        }
+        if let Some(v) = self.deploy_wait_scale {
+            timing.deploy_wait_scale = secs(v, "deploy-wait-scale")?.as_secs_f64();
         }
         if !(self.traffic_rate.is_finite() && self.traffic_rate >= 0.0) {
             return Err("--traffic-rate must be a number >= 0".into());

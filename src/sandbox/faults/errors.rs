@@ -41,6 +41,7 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
         | FaultKind::Hang
         | FaultKind::Drop
         | FaultKind::DeploymentFailure { .. }
+        | FaultKind::RollbackFailure { .. }
         | FaultKind::MalformedToolCall
         | FaultKind::UnknownTool => return None,
     })

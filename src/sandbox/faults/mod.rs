@@ -49,6 +49,13 @@ pub enum FaultKind {
         #[serde(default)]
         message: Option<String>,
     },
+    /// UpdateEndpoint is accepted, the deployment fails at its first bake and its rollback fails
+    /// part-way: UpdateRollbackFailed, with instances of both configurations serving.
+    RollbackFailure {
+        /// Unused; kept for the short form's `message=`.
+        #[serde(default)]
+        message: Option<String>,
+    },
     /// A TGI-style container's tool call comes back cut short (malformed JSON).
     MalformedToolCall,
     /// A TGI-style container's tool call names a tool that was not offered.
@@ -147,11 +154,15 @@ impl FaultSpec {
                 f.operation.get_or_insert_with(|| "UpdateEndpoint".to_string());
                 FaultKind::DeploymentFailure { message }
             }
+            Some("rollback_failure") | Some("update_rollback_failed") => {
+                f.operation.get_or_insert_with(|| "UpdateEndpoint".to_string());
+                FaultKind::RollbackFailure { message }
+            }
             Some("malformed_tool_call") | Some("malformed") => FaultKind::MalformedToolCall,
             Some("unknown_tool") => FaultKind::UnknownTool,
             Some(other) => {
                 return Err(format!(
-                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token, malformed_tool_call, unknown_tool)"
+                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token, deployment_failure, rollback_failure, malformed_tool_call, unknown_tool)"
                 ));
             }
             None => return Err("fault spec needs kind=...".into()),

@@ -226,7 +226,10 @@ fn routing_snapshot(
     };
     if !matches!(
         ep.status,
-        EndpointStatus::InService | EndpointStatus::Updating | EndpointStatus::RollingBack
+        EndpointStatus::InService
+            | EndpointStatus::Updating
+            | EndpointStatus::RollingBack
+            | EndpointStatus::UpdateRollbackFailed
     ) {
         return Err(validation_error(format!(
             "Endpoint {} is not in service (status {}); it can be invoked once it is InService.",
@@ -237,7 +240,7 @@ fn routing_snapshot(
     let variants: Vec<RoutedVariant> = ep
         .variants
         .iter()
-        .map(|v| (v.name.clone(), v.current_weight, v.sim.clone()))
+        .map(|v| (v.name.clone(), v.current_weight, ep.serving_sim(v)))
         .collect();
     // The MME catalog: objects under the model's ModelDataUrl prefix, keyed relative to it.
     let catalog = req.target_model.and_then(|_| {
@@ -289,7 +292,18 @@ fn pick_weighted(variants: &[RoutedVariant], now: f64) -> RoutedVariant {
 
 /// Records the per-invocation series: Invocations, InvocationsPerInstance, latencies, 4XX/5XX.
 fn record_outcome(sim: &VariantSim, now: f64, model_latency_us: f64, error_status: Option<u16>) {
-    let s = &sim.series;
+    for s in std::iter::once(&sim.series).chain(sim.config_series.get()) {
+        record_series(sim, s, now, model_latency_us, error_status);
+    }
+}
+
+fn record_series(
+    sim: &VariantSim,
+    s: &crate::sandbox::world::variant::VariantSeries,
+    now: f64,
+    model_latency_us: f64,
+    error_status: Option<u16>,
+) {
     s.invocations.lock().record(now, 1.0);
     s.per_instance
         .lock()

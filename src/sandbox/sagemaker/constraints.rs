@@ -180,6 +180,56 @@ const VARIANT_PROPERTY: Rule = Rule::Struct(&[req(
     Rule::Enum(&["DesiredInstanceCount", "DesiredWeight", "DataCaptureConfig"]),
 )]);
 
+const CAPACITY: Rule = Rule::Struct(&[
+    req("Type", Rule::Enum(&["INSTANCE_COUNT", "CAPACITY_PERCENT"])),
+    req("Value", Rule::Int(Some(1), None)),
+]);
+const WAIT: Rule = Rule::Int(Some(0), Some(3600));
+const TIMEOUT: Rule = Rule::Int(Some(600), Some(28800));
+/// AWS's `(?!\s*$).+`, without the look-ahead the regex crate lacks.
+const ALARM_NAME: Pattern = Pattern {
+    regex: r".*\S.*",
+    shown: r"(?!\s*$).+",
+};
+const DEPLOYMENT_CONFIG: Rule = Rule::Struct(&[
+    opt(
+        "BlueGreenUpdatePolicy",
+        Rule::Struct(&[
+            req(
+                "TrafficRoutingConfiguration",
+                Rule::Struct(&[
+                    req("Type", Rule::Enum(&["ALL_AT_ONCE", "CANARY", "LINEAR"])),
+                    req("WaitIntervalInSeconds", WAIT),
+                    opt("CanarySize", CAPACITY),
+                    opt("LinearStepSize", CAPACITY),
+                ]),
+            ),
+            opt("TerminationWaitInSeconds", WAIT),
+            opt("MaximumExecutionTimeoutInSeconds", TIMEOUT),
+        ]),
+    ),
+    opt(
+        "RollingUpdatePolicy",
+        Rule::Struct(&[
+            req("MaximumBatchSize", CAPACITY),
+            req("WaitIntervalInSeconds", WAIT),
+            opt("MaximumExecutionTimeoutInSeconds", TIMEOUT),
+            opt("RollbackMaximumBatchSize", CAPACITY),
+        ]),
+    ),
+    opt(
+        "AutoRollbackConfiguration",
+        Rule::Struct(&[opt(
+            "Alarms",
+            Rule::List(
+                1,
+                10,
+                &Rule::Struct(&[opt("AlarmName", Rule::Text(1, 255, Some(&ALARM_NAME)))]),
+            ),
+        )]),
+    ),
+]);
+
 /// The list members every List* operation shares, with its own sort keys.
 macro_rules! list_input {
     ($($sort:literal),*; $($extra:expr),*) => {
@@ -251,6 +301,7 @@ fn input_of(op: &str) -> Option<&'static [Member]> {
                     req("EndpointName", RESOURCE_NAME),
                     req("EndpointConfigName", RESOURCE_NAME),
                     opt("ExcludeRetainedVariantProperties", Rule::List(0, 3, &VARIANT_PROPERTY)),
+                    opt("DeploymentConfig", DEPLOYMENT_CONFIG),
                 ]
             }
         }

@@ -26,11 +26,15 @@ pub async fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
 fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
     let doc = decode_json(body)?;
     let endpoint_hint = doc.get("EndpointName").and_then(Value::as_str).map(str::to_string);
-    // A deployment failure is not an error answer: the update is accepted and fails later.
-    let mut deployment_failure = None;
+    // A deployment or rollback failure is not an error answer: the update is accepted and fails
+    // later.
+    let mut deployment_fault = None;
     if let Some(kind) = sb.faults.take(op, endpoint_hint.as_deref(), None) {
-        if let FaultKind::DeploymentFailure { message } = kind {
-            deployment_failure = Some(message);
+        if matches!(
+            kind,
+            FaultKind::DeploymentFailure { .. } | FaultKind::RollbackFailure { .. }
+        ) {
+            deployment_fault = Some(kind);
         } else if let Some(e) = fault_error(&kind, sb, endpoint_hint.as_deref().unwrap_or("")) {
             return Err(e);
         }
@@ -40,7 +44,9 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         None => constraints::check(op, &doc)?,
     }
     let created_tags = tags::given_at_create(op, &doc)?;
-    sb.world.write().advance(now_epoch());
+    let now = now_epoch();
+    sb.world.write().advance(now);
+    deploy::progress::advance(sb, now);
     let answer = match op {
         "CreateModel" => models::create_model(sb, parse_input(doc)?),
         "DescribeModel" => models::describe_model(sb, &name_of(&doc, "ModelName")?),
@@ -54,7 +60,7 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "DescribeEndpoint" => endpoints::describe(sb, &name_of(&doc, "EndpointName")?),
         "ListEndpoints" => endpoints::list(sb, parse_input(doc)?),
         "DeleteEndpoint" => endpoints::delete(sb, &name_of(&doc, "EndpointName")?),
-        "UpdateEndpoint" => deploy::update(sb, parse_input(doc)?, deployment_failure),
+        "UpdateEndpoint" => deploy::update(sb, parse_input(doc)?, deployment_fault),
         "UpdateEndpointWeightsAndCapacities" => endpoints::update_weights(sb, parse_input(doc)?),
         "CreateInferenceComponent" => components::create(sb, &doc),
         "DescribeInferenceComponent" => components::describe(sb, &name_of(&doc, "InferenceComponentName")?),

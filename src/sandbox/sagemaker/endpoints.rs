@@ -23,7 +23,7 @@ use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::world::state::{Endpoint, EndpointStatus, Transition, Variant, World};
+use crate::sandbox::world::state::{DeployPhase, Endpoint, EndpointStatus, Transition, Variant, World};
 
 /// `Could not find endpoint "ARN".`
 pub(crate) fn not_found(sb: &Sandbox, name: &str) -> ApiError {
@@ -155,6 +155,21 @@ pub(crate) fn variant_json(ep: &Endpoint, v: &Variant, world: &World) -> Value {
     });
     if !statuses.is_empty() {
         j["VariantStatus"] = Value::Array(statuses);
+    }
+    // During a deployment the live variant is the blue fleet (pending_summary overrides both
+    // for the green one).
+    if let Some(d) = ep.deployment() {
+        if let Some(c) = d.counts(&v.name) {
+            j["CurrentInstanceCount"] = (if d.phase == DeployPhase::RollbackFailed {
+                c.blue + c.green
+            } else {
+                c.blue
+            })
+            .into();
+        }
+        if let Some(status) = deployment_status(ep, &v.name) {
+            j["VariantStatus"] = status;
+        }
     }
     j
 }
@@ -376,38 +391,31 @@ fn check_weights_total(ep: &Endpoint, desired: &[DesiredInput]) -> Result<(), Ap
     Ok(())
 }
 
-/// PendingDeploymentSummary while a deployment is in progress (Updating onto a new config).
+/// A variant's VariantStatus during a deployment: the step in progress, its message and start.
+fn deployment_status(ep: &Endpoint, variant: &str) -> Option<Value> {
+    let d = ep.deployment().filter(|d| d.phase != DeployPhase::RollbackFailed)?;
+    let step = d.step()?;
+    let counts = d.counts(variant)?;
+    Some(json!([{
+        "Status": step.status.as_str(),
+        "StatusMessage": step.status_message(&counts),
+        "StartTime": d.step_started,
+    }]))
+}
+
+/// PendingDeploymentSummary while a deployment (or its rollback) is in progress: the new
+/// configuration's variants with their green fleet's counts and the step in progress.
 pub(crate) fn pending_summary(ep: &Endpoint, world: &World) -> Option<Value> {
-    let Some(Transition::Reconfigure {
-        started,
-        until,
-        config_name,
-        variants,
-        ..
-    }) = &ep.transition
-    else {
-        return None;
-    };
-    let now = now_epoch();
-    let progress = if until > started {
-        (now - started) / (until - started)
-    } else {
-        1.0
-    };
-    let stage = match progress {
-        p if p < 0.5 => "Creating",
-        p if p < 0.8 => "ActivatingTraffic",
-        _ => "Baking",
-    };
-    let list: Vec<Value> = variants
+    let d = ep.deployment().filter(|d| d.phase != DeployPhase::RollbackFailed)?;
+    let list: Vec<Value> = d
+        .green
         .iter()
         .map(|v| {
             let mut j = variant_json(ep, v, world);
-            j["VariantStatus"] = json!([{
-                "Status": stage,
-                "StatusMessage": format!("{stage} variant {}", v.name),
-                "StartTime": started,
-            }]);
+            if let Some(c) = d.counts(&v.name) {
+                j["CurrentInstanceCount"] = c.green.into();
+            }
+            j["VariantStatus"] = deployment_status(ep, &v.name).unwrap_or_else(|| json!([]));
             if let Some(t) = &v.instance_type {
                 j["InstanceType"] = t.clone().into();
             }
@@ -415,8 +423,8 @@ pub(crate) fn pending_summary(ep: &Endpoint, world: &World) -> Option<Value> {
         })
         .collect();
     Some(json!({
-        "EndpointConfigName": config_name,
+        "EndpointConfigName": d.config_name,
         "ProductionVariants": list,
-        "StartTime": started,
+        "StartTime": d.started,
     }))
 }

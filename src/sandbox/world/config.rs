@@ -24,6 +24,10 @@ pub struct Timing {
     pub sleep_model_latency: bool,
     /// How often lifecycles, autoscaling and traffic are advanced in the background.
     pub tick: Duration,
+    /// The factor on a deployment's own waits (WaitIntervalInSeconds, TerminationWaitInSeconds,
+    /// MaximumExecutionTimeoutInSeconds): 1 waits them in real time. A deployment's launches take
+    /// `update`, each traffic shift and termination a quarter of it.
+    pub deploy_wait_scale: f64,
 }
 
 impl Default for Timing {
@@ -37,12 +41,14 @@ impl Default for Timing {
             mme_not_ready_after: Duration::from_secs(60),
             sleep_model_latency: true,
             tick: Duration::from_millis(250),
+            deploy_wait_scale: 1.0,
         }
     }
 }
 
 impl Timing {
-    /// Fast timings for tests: transitions in a few hundred milliseconds, no latency sleeps.
+    /// Fast timings for tests: transitions in a few hundred milliseconds, no latency sleeps, a
+    /// deployment's waits a hundredth of what its policy says (a 600 s bake lasts 6 s).
     pub fn fast() -> Self {
         Timing {
             create: Duration::from_millis(300),
@@ -53,6 +59,7 @@ impl Timing {
             mme_not_ready_after: Duration::from_secs(60),
             sleep_model_latency: false,
             tick: Duration::from_millis(50),
+            deploy_wait_scale: 0.01,
         }
     }
 }

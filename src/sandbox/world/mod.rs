@@ -7,6 +7,7 @@ pub mod clock;
 pub mod components;
 pub mod config;
 pub mod containers;
+pub mod deployment;
 pub mod fleet;
 pub mod hash;
 pub mod resources;

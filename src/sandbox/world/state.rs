@@ -13,6 +13,7 @@ use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::world::components::Components;
 use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
+use crate::sandbox::world::deployment::{Capacity, Counts, Step};
 use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object, Tags};
 use crate::sandbox::world::variant::VariantSim;
 
@@ -33,6 +34,8 @@ pub enum EndpointStatus {
     Failed,
     /// RollingBack: a failed deployment returning to the previous configuration.
     RollingBack,
+    /// UpdateRollbackFailed: the deployment and its rollback both failed (both fleets serve).
+    UpdateRollbackFailed,
 }
 
 impl EndpointStatus {
@@ -46,6 +49,7 @@ impl EndpointStatus {
             EndpointStatus::Deleting => "Deleting",
             EndpointStatus::Failed => "Failed",
             EndpointStatus::RollingBack => "RollingBack",
+            EndpointStatus::UpdateRollbackFailed => "UpdateRollbackFailed",
         }
     }
 
@@ -59,6 +63,7 @@ impl EndpointStatus {
             EndpointStatus::Deleting,
             EndpointStatus::Failed,
             EndpointStatus::RollingBack,
+            EndpointStatus::UpdateRollbackFailed,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
@@ -103,26 +108,9 @@ pub enum Transition {
         /// Completion time.
         until: f64,
     },
-    /// Updating → InService onto a new endpoint configuration (or → RollingBack when `fail`).
-    Reconfigure {
-        /// When the deployment started.
-        started: f64,
-        /// Completion time.
-        until: f64,
-        /// When set, the deployment fails with this reason and rolls back.
-        fail: Option<String>,
-        /// The new configuration.
-        config_name: String,
-        /// The variants that replace the current ones.
-        variants: Vec<Variant>,
-    },
-    /// RollingBack → InService on the previous configuration, with the failure's reason.
-    Rollback {
-        /// Completion time.
-        until: f64,
-        /// FailureReason once back in service.
-        reason: String,
-    },
+    /// Updating → InService onto a new endpoint configuration through a deployment (or
+    /// RollingBack → InService on the old one); walked by `sagemaker/deploy/`, never by `advance`.
+    Deploy(Box<Deployment>),
     /// Deleting → gone.
     Delete {
         /// Completion time.
@@ -133,12 +121,66 @@ pub enum Transition {
 impl Transition {
     fn until(&self) -> f64 {
         match self {
-            Transition::Create { until, .. }
-            | Transition::Update { until }
-            | Transition::Reconfigure { until, .. }
-            | Transition::Rollback { until, .. }
-            | Transition::Delete { until } => *until,
+            Transition::Create { until, .. } | Transition::Update { until } | Transition::Delete { until } => *until,
+            Transition::Deploy(_) => f64::INFINITY,
         }
+    }
+}
+
+/// Where a deployment is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeployPhase {
+    /// Walking the deployment's steps.
+    Deploying,
+    /// Walking the rollback's steps.
+    RollingBack,
+    /// The rollback failed part-way: both fleets stay, serving their shares.
+    RollbackFailed,
+}
+
+/// A deployment in flight: the green fleet beside the blue one and the schedule it walks.
+#[derive(Debug, Clone)]
+pub struct Deployment {
+    /// The new endpoint configuration.
+    pub config_name: String,
+    /// When UpdateEndpoint was accepted.
+    pub started: f64,
+    /// The green fleet: the new configuration's variants (counts are their full size).
+    pub green: Vec<Variant>,
+    /// Whether it is a rolling deployment (blue instances leave as green ones arrive).
+    pub rolling: bool,
+    /// The steps being walked (the deployment's, or the rollback's once it rolls back).
+    pub steps: Vec<Step>,
+    /// The step in progress.
+    pub at: usize,
+    /// When that step started.
+    pub step_started: f64,
+    /// Where it is.
+    pub phase: DeployPhase,
+    /// The AutoRollbackConfiguration alarms, watched during bakes.
+    pub alarms: Vec<String>,
+    /// Past this time (MaximumExecutionTimeoutInSeconds, scaled) it rolls back.
+    pub deadline: f64,
+    /// Set when the green fleet fails to launch (an injected fault or SAGEDECK_DEPLOY_FAILS).
+    pub launch_failure: Option<String>,
+    /// Whether the rollback fails part-way (an injected fault): UpdateRollbackFailed.
+    pub rollback_fails: bool,
+    /// The FailureReason once rolled back.
+    pub failure: Option<String>,
+    /// RollbackMaximumBatchSize of a rolling deployment (absent = the whole fleet at once).
+    pub rollback_batch: Option<Capacity>,
+}
+
+impl Deployment {
+    /// The step in progress.
+    pub fn step(&self) -> Option<&Step> {
+        self.steps.get(self.at)
+    }
+
+    /// A variant's counts now (`total` = its green fleet's full size).
+    pub fn counts(&self, variant: &str) -> Option<Counts> {
+        let g = self.green.iter().find(|g| g.name == variant)?;
+        Some(self.step()?.counts(g.desired_instances, self.rolling))
     }
 }
 
@@ -171,6 +213,25 @@ impl Endpoint {
     /// The variant with this name.
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// The deployment in flight (or stuck in UpdateRollbackFailed), if any.
+    pub fn deployment(&self) -> Option<&Deployment> {
+        match &self.transition {
+            Some(Transition::Deploy(d)) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The simulation that answers one request routed to variant `v`: during a deployment, the
+    /// green fleet's for its share of the variant's traffic.
+    pub fn serving_sim(&self, v: &Variant) -> Arc<VariantSim> {
+        let green = self.deployment().and_then(|d| {
+            let share = d.counts(&v.name)?.green_share;
+            let g = d.green.iter().find(|g| g.name == v.name)?;
+            (share > 0.0 && rand::random::<f64>() < share).then(|| g.sim.clone())
+        });
+        green.unwrap_or_else(|| v.sim.clone())
     }
 }
 
@@ -239,38 +300,7 @@ impl World {
                         v.sim.set_instances(v.current_instances.max(0) as usize);
                     }
                 }
-                Transition::Reconfigure {
-                    fail: Some(reason),
-                    until,
-                    started,
-                    ..
-                } => {
-                    // Rolling back takes as long as the deployment took to fail.
-                    ep.status = EndpointStatus::RollingBack;
-                    ep.transition = Some(Transition::Rollback {
-                        until: until + (until - started).max(0.0),
-                        reason,
-                    });
-                }
-                Transition::Rollback { reason, .. } => {
-                    ep.status = EndpointStatus::InService;
-                    ep.failure_reason = Some(reason);
-                    for v in &mut ep.variants {
-                        v.statuses.clear();
-                    }
-                }
-                Transition::Reconfigure {
-                    config_name, variants, ..
-                } => {
-                    ep.status = EndpointStatus::InService;
-                    ep.failure_reason = None;
-                    ep.config_name = config_name;
-                    ep.variants = variants;
-                    for v in &mut ep.variants {
-                        v.statuses.clear();
-                        v.sim.set_instances(v.current_instances.max(0) as usize);
-                    }
-                }
+                Transition::Deploy(d) => ep.transition = Some(Transition::Deploy(d)),
                 Transition::Delete { .. } => {
                     self.endpoints.remove(&name);
                     self.components.forget_endpoint(&name);

@@ -29,6 +29,7 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
             last_gauges = now;
             sb.world.read().components.record_gauges(&sb.metrics, now);
         }
+        crate::sandbox::sagemaker::deploy::progress::advance(&sb, now);
         content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);

@@ -55,8 +55,11 @@ pub struct VariantSeries {
 
 impl VariantSeries {
     fn new(metrics: &MetricStore, endpoint: &str, variant: &str) -> Self {
-        let dims = [("EndpointName", endpoint), ("VariantName", variant)];
-        let m = |ns: &str, name: &str, unit: &str| metrics.series(&SeriesKey::new(ns, name, &dims), unit);
+        Self::with_dims(metrics, &[("EndpointName", endpoint), ("VariantName", variant)])
+    }
+
+    fn with_dims(metrics: &MetricStore, dims: &[(&str, &str)]) -> Self {
+        let m = |ns: &str, name: &str, unit: &str| metrics.series(&SeriesKey::new(ns, name, dims), unit);
         VariantSeries {
             invocations: m(NS_SAGEMAKER, "Invocations", "None"),
             per_instance: m(NS_SAGEMAKER, "InvocationsPerInstance", "None"),
@@ -179,6 +182,9 @@ pub struct VariantSim {
     pub multi_model: bool,
     /// Metric series.
     pub series: VariantSeries,
+    /// The same series with the EndpointConfigName dimension too, fed by the fleets of a
+    /// deployment so that an alarm can watch one fleet (set once, by `feed_config_series`).
+    pub config_series: std::sync::OnceLock<VariantSeries>,
     capacity: usize,
     instances: Mutex<Vec<InstanceCache>>,
     clock: std::sync::atomic::AtomicU64,
@@ -239,6 +245,7 @@ impl VariantSim {
             profile: Profile::from_env(kind, env, config.random_errors),
             multi_model,
             series,
+            config_series: std::sync::OnceLock::new(),
             capacity: env
                 .get("SAGEDECK_MODELS_PER_INSTANCE")
                 .and_then(|v| v.parse().ok())
@@ -249,6 +256,17 @@ impl VariantSim {
             rng: Mutex::new(SmallRng::seed_from_u64(seed)),
             evictions: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Feeds the series of this variant's fleet on endpoint configuration `config` as well
+    /// (dimensions EndpointName, VariantName, EndpointConfigName); a no-op once set.
+    pub fn feed_config_series(&self, metrics: &MetricStore, (endpoint, variant, config): (&str, &str, &str)) {
+        let dims = [
+            ("EndpointName", endpoint),
+            ("VariantName", variant),
+            ("EndpointConfigName", config),
+        ];
+        let _ = self.config_series.set(VariantSeries::with_dims(metrics, &dims));
     }
 
     /// Resizes the instance fleet (new instances start with empty caches).

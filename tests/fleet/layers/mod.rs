@@ -50,7 +50,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
             &["components"],
             &["observe"],
             &["judge"],
-            &["scaling", "promote"],
+            &["scaling", "promote", "deploy"],
         ],
     ),
     (
@@ -61,6 +61,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "world/hash.rs",
                 "world/config.rs",
                 "world/resources.rs",
+                "world/deployment.rs",
                 "http/wire.rs",
             ],
             &[
@@ -114,7 +115,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "change/autoscaling/show.rs",
                 "change/autoscaling/apply.rs",
             ],
-            &["fleet", "promote", "mcp"],
+            &["fleet", "promote", "mcp", "deploy"],
             &["change", "components", "console", "agent"],
             &["command.rs"],
             &["gate.rs"],

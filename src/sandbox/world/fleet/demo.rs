@@ -2,7 +2,10 @@
 //! demo's autoscaling.
 
 use super::catalog::seed_catalog;
-use super::deploy::{DAY, DEMO_MME_PREFIX, HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model, deploy};
+use super::deploy::{
+    DAY, DEMO_MME_PREFIX, DEMO_NEXT_CONFIG, DEMO_NEXT_MODEL, HF_IMAGE, IMG_IMAGE, TGI_IMAGE, XGB_IMAGE, add_model,
+    deploy, endpoint_config,
+};
 use crate::sandbox::autoscaling::store::SeedTracking;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
@@ -125,6 +128,7 @@ fn seed_csv_and_image(sb: &Sandbox, w: &mut World) {
         &[("AllTraffic", "xgboost-churn-model", "ml.m5.large", 1, 1.0)],
         40.0 * DAY,
     );
+    seed_churn_next_version(sb, w);
     add_model(sb, w, "resnet-image-model", IMG_IMAGE, &[], None);
     deploy(
         sb,
@@ -134,6 +138,19 @@ fn seed_csv_and_image(sb: &Sandbox, w: &mut World) {
         &[("AllTraffic", "resnet-image-model", "ml.g4dn.xlarge", 1, 1.0)],
         25.0 * DAY,
     );
+}
+
+/// The churn model's next version, ready to deploy onto `xgboost-churn-csv` with guardrails:
+/// its model (a little slower) and an endpoint config of two instances (a canary of one).
+fn seed_churn_next_version(sb: &Sandbox, w: &mut World) {
+    add_model(sb, w, DEMO_NEXT_MODEL, XGB_IMAGE, &[("SAGEDECK_LATENCY_MS", "9")], None);
+    let config = endpoint_config(
+        sb,
+        DEMO_NEXT_CONFIG,
+        &[("AllTraffic", DEMO_NEXT_MODEL, "ml.m5.large", 2, 1.0)],
+        DAY / 2.0,
+    );
+    w.configs.insert(DEMO_NEXT_CONFIG.into(), config);
 }
 
 /// One endpoint mid-update, one failed, one being created.

@@ -12,6 +12,10 @@ pub(super) const XGB_IMAGE: &str = "683313688378.dkr.ecr.us-east-1.amazonaws.com
 pub(super) const IMG_IMAGE: &str = "811284229777.dkr.ecr.us-east-1.amazonaws.com/image-classification:1";
 /// Bucket holding the demo MME's tenant models.
 pub const DEMO_BUCKET: &str = "sagedeck-demo-models";
+/// The demo's next model version, ready to deploy onto `xgboost-churn-csv`.
+pub const DEMO_NEXT_MODEL: &str = "xgboost-churn-model-v2";
+/// The demo's endpoint config of that version (AllTraffic, 2 × ml.m5.large), not yet deployed.
+pub const DEMO_NEXT_CONFIG: &str = "xgboost-churn-config-v2";
 /// Prefix (ModelDataUrl) of the demo MME.
 pub const DEMO_MME_PREFIX: &str = "s3://sagedeck-demo-models/tenants/";
 
@@ -56,10 +60,10 @@ pub fn add_model(
     );
 }
 
-/// Inserts a config and an endpoint directly into the world, InService since `age` seconds ago.
-pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, variants: &[VariantSpec<'_>], age: f64) {
+/// An endpoint configuration of these variants, created `age` seconds ago.
+pub fn endpoint_config(sb: &Sandbox, config: &str, variants: &[VariantSpec<'_>], age: f64) -> EndpointConfig {
     let now = now_epoch();
-    let cfg = EndpointConfig {
+    EndpointConfig {
         name: config.into(),
         arn: sb.arn("endpoint-config", config),
         creation_time: now - age,
@@ -76,7 +80,13 @@ pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, var
             })
             .collect(),
         extra: Default::default(),
-    };
+    }
+}
+
+/// Inserts a config and an endpoint directly into the world, InService since `age` seconds ago.
+pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, variants: &[VariantSpec<'_>], age: f64) {
+    let now = now_epoch();
+    let cfg = endpoint_config(sb, config, variants, age);
     let mut live = world.variants_for((&sb.config, &sb.metrics), endpoint, &cfg, now - age);
     for v in &mut live {
         v.statuses.clear();

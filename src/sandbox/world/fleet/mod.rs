@@ -11,7 +11,7 @@ mod generated;
 use crate::sandbox::world::sandbox::Sandbox;
 
 pub use components::{IC_ADAPTER, IC_BASE, IC_ENDPOINT};
-pub use deploy::{DEMO_BUCKET, DEMO_MME_PREFIX};
+pub use deploy::{DEMO_BUCKET, DEMO_MME_PREFIX, DEMO_NEXT_CONFIG, DEMO_NEXT_MODEL};
 
 /// Seeds the demo fleet and `extra_endpoints` generated ones, then backfills history.
 pub fn seed(sb: &Sandbox) {
