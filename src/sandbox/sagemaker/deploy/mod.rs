@@ -120,8 +120,11 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     if current.status != EndpointStatus::UpdateRollbackFailed {
         ensure_updatable(current)?;
     }
-    let policy = policy::read(input.deployment_config.as_ref(), current, &config, &world)?;
     let mut green = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
+    if input.retain_all_variant_properties {
+        retain(current, &mut green, &excluded);
+    }
+    let policy = policy::read(input.deployment_config.as_ref(), current, (&config, &green), &world)?;
     // A model whose environment sets SAGEDECK_DEPLOY_FAILS fails its launch with that reason
     // (as a container that never passes its health check would).
     let launch_secs = slow_launch(&world, &config);
@@ -140,9 +143,6 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
         .endpoints
         .get_mut(&input.endpoint_name)
         .ok_or_else(|| not_found(sb, &input.endpoint_name))?;
-    if input.retain_all_variant_properties {
-        retain(ep, &mut green, &excluded);
-    }
     if let Some(d) = input.deployment_config {
         ep.last_deployment_config = Some(d);
     } else if !input.retain_deployment_config {
