@@ -357,3 +357,35 @@ async fn an_inf1_endpoint_falls_back_to_all_at_once_without_a_final_bake() {
         "the config asked for is still recorded"
     );
 }
+
+#[tokio::test]
+async fn the_sizes_are_checked_against_the_retained_instance_counts() {
+    let handle = guardrails_sandbox().await;
+    let sm = Client::new(&sdk_config(&handle).await);
+    single_variant_endpoint(&sm, "ret", 4).await;
+    super::create_config(&sm, "ret-one", "ret-v2", 1).await;
+    let canary = || {
+        blue_green(bg(
+            TrafficRoutingConfigType::Canary,
+            60,
+            (Some(count(1)), None),
+            (0, None),
+        ))
+    };
+    let message = refused(&sm, "ret", "ret-one", canary()).await;
+    assert!(message.contains("comes to 1 of the 1 instance(s)"), "{message}");
+    sm.update_endpoint()
+        .endpoint_name("ret")
+        .endpoint_config_name("ret-one")
+        .retain_all_variant_properties(true)
+        .deployment_config(canary())
+        .send()
+        .await
+        .expect("a canary of 1 of the 4 live instances the update retains");
+    let done = wait_for(&sm, "ret", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(done.endpoint_config_name(), Some("ret-one"));
+    assert_eq!(done.production_variants()[0].current_instance_count(), Some(4));
+}

@@ -365,3 +365,57 @@ async fn a_worse_model_trips_a_new_fleet_alarm_and_the_deployment_rolls_back() {
         "the old model serves again"
     );
 }
+
+#[tokio::test]
+async fn a_fleet_too_slow_to_launch_passes_the_timeout_and_rolls_back() {
+    let handle = guardrails_sandbox().await;
+    let (sm, _) = clients(&handle).await;
+    single_variant_endpoint(&sm, "slow", 2).await;
+    sm.create_model()
+        .model_name("slow-v3")
+        .primary_container(
+            aws_sdk_sagemaker::types::ContainerDefinition::builder()
+                .image("huggingface-pytorch-inference")
+                .environment("SAGEDECK_LAUNCH_SECS", "1000")
+                .build(),
+        )
+        .execution_role_arn("arn:aws:iam::123456789012:role/x")
+        .send()
+        .await
+        .expect("CreateModel");
+    super::create_config(&sm, "slow-c3", "slow-v3", 2).await;
+    let policy = BlueGreenUpdatePolicy::builder()
+        .traffic_routing_configuration(canary(1, 0))
+        .maximum_execution_timeout_in_seconds(600)
+        .build();
+    sm.update_endpoint()
+        .endpoint_name("slow")
+        .endpoint_config_name("slow-c3")
+        .deployment_config(DeploymentConfig::builder().blue_green_update_policy(policy).build())
+        .send()
+        .await
+        .expect("UpdateEndpoint");
+    let launching = sm
+        .describe_endpoint()
+        .endpoint_name("slow")
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(pending_status(&launching).map(|(s, _)| s), Some("Creating".to_string()));
+    wait_for(&sm, "slow", "RollingBack", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::RollingBack)
+    })
+    .await;
+    let after = wait_for(&sm, "slow", "InService", |d| {
+        d.endpoint_status() == Some(&EndpointStatus::InService)
+    })
+    .await;
+    assert_eq!(after.endpoint_config_name(), Some("slow-c1"));
+    assert!(
+        after
+            .failure_reason()
+            .is_some_and(|r| r.contains("MaximumExecutionTimeoutInSeconds")),
+        "{:?}",
+        after.failure_reason()
+    );
+}

@@ -13,7 +13,9 @@
 //!
 //! With `RetainAllVariantProperties`, a new variant named like a current one keeps its current
 //! weight and instance count, unless `ExcludeRetainedVariantProperties` names `DesiredWeight` or
-//! `DesiredInstanceCount`. A `deployment_failure` fault (or `SAGEDECK_DEPLOY_FAILS` in the new
+//! `DesiredInstanceCount`. `SAGEDECK_LAUNCH_SECS` in the new model's environment makes its fleet
+//! that slow to launch (scaled like the waits), so MaximumExecutionTimeoutInSeconds can pass: a
+//! rollback. A `deployment_failure` fault (or `SAGEDECK_DEPLOY_FAILS` in the new
 //! model's environment) makes the green fleet fail its launch: RollingBack, then InService on the
 //! OLD configuration with FailureReason set (cleared by the next update). A `rollback_failure`
 //! fault fails the deployment at its first bake and its rollback part-way: UpdateRollbackFailed,
@@ -29,9 +31,10 @@ use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::endpoints::{ensure_updatable, not_found};
 use crate::sandbox::world::clock::now_epoch;
-use crate::sandbox::world::deployment::{self as schedule, Pace, Step};
+use crate::sandbox::world::deployment::{self as schedule, Pace, Step, StepStatus};
+use crate::sandbox::world::resources::EndpointConfig;
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::world::state::{DeployPhase, Deployment, Endpoint, EndpointStatus, Transition, Variant};
+use crate::sandbox::world::state::{DeployPhase, Deployment, Endpoint, EndpointStatus, Transition, Variant, World};
 use policy::{Kind, Policy};
 
 /// Property types ExcludeRetainedVariantProperties accepts.
@@ -117,10 +120,14 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     if current.status != EndpointStatus::UpdateRollbackFailed {
         ensure_updatable(current)?;
     }
-    let policy = policy::read(input.deployment_config.as_ref(), current, &config, &world)?;
     let mut green = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
+    if input.retain_all_variant_properties {
+        retain(current, &mut green, &excluded);
+    }
+    let policy = policy::read(input.deployment_config.as_ref(), current, (&config, &green), &world)?;
     // A model whose environment sets SAGEDECK_DEPLOY_FAILS fails its launch with that reason
     // (as a container that never passes its health check would).
+    let launch_secs = slow_launch(&world, &config);
     let env_failure = config.variants.iter().find_map(|cv| {
         let model = world.models.get(&cv.model_name)?;
         model.container.environment.get("SAGEDECK_DEPLOY_FAILS").cloned()
@@ -136,9 +143,6 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
         .endpoints
         .get_mut(&input.endpoint_name)
         .ok_or_else(|| not_found(sb, &input.endpoint_name))?;
-    if input.retain_all_variant_properties {
-        retain(ep, &mut green, &excluded);
-    }
     if let Some(d) = input.deployment_config {
         ep.last_deployment_config = Some(d);
     } else if !input.retain_deployment_config {
@@ -159,6 +163,12 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
         v.statuses.clear();
     }
     let mut deployment = deployment(&pace(sb), policy, (config.name, green), now);
+    if let Some(secs) = launch_secs {
+        let scaled = secs * pace(sb).wait_scale;
+        for step in deployment.steps.iter_mut().filter(|s| s.status == StepStatus::Creating) {
+            step.secs = scaled;
+        }
+    }
     deployment.launch_failure = launch_failure;
     deployment.rollback_fails = rollback_fails;
     ep.transition = Some(Transition::Deploy(Box::new(deployment)));
@@ -188,6 +198,25 @@ fn deployment(pace: &Pace, policy: Policy, (config_name, green): (String, Vec<Va
         failure: None,
         rollback_batch: policy.rollback_batch,
     }
+}
+
+/// How long the new fleet takes to launch when one of its models sets `SAGEDECK_LAUNCH_SECS`
+/// (scaled like the policy's waits), as instances that are slow to come up would.
+fn slow_launch(world: &World, config: &EndpointConfig) -> Option<f64> {
+    config
+        .variants
+        .iter()
+        .filter_map(|cv| {
+            world
+                .models
+                .get(&cv.model_name)?
+                .container
+                .environment
+                .get("SAGEDECK_LAUNCH_SECS")
+        })
+        .filter_map(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .reduce(f64::max)
 }
 
 /// The steps a policy takes with this green fleet.

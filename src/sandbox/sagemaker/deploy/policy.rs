@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::world::deployment::{Capacity, Routing, linear_steps};
 use crate::sandbox::world::resources::EndpointConfig;
-use crate::sandbox::world::state::{Endpoint, World};
+use crate::sandbox::world::state::{Endpoint, Variant, World};
 
 #[derive(Deserialize, Clone, Copy)]
 #[serde(rename_all = "PascalCase")]
@@ -133,7 +133,14 @@ fn refuse(message: impl Into<String>) -> ApiError {
 
 /// The policy a DeploymentConfig asks for on this endpoint and new configuration, refused as
 /// AWS refuses it, or fallen back to all at once without a final bake where AWS does so.
-pub fn read(doc: Option<&Value>, ep: &Endpoint, config: &EndpointConfig, world: &World) -> Result<Policy, ApiError> {
+/// The instance counts checked are the new fleet's (`green`: the new configuration's, or the live
+/// ones RetainAllVariantProperties kept).
+pub fn read(
+    doc: Option<&Value>,
+    ep: &Endpoint,
+    (config, green): (&EndpointConfig, &[Variant]),
+    world: &World,
+) -> Result<Policy, ApiError> {
     let Some(doc) = doc else {
         return Ok(Policy::plain());
     };
@@ -153,8 +160,8 @@ pub fn read(doc: Option<&Value>, ep: &Endpoint, config: &EndpointConfig, world: 
                 "DeploymentConfig can contain only one of BlueGreenUpdatePolicy and RollingUpdatePolicy.",
             ));
         }
-        (Some(bg), None) => blue_green(bg, config)?,
-        (None, Some(r)) => rolling(r, ep, config)?,
+        (Some(bg), None) => blue_green(bg, green)?,
+        (None, Some(r)) => rolling(r, ep, (config, green))?,
         (None, None) => Policy::plain(),
     };
     policy.alarms = alarms;
@@ -186,16 +193,15 @@ fn same_variant_names(ep: &Endpoint, config: &EndpointConfig) -> Result<(), ApiE
     )))
 }
 
-/// The instance counts of the new configuration's instance-based variants, by name.
-fn instance_variants(config: &EndpointConfig) -> impl Iterator<Item = (&str, i32)> {
-    config
-        .variants
+/// The instance counts of the new fleet's instance-based variants, by name.
+fn instance_variants(green: &[Variant]) -> impl Iterator<Item = (&str, i32)> {
+    green
         .iter()
-        .filter(|v| v.serverless.is_none())
-        .map(|v| (v.name.as_str(), v.initial_instance_count))
+        .filter(|v| v.instance_type.is_some())
+        .map(|v| (v.name.as_str(), v.desired_instances))
 }
 
-fn blue_green(bg: BlueGreen, config: &EndpointConfig) -> Result<Policy, ApiError> {
+fn blue_green(bg: BlueGreen, green: &[Variant]) -> Result<Policy, ApiError> {
     let t = &bg.traffic_routing_configuration;
     let routing = match (t.r#type.as_str(), t.canary_size, t.linear_step_size) {
         (_, Some(_), Some(_)) => {
@@ -227,8 +233,8 @@ fn blue_green(bg: BlueGreen, config: &EndpointConfig) -> Result<Policy, ApiError
         }
         _ => Routing::AllAtOnce,
     };
-    let largest = instance_variants(config).map(|(_, n)| n).max().unwrap_or(1);
-    for (name, total) in instance_variants(config) {
+    let largest = instance_variants(green).map(|(_, n)| n).max().unwrap_or(1);
+    for (name, total) in instance_variants(green) {
         check_step_size(routing, name, total)?;
     }
     let bakes = match routing {
@@ -304,7 +310,11 @@ fn check_timeout(timeout: Option<u32>, waits: u64) -> Result<(), ApiError> {
     }
 }
 
-fn rolling(r: RollingUpdate, ep: &Endpoint, config: &EndpointConfig) -> Result<Policy, ApiError> {
+fn rolling(
+    r: RollingUpdate,
+    ep: &Endpoint,
+    (config, green): (&EndpointConfig, &[Variant]),
+) -> Result<Policy, ApiError> {
     if config.variants.len() > 1 || ep.variants.len() > 1 {
         return Err(refuse(
             "RollingUpdatePolicy is not supported for endpoints with more than one production variant.",
@@ -315,7 +325,7 @@ fn rolling(r: RollingUpdate, ep: &Endpoint, config: &EndpointConfig) -> Result<P
     }
     let batch = r.maximum_batch_size.capacity();
     let mut batches = 1;
-    for (name, total) in instance_variants(config) {
+    for (name, total) in instance_variants(green) {
         check_share("MaximumBatchSize", batch, (5.0, 50.0), name, total)?;
         let b = batch.of(total).max(1);
         batches = (total + b - 1) / b;
