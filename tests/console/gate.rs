@@ -152,6 +152,10 @@ fn scaling_samples(endpoint: &str) -> Vec<GuardJob> {
         },
         ScalingChange::RemovePolicy { name: "p".into() },
         ScalingChange::Instances { count: 2 },
+        ScalingChange::WakeAlarm {
+            name: "w".into(),
+            policy_name: "p".into(),
+        },
     ]
     .map(|change| GuardJob::ChangeScaling {
         endpoint: endpoint.to_string(),
@@ -161,6 +165,7 @@ fn scaling_samples(endpoint: &str) -> Vec<GuardJob> {
             bounds: Some((2, 6)),
             policies: vec![],
             desired_instances: Some(2),
+            alarms: vec![],
         }),
         reason: None,
     })
