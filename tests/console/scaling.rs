@@ -136,6 +136,8 @@ fn hand_made_view(app: &App) -> ScalingView {
         findings,
         activities,
         variants: vec![stable, canary],
+        components: vec![],
+        components_error: None,
         start: END - 3600.0,
         end: END,
     }
