@@ -105,9 +105,14 @@ fn activity_lines(view: &ScalingView, c: &ComponentView, n: usize, theme: &Theme
         let change = capacity_change(&a.cause)
             .map(|(from, to)| format!("{from} → {to}  "))
             .unwrap_or_default();
-        let ago = (view.end - a.start).max(0.0) as u64;
+        let secs = (view.end - a.start).max(0.0) as u64;
+        let ago = match secs {
+            0..60 => format!("{secs}s ago"),
+            60..7200 => format!("{}m ago", secs / 60),
+            _ => format!("{}h ago", secs / 3600),
+        };
         out.push(Line::from(vec![
-            muted(format!("{:>6}s ago ", ago), theme),
+            muted(format!("{ago:>8} "), theme),
             Span::styled(format!("{:<11}", a.status), theme.fg(role)),
             Span::styled(change, theme.fg(Role::Accent)),
             Span::raw(escape_line(&a.cause).into_owned()),

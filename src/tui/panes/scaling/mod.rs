@@ -298,7 +298,8 @@ impl Pane for ScalingPane {
             Mode::Findings { .. } => vec![KeyHint::new("↑↓", "scroll"), KeyHint::new("Esc", "close")],
             Mode::Normal => {
                 let none = self.view(data).is_none();
-                let off = none || data.read_only;
+                let on_component = self.view(data).is_some_and(|v| self.component(v).is_some());
+                let off = none || data.read_only || on_component;
                 let no_policy = self.selected_policy(data).is_none();
                 vec![
                     KeyHint::when("v", "variant", none),
