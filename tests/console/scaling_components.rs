@@ -6,7 +6,8 @@ use sagedeck::aws::endpoints::autoscaling::ActivityInfo;
 use sagedeck::aws::scaling::spec::Dimension;
 use sagedeck::aws::scaling::zero::doctor::doctor;
 use sagedeck::aws::scaling::zero::plan::{invocations_per_copy_policy, wake_step_policy};
-use sagedeck::aws::scaling::zero::read::{ComponentScaling, ComponentView, InstanceScaling, NamedPolicy, WakeAlarm};
+use sagedeck::aws::scaling::zero::read::{ComponentScaling, InstanceScaling, NamedPolicy, WakeAlarm};
+use sagedeck::aws::scaling::zero::view::ComponentView;
 
 use super::app::app_with_fleet;
 use super::scaling::{hand_made_view, shown};

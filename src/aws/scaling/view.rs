@@ -17,7 +17,7 @@ use crate::aws::observe::metrics::Series;
 use crate::aws::scaling::check::EndpointScaling;
 use crate::aws::scaling::lint::{Finding, lint, metrics_of, sagemaker_metric};
 use crate::aws::scaling::spec::{INVOCATIONS_PER_INSTANCE, MetricRef, PolicySpec, TargetTracking};
-use crate::aws::scaling::zero::read::ComponentView;
+use crate::aws::scaling::zero::view::ComponentView;
 
 /// The window the view charts.
 pub const VIEW_WINDOW: Duration = Duration::from_secs(3600);

@@ -12,7 +12,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::aws::scaling::change::policy_text;
 use crate::aws::scaling::view::{ScalingView, capacity_change};
 use crate::aws::scaling::zero::doctor::PieceState;
-use crate::aws::scaling::zero::read::ComponentView;
+use crate::aws::scaling::zero::view::ComponentView;
 use crate::format::escape_line;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::title;

@@ -18,7 +18,7 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::scaling::change::ScalingSnapshot;
 use crate::aws::scaling::view::{ScalingView, VariantView};
-use crate::aws::scaling::zero::read::ComponentView;
+use crate::aws::scaling::zero::view::ComponentView;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, CHANGING_AUTOSCALING, FleetJob, FleetKind, JobKind};
 use crate::tui::theme::Theme;
