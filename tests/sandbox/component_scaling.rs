@@ -221,6 +221,69 @@ async fn a_step_policy_brings_a_copy_back_right_after_a_scale_in() {
         .send()
         .await
         .unwrap();
+    poll_until("the alarm in ALARM", Duration::from_secs(20), || async {
+        let d = cw.describe_alarms().alarm_names("ic-step-wake").send().await.ok()?;
+        (d.metric_alarms()[0].state_value().map(|s| s.as_str()) == Some("ALARM")).then_some(())
+    })
+    .await;
     // The scale-in's cooldown does not hold the scale-out: the copy comes back within seconds.
+    poll_until("desired copies 1", Duration::from_secs(20), || async {
+        let d = sm
+            .describe_inference_component()
+            .inference_component_name("ic-step-llm")
+            .send()
+            .await
+            .ok()?;
+        (d.runtime_config()?.desired_copy_count() == Some(1)).then_some(())
+    })
+    .await;
     copies_reach(&sm, "ic-step-llm", 1).await;
+}
+
+/// boto3 sets scale to zero up as AWS documents it, a call at zero wakes the component through
+/// the alarm and the step policy; then sagedeck's doctor finds the documented `> 1` alarm wrong
+/// (two failed calls before it wakes) and every other piece in place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boto3_scale_to_zero_as_aws_documents_it_wakes_on_a_call_and_the_doctor_flags_the_operator() {
+    let venv = crate::compat_boto3::venv_async().await;
+    let sb = crate::common::sandbox().await;
+    let env = crate::compat_boto3::ClientEnv::new(sb.endpoint_url());
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat/ic_scale_to_zero.py");
+    let url = sb.endpoint_url();
+    let out = env
+        .run(
+            venv,
+            "ic_scale_to_zero.py",
+            &[script.to_str().expect("utf-8 path"), &url],
+        )
+        .await;
+    let shown = crate::common::peer_setup::show(&out);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("scale-to-zero checks passed"),
+        "{shown}"
+    );
+    let check = crate::common::run_cli(
+        &sb,
+        &[
+            "autoscaling",
+            "boto3-zero-endpoint",
+            "--inference-component",
+            "boto3-zero-ic",
+            "--check",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(check.code, 8, "{}", check.stderr);
+    let doc = check.json();
+    assert_eq!(doc["findings"], 1, "{doc:#}");
+    assert_eq!(doc["doctor"][4]["piece"], "wake_alarm");
+    assert!(
+        doc["doctor"][4]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("needs 2 failed calls"),
+        "{doc:#}"
+    );
 }
