@@ -152,10 +152,6 @@ fn scaling_samples(endpoint: &str) -> Vec<GuardJob> {
         },
         ScalingChange::RemovePolicy { name: "p".into() },
         ScalingChange::Instances { count: 2 },
-        ScalingChange::WakeAlarm {
-            name: "w".into(),
-            policy_name: "p".into(),
-        },
     ]
     .map(|change| GuardJob::ChangeScaling {
         endpoint: endpoint.to_string(),
