@@ -9,6 +9,7 @@ pub mod check;
 pub mod lint;
 pub mod plan;
 pub mod scope;
+pub mod send;
 pub mod spec;
 pub mod view;
 pub mod zero;
