@@ -161,6 +161,7 @@ fn scaling_samples(endpoint: &str) -> Vec<GuardJob> {
             bounds: Some((2, 6)),
             policies: vec![],
             desired_instances: Some(2),
+            alarms: vec![],
         }),
         reason: None,
     })

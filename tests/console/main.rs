@@ -21,6 +21,7 @@ mod newcomer_tmux;
 mod plan_e2e;
 mod regions;
 mod scaling;
+mod scaling_components;
 mod schema_form_props;
 mod tools;
 mod variants;

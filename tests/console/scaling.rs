@@ -58,7 +58,7 @@ fn activity(ago: f64, from: i32, to: i32) -> ActivityInfo {
 
 /// A view of the classifier: Stable 2-6 with the seed's invocations policy (400) and its broken
 /// latency policy; findings from the real lint; an hour of invocations per instance.
-fn hand_made_view(app: &App) -> ScalingView {
+pub(crate) fn hand_made_view(app: &App) -> ScalingView {
     let info = app.data.endpoint(EP).unwrap().clone();
     let invocations = invocations_policy(
         EP,
@@ -136,12 +136,14 @@ fn hand_made_view(app: &App) -> ScalingView {
         findings,
         activities,
         variants: vec![stable, canary],
+        components: vec![],
+        components_error: None,
         start: END - 3600.0,
         end: END,
     }
 }
 
-fn shown(view: ScalingView) -> App {
+pub(crate) fn shown(view: ScalingView) -> App {
     let mut app = app_with_fleet(0);
     app.data.selected = Some(EP.into());
     app.switch(Tab::Scaling);

@@ -22,6 +22,7 @@ mod logs;
 mod metrics;
 mod refresh;
 mod regions;
+mod scale_to_zero;
 mod timeline;
 mod variants_report;
 mod variants_report_range;

@@ -5,8 +5,7 @@
 //! the variant's autoscaling right before sending (refused with every difference, nothing sent),
 //! and audited (intent before, result after).
 
-use aws_sdk_applicationautoscaling::types::{PolicyType, ScalableDimension, ServiceNamespace};
-use aws_sdk_sagemaker::types::DesiredWeightAndCapacity;
+use aws_sdk_applicationautoscaling::types::ServiceNamespace;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -15,10 +14,13 @@ use crate::aws::change::guard::{Audited, Difference, GuardError};
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
 use crate::aws::scaling::check::EndpointScaling;
+use crate::aws::scaling::scope::{NO_CAPACITY_METRIC, ScalingScope};
+use crate::aws::scaling::send::request_id;
 use crate::aws::scaling::spec::{
     CustomizedMetric, Dimension, INVOCATIONS_PER_INSTANCE, MetricQuery, MetricRef, MetricStat, PolicySpec,
-    PredefinedMetric, TargetTracking, VARIANT_DIMENSION, tt_to_sdk, variant_resource_id,
+    PredefinedMetric, TargetTracking, VARIANT_DIMENSION, variant_resource_id,
 };
+use crate::aws::scaling::zero::read::{ComponentScaling, WakeAlarm};
 
 /// One change to a variant's autoscaling.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,10 +43,19 @@ pub enum ScalingChange {
         /// Its name.
         name: String,
     },
-    /// Set the desired instance count now.
+    /// Set the desired instance count (of a component: copy count) now.
     Instances {
         /// The count.
         count: i32,
+    },
+    /// Write (create or replace) the alarm that wakes a component at zero: `AWS/SageMaker`
+    /// `NoCapacityInvocationFailures` with its `InferenceComponentName`, Sum over 60 s, 1 of 1,
+    /// `GreaterThanOrEqualToThreshold` 1, its action the step policy `policy_name`.
+    WakeAlarm {
+        /// Alarm name.
+        name: String,
+        /// The step policy it fires (its ARN is looked up when sending).
+        policy_name: String,
     },
 }
 
@@ -55,8 +66,10 @@ pub struct ScalingSnapshot {
     pub bounds: Option<(i32, i32)>,
     /// The variant's policies.
     pub policies: Vec<PolicySpec>,
-    /// Desired instance count.
+    /// Desired instance count (of a component: copy count).
     pub desired_instances: Option<i32>,
+    /// A component's alarms on its no-capacity failures (none for a variant).
+    pub alarms: Vec<WakeAlarm>,
 }
 
 impl ScalingSnapshot {
@@ -66,6 +79,17 @@ impl ScalingSnapshot {
             bounds: state.target_of(variant).map(|t| (t.min, t.max)),
             policies: state.policies_of(variant).cloned().collect(),
             desired_instances: state.info.variant(variant).map(|v| v.desired_instances),
+            alarms: Vec::new(),
+        }
+    }
+
+    /// A component's autoscaling as read.
+    pub fn of_component(state: &ComponentScaling) -> ScalingSnapshot {
+        ScalingSnapshot {
+            bounds: state.bounds,
+            policies: state.policy_specs(),
+            desired_instances: state.desired_copies,
+            alarms: state.alarms.clone(),
         }
     }
 
@@ -106,6 +130,14 @@ impl ScalingSnapshot {
                 out.push(diff(format!("policy {name}"), text(seen), text(is)));
             }
         }
+        for a in self.alarms.iter().chain(&now.alarms) {
+            let find = |s: &ScalingSnapshot| s.alarms.iter().find(|x| x.name == a.name).map(alarm_text);
+            let (seen, is) = (find(self), find(now));
+            if seen != is && !out.iter().any(|d| d.field == format!("alarm {}", a.name)) {
+                let text = |t: Option<String>| t.unwrap_or_else(|| "absent".into());
+                out.push(diff(format!("alarm {}", a.name), text(seen), text(is)));
+            }
+        }
         out
     }
 }
@@ -113,7 +145,22 @@ impl ScalingSnapshot {
 /// A policy in one line: what it tracks, its target and cooldowns.
 pub fn policy_text(p: &PolicySpec) -> String {
     let Some(tt) = &p.target_tracking_scaling_policy_configuration else {
-        return p.policy_type.clone().unwrap_or_else(|| "StepScaling".into());
+        let Some(step) = &p.step_scaling_policy_configuration else {
+            return p.policy_type.clone().unwrap_or_else(|| "StepScaling".into());
+        };
+        let steps: Vec<String> = step
+            .step_adjustments
+            .iter()
+            .map(|a| format!("{:+}", a.scaling_adjustment))
+            .collect();
+        return format!(
+            "StepScaling {} {} (cooldown {})",
+            step.adjustment_type.as_deref().unwrap_or("ChangeInCapacity"),
+            steps.join("/"),
+            step.cooldown
+                .map(|c| format!("{c}s"))
+                .unwrap_or_else(|| "default".into())
+        );
     };
     let metric = match (&tt.predefined_metric_specification, &tt.customized_metric_specification) {
         (Some(pre), _) => pre.predefined_metric_type.clone(),
@@ -217,6 +264,21 @@ pub fn p99_policy(
     tracking_policy(endpoint, variant, name, tt)
 }
 
+/// An alarm in one line: what it watches and when it fires.
+pub fn alarm_text(a: &WakeAlarm) -> String {
+    format!(
+        "{} {} {}s {} {} ({} of {}){}",
+        a.metric_name,
+        a.statistic.as_deref().unwrap_or("-"),
+        a.period,
+        a.comparison,
+        a.threshold,
+        a.datapoints_to_alarm.unwrap_or(a.evaluation_periods),
+        a.evaluation_periods,
+        if a.actions.is_empty() { ", no actions" } else { "" }
+    )
+}
+
 /// A change as before → after JSON (for the audit log and `--json`).
 pub fn before_after(change: &ScalingChange, seen: &ScalingSnapshot) -> (Value, Value) {
     match change {
@@ -233,6 +295,23 @@ pub fn before_after(change: &ScalingChange, seen: &ScalingSnapshot) -> (Value, V
             Value::Null,
         ),
         ScalingChange::Instances { count } => (json!(seen.desired_instances), json!(count)),
+        ScalingChange::WakeAlarm { name, policy_name } => (
+            json!(seen.alarms.iter().find(|a| &a.name == name)),
+            json!({"alarm": name, "metric": NO_CAPACITY_METRIC, "statistic": "Sum", "period": 60,
+                "evaluation_periods": 1, "comparison": "GreaterThanOrEqualToThreshold", "threshold": 1.0,
+                "action": format!("policy {policy_name}")}),
+        ),
+    }
+}
+
+/// The audit action of a change.
+fn action_of(change: &ScalingChange) -> &'static str {
+    match change {
+        ScalingChange::Bounds { .. } => "autoscaling.bounds",
+        ScalingChange::Policy { .. } => "autoscaling.policy",
+        ScalingChange::RemovePolicy { .. } => "autoscaling.remove-policy",
+        ScalingChange::Instances { .. } => "autoscaling.instances",
+        ScalingChange::WakeAlarm { .. } => "autoscaling.wake-alarm",
     }
 }
 
@@ -249,12 +328,41 @@ impl Fleet {
         audited: &Audited,
         reason: Option<String>,
     ) -> Result<Vec<Option<String>>, GuardError> {
-        let now = self.endpoint_scaling(endpoint).await?;
-        let target = variant_resource_id(endpoint, variant);
-        let differences = seen.differences(variant, &ScalingSnapshot::of(&now, variant));
+        let scope = ScalingScope::Variant {
+            endpoint: endpoint.to_string(),
+            variant: variant.to_string(),
+        };
+        self.apply_scaling_scoped(&scope, changes, seen, audited, reason).await
+    }
+
+    /// What the autoscaling of `scope` is now, as a snapshot.
+    async fn scaling_now(&self, scope: &ScalingScope) -> Result<ScalingSnapshot, AwsError> {
+        Ok(match scope {
+            ScalingScope::Variant { endpoint, variant } => {
+                ScalingSnapshot::of(&self.endpoint_scaling(endpoint).await?, variant)
+            }
+            ScalingScope::Component { endpoint, component } => {
+                ScalingSnapshot::of_component(&self.component_scaling(endpoint, component).await?)
+            }
+        })
+    }
+
+    /// Sends `changes` to the variant or component `scope` only if its autoscaling is still as
+    /// `seen`, each audited (intent before, result after). Returns the request ids.
+    pub async fn apply_scaling_scoped(
+        &self,
+        scope: &ScalingScope,
+        changes: &[ScalingChange],
+        seen: &ScalingSnapshot,
+        audited: &Audited,
+        reason: Option<String>,
+    ) -> Result<Vec<Option<String>>, GuardError> {
+        let now = self.scaling_now(scope).await?;
+        let target = scope.resource_id();
+        let differences = seen.differences(scope.name(), &now);
         if !differences.is_empty() {
             let err = GuardError::Changed {
-                endpoint: endpoint.to_string(),
+                endpoint: scope.endpoint().to_string(),
                 differences,
             };
             audited.refused("autoscaling", &target, &err.to_string(), reason);
@@ -263,20 +371,14 @@ impl Fleet {
         let mut ids = Vec::new();
         for change in changes {
             let (before, after) = before_after(change, seen);
-            let action = match change {
-                ScalingChange::Bounds { .. } => "autoscaling.bounds",
-                ScalingChange::Policy { .. } => "autoscaling.policy",
-                ScalingChange::RemovePolicy { .. } => "autoscaling.remove-policy",
-                ScalingChange::Instances { .. } => "autoscaling.instances",
-            };
             let pending = audited.intent(Mutation {
-                action: action.into(),
+                action: action_of(change).into(),
                 target: target.clone(),
                 before,
                 after,
                 reason: reason.clone(),
             })?;
-            let sent = self.send_scaling_change(endpoint, variant, change).await;
+            let sent = self.send_scaling_change(scope, change).await;
             let outcome = match &sent {
                 Ok(id) => Ok(id.clone()),
                 Err(e) => Err(e.to_string()),
@@ -289,71 +391,36 @@ impl Fleet {
 
     async fn send_scaling_change(
         &self,
-        endpoint: &str,
-        variant: &str,
+        scope: &ScalingScope,
         change: &ScalingChange,
     ) -> Result<Option<String>, AwsError> {
-        use aws_sdk_sagemaker::operation::RequestId;
-        let resource = variant_resource_id(endpoint, variant);
-        let dim = ScalableDimension::SageMakerVariantDesiredInstanceCount;
         match change {
             ScalingChange::Bounds { min, max } => self
                 .autoscaling
                 .register_scalable_target()
                 .service_namespace(ServiceNamespace::Sagemaker)
-                .resource_id(resource)
-                .scalable_dimension(dim)
+                .resource_id(scope.resource_id())
+                .scalable_dimension(scope.dimension())
                 .min_capacity(*min)
                 .max_capacity(*max)
                 .send()
                 .await
-                .map(|o| o.request_id().map(str::to_string))
+                .map(|o| request_id(&o))
                 .map_err(AwsError::from_sdk),
-            ScalingChange::Policy { spec } => {
-                let tt = spec
-                    .target_tracking_scaling_policy_configuration
-                    .as_ref()
-                    .map(tt_to_sdk)
-                    .transpose()
-                    .map_err(AwsError::Config)?;
-                self.autoscaling
-                    .put_scaling_policy()
-                    .policy_name(&spec.policy_name)
-                    .service_namespace(ServiceNamespace::Sagemaker)
-                    .resource_id(resource)
-                    .scalable_dimension(dim)
-                    .policy_type(PolicyType::TargetTrackingScaling)
-                    .set_target_tracking_scaling_policy_configuration(tt)
-                    .send()
-                    .await
-                    .map(|o| o.request_id().map(str::to_string))
-                    .map_err(AwsError::from_sdk)
-            }
+            ScalingChange::Policy { spec } => self.put_scaling_policy_of(scope, spec).await,
             ScalingChange::RemovePolicy { name } => self
                 .autoscaling
                 .delete_scaling_policy()
                 .policy_name(name)
                 .service_namespace(ServiceNamespace::Sagemaker)
-                .resource_id(resource)
-                .scalable_dimension(dim)
+                .resource_id(scope.resource_id())
+                .scalable_dimension(scope.dimension())
                 .send()
                 .await
-                .map(|o| o.request_id().map(str::to_string))
+                .map(|o| request_id(&o))
                 .map_err(AwsError::from_sdk),
-            ScalingChange::Instances { count } => self
-                .sagemaker
-                .update_endpoint_weights_and_capacities()
-                .endpoint_name(endpoint)
-                .desired_weights_and_capacities(
-                    DesiredWeightAndCapacity::builder()
-                        .variant_name(variant)
-                        .desired_instance_count(*count)
-                        .build(),
-                )
-                .send()
-                .await
-                .map(|o| o.request_id().map(str::to_string))
-                .map_err(AwsError::from_sdk),
+            ScalingChange::Instances { count } => self.set_count(scope, *count).await,
+            ScalingChange::WakeAlarm { name, policy_name } => self.put_wake_alarm(scope, name, policy_name).await,
         }
     }
 }

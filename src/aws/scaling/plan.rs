@@ -4,8 +4,11 @@
 //! [`ScalingChange`]s to send, or a message saying why not (nothing is sent then); each change
 //! reads as one line before → after ([`change_lines`]).
 
-use crate::aws::scaling::change::{ScalingChange, ScalingSnapshot, invocations_policy, p99_policy, policy_text};
+use crate::aws::scaling::change::{
+    ScalingChange, ScalingSnapshot, alarm_text, invocations_policy, p99_policy, policy_text,
+};
 use crate::aws::scaling::check::EndpointScaling;
+use crate::aws::scaling::scope::NO_CAPACITY_METRIC;
 
 /// What the operator asks of one variant's autoscaling (each field optional; the CLI's flags).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -290,6 +293,14 @@ pub fn change_lines(variant: &str, changes: &[ScalingChange], seen: &ScalingSnap
                 seen.desired_instances
                     .map(|n| n.to_string())
                     .unwrap_or_else(|| "-".into())
+            ),
+            ScalingChange::WakeAlarm { name, policy_name } => format!(
+                "{variant} wake alarm {name}: {} → {NO_CAPACITY_METRIC} Sum 60s >= 1 (1 of 1) firing {policy_name}",
+                seen.alarms
+                    .iter()
+                    .find(|a| &a.name == name)
+                    .map(alarm_text)
+                    .unwrap_or_else(|| "(none)".into())
             ),
         })
         .collect()

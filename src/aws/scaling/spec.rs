@@ -328,6 +328,29 @@ pub fn tt_to_sdk(t: &TargetTracking) -> Result<aas::TargetTrackingScalingPolicyC
     b.build().map_err(err)
 }
 
+/// The SDK form of a step-scaling configuration (for PutScalingPolicy).
+pub fn step_to_sdk(s: &StepScaling) -> Result<aas::StepScalingPolicyConfiguration, String> {
+    let mut b = aas::StepScalingPolicyConfiguration::builder()
+        .set_adjustment_type(s.adjustment_type.as_deref().map(aas::AdjustmentType::from))
+        .set_cooldown(s.cooldown)
+        .set_metric_aggregation_type(
+            s.metric_aggregation_type
+                .as_deref()
+                .map(aas::MetricAggregationType::from),
+        );
+    for a in &s.step_adjustments {
+        b = b.step_adjustments(
+            aas::StepAdjustment::builder()
+                .set_metric_interval_lower_bound(a.metric_interval_lower_bound)
+                .set_metric_interval_upper_bound(a.metric_interval_upper_bound)
+                .scaling_adjustment(a.scaling_adjustment)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(b.build())
+}
+
 fn query_to_sdk(
     q: &MetricQuery,
 ) -> Result<aas::TargetTrackingMetricDataQuery, aws_smithy_types::error::operation::BuildError> {

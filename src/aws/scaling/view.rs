@@ -17,6 +17,7 @@ use crate::aws::observe::metrics::Series;
 use crate::aws::scaling::check::EndpointScaling;
 use crate::aws::scaling::lint::{Finding, lint, metrics_of, sagemaker_metric};
 use crate::aws::scaling::spec::{INVOCATIONS_PER_INSTANCE, MetricRef, PolicySpec, TargetTracking};
+use crate::aws::scaling::zero::view::ComponentView;
 
 /// The window the view charts.
 pub const VIEW_WINDOW: Duration = Duration::from_secs(3600);
@@ -74,6 +75,11 @@ pub struct ScalingView {
     pub activities: Vec<ActivityInfo>,
     /// Per variant, in the endpoint's order.
     pub variants: Vec<VariantView>,
+    /// Its inference components' autoscaling and scale-to-zero doctor (none for an endpoint
+    /// without components).
+    pub components: Vec<ComponentView>,
+    /// Why the components could not be read (the variants' view stands without them).
+    pub components_error: Option<String>,
     /// Window start (epoch seconds).
     pub start: f64,
     /// Window end (epoch seconds).
@@ -253,11 +259,17 @@ impl Fleet {
                 instances: instance_history(v.current_instances, &mine, start, end),
             });
         }
+        let (components, components_error) = match self.component_views(endpoint, ACTIVITIES).await {
+            Ok(c) => (c, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
         Ok(ScalingView {
             state,
             findings,
             activities,
             variants,
+            components,
+            components_error,
             start,
             end,
         })

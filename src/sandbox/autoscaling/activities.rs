@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 
+use super::component::{parse_component_resource, scale_component};
 use super::request::{TargetInput, paged, parse_variant_resource};
-use super::store::{Activity, AutoScaling, TargetKey};
+use super::store::{Activity, AutoScaling, COMPONENT_DIMENSION, TargetKey};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
@@ -30,8 +31,11 @@ pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Va
             } else {
                 item["EndTime"] = a.end.into();
                 item["StatusCode"] = a.status.clone().into();
-                item["StatusMessage"] =
-                    "Successfully set desired instance count. Change successfully fulfilled by sagemaker.".into();
+                item["StatusMessage"] = format!(
+                    "Successfully set desired {} count. Change successfully fulfilled by sagemaker.",
+                    count_noun(&a.target)
+                )
+                .into();
             }
             item
         })
@@ -45,6 +49,26 @@ pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Va
     )
 }
 
+/// What the target counts: `instance` or `copy`.
+fn count_noun(key: &TargetKey) -> &'static str {
+    if key.2 == COMPONENT_DIMENSION {
+        "copy"
+    } else {
+        "instance"
+    }
+}
+
+/// Sets the count of a variant or a component; false when it cannot change now.
+fn scale_resource(sb: &Sandbox, resource_id: &str, to: i64) -> bool {
+    if let Some(component) = parse_component_resource(resource_id) {
+        return scale_component(sb, component, to);
+    }
+    match parse_variant_resource(resource_id) {
+        Some((endpoint, variant)) => scale_variant(sb, endpoint, variant, to as i32),
+        None => false,
+    }
+}
+
 pub(super) fn apply_scaling(
     sb: &Sandbox,
     aas: &mut AutoScaling,
@@ -54,10 +78,7 @@ pub(super) fn apply_scaling(
     cause: String,
     now: f64,
 ) {
-    let Some((endpoint, variant)) = parse_variant_resource(&key.1) else {
-        return;
-    };
-    if !scale_variant(sb, endpoint, variant, to as i32) {
+    if !scale_resource(sb, &key.1, to) {
         return;
     }
     let n = aas.activities.len() + 1;
@@ -68,13 +89,16 @@ pub(super) fn apply_scaling(
             now as u64
         ),
         target: key.clone(),
-        description: format!("Setting desired instance count to {to}."),
+        description: format!("Setting desired {} count to {to}.", count_noun(key)),
         cause: format!("{cause} changing the desired capacity from {from} to {to}."),
         start: now,
         end: now + sb.config.timing.update.as_secs_f64(),
         status: "Successful".into(),
     });
     aas.last_scaling.insert(key.clone(), now);
+    if to > from {
+        aas.last_scale_out.insert(key.clone(), now);
+    }
 }
 
 /// Sets a variant's desired instance count and starts an update (autoscaling's path into the

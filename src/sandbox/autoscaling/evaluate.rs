@@ -11,13 +11,17 @@ use super::activities::apply_scaling;
 use super::metric_spec::tracked_metric;
 use super::request::current_count;
 use super::step;
-use super::store::Policy;
+use super::store::{COMPONENT_DIMENSION, Policy};
 use crate::sandbox::world::sandbox::Sandbox;
 
 /// The tracked metric of a target-tracking policy over the last minute: `None` (the policy is
 /// idle) when the metric does not exist, has no data, or is asked in another unit.
 fn tracked_value(sb: &Sandbox, p: &Policy, now: f64) -> Option<f64> {
     let m = tracked_metric(&p.target.1, &p.config)?;
+    if p.target.2 == COMPONENT_DIMENSION && p.config.get("PredefinedMetricSpecification").is_some() {
+        // A component's per-copy metric with no data in the window: no calls, idle.
+        return Some(sb.metrics.window_stat(&m.key, now - 60.0, now, &m.stat).unwrap_or(0.0));
+    }
     let series = sb.metrics.get(&m.key)?;
     if m.unit.as_deref().is_some_and(|u| u != series.lock().unit()) {
         return None;
@@ -86,7 +90,9 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
             pol.breach_since = None;
             let since = *pol.under_since.get_or_insert(now);
             if now - since >= in_cd && since_last >= in_cd {
-                let wanted = ((count as f64) * value / goal).ceil().max(1.0) as i64;
+                // A component scales in to zero (when its MinCapacity allows); a variant keeps one.
+                let floor = if p.target.2 == COMPONENT_DIMENSION { 0.0 } else { 1.0 };
+                let wanted = ((count as f64) * value / goal).ceil().max(floor) as i64;
                 let wanted = wanted.clamp(target.min, target.max);
                 pol.under_since = None;
                 if wanted < count {

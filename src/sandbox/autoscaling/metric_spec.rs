@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::component::parse_component_resource;
 use super::request::{aas_error, parse_variant_resource};
 use crate::sandbox::cloudwatch::metrics::SeriesKey;
 use crate::sandbox::cloudwatch::metrics::query::Stat;
@@ -122,6 +123,9 @@ pub fn validate_customized(c: &Value) -> Result<(), ApiError> {
 /// query that returns data when it is a plain MetricStat. `None` for what the sandbox does not
 /// evaluate (other predefined types, expressions).
 pub fn tracked_metric(resource_id: &str, config: &Value) -> Option<TrackedMetric> {
+    if let Some(component) = parse_component_resource(resource_id) {
+        return component_metric(component, config);
+    }
     let (endpoint, variant) = parse_variant_resource(resource_id)?;
     if let Some(pre) = config.get("PredefinedMetricSpecification") {
         if str_of(pre, "PredefinedMetricType") != Some("SageMakerVariantInvocationsPerInstance") {
@@ -137,6 +141,32 @@ pub fn tracked_metric(resource_id: &str, config: &Value) -> Option<TrackedMetric
             unit: None,
         });
     }
+    customized_metric(config)
+}
+
+/// The predefined metrics of a component (`AWS/SageMaker` with `InferenceComponentName`):
+/// invocations per copy (Sum per minute) and concurrent requests per copy (the high-resolution
+/// one, Average); or its customized metric.
+fn component_metric(component: &str, config: &Value) -> Option<TrackedMetric> {
+    let Some(pre) = config.get("PredefinedMetricSpecification") else {
+        return customized_metric(config);
+    };
+    let (name, stat) = match str_of(pre, "PredefinedMetricType")? {
+        "SageMakerInferenceComponentInvocationsPerCopy" => ("InvocationsPerCopy", "Sum"),
+        "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution" => {
+            ("ConcurrentRequestsPerCopy", "Average")
+        }
+        _ => return None,
+    };
+    Some(TrackedMetric {
+        key: SeriesKey::new("AWS/SageMaker", name, &[("InferenceComponentName", component)]),
+        stat: stat.into(),
+        unit: None,
+    })
+}
+
+/// A customized metric: the single-metric form, or the metric-math query that returns data.
+fn customized_metric(config: &Value) -> Option<TrackedMetric> {
     let c = config.get("CustomizedMetricSpecification")?;
     let (metric, stat, unit) = match c.get("Metrics").and_then(Value::as_array) {
         Some(queries) => {

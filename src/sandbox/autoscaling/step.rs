@@ -45,9 +45,7 @@ pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now
         return;
     };
     let cooldown = p.config.get("Cooldown").and_then(Value::as_f64).unwrap_or(300.0);
-    if now - aas.last_scaling.get(&p.target).copied().unwrap_or(f64::MIN) < cooldown {
-        return;
-    }
+    let since = |m: &std::collections::BTreeMap<_, f64>| now - m.get(&p.target).copied().unwrap_or(f64::MIN);
     let Some(count) = current_count(sb, &p.target.1) else {
         return;
     };
@@ -71,7 +69,13 @@ pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now
             continue;
         };
         let wanted = wanted.clamp(target.min, target.max);
-        if wanted != count {
+        // A scale-out waits out the last scale-out only; a scale-in, the last scaling of any kind.
+        let last = if wanted > count {
+            since(&aas.last_scale_out)
+        } else {
+            since(&aas.last_scaling)
+        };
+        if wanted != count && last >= cooldown {
             let cause = format!(
                 "monitor alarm {} in state ALARM triggered policy {}",
                 state.name, p.name

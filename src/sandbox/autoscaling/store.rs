@@ -7,6 +7,8 @@ use serde_json::Value;
 
 /// The only scalable dimension of a SageMaker variant.
 pub const VARIANT_DIMENSION: &str = "sagemaker:variant:DesiredInstanceCount";
+/// The scalable dimension of an inference component.
+pub const COMPONENT_DIMENSION: &str = "sagemaker:inference-component:DesiredCopyCount";
 
 /// (service namespace, resource id, scalable dimension).
 pub type TargetKey = (String, String, String);
@@ -68,6 +70,8 @@ pub struct AutoScaling {
     pub(super) policies: Vec<Policy>,
     pub(super) activities: Vec<Activity>,
     pub(super) last_scaling: BTreeMap<TargetKey, f64>,
+    /// When each target last scaled out (a scale-out is not held by a scale-in's cooldown).
+    pub(super) last_scale_out: BTreeMap<TargetKey, f64>,
     pub(super) last_evaluation: f64,
 }
 

@@ -4,19 +4,24 @@ use serde_json::{Value, json};
 
 use super::activities::apply_scaling;
 use super::request::{TargetInput, aas_error, current_count, no_target, paged};
-use super::store::{ScalableTarget, VARIANT_DIMENSION};
+use super::store::{COMPONENT_DIMENSION, ScalableTarget, VARIANT_DIMENSION};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 
 pub(super) fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiError> {
     if input.service_namespace == "sagemaker" {
-        if input.scalable_dimension != VARIANT_DIMENSION {
+        let wanted = if input.resource_id.starts_with("inference-component/") {
+            COMPONENT_DIMENSION
+        } else {
+            VARIANT_DIMENSION
+        };
+        if input.scalable_dimension != wanted {
             return Err(aas_error(
                 "ValidationException",
                 format!(
-                    "Unsupported scalable dimension '{}' for service namespace sagemaker; use {VARIANT_DIMENSION}.",
-                    input.scalable_dimension
+                    "Unsupported scalable dimension '{}' for resource {}; use {wanted}.",
+                    input.scalable_dimension, input.resource_id
                 ),
             ));
         }

@@ -1,5 +1,5 @@
 //! The arguments of `sagedeck autoscaling ENDPOINT`: the lint (`--check`, `--check-request`)
-//! and the changes of `--variant V`.
+//! and the changes of `--variant V` or of `--inference-component IC`.
 
 use std::path::PathBuf;
 
@@ -47,6 +47,19 @@ pub struct AutoscalingArgs {
     /// Set the variant's desired instance count now (within the target's min/max).
     #[arg(long, value_name = "N")]
     pub instances: Option<i32>,
+    /// The inference component whose autoscaling is shown, checked (`--check`: the
+    /// scale-to-zero doctor) or changed (`--min`, `--max`, `--target-invocations-per-copy`,
+    /// `--scale-to-zero`).
+    #[arg(long, value_name = "IC", conflicts_with_all = ["variant", "check_request"])]
+    pub inference_component: Option<String>,
+    /// Target tracking on SageMakerInferenceComponentInvocationsPerCopy (invocations per copy per
+    /// minute; with --inference-component).
+    #[arg(long, value_name = "N", requires = "inference_component")]
+    pub target_invocations_per_copy: Option<f64>,
+    /// Create what scale to zero still needs (MinCapacity 0, target tracking, the wake step policy
+    /// and its NoCapacityInvocationFailures alarm; with --inference-component).
+    #[arg(long, requires = "inference_component")]
+    pub scale_to_zero: bool,
     /// Apply without asking.
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -63,5 +76,7 @@ impl AutoscalingArgs {
             || self.scale_out_cooldown.is_some()
             || self.remove_policy.is_some()
             || self.instances.is_some()
+            || self.target_invocations_per_copy.is_some()
+            || self.scale_to_zero
     }
 }

@@ -124,6 +124,7 @@ fn scaling_change(changes: &[ScalingChange]) -> &'static str {
         Some(ScalingChange::Policy { .. }) => "changing a scaling policy",
         Some(ScalingChange::RemovePolicy { .. }) => "removing a scaling policy",
         Some(ScalingChange::Instances { .. }) => "setting the instance count",
+        Some(ScalingChange::WakeAlarm { .. }) => "writing a wake alarm",
         None => CHANGING_AUTOSCALING,
     }
 }

@@ -5,7 +5,9 @@
 //! next, and the recent activities with their causes. Edits (`m` min/max, `t` target
 //! invocations, `p` target p99 ms, `c` cooldowns, `x` remove the policy, `n` instances now) are
 //! planned by the fleet layer's shared code, shown before → after in a confirmation, and sent as
-//! one [`GuardJob::ChangeScaling`]. The view refreshes in the background every few seconds.
+//! one [`GuardJob::ChangeScaling`]. After the variants, `v` shows each inference component of
+//! the endpoint: its copies, policies and the scale-to-zero doctor (`component.rs`; its changes
+//! are the CLI's). The view refreshes in the background every few seconds.
 
 use std::time::{Duration, Instant};
 
@@ -16,12 +18,14 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::scaling::change::ScalingSnapshot;
 use crate::aws::scaling::view::{ScalingView, VariantView};
+use crate::aws::scaling::zero::view::ComponentView;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, CHANGING_AUTOSCALING, FleetJob, FleetKind, JobKind};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
 use crate::tui::widgets::scroll::{Move, PAGE};
 
+mod component;
 mod edit;
 mod view;
 
@@ -72,6 +76,12 @@ impl ScalingPane {
         view.variants.get(self.variant.min(view.variants.len().saturating_sub(1)))
     }
 
+    /// The component shown, when the page selected (`v`) is past the variants.
+    pub fn component<'a>(&self, view: &'a ScalingView) -> Option<(usize, &'a ComponentView)> {
+        let i = self.variant.checked_sub(view.variants.len())?;
+        view.components.get(i).map(|c| (i, c))
+    }
+
     /// The edit being typed, if any.
     pub fn editor(&self) -> Option<&Editor> {
         match &self.mode {
@@ -118,6 +128,14 @@ impl ScalingPane {
             out.toast(Level::Warn, "the autoscaling view has not been read yet");
             return;
         };
+        if let Some((_, c)) = self.component(view) {
+            let how = format!(
+                "a component's autoscaling changes from the CLI: sagedeck autoscaling {} --inference-component {} ...",
+                c.scaling.endpoint, c.scaling.component
+            );
+            out.toast(Level::Warn, crate::format::escape_line(&how).into_owned());
+            return;
+        }
         let Some(v) = self.variant(view) else { return };
         let policy = self.selected_policy(data);
         match Editor::open(kind, view, &v.variant, policy.as_deref()) {
@@ -159,7 +177,10 @@ impl ScalingPane {
     fn normal_key(&mut self, key: KeyEvent, data: &Data, out: &mut Outbox) -> bool {
         match key.code {
             KeyCode::Char('v') => {
-                let n = self.view(data).map(|v| v.variants.len()).unwrap_or(0);
+                let n = self
+                    .view(data)
+                    .map(|v| v.variants.len() + v.components.len())
+                    .unwrap_or(0);
                 self.variant = if n == 0 { 0 } else { (self.variant + 1) % n };
                 self.policy = 0;
             }
@@ -277,7 +298,8 @@ impl Pane for ScalingPane {
             Mode::Findings { .. } => vec![KeyHint::new("↑↓", "scroll"), KeyHint::new("Esc", "close")],
             Mode::Normal => {
                 let none = self.view(data).is_none();
-                let off = none || data.read_only;
+                let on_component = self.view(data).is_some_and(|v| self.component(v).is_some());
+                let off = none || data.read_only || on_component;
                 let no_policy = self.selected_policy(data).is_none();
                 vec![
                     KeyHint::when("v", "variant", none),

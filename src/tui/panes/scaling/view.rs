@@ -350,11 +350,15 @@ impl ScalingPane {
             f.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
             return;
         };
-        let Some(v) = self.variant(view) else {
-            f.render_widget(Paragraph::new(muted("the endpoint has no variants", theme)), inner);
-            return;
-        };
-        self.draw_view(f, inner, view, v, theme);
+        if let Some((i, c)) = self.component(view) {
+            super::component::draw_component(f, inner, view, c, i, theme);
+        } else {
+            let Some(v) = self.variant(view) else {
+                f.render_widget(Paragraph::new(muted("the endpoint has no variants", theme)), inner);
+                return;
+            };
+            self.draw_view(f, inner, view, v, theme);
+        }
         match &self.mode {
             Mode::Findings { scroll } => draw_findings(f, area, view, *scroll, theme),
             Mode::Edit(e) => draw_editor(f, area, e, theme),
@@ -372,6 +376,13 @@ impl ScalingPane {
         let mut top = vec![head_line(view, v, self.variant.min(view.variants.len() - 1), theme)];
         top.extend(policy_lines(self, view, v, theme));
         top.push(lint_line(view, theme));
+        if let Some(e) = &view.components_error {
+            let text = format!("inference components not read: {}", crate::format::escape_line(e));
+            top.push(Line::from(Span::styled(text, theme.fg(Role::StatusWarn))));
+        } else if !view.components.is_empty() {
+            let text = format!("{} inference component(s): v shows each with its scale-to-zero doctor", view.components.len());
+            top.push(Line::from(muted(text, theme)));
+        }
         top.push(next_line(view, v, tracked, theme));
         let acts = if inner.height >= 30 { 6 } else { 3 };
         let [head, charts, bottom] = Layout::vertical([
