@@ -1,0 +1,3 @@
+//! Inference components: waking one from zero copies.
+
+pub mod wake;
