@@ -44,6 +44,11 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
         config_name: None,
         variants: vec![v("Stable", 9.0), v("Canary", 1.0)],
         multi_model: mme,
+        kind: if mme {
+            sagedeck::aws::endpoints::kind::EndpointKind::MultiModel
+        } else {
+            sagedeck::aws::endpoints::kind::EndpointKind::RealTime
+        },
         autoscaling: vec![],
     }
 }

@@ -10,12 +10,14 @@
 //! 2. [`endpoints`] (inventory, describe, catalog, warm sets, multi-region reads) and [`invoke`]
 //!    (invocations, prewarming, the variant log);
 //! 3. [`change`] (weights, the compare-and-swap guard, the audit record);
-//! 4. [`observe`] (metrics, latency, logs, alarms, the timeline);
-//! 5. [`judge`] (statistics, the per-metric judge, the variants report);
-//! 6. [`scaling`] and [`promote`].
+//! 4. [`components`] (inference components: inventory, copies, rolling updates);
+//! 5. [`observe`] (metrics, latency, logs, alarms, the timeline);
+//! 6. [`judge`] (statistics, the per-metric judge, the variants report);
+//! 7. [`scaling`] and [`promote`].
 
 pub mod cache;
 pub mod change;
+pub mod components;
 pub mod config;
 pub mod endpoints;
 pub mod error;

@@ -5,6 +5,7 @@
 
 use sagedeck::aws::endpoints::autoscaling::ScalingInfo;
 use sagedeck::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
+use sagedeck::aws::endpoints::kind::EndpointKind;
 
 /// The account every built ARN names.
 pub const ACCOUNT: &str = "123456789012";
@@ -113,6 +114,7 @@ pub fn endpoint(name: &str) -> EndpointBuilder {
         config_name: Some(format!("{name}-config")),
         variants: vec![],
         multi_model: false,
+        kind: EndpointKind::RealTime,
         autoscaling: vec![],
     })
 }
@@ -160,10 +162,19 @@ impl EndpointBuilder {
         self
     }
 
-    /// The production variants; the endpoint is multi-model when one of them is.
+    /// The production variants; the endpoint is multi-model (of that kind) when one of them is.
     pub fn variants(mut self, variants: impl IntoIterator<Item = VariantBuilder>) -> Self {
         self.0.variants = variants.into_iter().map(VariantBuilder::build).collect();
         self.0.multi_model = self.0.variants.iter().any(|v| v.multi_model);
+        if self.0.multi_model {
+            self.0.kind = EndpointKind::MultiModel;
+        }
+        self
+    }
+
+    /// The kind (an inference-components endpoint: `EndpointKind::InferenceComponents`).
+    pub fn kind(mut self, kind: EndpointKind) -> Self {
+        self.0.kind = kind;
         self
     }
 

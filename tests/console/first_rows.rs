@@ -107,6 +107,7 @@ fn listed(name: &str, modified: f64) -> EndpointInfo {
         config_name: None,
         variants: vec![],
         multi_model: false,
+        kind: Default::default(),
         autoscaling: vec![],
     }
 }

@@ -291,6 +291,7 @@ mod tests {
             config_name: None,
             variants: vec![v("Stable", 9.0, 2), v("Canary", 1.0, 1)],
             multi_model: false,
+            kind: Default::default(),
             autoscaling: vec![],
         }
     }

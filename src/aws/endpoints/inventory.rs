@@ -13,6 +13,7 @@ use tokio::sync::Semaphore;
 use crate::aws::cache::ModelFacts;
 use crate::aws::config::Fleet;
 use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
+use crate::aws::endpoints::kind::EndpointKind;
 use crate::aws::error::AwsError;
 
 /// One production variant as the console shows it.
@@ -65,6 +66,9 @@ pub struct EndpointInfo {
     pub variants: Vec<VariantInfo>,
     /// Whether any variant serves a multi-model container.
     pub multi_model: bool,
+    /// Real-time, multi-model, inference components, serverless or asynchronous (read from the
+    /// configuration; real-time until it is described).
+    pub kind: EndpointKind,
     /// Autoscaling per variant.
     pub autoscaling: Vec<ScalingInfo>,
 }
@@ -185,6 +189,11 @@ impl Fleet {
             // Creating endpoints may not list live variants yet: show the configured ones.
             variants = configured_variants(config_variants, &models);
         }
+        let multi_model = variants.iter().any(|v| v.multi_model);
+        let kind = config
+            .as_deref()
+            .map(|c| EndpointKind::of_config(c, multi_model))
+            .unwrap_or_default();
         Ok(EndpointInfo {
             name: ep.endpoint_name().unwrap_or(name).to_string(),
             arn: ep.endpoint_arn().unwrap_or_default().to_string(),
@@ -193,7 +202,8 @@ impl Fleet {
             created: epoch(ep.creation_time()),
             modified: epoch(ep.last_modified_time()),
             config_name: ep.endpoint_config_name().map(str::to_string),
-            multi_model: variants.iter().any(|v| v.multi_model),
+            multi_model,
+            kind,
             variants,
             autoscaling: Vec::new(),
         })

@@ -41,6 +41,7 @@ fn listed_row(s: &aws_sdk_sagemaker::types::EndpointSummary) -> Option<EndpointI
         config_name: None,
         variants: Vec::new(),
         multi_model: false,
+        kind: Default::default(),
         autoscaling: Vec::new(),
     })
 }

@@ -47,6 +47,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
             &["mod.rs", "config.rs", "error.rs", "retry.rs", "cache.rs"],
             &["endpoints", "invoke"],
             &["change"],
+            &["components"],
             &["observe"],
             &["judge"],
             &["scaling", "promote"],
