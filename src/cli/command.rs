@@ -6,6 +6,7 @@ use super::agent::AgentArgs;
 use super::args::{AuditFileArgs, CommandArgs, GlobalArgs, Local, LocalArgs, On};
 use super::change::autoscaling::args::AutoscalingArgs;
 use super::change::weights::WeightsArgs;
+use super::components::args::ComponentsArgs;
 use super::console::sandbox::{FaultArgs, SandboxArgs};
 use super::console::{ConsoleArgs, DemoArgs};
 use super::exit::EXIT_CODES;
@@ -75,6 +76,9 @@ pub enum Command {
     Describe(On<DescribeArgs>),
     /// Show an endpoint's variant weights, or change them (`--set VARIANT=WEIGHT`).
     Weights(On<WeightsArgs>),
+    /// Inference components of an endpoint (of every endpoint without one): status, model,
+    /// copies, placement, reservation; `--set-copies IC=N`, `--update IC --model M`.
+    Components(On<ComponentsArgs>),
     /// Invoke an endpoint once, or `--repeat N` times with percentiles.
     Invoke(On<InvokeArgs>),
     /// List a multi-model endpoint's model catalog (its S3 prefix).
@@ -117,6 +121,7 @@ impl Command {
             Command::Endpoints(c) => Some(&c.aws),
             Command::Describe(c) => Some(&c.aws),
             Command::Weights(c) => Some(&c.aws),
+            Command::Components(c) => Some(&c.aws),
             Command::Invoke(c) => Some(&c.aws),
             Command::Models(c) => Some(&c.aws),
             Command::Prewarm(c) => Some(&c.aws),

@@ -6,7 +6,8 @@
 //! confirmation question); `args.rs` (the AWS options, the `connect` helper, the audit log,
 //! `--since`, Ctrl-C); the feature folders — `fleet/` (reads: endpoints, inventory across
 //! regions, models and prewarm, metrics, logs, alarms, timeline, audit, invoke; `view.rs` holds
-//! the endpoint tables others show), `change/` (weights, autoscaling; above `fleet/`),
+//! the endpoint tables others show), `change/` (weights, autoscaling; above `fleet/`), `components/` (inference components: the
+//! listing, copies, rolling updates; above `fleet/`),
 //! `promote/` (promotion, consolidation, the variants report), `mcp/` (tools, serve, the tool
 //! calls' audit), `agent/` (above `mcp/`), `console/` (console, demo, sandbox, faults; above
 //! `fleet/`); `command.rs` (the clap tree); `gate.rs` (the read-only gate); this file (dispatch).
@@ -15,6 +16,7 @@ pub mod agent;
 pub mod args;
 pub mod change;
 pub mod command;
+pub mod components;
 pub mod console;
 pub mod exit;
 pub mod fleet;
@@ -73,6 +75,7 @@ fn run_command(cli: Cli) -> CmdResult {
             Some(C::Describe(On { args, .. })) => fleet::endpoints::run_describe(&g, args).await,
             Some(C::Autoscaling(On { args, .. })) => change::autoscaling::run(&g, args).await,
             Some(C::Weights(On { args, .. })) => change::weights::run(&g, args).await,
+            Some(C::Components(On { args, .. })) => components::run(&g, args).await,
             Some(C::Invoke(On { args, .. })) => fleet::invoke::run(&g, args).await,
             Some(C::Models(On { args, .. })) => fleet::models::run_models(&g, args).await,
             Some(C::Prewarm(On { args, .. })) => fleet::models::run_prewarm(&g, args).await,
@@ -110,6 +113,10 @@ mod tests {
         ("weights e", false),
         ("weights e --set A=1", true),
         ("weights e --instances A=2", true),
+        ("components", false),
+        ("components e", false),
+        ("components e --set-copies ic=2", true),
+        ("components e --update ic --model m2", true),
         ("invoke e --body {}", true),
         ("models e", false),
         ("prewarm e --all", true),

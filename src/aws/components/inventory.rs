@@ -248,11 +248,13 @@ impl Fleet {
 
     /// DescribeInferenceComponent, always on the wire (the guard and the followers use it).
     pub async fn describe_component(&self, name: &str) -> Result<Component, AwsError> {
-        let out = self.describe_component_raw(name).await?;
+        let out = self.describe_component_now(name).await?;
         Ok(component_of(&out))
     }
 
-    async fn describe_component_raw(&self, name: &str) -> Result<Arc<DescribeInferenceComponentOutput>, AwsError> {
+    /// DescribeInferenceComponent as AWS answers it now (never from the cache; a settled answer
+    /// is kept for the next listing).
+    pub async fn describe_component_now(&self, name: &str) -> Result<Arc<DescribeInferenceComponentOutput>, AwsError> {
         let out = self
             .sagemaker
             .describe_inference_component()
@@ -322,7 +324,7 @@ impl Fleet {
             tasks.spawn(async move {
                 let _permit = sem.acquire_owned().await;
                 calls.fetch_add(1, Ordering::Relaxed);
-                fleet.describe_component_raw(&name).await
+                fleet.describe_component_now(&name).await
             });
         }
         while let Some(joined) = tasks.join_next().await {

@@ -98,6 +98,8 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
             &[
                 "fleet/view.rs",
                 "change/autoscaling/args.rs",
+                "components/args.rs",
+                "components/view.rs",
                 "promote/args.rs",
                 "promote/view.rs",
                 "mcp/audit.rs",
@@ -113,7 +115,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "change/autoscaling/apply.rs",
             ],
             &["fleet", "promote", "mcp"],
-            &["change", "console", "agent"],
+            &["change", "components", "console", "agent"],
             &["command.rs"],
             &["gate.rs"],
             &["mod.rs"],

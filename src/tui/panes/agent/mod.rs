@@ -352,6 +352,11 @@ impl Pane for AgentPane {
                 help: "Agent: the LLM endpoint of new runs and re-runs",
             },
             PaneCommand {
+                name: "agent-component",
+                takes_arg: true,
+                help: "Agent: the inference component serving the LLM (`none` clears it)",
+            },
+            PaneCommand {
                 name: "agent-approve",
                 takes_arg: true,
                 help: "Agent: approval of tool calls: auto, ask, never, or annotations",
@@ -366,6 +371,14 @@ impl Pane for AgentPane {
                 self.settings.llm = Some(llm.to_string());
                 out.toast(Level::Info, format!("Agent: new runs ask {llm}"));
             }
+            ("agent-component", Some("none")) => {
+                self.settings.inference_component = None;
+                out.toast(Level::Info, "Agent: new runs call the LLM endpoint without a component");
+            }
+            ("agent-component", Some(ic)) => {
+                self.settings.inference_component = Some(ic.to_string());
+                out.toast(Level::Info, format!("Agent: new runs ask through component {ic}"));
+            }
             ("agent-approve", Some(m @ ("auto" | "ask" | "never"))) => {
                 self.settings.approve = Some(m.to_string());
                 out.toast(Level::Info, format!("Agent: approval {m}"));
@@ -374,7 +387,7 @@ impl Pane for AgentPane {
                 self.settings.approve = None;
                 out.toast(Level::Info, "Agent: approval by the tools' annotations");
             }
-            ("agent-llm" | "agent-approve", _) => {
+            ("agent-llm" | "agent-component" | "agent-approve", _) => {
                 out.toast(Level::Warn, format!(":{name} needs a value (see ? for help)"));
             }
             _ => return false,

@@ -198,6 +198,7 @@ impl InvokePane {
             target_model: if form.multi_model { opt(&form.model) } else { None },
             custom_attributes: None,
             inference_id: None,
+            inference_component: None,
         };
         let repeat = form.repeat_count().unwrap_or(1);
         self.start(spec, text, repeat, out);

@@ -1,0 +1,476 @@
+//! Changes to an inference component, typed so that the read-only gates and the audit log see
+//! them: copies now (UpdateInferenceComponentRuntimeConfig) and a rolling update of its
+//! specification to another model (UpdateInferenceComponent with a DeploymentConfig). Each is
+//! planned against what was read ([`ComponentSnapshot`]), compare-and-swapped right before
+//! sending (the component described again: not InService, or another copy count or model than
+//! was seen, refuses with every difference and sends nothing), audited (intent before, result
+//! after), and checked after sending (another writer's count landing with this one is a lost
+//! race).
+
+use aws_sdk_sagemaker::operation::RequestId;
+use aws_sdk_sagemaker::operation::describe_inference_component::DescribeInferenceComponentOutput;
+use aws_sdk_sagemaker::types::{
+    Alarm, AutoRollbackConfig, InferenceComponentCapacitySize, InferenceComponentCapacitySizeType,
+    InferenceComponentDeploymentConfig, InferenceComponentRollingUpdatePolicy, InferenceComponentRuntimeConfig,
+    InferenceComponentSpecification, InferenceComponentSpecificationSummary,
+};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::aws::change::audit::Mutation;
+use crate::aws::change::guard::{Audited, Difference, GuardError};
+use crate::aws::components::inventory::{Component, component_of};
+use crate::aws::config::Fleet;
+use crate::aws::error::AwsError;
+
+/// A rolling update's batch: a number of copies, or a share of the component's capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum BatchSize {
+    /// COPY_COUNT.
+    Copies(i32),
+    /// CAPACITY_PERCENT.
+    Percent(i32),
+}
+
+impl BatchSize {
+    /// Parses `25%` (a share of the copies, 1–100) or `2` (copies, at least 1).
+    pub fn parse(text: &str) -> Result<BatchSize, String> {
+        let text = text.trim();
+        let (num, percent) = match text.strip_suffix('%') {
+            Some(p) => (p.trim(), true),
+            None => (text, false),
+        };
+        let n: i32 = num
+            .parse()
+            .map_err(|_| format!("batch `{text}` is neither a copy count (2) nor a share (25%)"))?;
+        match (percent, n) {
+            (true, 1..=100) => Ok(BatchSize::Percent(n)),
+            (true, _) => Err(format!("batch share must be 1% to 100% (got {n}%)")),
+            (false, 1..) => Ok(BatchSize::Copies(n)),
+            (false, _) => Err(format!("batch must be at least 1 copy (got {n})")),
+        }
+    }
+
+    /// As the API carries it.
+    pub fn to_sdk(self) -> InferenceComponentCapacitySize {
+        let (kind, value) = match self {
+            BatchSize::Copies(n) => (InferenceComponentCapacitySizeType::CopyCount, n),
+            BatchSize::Percent(p) => (InferenceComponentCapacitySizeType::CapacityPercent, p),
+        };
+        InferenceComponentCapacitySize::builder()
+            .r#type(kind)
+            .value(value)
+            .build()
+    }
+}
+
+impl std::fmt::Display for BatchSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BatchSize::Copies(1) => write!(f, "1 copy"),
+            BatchSize::Copies(n) => write!(f, "{n} copies"),
+            BatchSize::Percent(p) => write!(f, "{p}% capacity"),
+        }
+    }
+}
+
+/// A rolling update of a component to another model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RollingUpdate {
+    /// The model the component will serve.
+    pub model: String,
+    /// MaximumBatchSize.
+    pub batch: BatchSize,
+    /// WaitIntervalInSeconds: the bake after each batch (0–3600).
+    pub bake_secs: i32,
+    /// RollbackMaximumBatchSize (AWS's default when None).
+    pub rollback_batch: Option<BatchSize>,
+    /// MaximumExecutionTimeoutInSeconds (600–28800; AWS's default when None).
+    pub timeout_secs: Option<i32>,
+    /// AutoRollbackConfiguration alarms (at most 10).
+    pub alarms: Vec<String>,
+}
+
+impl RollingUpdate {
+    /// Checks the policy against AWS's ranges.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.model.trim().is_empty() {
+            return Err("--model needs the name of a SageMaker model".into());
+        }
+        if !(0..=3600).contains(&self.bake_secs) {
+            return Err(format!("--bake must be 0 to 3600 seconds (got {}s)", self.bake_secs));
+        }
+        if let Some(t) = self.timeout_secs
+            && !(600..=28800).contains(&t)
+        {
+            return Err(format!("the execution timeout must be 600 to 28800 seconds (got {t}s)"));
+        }
+        if self.alarms.len() > 10 {
+            return Err(format!(
+                "at most 10 alarms roll an update back (got {})",
+                self.alarms.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The DeploymentConfig it sends.
+    pub fn deployment_config(&self) -> InferenceComponentDeploymentConfig {
+        let policy = InferenceComponentRollingUpdatePolicy::builder()
+            .maximum_batch_size(self.batch.to_sdk())
+            .wait_interval_in_seconds(self.bake_secs)
+            .set_maximum_execution_timeout_in_seconds(self.timeout_secs)
+            .set_rollback_maximum_batch_size(self.rollback_batch.map(BatchSize::to_sdk))
+            .build();
+        let alarms = (!self.alarms.is_empty()).then(|| {
+            AutoRollbackConfig::builder()
+                .set_alarms(Some(
+                    self.alarms
+                        .iter()
+                        .map(|a| Alarm::builder().alarm_name(a).build())
+                        .collect(),
+                ))
+                .build()
+        });
+        InferenceComponentDeploymentConfig::builder()
+            .rolling_update_policy(policy)
+            .set_auto_rollback_configuration(alarms)
+            .build()
+    }
+}
+
+/// One change to an inference component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum ComponentChange {
+    /// Set the desired copy count now.
+    Copies {
+        /// The count.
+        count: i32,
+    },
+    /// Roll the component's specification over to another model.
+    Update(Box<RollingUpdate>),
+}
+
+impl ComponentChange {
+    /// The audit log's action name.
+    pub fn action(&self) -> &'static str {
+        match self {
+            ComponentChange::Copies { .. } => "components.set-copies",
+            ComponentChange::Update(_) => "components.update",
+        }
+    }
+
+    /// What it asks for, as audit JSON.
+    pub fn after_json(&self) -> Value {
+        match self {
+            ComponentChange::Copies { count } => json!({ "desired_copies": count }),
+            ComponentChange::Update(u) => json!(u),
+        }
+    }
+}
+
+/// What the operator saw of a component: it must still be so when the change is sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComponentSnapshot {
+    /// Component name.
+    pub component: String,
+    /// Desired copies seen.
+    pub desired_copies: i32,
+    /// Model seen.
+    pub model: Option<String>,
+}
+
+impl ComponentSnapshot {
+    /// The component as read.
+    pub fn of(c: &Component) -> ComponentSnapshot {
+        ComponentSnapshot {
+            component: c.name.clone(),
+            desired_copies: c.copies.desired,
+            model: c.model.clone(),
+        }
+    }
+
+    /// Every difference between this (what was seen) and `now`, its status included.
+    pub fn differences(&self, now: &Component) -> Vec<Difference> {
+        let diff = |field: &str, expected: String, actual: String| Difference {
+            variant: String::new(),
+            field: field.to_string(),
+            expected,
+            actual,
+        };
+        let mut out = Vec::new();
+        if now.copies.desired != self.desired_copies {
+            out.push(diff(
+                "desired_copies",
+                self.desired_copies.to_string(),
+                now.copies.desired.to_string(),
+            ));
+        }
+        if now.model != self.model {
+            let text = |m: &Option<String>| m.clone().unwrap_or_else(|| "-".into());
+            out.push(diff("model", text(&self.model), text(&now.model)));
+        }
+        out
+    }
+}
+
+/// Whether `count` copies may be asked of `c`: a whole number >= 0, not on an adapter (its copies
+/// are its base's), and 0 only where `zero` allows it (see [`Fleet::zero_copies_rule`]). The
+/// error says what AWS requires.
+pub fn check_copies(c: &Component, count: i32, zero: Result<(), String>) -> Result<(), String> {
+    if let Some(base) = &c.base_component {
+        return Err(format!(
+            "{} is an adapter on {base}: it has no copies of its own (set {base}'s copies instead)",
+            c.name
+        ));
+    }
+    if count < 0 {
+        return Err(format!("copies of {} must be 0 or more (got {count})", c.name));
+    }
+    if count == 0 {
+        zero.map_err(|why| format!("{} cannot go to 0 copies: {why}", c.name))?;
+    }
+    Ok(())
+}
+
+/// Whether `c` may be rolled over to `update`'s model: not an adapter (its model is its base's),
+/// not the model it already serves, and a policy within AWS's ranges.
+pub fn check_update(c: &Component, update: &RollingUpdate) -> Result<(), String> {
+    update.validate()?;
+    if let Some(base) = &c.base_component {
+        return Err(format!(
+            "{} is an adapter on {base}: it serves its base's model (update {base} instead)",
+            c.name
+        ));
+    }
+    if c.model.as_deref() == Some(update.model.as_str()) {
+        return Err(format!(
+            "{} already serves {}: nothing to roll out",
+            c.name, update.model
+        ));
+    }
+    Ok(())
+}
+
+/// A change that was sent.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentApplied {
+    /// The component as described right before sending.
+    pub before: Component,
+    /// AWS request id of the update.
+    pub request_id: Option<String>,
+    /// Set when the result line could not be written (the change was sent regardless).
+    pub audit_warning: Option<String>,
+}
+
+/// The specification `summary` describes, serving `model` instead (the compute reservation,
+/// startup parameters and scheduling kept; the model brings its own container).
+fn respecified(summary: &InferenceComponentSpecificationSummary, model: &str) -> InferenceComponentSpecification {
+    InferenceComponentSpecification::builder()
+        .set_instance_type(summary.instance_type().cloned())
+        .model_name(model)
+        .set_startup_parameters(summary.startup_parameters().cloned())
+        .set_compute_resource_requirements(summary.compute_resource_requirements().cloned())
+        .set_scheduling_config(summary.scheduling_config().cloned())
+        .build()
+}
+
+impl Fleet {
+    /// Whether `c` may go to 0 copies: AWS scales a component to zero only when its endpoint's
+    /// variant has ManagedInstanceScaling enabled with MinInstanceCount 0. `Err` says what is
+    /// missing.
+    pub async fn zero_copies_rule(&self, c: &Component) -> Result<Result<(), String>, AwsError> {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let ep = self
+            .sagemaker
+            .describe_endpoint()
+            .endpoint_name(&c.endpoint)
+            .send()
+            .await
+            .map_err(AwsError::from_sdk)?;
+        let Some(config_name) = ep.endpoint_config_name() else {
+            return Ok(Err(format!("endpoint {} has no configuration to read", c.endpoint)));
+        };
+        let config = self.endpoint_config(config_name, &calls).await?;
+        let variant = config
+            .production_variants()
+            .iter()
+            .find(|v| v.variant_name() == Some(c.variant.as_str()));
+        let scaling = variant.and_then(|v| v.managed_instance_scaling());
+        let enabled = scaling
+            .and_then(|m| m.status())
+            .is_some_and(|s| s.as_str() == "ENABLED");
+        let min = scaling.and_then(|m| m.min_instance_count());
+        Ok(match (enabled, min) {
+            (true, Some(0)) => Ok(()),
+            _ => Err(format!(
+                "AWS allows 0 copies only when the variant's ManagedInstanceScaling is ENABLED with MinInstanceCount 0, and {}/{} has {}",
+                c.endpoint,
+                c.variant,
+                match (enabled, min) {
+                    (true, Some(n)) => format!("MinInstanceCount {n}"),
+                    _ => "no ManagedInstanceScaling enabled".into(),
+                }
+            )),
+        })
+    }
+
+    /// Sends `change` to `component` only if it is still as `seen` (see the module docs), with an
+    /// intent line before and a result line after in `audited`'s log.
+    pub async fn apply_component_change(
+        &self,
+        change: &ComponentChange,
+        seen: &ComponentSnapshot,
+        audited: &Audited,
+        reason: Option<String>,
+    ) -> Result<ComponentApplied, GuardError> {
+        let name = seen.component.as_str();
+        let action = change.action();
+        // Writers sharing this log check, send and re-read one at a time.
+        let _lock = audited.audit.lock_exclusive().await?;
+        let raw = self.describe_component_now(name).await?;
+        let now = component_of(&raw);
+        let refuse = |err: GuardError| {
+            audited.refused(action, name, &err.to_string(), reason.clone());
+            Err(err)
+        };
+        let differences = seen.differences(&now);
+        if !differences.is_empty() {
+            return refuse(GuardError::Changed {
+                endpoint: name.to_string(),
+                differences,
+            });
+        }
+        if now.status != "InService" {
+            return refuse(GuardError::NotInService {
+                endpoint: name.to_string(),
+                status: now.status.clone(),
+            });
+        }
+        let pending = audited.intent(Mutation {
+            action: action.to_string(),
+            target: name.to_string(),
+            before: json!({ "status": now.status, "desired_copies": now.copies.desired,
+                "current_copies": now.copies.current, "model": now.model }),
+            after: change.after_json(),
+            reason: reason.clone(),
+        })?;
+        let sent = self.send_component_change(name, change, &raw).await;
+        let request_id = match sent {
+            Ok(id) => id,
+            Err(e) => {
+                let _ = audited.finish(&pending, Err(e.to_string()));
+                return Err(GuardError::Aws(e));
+            }
+        };
+        let lost = match change {
+            ComponentChange::Copies { count } => self.lost_copies_race(name, *count).await,
+            ComponentChange::Update(_) => None,
+        };
+        let outcome = match &lost {
+            None => Ok(request_id.clone()),
+            Some(e) => Err(format!(
+                "sent (request id {}), then {e}",
+                request_id.as_deref().unwrap_or("-")
+            )),
+        };
+        let audit_warning = audited.finish(&pending, outcome).err().map(|e| e.to_string());
+        if let Some(e) = lost {
+            return Err(e);
+        }
+        Ok(ComponentApplied {
+            before: now,
+            request_id,
+            audit_warning,
+        })
+    }
+
+    /// The lost race, if the component does not now want `count` copies.
+    async fn lost_copies_race(&self, name: &str, count: i32) -> Option<GuardError> {
+        let now = self.describe_component(name).await.ok()?;
+        (now.copies.desired != count).then(|| GuardError::LostRace {
+            endpoint: name.to_string(),
+            differences: vec![Difference {
+                variant: String::new(),
+                field: "desired_copies".into(),
+                expected: count.to_string(),
+                actual: now.copies.desired.to_string(),
+            }],
+        })
+    }
+
+    async fn send_component_change(
+        &self,
+        name: &str,
+        change: &ComponentChange,
+        raw: &DescribeInferenceComponentOutput,
+    ) -> Result<Option<String>, AwsError> {
+        match change {
+            ComponentChange::Copies { count } => self
+                .sagemaker
+                .update_inference_component_runtime_config()
+                .inference_component_name(name)
+                .desired_runtime_config(InferenceComponentRuntimeConfig::builder().copy_count(*count).build())
+                .send()
+                .await
+                .map(|o| o.request_id().map(str::to_string))
+                .map_err(AwsError::from_sdk),
+            ComponentChange::Update(u) => {
+                let mut req = self
+                    .sagemaker
+                    .update_inference_component()
+                    .inference_component_name(name)
+                    .deployment_config(u.deployment_config());
+                if let Some(spec) = raw.specification() {
+                    req = req.specification(respecified(spec, &u.model));
+                }
+                for spec in raw.specifications() {
+                    req = req.specifications(respecified(spec, &u.model));
+                }
+                req.send()
+                    .await
+                    .map(|o| o.request_id().map(str::to_string))
+                    .map_err(AwsError::from_sdk)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_parse_as_copies_or_shares() {
+        assert_eq!(BatchSize::parse("25%"), Ok(BatchSize::Percent(25)));
+        assert_eq!(BatchSize::parse("2"), Ok(BatchSize::Copies(2)));
+        assert!(BatchSize::parse("0").is_err());
+        assert!(BatchSize::parse("120%").is_err());
+        assert!(BatchSize::parse("a").is_err());
+        assert_eq!(BatchSize::Percent(25).to_string(), "25% capacity");
+    }
+
+    #[test]
+    fn copy_counts_are_checked_before_anything_is_sent() {
+        let c = Component {
+            name: "ic".into(),
+            ..Default::default()
+        };
+        assert!(check_copies(&c, 2, Err("no".into())).is_ok());
+        assert!(check_copies(&c, -1, Ok(())).is_err());
+        let zero = check_copies(&c, 0, Err("AWS allows 0 copies only when ...".into())).unwrap_err();
+        assert!(zero.contains("cannot go to 0 copies: AWS allows"), "{zero}");
+        assert!(check_copies(&c, 0, Ok(())).is_ok());
+        let adapter = Component {
+            base_component: Some("base".into()),
+            ..c
+        };
+        assert!(
+            check_copies(&adapter, 1, Ok(()))
+                .unwrap_err()
+                .contains("adapter on base")
+        );
+    }
+}
