@@ -11,6 +11,7 @@ mod catalog;
 mod cli;
 mod cli_output;
 mod complete_period;
+mod components;
 mod guardrails;
 mod input_checks;
 mod inventory;
