@@ -51,19 +51,33 @@ pub async fn wake(g: &GlobalArgs, args: &ComponentsArgs, ic: &str, deadline: Dur
             audited: &audited,
             reason: g.reason.clone(),
         };
-        let woke = fleet.wake_component(ic, seen.desired, &waker).await.map_err(wake_exit)?;
+        let woke = fleet
+            .wake_component(ic, seen.desired, &waker)
+            .await
+            .map_err(wake_exit)?;
         if let Some(w) = &woke.audit_warning {
-            say_err(format!("sagedeck: warning: the wake was sent but its result could not be logged: {w}"));
+            say_err(format!(
+                "sagedeck: warning: the wake was sent but its result could not be logged: {w}"
+            ));
         }
         if !g.json {
-            outln!("woke {ic}: copies 0 → 1 (request id {})", woke.request_id.as_deref().unwrap_or("-"))?;
+            outln!(
+                "woke {ic}: copies 0 → 1 (request id {})",
+                woke.request_id.as_deref().unwrap_or("-")
+            )?;
         }
         report = Some(woke);
     }
     let last = if args.wait {
-        let opts = FollowOptions { deadline, poll: WAKE_POLL };
+        let opts = FollowOptions {
+            deadline,
+            poll: WAKE_POLL,
+        };
         let mut show = progress_printer();
-        let serving = fleet.follow_component(ic, start, opts, &mut show).await.map_err(wake_exit)?;
+        let serving = fleet
+            .follow_component(ic, start, opts, &mut show)
+            .await
+            .map_err(wake_exit)?;
         if !g.json {
             outln!("{ic} serves after {:.0}s", serving.elapsed.as_secs_f64())?;
         }

@@ -69,7 +69,9 @@ async fn status(sm: &Client, ic: &str) -> String {
         .send()
         .await
         .unwrap();
-    d.inference_component_status().map(|s| s.as_str().to_string()).unwrap_or_default()
+    d.inference_component_status()
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_default()
 }
 
 #[tokio::test]
@@ -77,11 +79,39 @@ async fn a_component_is_invoked_sync_and_streamed_and_an_ic_endpoint_without_one
     let sb = sandbox().await;
     components(&sb).await;
 
-    let r = run_cli(&sb, &["invoke", "llm", "--inference-component", "chat", "--body", BODY, "--json"]).await;
+    let r = run_cli(
+        &sb,
+        &[
+            "invoke",
+            "llm",
+            "--inference-component",
+            "chat",
+            "--body",
+            BODY,
+            "--json",
+        ],
+    )
+    .await;
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.json()["body"].is_object() || r.json()["body"].is_array(), "{}", r.stdout);
+    assert!(
+        r.json()["body"].is_object() || r.json()["body"].is_array(),
+        "{}",
+        r.stdout
+    );
 
-    let r = run_cli(&sb, &["invoke", "llm", "--inference-component", "chat", "--body", BODY, "--stream"]).await;
+    let r = run_cli(
+        &sb,
+        &[
+            "invoke",
+            "llm",
+            "--inference-component",
+            "chat",
+            "--body",
+            BODY,
+            "--stream",
+        ],
+    )
+    .await;
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(!r.stdout.trim().is_empty(), "no parts streamed: {}", r.stderr);
     assert!(r.stderr.contains(" parts, "), "{}", r.stderr);
@@ -89,7 +119,11 @@ async fn a_component_is_invoked_sync_and_streamed_and_an_ic_endpoint_without_one
     // Without a component: exit 2, one line naming what to pass.
     let r = run_cli(&sb, &["invoke", "llm", "--body", BODY]).await;
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
-    let line = r.stderr.lines().find(|l| l.contains("inference components")).unwrap_or_default();
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("inference components"))
+        .unwrap_or_default();
     assert!(
         line.contains("pass --inference-component (one of: chat, summary)"),
         "{}",
@@ -97,7 +131,12 @@ async fn a_component_is_invoked_sync_and_streamed_and_an_ic_endpoint_without_one
     );
     let r = run_cli(&sb, &["invoke", "llm", "--body", BODY, "--json"]).await;
     assert_eq!(r.code, 2);
-    assert_eq!(r.json()["error"]["error"]["class"], "component_required", "{}", r.stdout);
+    assert_eq!(
+        r.json()["error"]["error"]["class"],
+        "component_required",
+        "{}",
+        r.stdout
+    );
 
     // The stream says the same.
     let r = run_cli(&sb, &["invoke", "llm", "--body", BODY, "--stream"]).await;
@@ -113,7 +152,11 @@ async fn a_component_at_zero_is_its_own_error_and_wait_for_capacity_wakes_it_aud
     let audit = dir.path().join("audit.jsonl");
     let audit = audit.to_str().unwrap();
 
-    let r = run_cli(&sb, &["invoke", "zero", "--inference-component", "idle", "--body", BODY]).await;
+    let r = run_cli(
+        &sb,
+        &["invoke", "zero", "--inference-component", "idle", "--body", BODY],
+    )
+    .await;
     assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
     assert!(
         r.stderr.contains("inference component idle has no copies")
@@ -168,7 +211,17 @@ async fn a_component_at_zero_is_its_own_error_and_wait_for_capacity_wakes_it_aud
     assert_eq!(r.code, 2, "{}", r.stderr);
     let r = run_cli(
         &sb,
-        &["invoke", "zero", "--inference-component", "idle", "--body", BODY, "--wait-for-capacity", "--repeat", "3"],
+        &[
+            "invoke",
+            "zero",
+            "--inference-component",
+            "idle",
+            "--body",
+            BODY,
+            "--wait-for-capacity",
+            "--repeat",
+            "3",
+        ],
     )
     .await;
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -187,23 +240,48 @@ async fn components_wake_follows_to_serving_and_read_only_refuses_it() {
     assert!(r.stderr.contains("read-only"), "{}", r.stderr);
     assert_eq!(copies(&sm, "idle").await, (0, 0), "nothing was sent");
 
-    let r = run_cli(&sb, &["components", "llm", "--wake", "idle", "--yes", "--audit-file", audit]).await;
+    let r = run_cli(
+        &sb,
+        &["components", "llm", "--wake", "idle", "--yes", "--audit-file", audit],
+    )
+    .await;
     assert_eq!(r.code, 2, "a component of another endpoint: {}", r.stderr);
-    assert!(r.stderr.contains("idle is a component of zero, not of llm"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("idle is a component of zero, not of llm"),
+        "{}",
+        r.stderr
+    );
 
     let r = run_cli(
         &sb,
-        &["components", "zero", "--wake", "idle", "--yes", "--wait", "--audit-file", audit],
+        &[
+            "components",
+            "zero",
+            "--wake",
+            "idle",
+            "--yes",
+            "--wait",
+            "--audit-file",
+            audit,
+        ],
     )
     .await;
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("idle on zero/AllTraffic: copies 0 → 1"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("idle on zero/AllTraffic: copies 0 → 1"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("woke idle: copies 0 → 1"), "{}", r.stdout);
     assert!(r.stdout.contains("idle serves after"), "{}", r.stdout);
     assert_eq!(copies(&sm, "idle").await, (1, 1));
 
     // Already awake: nothing is sent.
-    let r = run_cli(&sb, &["components", "zero", "--wake", "idle", "--yes", "--audit-file", audit]).await;
+    let r = run_cli(
+        &sb,
+        &["components", "zero", "--wake", "idle", "--yes", "--audit-file", audit],
+    )
+    .await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("nothing to wake"), "{}", r.stderr);
     let wakes = std::fs::read_to_string(audit)
@@ -273,14 +351,34 @@ async fn the_agent_asks_its_llm_through_a_component() {
     let cfg = cfg.to_str().unwrap();
     let audit = dir.path().join("audit.jsonl");
     let question = "Classify the intent of this message: 'book me a flight to Paris'";
-    let mut args = vec!["agent", "--llm", "llm", "--server", "sagedeck-demo", "--mcp-config", cfg];
-    args.extend(["--native-tools", "--approve", "auto", "--json", "--audit-file", audit.to_str().unwrap()]);
+    let mut args = vec![
+        "agent",
+        "--llm",
+        "llm",
+        "--server",
+        "sagedeck-demo",
+        "--mcp-config",
+        cfg,
+    ];
+    args.extend([
+        "--native-tools",
+        "--approve",
+        "auto",
+        "--json",
+        "--audit-file",
+        audit.to_str().unwrap(),
+    ]);
     let with = [args.clone(), vec!["--inference-component", "chat", question]].concat();
     let r = run_cli(&sb, &with).await;
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let v = r.json();
     assert_eq!(v["steps"][0]["tool"]["tool"], "classify_intent", "{v:#}");
-    assert!(v["end"]["answer"].as_str().unwrap().contains("According to classify_intent"));
+    assert!(
+        v["end"]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("According to classify_intent")
+    );
 
     // Without the component the LLM call is refused: no answer (exit 9), the class's line.
     let without = [args, vec![question]].concat();

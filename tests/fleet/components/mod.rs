@@ -4,7 +4,7 @@
 //! by an alarm; invoking by component, the zero-copy class and the wake (`invoke.rs`).
 
 mod changes;
-mod invoke;
 mod inventory;
+mod invoke;
 mod rolling;
 mod setup;
