@@ -13,6 +13,7 @@ mod gate;
 mod guardrails;
 mod invocation_log;
 mod invoke;
+mod invoke_component;
 mod logs_timeline;
 mod models_latency;
 mod newcomer;
