@@ -135,8 +135,14 @@ fn the_component_classes_are_said_with_the_consoles_keys() {
         result: Err(failure),
     });
     let said: Vec<String> = app.toasts.log.iter().map(|e| e.text.clone()).collect();
-    let line = said.iter().find(|t| t.contains("no copies")).expect("the zero-copy line");
-    assert!(line.contains("Components pane (w)") && !line.contains("--wait-for-capacity"), "{line}");
+    let line = said
+        .iter()
+        .find(|t| t.contains("no copies"))
+        .expect("the zero-copy line");
+    assert!(
+        line.contains("Components pane (w)") && !line.contains("--wait-for-capacity"),
+        "{line}"
+    );
     app.toasts = Toasts::default();
     let screen = tui::render(&mut app, 120, 30);
     assert!(screen.contains("no_capacity"), "{screen}");

@@ -386,3 +386,47 @@ async fn the_agent_asks_its_llm_through_a_component() {
     assert_eq!(r.code, 9, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("pass --inference-component"), "{}", r.stdout);
 }
+
+#[tokio::test]
+async fn prewarm_warms_a_component_and_says_when_it_is_at_zero() {
+    let sb = sandbox().await;
+    components(&sb).await;
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let audit = audit.to_str().unwrap();
+    let r = run_cli(
+        &sb,
+        &[
+            "prewarm",
+            "llm",
+            "--inference-component",
+            "chat",
+            "--audit-file",
+            audit,
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v = r.json();
+    assert_eq!(v["results"][0]["model"], "chat", "{v:#}");
+    assert_eq!(v["results"][0]["loaded"], true);
+    let logged = std::fs::read_to_string(audit).unwrap();
+    assert!(logged.contains(r#""inference_component":"chat""#), "{logged}");
+
+    let r = run_cli(
+        &sb,
+        &[
+            "prewarm",
+            "zero",
+            "--inference-component",
+            "idle",
+            "--audit-file",
+            audit,
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["results"][0]["error"]["class"], "no_capacity", "{}", r.stdout);
+}
