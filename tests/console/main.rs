@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_component;
 mod app;
 mod e2e;
 mod first_rows;
