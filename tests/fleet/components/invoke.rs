@@ -206,6 +206,29 @@ async fn a_component_at_zero_is_its_own_error_and_wait_for_capacity_wakes_it_aud
     assert_eq!(wake[0]["reason"], "first call of the day");
     assert_eq!(wake[1]["result"], "ok");
 
+    // The stream waits the same way: scaled in again, it is woken and streams.
+    scale_to_zero(&sm, "idle").await;
+    let stream = [
+        "invoke",
+        "zero",
+        "--inference-component",
+        "idle",
+        "--body",
+        BODY,
+        "--stream",
+        "--wait-for-capacity",
+        "--audit-file",
+        audit,
+    ];
+    let r = run_cli(&sb, &stream).await;
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("waking it") && r.stderr.contains(" parts, "),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stdout.trim().is_empty());
+
     // --wait-for-capacity goes with a component, and not with --repeat.
     let r = run_cli(&sb, &["invoke", "zero", "--body", BODY, "--wait-for-capacity"]).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -237,7 +260,12 @@ async fn components_wake_follows_to_serving_and_read_only_refuses_it() {
 
     let r = run_cli(&sb, &["--read-only", "components", "zero", "--wake", "idle", "--yes"]).await;
     assert_eq!(r.code, 5, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stderr.contains("read-only"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("components --wake changes things and read-only is on"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(copies(&sm, "idle").await, (0, 0), "nothing was sent");
 
     let r = run_cli(
