@@ -237,7 +237,8 @@ impl Fleet {
     }
 
     /// Asks for one copy of a component at zero: refused unless it is InService with the
-    /// `expected_desired` copies the operator saw; audited first. Does not follow it.
+    /// `expected_desired` copies the operator saw; audited first; a lost race when, once
+    /// accepted, the component does not want the one copy. Does not follow it.
     pub async fn wake_component(
         &self,
         component: &str,
@@ -247,24 +248,7 @@ impl Fleet {
         let audited = waker.audited;
         let _lock = audited.audit.lock_exclusive().await.map_err(GuardError::from)?;
         let now = self.component_copies(component).await?;
-        let refusal = if now.status != "InService" {
-            Some(GuardError::NotInService {
-                endpoint: component.to_string(),
-                status: now.status.clone(),
-            })
-        } else if now.desired != expected_desired {
-            Some(GuardError::Changed {
-                endpoint: component.to_string(),
-                differences: vec![Difference {
-                    variant: String::new(),
-                    field: "desired copies".into(),
-                    expected: expected_desired.to_string(),
-                    actual: now.desired.to_string(),
-                }],
-            })
-        } else {
-            None
-        };
+        let refusal = wake_refusal(&now, expected_desired);
         if let Some(err) = refusal {
             audited.refused(WAKE_ACTION, component, &err.to_string(), waker.reason.clone());
             return Err(err.into());
@@ -288,10 +272,20 @@ impl Fleet {
         match sent {
             Ok(out) => {
                 let request_id = out.request_id().map(str::to_string);
-                let audit_warning = audited
-                    .finish(&pending, Ok(request_id.clone()))
-                    .err()
-                    .map(|e| e.to_string());
+                // Accepted: the component must now want the one copy, else another writer's
+                // change landed with this one.
+                let lost = self.lost_wake(component).await;
+                let outcome = match &lost {
+                    None => Ok(request_id.clone()),
+                    Some(e) => Err(format!(
+                        "sent (request id {}), then {e}",
+                        request_id.as_deref().unwrap_or("-")
+                    )),
+                };
+                let audit_warning = audited.finish(&pending, outcome).err().map(|e| e.to_string());
+                if let Some(e) = lost {
+                    return Err(e.into());
+                }
                 Ok(WakeReport {
                     component: component.to_string(),
                     woke: true,
@@ -306,6 +300,21 @@ impl Fleet {
                 Err(err.into())
             }
         }
+    }
+
+    /// The lost race after a wake was accepted: the component does not want one copy (None when
+    /// it does, or when it cannot be read).
+    async fn lost_wake(&self, component: &str) -> Option<GuardError> {
+        let now = self.component_copies(component).await.ok()?;
+        (now.desired != 1).then(|| GuardError::LostRace {
+            endpoint: component.to_string(),
+            differences: vec![Difference {
+                variant: String::new(),
+                field: "desired copies".into(),
+                expected: "1".into(),
+                actual: now.desired.to_string(),
+            }],
+        })
     }
 
     /// Follows a component until it serves, fails, or `opts.deadline` passes since `start`;
@@ -379,6 +388,29 @@ impl Fleet {
         }
         report.last = Some(self.follow_component(component, start, opts, on_progress).await?);
         Ok(report)
+    }
+}
+
+/// Why a wake of `now` must not be sent: not InService, or not the `expected_desired` copies
+/// the operator saw.
+fn wake_refusal(now: &ComponentCopies, expected_desired: i32) -> Option<GuardError> {
+    if now.status != "InService" {
+        Some(GuardError::NotInService {
+            endpoint: now.component.clone(),
+            status: now.status.clone(),
+        })
+    } else if now.desired != expected_desired {
+        Some(GuardError::Changed {
+            endpoint: now.component.clone(),
+            differences: vec![Difference {
+                variant: String::new(),
+                field: "desired copies".into(),
+                expected: expected_desired.to_string(),
+                actual: now.desired.to_string(),
+            }],
+        })
+    } else {
+        None
     }
 }
 
