@@ -35,6 +35,24 @@ pub enum AwsError {
     /// The request was refused as invalid.
     #[error("invalid request: {0}")]
     Validation(String),
+    /// An endpoint that hosts inference components was called without naming one.
+    #[error("this endpoint hosts inference components: pass --inference-component{}", components_hint(.components))]
+    ComponentRequired {
+        /// SageMaker's message.
+        message: String,
+        /// The endpoint's components, when they could be listed.
+        components: Vec<String>,
+    },
+    /// The inference component has no copies to serve the call: it is scaled to zero.
+    #[error("inference component {} has no copies to serve the call (scaled to zero): pass --wait-for-capacity to wake it and retry, or wake it with `sagedeck components {} --wake {}`", .component.as_deref().unwrap_or("?"), .endpoint.as_deref().unwrap_or("ENDPOINT"), .component.as_deref().unwrap_or("IC"))]
+    NoCapacity {
+        /// SageMaker's message.
+        message: String,
+        /// The endpoint called, when known.
+        endpoint: Option<String>,
+        /// The component called, when known.
+        component: Option<String>,
+    },
     /// The resource does not exist.
     #[error("not found: {0}")]
     NotFound(String),
@@ -62,6 +80,13 @@ pub enum AwsError {
 
 fn status_text(s: Option<i32>) -> String {
     s.map(|s| format!("HTTP {s}")).unwrap_or_else(|| "an error".into())
+}
+
+fn components_hint(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        names => format!(" (one of: {})", names.join(", ")),
+    }
 }
 
 fn log_hint(arn: &Option<String>) -> String {
@@ -93,12 +118,27 @@ impl AwsError {
             AwsError::InternalFailure(_) => "internal_failure",
             AwsError::ServiceUnavailable(_) => "service_unavailable",
             AwsError::Validation(_) => "validation",
+            AwsError::ComponentRequired { .. } => "component_required",
+            AwsError::NoCapacity { .. } => "no_capacity",
             AwsError::NotFound(_) => "not_found",
             AwsError::AccessDenied(_) => "access_denied",
             AwsError::Timeout(_) => "timeout",
             AwsError::Network(_) => "network",
             AwsError::Config(_) => "config",
             AwsError::Other { .. } => "other",
+        }
+    }
+
+    /// Names the endpoint and component of the call that failed, for the errors that say what to
+    /// do with them (a component at zero copies).
+    pub fn for_call(self, endpoint: &str, component: Option<&str>) -> AwsError {
+        match self {
+            AwsError::NoCapacity { message, .. } => AwsError::NoCapacity {
+                message,
+                endpoint: Some(endpoint.to_string()),
+                component: component.map(str::to_string),
+            },
+            other => other,
         }
     }
 
@@ -138,6 +178,17 @@ impl AwsError {
             | "SerializationException" => {
                 if message.starts_with("Could not find") || message.contains(" not found.") {
                     AwsError::NotFound(message)
+                } else if message.contains("Inference Component Name header is required") {
+                    AwsError::ComponentRequired {
+                        message,
+                        components: Vec::new(),
+                    }
+                } else if message.contains("has no capacity to process this request") {
+                    AwsError::NoCapacity {
+                        message,
+                        endpoint: None,
+                        component: None,
+                    }
                 } else {
                     AwsError::Validation(message)
                 }
@@ -271,6 +322,40 @@ mod tests {
         assert_eq!(
             AwsError::from_code(Some("ExpiredTokenException"), None).class(),
             "access_denied"
+        );
+    }
+
+    #[test]
+    fn component_classes() {
+        let missing = AwsError::from_code(
+            Some("ValidationError"),
+            Some(
+                "Inference Component Name header is required for endpoints to which you plan to deploy inference components. Please include Inference Component Name header or consider using SageMaker models.",
+            ),
+        );
+        assert_eq!(missing.class(), "component_required");
+        let missing = match missing {
+            AwsError::ComponentRequired { message, .. } => AwsError::ComponentRequired {
+                message,
+                components: vec!["llm".into(), "adapter".into()],
+            },
+            other => other,
+        };
+        assert_eq!(
+            missing.to_string(),
+            "this endpoint hosts inference components: pass --inference-component (one of: llm, adapter)"
+        );
+        let zero = AwsError::from_code(
+            Some("ValidationError"),
+            Some("Inference Component has no capacity to process this request. ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by invoking UpdateInferenceComponentRuntimeConfig API."),
+        )
+        .for_call("ep", Some("llm"));
+        assert_eq!(zero.class(), "no_capacity");
+        assert!(!zero.retryable());
+        let text = zero.to_string();
+        assert!(
+            text.contains("--wait-for-capacity") && text.contains("components ep --wake llm"),
+            "{text}"
         );
     }
 

@@ -10,7 +10,7 @@
 //! 2. [`endpoints`] (inventory, describe, catalog, warm sets, multi-region reads) and [`invoke`]
 //!    (invocations, prewarming, the variant log);
 //! 3. [`change`] (weights, the compare-and-swap guard, the audit record);
-//! 4. [`components`] (inference components: inventory, copies, rolling updates);
+//! 4. [`components`] (inference components: inventory, copies, rolling updates, the wake);
 //! 5. [`observe`] (metrics, latency, logs, alarms, the timeline);
 //! 6. [`judge`] (statistics, the per-metric judge, the variants report);
 //! 7. [`scaling`] and [`promote`].

@@ -69,7 +69,10 @@ fn to_tool(spec: &ToolSpec) -> Tool {
     let mut meta = rmcp::model::MetaObject::new();
     meta.insert(
         "sagedeck/endpoint".into(),
-        json!({"endpoint": spec.endpoint, "target_model": spec.target_model, "target_variant": spec.target_variant}),
+        json!({
+            "endpoint": spec.endpoint, "target_model": spec.target_model, "target_variant": spec.target_variant,
+            "inference_component": spec.inference_component,
+        }),
     );
     t.with_meta(meta)
 }
@@ -81,6 +84,7 @@ fn sagemaker_block(spec: &InvokeSpec, attempts: u32, ok: Option<&InvokeResult>, 
         "invoked_variant": ok.and_then(|r| r.invoked_variant.clone()),
         "target_model": spec.target_model,
         "target_variant": spec.target_variant,
+        "inference_component": spec.inference_component,
         "attempts": attempts,
         "latency_ms": ok.map(|r| (r.latency.as_secs_f64() * 1e6).round() / 1e3),
         "total_ms": total_ms,

@@ -2,7 +2,8 @@
 //! content type (json, csv, binary as base64) and accept, an input schema, how the arguments
 //! become the request body (default: the seeds' `{"inputs": ..., "parameters": {...}}`), and how
 //! the answer is picked from the response (JSON pointers such as `/0/label`), with optional
-//! `target_model` / `target_variant` arguments. See `demo_tools.toml` for every form.
+//! `target_model` / `target_variant` arguments, and a fixed `inference_component` for an endpoint
+//! that hosts components. See `demo_tools.toml` for every form.
 
 use std::collections::BTreeMap;
 
@@ -130,6 +131,8 @@ pub struct ToolSpec {
     /// Expose a `target_variant` argument.
     #[serde(default)]
     pub target_variant_argument: bool,
+    /// The inference component to call, on an endpoint that hosts components.
+    pub inference_component: Option<String>,
     /// Retry policy overrides.
     pub retry: Option<RetrySection>,
     /// Read-only hint (default true: inference changes nothing).
@@ -295,6 +298,7 @@ impl ToolSpec {
                     "endpoint": {"type": "string"},
                     "invoked_variant": {"type": ["string", "null"]},
                     "target_model": {"type": ["string", "null"]},
+                    "inference_component": {"type": ["string", "null"]},
                     "attempts": {"type": "integer", "minimum": 1},
                     "latency_ms": {"type": "number"},
                     "total_ms": {"type": "number"},
@@ -325,6 +329,7 @@ impl ToolSpec {
             accept: self.accept.clone(),
             target_variant: pick("target_variant", self.target_variant_argument, &self.target_variant),
             target_model: pick("target_model", self.target_model_argument, &self.target_model),
+            inference_component: self.inference_component.clone(),
             ..Default::default()
         })
     }

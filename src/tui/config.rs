@@ -120,6 +120,8 @@ impl Thresholds {
 pub struct AgentDefaults {
     /// LLM endpoint.
     pub llm: Option<String>,
+    /// The inference component serving the LLM, on an endpoint that hosts components.
+    pub inference_component: Option<String>,
     /// Request shape: `messages` or `generate`.
     pub shape: Option<String>,
     /// Chat template: `chatml`, `llama3`, `mistral` or a tokenizer_config.json path.

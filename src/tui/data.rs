@@ -106,6 +106,33 @@ pub struct Data {
     pub read_only_profiles: Vec<String>,
     /// The rows listed but not described yet, or whose describe failed.
     pub undescribed: crate::tui::described::Undescribed,
+    /// The inference components of IC endpoints as last read, by endpoint (the Components pane
+    /// shows them, the Variants header names them).
+    pub components: HashMap<String, ComponentsRead>,
+}
+
+/// One read of an inference-components endpoint: its components, described, and their metrics.
+#[derive(Debug, Clone, Default)]
+pub struct ComponentsRead {
+    /// The components, by name.
+    pub components: Vec<crate::aws::components::Component>,
+    /// Their metrics over the last [`ComponentsRead::WINDOW`] (None when the read failed: see
+    /// `metrics_error`).
+    pub metrics: Option<MetricsSnapshot>,
+    /// Why the metrics could not be read.
+    pub metrics_error: Option<String>,
+    /// When it was read (epoch seconds).
+    pub at: f64,
+}
+
+impl ComponentsRead {
+    /// The window of the components' metrics.
+    pub const WINDOW: Duration = Duration::from_secs(900);
+
+    /// The component with this name.
+    pub fn component(&self, name: &str) -> Option<&crate::aws::components::Component> {
+        self.components.iter().find(|c| c.name == name)
+    }
 }
 
 /// A p99 figure with what it describes: the last complete period and its sample count.
@@ -163,6 +190,7 @@ impl Data {
         self.catalogs.clear();
         self.catalog_errors.clear();
         self.models.clear();
+        self.components.clear();
         self.weights_progress = None;
     }
 

@@ -80,6 +80,7 @@ fn fleet_samples(kind: FleetKind, endpoint: String) -> Vec<FleetJob> {
             prefix: "s3://b/p/".into(),
         }],
         FleetKind::ScalingView => vec![FleetJob::ScalingView { endpoint }],
+        FleetKind::Components => vec![FleetJob::Components { endpoint }],
         FleetKind::Alarms => vec![FleetJob::Alarms],
         FleetKind::Logs => vec![FleetJob::Logs {
             query: sagedeck::aws::observe::logs::LogQuery {
@@ -139,6 +140,16 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
             reason: None,
         }],
         GuardKind::ChangeScaling => scaling_samples(&endpoint),
+        GuardKind::SetCopies => [(1, 2, false), (0, 1, true)]
+            .map(|(seen, copies, wake)| GuardJob::SetCopies {
+                endpoint: endpoint.clone(),
+                component: "llm".into(),
+                seen,
+                copies,
+                wake,
+                reason: None,
+            })
+            .to_vec(),
         GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
     }
 }

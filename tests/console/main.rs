@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_component;
 mod app;
 mod e2e;
 mod first_rows;
@@ -13,6 +14,7 @@ mod gate;
 mod guardrails;
 mod invocation_log;
 mod invoke;
+mod invoke_component;
 mod logs_timeline;
 mod models_latency;
 mod newcomer;

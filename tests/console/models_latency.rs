@@ -109,6 +109,7 @@ fn snapshot(variants: Vec<VariantMetrics>, window: Duration) -> MetricsSnapshot 
         end: END,
         period: 60,
         variants,
+        components: Vec::new(),
         queries: 0,
         calls: 1,
         warnings: vec![],

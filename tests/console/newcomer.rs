@@ -70,6 +70,7 @@ fn metrics() -> MetricsSnapshot {
             vm(MME, "AllTraffic", summary(350.0, 3000.0, 6.0)),
             vm("llm-tgi-chat", "AllTraffic", summary(95.0, 450.0, 0.0)),
         ],
+        components: Vec::new(),
         queries: 0,
         calls: 0,
         warnings: vec![],

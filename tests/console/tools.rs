@@ -174,6 +174,7 @@ fn metrics() -> MetricsSnapshot {
         end: 900.0,
         period: 60,
         variants: vec![vm("Stable", 38.5), vm("Canary", 41.2)],
+        components: Vec::new(),
         queries: 2,
         calls: 1,
         warnings: vec![],

@@ -76,6 +76,7 @@ fn metrics() -> MetricsSnapshot {
             vm("Stable", summary(12.4, 31.0, 8_850.0, 2.0)),
             vm("Canary", summary(14.9, 48.6, 1_150.0, 23.0)),
         ],
+        components: Vec::new(),
         queries: 18,
         calls: 1,
         warnings: vec![],

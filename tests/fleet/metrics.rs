@@ -9,8 +9,8 @@ use sagedeck::aws::RetryPolicy;
 use sagedeck::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
 use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::aws::observe::metrics::{
-    MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, Series, VariantMetrics, VariantSummary, summarize,
-    summarize_until,
+    MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, NS_INFERENCE_COMPONENTS, Series, VariantMetrics,
+    VariantSummary, summarize, summarize_until,
 };
 use sagedeck::sandbox::SandboxConfig;
 
@@ -329,4 +329,93 @@ fn summary_rates_and_ratios() {
         (partial.latest_period_start, partial.latest_samples),
         (Some(0.0), Some(30.0))
     );
+}
+
+#[test]
+fn components_join_the_plan_with_their_own_dimension() {
+    let eps = vec![endpoint("ep", &["AllTraffic"], false)];
+    let window = Duration::from_secs(3600);
+    let components = [
+        ("ic-ep".to_string(), "llm".to_string()),
+        ("ic-ep".into(), "adapter".into()),
+    ];
+    let plan = MetricsPlan::for_endpoints(&eps, window, 60).with_components(&components);
+    assert_eq!(plan.queries.len(), 9 + 2 * 10, "ten queries per component");
+    assert_eq!(
+        plan.calls_needed(),
+        1,
+        "in the same GetMetricData call as the variants'"
+    );
+    let of_llm: Vec<_> = plan
+        .queries
+        .iter()
+        .filter(|q| q.component.as_deref() == Some("llm"))
+        .collect();
+    assert_eq!(of_llm.len(), 10);
+    assert!(of_llm.iter().all(|q| q.endpoint == "ic-ep" && q.variant.is_empty()));
+    let namespaces: Vec<&str> = of_llm.iter().map(|q| q.metric.namespace()).collect();
+    assert!(namespaces.contains(&NS_INFERENCE_COMPONENTS) && namespaces.contains(&"AWS/SageMaker"));
+    assert!(plan.queries.iter().take(9).all(|q| q.component.is_none()));
+}
+
+/// Records `value` on `/aws/sagemaker/InferenceComponents` `name` for `component`, at each of
+/// `times`.
+async fn put_utilization(c: &aws_sdk_cloudwatch::Client, component: &str, name: &str, value: f64, times: &[f64]) {
+    use aws_sdk_cloudwatch::types::{Dimension, MetricDatum};
+    let mut put = c.put_metric_data().namespace(NS_INFERENCE_COMPONENTS);
+    for t in times {
+        let dim = Dimension::builder()
+            .name("InferenceComponentName")
+            .value(component)
+            .build();
+        put = put.metric_data(
+            MetricDatum::builder()
+                .metric_name(name)
+                .dimensions(dim)
+                .timestamp(aws_smithy_types::DateTime::from_secs_f64(*t))
+                .value(value)
+                .build(),
+        );
+    }
+    put.send().await.expect("PutMetricData succeeds");
+}
+
+#[tokio::test]
+async fn component_utilization_comes_back_by_component() {
+    let sb = sandbox_with(SandboxConfig::for_tests()).await;
+    let f = fleet(&sb).await;
+    let cw = aws_sdk_cloudwatch::Client::new(&crate::common::sdk_config(&sb).await);
+    let end = SystemTime::now();
+    let now = end.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs_f64();
+    let minutes = [now - 600.0, now - 300.0, now - 180.0];
+    put_utilization(&cw, "llm", "CPUUtilizationNormalized", 42.0, &minutes).await;
+    put_utilization(&cw, "llm", "MemoryUtilizationNormalized", 70.0, &minutes).await;
+    put_utilization(&cw, "adapter", "CPUUtilizationNormalized", 5.0, &minutes).await;
+    let components = [
+        ("ic-ep".to_string(), "llm".to_string()),
+        ("ic-ep".into(), "adapter".into()),
+    ];
+    let window = Duration::from_secs(3600);
+    let plan = MetricsPlan::for_endpoints(&[], window, 60).with_components(&components);
+    let snap = f.fetch_metrics(&plan, end).await.unwrap();
+    assert_eq!(snap.calls, 1);
+    assert!(snap.warnings.is_empty(), "{:?}", snap.warnings);
+    let llm = snap.component("ic-ep", "llm").unwrap();
+    assert_eq!(llm.summary.cpu_utilization, Some(42.0));
+    assert_eq!(llm.summary.memory_utilization, Some(70.0));
+    assert_eq!(llm.summary.gpu_utilization, None, "a CPU component has no GPU figure");
+    assert_eq!(
+        llm.series(Metric::CpuUtilizationNormalized, "Average")
+            .unwrap()
+            .values
+            .len(),
+        3
+    );
+    let adapter = snap.component("ic-ep", "adapter").unwrap();
+    assert_eq!(
+        adapter.summary.cpu_utilization,
+        Some(5.0),
+        "each component its own series"
+    );
+    assert_eq!(adapter.summary.invocations, 0.0);
 }

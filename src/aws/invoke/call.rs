@@ -36,6 +36,8 @@ pub struct InvokeSpec {
     pub custom_attributes: Option<String>,
     /// Inference id for data capture.
     pub inference_id: Option<String>,
+    /// The inference component to call, on an endpoint that hosts components.
+    pub inference_component: Option<String>,
 }
 
 /// A successful invocation.
@@ -140,10 +142,11 @@ impl Fleet {
                     .set_target_model(spec.target_model.clone())
                     .set_custom_attributes(spec.custom_attributes.clone())
                     .set_inference_id(spec.inference_id.clone())
+                    .set_inference_component_name(spec.inference_component.clone())
                     .body(Blob::new(spec.body.clone()))
                     .send()
                     .await
-                    .map_err(classify)?;
+                    .map_err(|e| classify(e).for_call(&spec.endpoint, spec.inference_component.as_deref()))?;
                 Ok((out, t.elapsed()))
             })
             .await;
@@ -160,7 +163,7 @@ impl Fleet {
                 retried: run.retried.iter().map(|e| e.class().to_string()).collect(),
             }),
             Err(error) => Err(InvokeFailure {
-                error,
+                error: self.name_components(error, &spec.endpoint).await,
                 attempts: run.attempts,
                 total,
             }),
@@ -174,7 +177,7 @@ impl Fleet {
         mut on_part: impl FnMut(&[u8]),
     ) -> Result<StreamSummary, AwsError> {
         let start = Instant::now();
-        let mut out = self
+        let out = self
             .runtime
             .invoke_endpoint_with_response_stream()
             .endpoint_name(&spec.endpoint)
@@ -183,10 +186,15 @@ impl Fleet {
             .set_target_variant(spec.target_variant.clone())
             .set_custom_attributes(spec.custom_attributes.clone())
             .set_inference_id(spec.inference_id.clone())
+            .set_inference_component_name(spec.inference_component.clone())
             .body(Blob::new(spec.body.clone()))
             .send()
             .await
-            .map_err(AwsError::from_sdk)?;
+            .map_err(|e| AwsError::from_sdk(e).for_call(&spec.endpoint, spec.inference_component.as_deref()));
+        let mut out = match out {
+            Ok(out) => out,
+            Err(e) => return Err(self.name_components(e, &spec.endpoint).await),
+        };
         let mut summary = StreamSummary {
             invoked_variant: out.invoked_production_variant.clone(),
             content_type: out.content_type.clone(),
@@ -211,6 +219,32 @@ impl Fleet {
         }
         summary.total = start.elapsed();
         Ok(summary)
+    }
+}
+
+impl Fleet {
+    /// An endpoint called without a component: the error names the endpoint's components
+    /// (one ListInferenceComponents page, 5 s at most; none when it does not answer).
+    async fn name_components(&self, error: AwsError, endpoint: &str) -> AwsError {
+        let AwsError::ComponentRequired { message, .. } = error else {
+            return error;
+        };
+        let list = self
+            .sagemaker
+            .list_inference_components()
+            .endpoint_name_equals(endpoint)
+            .max_results(20)
+            .send();
+        let mut components: Vec<String> = match tokio::time::timeout(Duration::from_secs(5), list).await {
+            Ok(Ok(out)) => out
+                .inference_components()
+                .iter()
+                .filter_map(|c| c.inference_component_name().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        components.sort();
+        AwsError::ComponentRequired { message, components }
     }
 }
 

@@ -35,6 +35,9 @@ pub struct PrewarmOptions {
     pub backoff_base: Duration,
     /// Largest backoff ceiling (default 5 s).
     pub backoff_cap: Duration,
+    /// The inference component every warm-up calls; with no models, the component itself is
+    /// warmed with one call.
+    pub inference_component: Option<String>,
 }
 
 impl Default for PrewarmOptions {
@@ -48,6 +51,7 @@ impl Default for PrewarmOptions {
             accept: None,
             backoff_base: Duration::from_millis(500),
             backoff_cap: Duration::from_secs(5),
+            inference_component: None,
         }
     }
 }
@@ -181,7 +185,7 @@ pub struct PrewarmReport {
 
 impl Fleet {
     /// Invokes each model of an MME once (duplicates once), `opts.concurrency` at a time, and
-    /// reports each. Fails as a whole only when no warm-up body can be found; every AWS failure
+    /// reports each (no models and `opts.inference_component`: the component, once). Fails as a whole only when no warm-up body can be found; every AWS failure
     /// is the model's own result. Progress goes to `progress` when given.
     pub async fn prewarm(
         &self,
@@ -192,29 +196,32 @@ impl Fleet {
     ) -> Result<PrewarmReport, AwsError> {
         let start = Instant::now();
         let body = opts.warmup_body()?;
-        let mut unique: Vec<&String> = Vec::with_capacity(models.len());
+        let mut unique: Vec<Option<String>> = Vec::with_capacity(models.len());
         for m in models {
-            if !unique.contains(&m) {
-                unique.push(m);
+            if !unique.iter().flatten().any(|u| u == m) {
+                unique.push(Some(m.clone()));
             }
         }
+        if unique.is_empty() && opts.inference_component.is_some() {
+            unique.push(None);
+        }
         let body = &body;
-        let mut indexed: Vec<(usize, PrewarmResult)> =
-            futures_util::stream::iter(unique.into_iter().cloned().enumerate())
-                .map(|(i, model)| async move {
-                    let spec = InvokeSpec {
-                        endpoint: endpoint.to_string(),
-                        body: body.clone(),
-                        content_type: opts.content_type.clone(),
-                        accept: opts.accept.clone(),
-                        target_model: Some(model),
-                        ..Default::default()
-                    };
-                    (i, self.prewarm_one(&spec, opts, progress).await)
-                })
-                .buffer_unordered(opts.concurrency.max(1))
-                .collect()
-                .await;
+        let mut indexed: Vec<(usize, PrewarmResult)> = futures_util::stream::iter(unique.into_iter().enumerate())
+            .map(|(i, model)| async move {
+                let spec = InvokeSpec {
+                    endpoint: endpoint.to_string(),
+                    body: body.clone(),
+                    content_type: opts.content_type.clone(),
+                    accept: opts.accept.clone(),
+                    target_model: model,
+                    inference_component: opts.inference_component.clone(),
+                    ..Default::default()
+                };
+                (i, self.prewarm_one(&spec, opts, progress).await)
+            })
+            .buffer_unordered(opts.concurrency.max(1))
+            .collect()
+            .await;
         indexed.sort_by_key(|(i, _)| *i);
         let results: Vec<PrewarmResult> = indexed.into_iter().map(|(_, r)| r).collect();
         let count = |s: PrewarmStatus| results.iter().filter(|r| r.status == s).count();
@@ -235,7 +242,9 @@ impl Fleet {
         opts: &PrewarmOptions,
         progress: Option<&UnboundedSender<PrewarmEvent>>,
     ) -> PrewarmResult {
-        let model = spec.target_model.clone().unwrap_or_default();
+        let model = (spec.target_model.clone())
+            .or_else(|| spec.inference_component.clone())
+            .unwrap_or_default();
         let emit = |e: PrewarmEvent| {
             if let Some(tx) = progress {
                 let _ = tx.send(e);

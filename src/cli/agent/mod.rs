@@ -88,6 +88,9 @@ pub struct AgentArgs {
     /// TargetModel of the LLM calls (multi-model endpoints).
     #[arg(long, value_name = "MODEL")]
     pub target_model: Option<String>,
+    /// The inference component serving the LLM, on an endpoint that hosts components.
+    #[arg(long, value_name = "IC")]
+    pub inference_component: Option<String>,
     /// Seconds a tool call may go without an answer or progress.
     #[arg(long, default_value_t = 60.0, value_name = "S")]
     pub tool_timeout: f64,
@@ -169,6 +172,7 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         llm,
         target_variant: a.target_variant.clone(),
         target_model: a.target_model.clone(),
+        inference_component: a.inference_component.clone().or(d.inference_component.clone()),
         shape,
         template,
         native_tools: a.native_tools,

@@ -1,17 +1,20 @@
-//! `sagedeck invoke ENDPOINT [--body JSON | --body-file FILE] ... [--repeat N] [--stream]`.
+//! `sagedeck invoke ENDPOINT [--body JSON | --body-file FILE] ... [--repeat N] [--stream]
+//! [--inference-component IC [--wait-for-capacity] [--deadline 15m]]`.
 
 use crate::format::body_text;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use base64::Engine;
 use clap::Args;
 use serde_json::json;
 
-use crate::aws::RetryPolicy;
-use crate::aws::invoke::call::{InvokeSpec, is_json, validate_body};
+use crate::aws::invoke::call::{InvokeFailure, InvokeSpec, is_json, validate_body};
 use crate::aws::observe::latency::LatencyStats;
+use crate::aws::{AwsError, RetryPolicy};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, Exit, exit_code};
+use crate::cli::fleet::capacity::retry_at_zero;
 use crate::cli::output::{outln, print_json, write_raw};
 
 /// `sagedeck invoke`.
@@ -43,6 +46,16 @@ pub struct InvokeArgs {
     /// Inference id.
     #[arg(long)]
     pub inference_id: Option<String>,
+    /// The inference component to call, on an endpoint that hosts components.
+    #[arg(long, value_name = "IC")]
+    pub inference_component: Option<String>,
+    /// When the component is at zero copies: wake it (the wake is audited), show its progress
+    /// until it serves, then call again, within --deadline.
+    #[arg(long, requires = "inference_component")]
+    pub wait_for_capacity: bool,
+    /// How long --wait-for-capacity may wait (90s, 15m, 1h).
+    #[arg(long, default_value = "15m", value_parser = crate::format::parse_duration, requires = "wait_for_capacity")]
+    pub deadline: Duration,
     /// Invoke N times and report p50/p95/p99 and the variant split.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
@@ -91,6 +104,11 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> CmdResult {
     if args.stream && (args.repeat > 1 || args.target_model.is_some()) {
         return Err(Exit::usage("--stream takes neither --repeat nor --target-model"));
     }
+    if args.wait_for_capacity && args.repeat > 1 {
+        return Err(Exit::usage(
+            "--wait-for-capacity takes no --repeat (wake the component first with `sagedeck components ENDPOINT --wake IC --wait`)",
+        ));
+    }
     let spec = InvokeSpec {
         endpoint: args.endpoint.clone(),
         body,
@@ -100,38 +118,48 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> CmdResult {
         target_model: args.target_model.clone(),
         custom_attributes: args.custom_attributes.clone(),
         inference_id: args.inference_id.clone(),
+        inference_component: args.inference_component.clone(),
     };
+    let wait = args.wait_for_capacity.then_some(args.deadline);
     let fleet = g.connect().await?;
     if args.stream {
-        return stream(g, &fleet, &spec).await;
+        return stream(g, &fleet, &spec, wait).await;
     }
     let policy = RetryPolicy {
         max_attempts: args.max_attempts.max(1),
         ..Default::default()
     };
     if args.repeat == 1 {
-        return once(g, &fleet, &spec, &policy).await;
+        return once(g, &fleet, &spec, &policy, wait).await;
     }
     repeat(g, &fleet, &spec, &policy, args.repeat).await
 }
 
 /// `--stream`: the parts as they arrive on stdout (or collected, with `--json`), a summary on
 /// stderr.
-async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec) -> CmdResult {
+async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, wait: Option<Duration>) -> CmdResult {
     let json_out = g.json;
-    let mut parts = Vec::new();
+    let parts = std::cell::RefCell::new(Vec::new());
     // A closed output is noticed at the next part and ends the command once the stream does.
-    let r = fleet
-        .invoke_stream(spec, |p| {
-            if json_out {
-                parts.push(String::from_utf8_lossy(p).into_owned());
-            } else {
-                let _ = write_raw(p);
-            }
-        })
-        .await;
+    // A component at zero refuses the call before any part, so a retry starts clean.
+    let r = retry_at_zero(
+        g,
+        fleet,
+        wait,
+        |e: &AwsError| e,
+        || {
+            fleet.invoke_stream(spec, |p| {
+                if json_out {
+                    parts.borrow_mut().push(String::from_utf8_lossy(p).into_owned());
+                } else {
+                    let _ = write_raw(p);
+                }
+            })
+        },
+    )
+    .await?;
     match r {
-        Ok(s) if json_out => print_json(&json!({ "stream": s, "parts": parts })),
+        Ok(s) if json_out => print_json(&json!({ "stream": s, "parts": parts.into_inner() })),
         Ok(s) => {
             eprintln!(
                 "\nsagedeck: {} parts, {} bytes from variant {} in {:.1} ms",
@@ -146,14 +174,25 @@ async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec) ->
     }
 }
 
+fn failure_error(f: &InvokeFailure) -> &AwsError {
+    &f.error
+}
+
 /// One invocation (with its retries): the body on stdout, variant, latency and attempts on
 /// stderr.
-async fn once(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, policy: &RetryPolicy) -> CmdResult {
-    match fleet.invoke(spec, policy).await {
+async fn once(
+    g: &GlobalArgs,
+    fleet: &crate::aws::Fleet,
+    spec: &InvokeSpec,
+    policy: &RetryPolicy,
+    wait: Option<Duration>,
+) -> CmdResult {
+    match retry_at_zero(g, fleet, wait, failure_error, || fleet.invoke(spec, policy)).await? {
         Ok(r) => {
             if g.json {
                 print_json(&json!({
-                    "endpoint": spec.endpoint, "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
+                    "endpoint": spec.endpoint, "inference_component": spec.inference_component,
+                    "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
                 }))?;
             } else {
                 outln!("{}", body_text(r.content_type.as_deref(), &r.body))?;

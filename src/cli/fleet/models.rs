@@ -78,6 +78,9 @@ pub struct PrewarmArgs {
     /// A first answer at least this slow (ms) counts as a cold load.
     #[arg(long, default_value_t = 1000)]
     pub cold_threshold_ms: u64,
+    /// The inference component to warm (with no models named: the component itself, once).
+    #[arg(long, value_name = "IC")]
+    pub inference_component: Option<String>,
 }
 
 /// Describes `endpoint`, refuses anything but a multi-model endpoint (exit 2) and lists its
@@ -193,6 +196,11 @@ fn prewarm_code(errors: &[&AwsError]) -> i32 {
 
 /// Runs `prewarm`.
 pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
+    let component_only =
+        args.inference_component.is_some() && args.models.is_empty() && !args.all && args.from.is_none();
+    if component_only {
+        return prewarm_component(g, args).await;
+    }
     if args.models.is_empty() && !args.all && args.from.is_none() {
         return Err(Exit::usage(
             "name the models to prewarm, or pass --all or --from FILE (see `sagedeck models ENDPOINT`)",
@@ -248,6 +256,27 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
     }
 }
 
+/// `prewarm ENDPOINT --inference-component IC`: one audited warm-up call to the component.
+async fn prewarm_component(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
+    if args.watch {
+        return Err(Exit::usage(
+            "--watch re-prewarms evicted MME models; a component is warmed once (name its models to watch them)",
+        ));
+    }
+    let opts = prewarm_options(&args).map_err(Exit::usage)?;
+    let fleet = g.connect().await?;
+    let info = fleet
+        .describe_endpoint_info(&args.endpoint, &AtomicUsize::new(0))
+        .await?;
+    if info.status != "InService" {
+        let (endpoint, status) = (args.endpoint.clone(), info.status);
+        return Err(GuardError::NotInService { endpoint, status }.into());
+    }
+    let audited = g.audited(&fleet).await?;
+    let code = prewarm_round(g, &fleet, &audited, &args, &[], &opts).await?;
+    if code == EXIT_OK { Ok(()) } else { Err(Exit::code(code)) }
+}
+
 /// The prewarm's options from the flags; why not, when no warm-up payload can be built.
 fn prewarm_options(args: &PrewarmArgs) -> Result<PrewarmOptions, String> {
     let opts = PrewarmOptions {
@@ -257,6 +286,7 @@ fn prewarm_options(args: &PrewarmArgs) -> Result<PrewarmOptions, String> {
         body: warmup_body(args)?,
         content_type: args.content_type.clone(),
         accept: args.accept.clone(),
+        inference_component: args.inference_component.clone(),
         ..Default::default()
     };
     if opts.warmup_body().is_err() {
@@ -305,7 +335,7 @@ async fn prewarm_round(
             action: "prewarm".into(),
             target: args.endpoint.clone(),
             before: serde_json::Value::Null,
-            after: serde_json::json!({ "models": models, "watch": args.watch }),
+            after: serde_json::json!({ "models": models, "inference_component": args.inference_component, "watch": args.watch }),
             reason: g.reason.clone(),
         })
         .map_err(Exit::refused)?;

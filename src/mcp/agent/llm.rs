@@ -18,6 +18,7 @@ impl Agent {
             accept: Some("application/json".into()),
             target_variant: self.config.target_variant.clone(),
             target_model: self.config.target_model.clone(),
+            inference_component: self.config.inference_component.clone(),
             ..Default::default()
         };
         if !self.config.stream {

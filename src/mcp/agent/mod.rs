@@ -152,6 +152,8 @@ pub struct AgentConfig {
     pub target_variant: Option<String>,
     /// TargetModel for the LLM calls (multi-model endpoints).
     pub target_model: Option<String>,
+    /// The inference component serving the LLM, on an endpoint that hosts components.
+    pub inference_component: Option<String>,
     /// Request shape.
     pub shape: Shape,
     /// Chat template (generate shape).
@@ -188,6 +190,7 @@ impl Default for AgentConfig {
             llm: String::new(),
             target_variant: None,
             target_model: None,
+            inference_component: None,
             shape: Shape::Messages,
             template: Template::Chatml,
             native_tools: false,

@@ -184,6 +184,24 @@ pub enum AppEvent {
         /// The view, or why it could not be read.
         result: Result<Box<crate::aws::scaling::view::ScalingView>, AwsError>,
     },
+    /// An inference-components endpoint's components and their metrics
+    /// ([`FleetJob::Components`]).
+    Components {
+        /// Endpoint.
+        endpoint: String,
+        /// The read, or why the components could not be listed.
+        result: Result<Box<crate::tui::data::ComponentsRead>, AwsError>,
+    },
+    /// A copy-count change ended ([`GuardJob::SetCopies`]): the component as described after
+    /// it was sent, or the refusal (it changed since it was read) or the error.
+    CopiesSet {
+        /// Endpoint.
+        endpoint: String,
+        /// Component.
+        component: String,
+        /// The component after the change was accepted, or why nothing was sent.
+        result: Result<Box<crate::aws::components::Component>, String>,
+    },
     /// An autoscaling change ended: the request ids, or the refusal (every difference when the
     /// variant changed since it was read) or the error.
     ScalingChanged {

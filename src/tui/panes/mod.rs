@@ -84,6 +84,7 @@ panes! {
     Logs => logs: LogsPane,
     Timeline => timeline: TimelinePane,
     Scaling => scaling: ScalingPane,
+    Components => components: ComponentsPane,
 }
 
 impl Tab {

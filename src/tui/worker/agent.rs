@@ -34,6 +34,7 @@ pub fn agent_config(s: &AgentDefaults, llm: String) -> Result<AgentConfig, Strin
     };
     Ok(AgentConfig {
         llm,
+        inference_component: s.inference_component.clone(),
         shape,
         template: Template::named(s.template.as_deref().unwrap_or("chatml"))?,
         approval,

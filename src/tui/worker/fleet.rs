@@ -37,6 +37,10 @@ pub(super) fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: FleetJob, e
             follow,
             result: Err(e),
         },
+        FleetJob::Components { endpoint } => AppEvent::Components {
+            endpoint,
+            result: Err(e),
+        },
         FleetJob::Alarms => AppEvent::Alarms(Err(e.to_string())),
         FleetJob::ScalingView { endpoint } => AppEvent::Scaling {
             endpoint,
@@ -61,6 +65,33 @@ async fn describe(
     let variants: Vec<String> = info.variants.iter().map(|v| v.name.clone()).collect();
     let acts = f.scaling_activities(endpoint, &variants, 10).await.unwrap_or_default();
     Ok((info, acts))
+}
+
+/// An inference-components endpoint's components, described, and their metrics: one plan of
+/// every component's queries (a failed metrics read keeps the components, with its error).
+async fn components(f: &Fleet, endpoint: &str) -> Result<crate::tui::data::ComponentsRead, AwsError> {
+    use crate::tui::data::ComponentsRead;
+    let components = f.list_components(Some(endpoint)).await?;
+    let names: Vec<(String, String)> = components
+        .iter()
+        .map(|c| (endpoint.to_string(), c.name.clone()))
+        .collect();
+    let window = ComponentsRead::WINDOW;
+    let plan = MetricsPlan::for_endpoints(&[], window, MetricsPlan::period_for(window)).with_components(&names);
+    let end = std::time::SystemTime::now();
+    let (metrics, metrics_error) = match f.fetch_metrics(&plan, end).await {
+        Ok(m) => (Some(m), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    Ok(ComponentsRead {
+        components,
+        metrics,
+        metrics_error,
+        at: end
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0),
+    })
 }
 
 /// Invokes `spec` `repeat` times (at least once), each with its retries and time limit, each
@@ -138,6 +169,13 @@ pub(super) async fn run(
         FleetJob::ScalingView { endpoint } => {
             let r = within(limits.metrics, "the autoscaling view", f.scaling_view(&endpoint, now())).await;
             send(AppEvent::Scaling {
+                endpoint,
+                result: r.map(Box::new),
+            });
+        }
+        FleetJob::Components { endpoint } => {
+            let r = within(limits.metrics, "reading the components", components(f, &endpoint)).await;
+            send(AppEvent::Components {
                 endpoint,
                 result: r.map(Box::new),
             });

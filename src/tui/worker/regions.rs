@@ -155,6 +155,7 @@ impl Fleets {
                     end: 0.0,
                     period: MetricsPlan::period_for(window),
                     variants: Vec::new(),
+                    components: Vec::new(),
                     queries: 0,
                     calls: 0,
                     warnings: Vec::new(),

@@ -10,6 +10,7 @@ use aws_sdk_cloudwatch::types::{
 use aws_smithy_types::DateTime;
 use futures_util::StreamExt;
 
+use super::components::{ComponentMetrics, ComponentSummary, summarize_component};
 use super::plan::{CALL_CONCURRENCY, MAX_PAGES, MAX_QUERIES_PER_CALL, MetricsPlan, PlannedQuery, series_name};
 use super::summary::{MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize_until};
 use crate::aws::config::Fleet;
@@ -19,10 +20,14 @@ fn to_sdk(q: &PlannedQuery, period: i32) -> MetricDataQuery {
     let dim = |n: &str, v: &str| Dimension::builder().name(n).value(v).build();
     let metric = CwMetric::builder()
         .namespace(q.metric.namespace())
-        .metric_name(q.metric.cloudwatch_name())
-        .dimensions(dim("EndpointName", &q.endpoint))
-        .dimensions(dim("VariantName", &q.variant))
-        .build();
+        .metric_name(q.metric.cloudwatch_name());
+    let metric = match &q.component {
+        Some(component) => metric.dimensions(dim("InferenceComponentName", component)),
+        None => metric
+            .dimensions(dim("EndpointName", &q.endpoint))
+            .dimensions(dim("VariantName", &q.variant)),
+    }
+    .build();
     MetricDataQuery::builder()
         .id(&q.id)
         .metric_stat(MetricStat::builder().metric(metric).period(period).stat(q.stat).build())
@@ -78,8 +83,9 @@ fn merge_batches(outcomes: Vec<BatchOutcome>, queries: usize) -> Result<MergedBa
 }
 
 /// One [`VariantMetrics`] per variant of the plan, its series built from the datapoints of its
-/// queries (`points`, by plan index); summaries are left at their default.
-fn variants_with_series(plan: &MetricsPlan, points: Vec<Vec<(f64, f64)>>) -> Vec<VariantMetrics> {
+/// queries (`points`, by plan index); summaries are left at their default. The components'
+/// queries are left to [`components_with_series`].
+fn variants_with_series(plan: &MetricsPlan, points: &[Vec<(f64, f64)>]) -> Vec<VariantMetrics> {
     let mut variants: Vec<VariantMetrics> = plan
         .variants
         .iter()
@@ -92,14 +98,40 @@ fn variants_with_series(plan: &MetricsPlan, points: Vec<Vec<(f64, f64)>>) -> Vec
         })
         .collect();
     let mut slot = 0;
-    for (q, p) in plan.queries.iter().zip(points) {
+    let of_variants = plan.queries.iter().zip(points).filter(|(q, _)| q.component.is_none());
+    for (q, p) in of_variants {
         while slot < variants.len() && (variants[slot].endpoint != q.endpoint || variants[slot].variant != q.variant) {
             slot += 1;
         }
         let Some(vm) = variants.get_mut(slot) else { break };
-        vm.series.insert(series_name(q.metric, q.stat), series_of(q, p));
+        vm.series.insert(series_name(q.metric, q.stat), series_of(q, p.clone()));
     }
     variants
+}
+
+/// One [`ComponentMetrics`] per inference component of the plan, its series built from the
+/// datapoints of its queries (`points`, by plan index); summaries are left at their default.
+fn components_with_series(plan: &MetricsPlan, points: &[Vec<(f64, f64)>]) -> Vec<ComponentMetrics> {
+    let mut components: Vec<ComponentMetrics> = plan
+        .components
+        .iter()
+        .map(|(endpoint, component)| ComponentMetrics {
+            endpoint: endpoint.clone(),
+            component: component.clone(),
+            summary: ComponentSummary::default(),
+            series: BTreeMap::new(),
+        })
+        .collect();
+    for (q, p) in plan.queries.iter().zip(points) {
+        let Some(name) = &q.component else { continue };
+        let slot = components
+            .iter_mut()
+            .find(|c| &c.component == name && c.endpoint == q.endpoint);
+        if let Some(cm) = slot {
+            cm.series.insert(series_name(q.metric, q.stat), series_of(q, p.clone()));
+        }
+    }
+    components
 }
 
 /// The series of one query from its datapoints: ordered by time, one value per timestamp,
@@ -133,15 +165,21 @@ impl Fleet {
             .collect()
             .await;
         let merged = merge_batches(outcomes, n)?;
-        let mut variants = variants_with_series(plan, merged.points);
+        let (end_secs, period) = (end_dt.as_secs_f64(), f64::from(plan.period));
+        let mut variants = variants_with_series(plan, &merged.points);
         for vm in &mut variants {
-            vm.summary = summarize_until(vm, plan.window, end_dt.as_secs_f64(), f64::from(plan.period));
+            vm.summary = summarize_until(vm, plan.window, end_secs, period);
+        }
+        let mut components = components_with_series(plan, &merged.points);
+        for cm in &mut components {
+            cm.summary = summarize_component(cm, plan.window, end_secs, period);
         }
         Ok(MetricsSnapshot {
             start: start_dt.as_secs_f64(),
             end: end_dt.as_secs_f64(),
             period: plan.period,
             variants,
+            components,
             queries: plan.queries.len(),
             calls: merged.calls,
             warnings: merged.warnings,
@@ -206,12 +244,12 @@ fn record_result(
     if let Some(status @ (StatusCode::InternalError | StatusCode::Forbidden)) = r.status_code() {
         let q = &plan.queries[i];
         let why: Vec<&str> = r.messages().iter().filter_map(|m| m.value()).collect();
+        let of = q.component.as_deref().unwrap_or(&q.variant);
         warnings.push(format!(
-            "{} {} of {}/{}: {} {}",
+            "{} {} of {}/{of}: {} {}",
             q.metric.cloudwatch_name(),
             q.stat,
             q.endpoint,
-            q.variant,
             status.as_str(),
             why.join("; ")
         ));

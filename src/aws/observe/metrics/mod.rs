@@ -1,16 +1,23 @@
 //! Endpoint metrics from CloudWatch: one GetMetricData plan per refresh covering every variant
 //! (latency percentiles, invocations, errors; for multi-model endpoints the cache and loading
-//! metrics and LoadedModelCount), split into calls of at most 500 queries, each following its
+//! metrics and LoadedModelCount; for inference components, by `InferenceComponentName`, their
+//! latency, calls, copies and utilization of their reservation), split into calls of at most 500 queries, each following its
 //! NextToken. Query ids are `q<N>`, the index into the plan: they satisfy CloudWatch's
 //! `^[a-z][a-zA-Z0-9_]*$`, are unique, and carry no endpoint or variant names (which may hold
 //! characters ids cannot). Latencies are converted from microseconds to milliseconds.
 
 //!
-//! The plan of queries is `plan.rs`, the calls `fetch.rs`, the figures `summary.rs`.
+//! The plan of queries is `plan.rs`, the calls `fetch.rs`, the figures `summary.rs`, those of inference
+//! components `components.rs`.
 
+mod components;
 mod fetch;
 mod plan;
 mod summary;
 
-pub use plan::{MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, NS_SAGEMAKER, PlannedQuery, series_name};
+pub use components::{ComponentMetrics, ComponentSummary, summarize_component};
+pub use plan::{
+    MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, NS_INFERENCE_COMPONENTS, NS_SAGEMAKER, PlannedQuery,
+    series_name,
+};
 pub use summary::{MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize, summarize_until};

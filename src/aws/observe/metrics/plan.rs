@@ -11,6 +11,8 @@ use crate::aws::endpoints::inventory::EndpointInfo;
 pub const NS_SAGEMAKER: &str = "AWS/SageMaker";
 /// Namespace of the instance metrics (LoadedModelCount, utilisation).
 pub const NS_ENDPOINTS: &str = "/aws/sagemaker/Endpoints";
+/// Namespace of the inference components' utilization metrics (of their reservation).
+pub const NS_INFERENCE_COMPONENTS: &str = "/aws/sagemaker/InferenceComponents";
 /// CloudWatch's limit of queries per GetMetricData call.
 pub const MAX_QUERIES_PER_CALL: usize = 500;
 /// GetMetricData calls of one refresh in flight at once.
@@ -42,6 +44,16 @@ pub enum Metric {
     ModelLoadingTime,
     /// MME: models loaded, per instance.
     LoadedModelCount,
+    /// Inference component: invocations per copy.
+    InvocationsPerCopy,
+    /// Inference component: calls refused because it had no copy.
+    NoCapacityInvocationFailures,
+    /// Inference component: CPU used, in % of its reservation.
+    CpuUtilizationNormalized,
+    /// Inference component: accelerators used, in % of its reservation.
+    GpuUtilizationNormalized,
+    /// Inference component: memory used, in % of its reservation.
+    MemoryUtilizationNormalized,
 }
 
 impl Metric {
@@ -58,6 +70,11 @@ impl Metric {
             Metric::ModelDownloadingTime => "ModelDownloadingTime",
             Metric::ModelLoadingTime => "ModelLoadingTime",
             Metric::LoadedModelCount => "LoadedModelCount",
+            Metric::InvocationsPerCopy => "InvocationsPerCopy",
+            Metric::NoCapacityInvocationFailures => "NoCapacityInvocationFailures",
+            Metric::CpuUtilizationNormalized => "CPUUtilizationNormalized",
+            Metric::GpuUtilizationNormalized => "GPUUtilizationNormalized",
+            Metric::MemoryUtilizationNormalized => "MemoryUtilizationNormalized",
         }
     }
 
@@ -65,6 +82,9 @@ impl Metric {
     pub fn namespace(self) -> &'static str {
         match self {
             Metric::LoadedModelCount => NS_ENDPOINTS,
+            Metric::CpuUtilizationNormalized
+            | Metric::GpuUtilizationNormalized
+            | Metric::MemoryUtilizationNormalized => NS_INFERENCE_COMPONENTS,
             _ => NS_SAGEMAKER,
         }
     }
@@ -94,6 +114,11 @@ impl Metric {
             Metric::ModelDownloadingTime => "model_downloading_time",
             Metric::ModelLoadingTime => "model_loading_time",
             Metric::LoadedModelCount => "loaded_model_count",
+            Metric::InvocationsPerCopy => "invocations_per_copy",
+            Metric::NoCapacityInvocationFailures => "no_capacity_invocation_failures",
+            Metric::CpuUtilizationNormalized => "cpu_utilization_normalized",
+            Metric::GpuUtilizationNormalized => "gpu_utilization_normalized",
+            Metric::MemoryUtilizationNormalized => "memory_utilization_normalized",
         }
     }
 }
@@ -121,6 +146,20 @@ const MME_QUERIES: [(Metric, &str); 6] = [
     (Metric::LoadedModelCount, "Average"),
 ];
 
+/// Queries of every inference component (dimension `InferenceComponentName` only).
+const COMPONENT_QUERIES: [(Metric, &str); 10] = [
+    (Metric::ModelLatency, "p50"),
+    (Metric::ModelLatency, "p99"),
+    (Metric::Invocations, "Sum"),
+    (Metric::Invocation4xxErrors, "Sum"),
+    (Metric::Invocation5xxErrors, "Sum"),
+    (Metric::InvocationsPerCopy, "Sum"),
+    (Metric::NoCapacityInvocationFailures, "Sum"),
+    (Metric::CpuUtilizationNormalized, "Average"),
+    (Metric::GpuUtilizationNormalized, "Average"),
+    (Metric::MemoryUtilizationNormalized, "Average"),
+];
+
 /// The name of a series: `model_latency_p99`, `invocations_sum`.
 pub fn series_name(metric: Metric, stat: &str) -> String {
     format!("{}_{}", metric.key(), stat.to_ascii_lowercase())
@@ -133,8 +172,12 @@ pub struct PlannedQuery {
     pub id: String,
     /// Endpoint.
     pub endpoint: String,
-    /// Variant.
+    /// Variant (empty for an inference component's query).
     pub variant: String,
+    /// The inference component, for its queries: their only dimension is
+    /// `InferenceComponentName`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
     /// Metric.
     pub metric: Metric,
     /// Statistic (`p99`, `Sum`, `Average`).
@@ -148,6 +191,10 @@ pub struct MetricsPlan {
     pub queries: Vec<PlannedQuery>,
     /// Variants covered: (endpoint, variant, multi-model), in plan order.
     pub variants: Vec<(String, String, bool)>,
+    /// Inference components covered: (endpoint, component), in plan order, their queries after
+    /// every variant's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<(String, String)>,
     /// How far back.
     #[serde(rename = "window_secs", serialize_with = "ser_secs")]
     pub window: Duration,
@@ -177,6 +224,7 @@ impl MetricsPlan {
                         id: format!("q{}", queries.len()),
                         endpoint: ep.name.clone(),
                         variant: v.name.clone(),
+                        component: None,
                         metric: *metric,
                         stat,
                     });
@@ -186,10 +234,30 @@ impl MetricsPlan {
         MetricsPlan {
             queries,
             variants,
+            components: Vec::new(),
             window,
             period,
             max_datapoints: None,
         }
+    }
+
+    /// The plan with the queries of these inference components, (endpoint, component) each,
+    /// added after the variants' (in the same GetMetricData calls).
+    pub fn with_components(mut self, components: &[(String, String)]) -> MetricsPlan {
+        for (endpoint, component) in components {
+            self.components.push((endpoint.clone(), component.clone()));
+            for (metric, stat) in COMPONENT_QUERIES {
+                self.queries.push(PlannedQuery {
+                    id: format!("q{}", self.queries.len()),
+                    endpoint: endpoint.clone(),
+                    variant: String::new(),
+                    component: Some(component.clone()),
+                    metric,
+                    stat,
+                });
+            }
+        }
+        self
     }
 
     /// A period that keeps datapoints bounded: 60 s up to 3 h, 300 s up to 24 h, 1 h beyond

@@ -123,6 +123,9 @@ pub struct MetricsSnapshot {
     pub period: i32,
     /// Per variant, in plan order.
     pub variants: Vec<VariantMetrics>,
+    /// Per inference component, in plan order (none unless the plan asked for them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<super::components::ComponentMetrics>,
     /// Queries sent.
     pub queries: usize,
     /// GetMetricData calls made (pages included).
@@ -137,6 +140,13 @@ impl MetricsSnapshot {
         self.variants
             .iter()
             .find(|v| v.endpoint == endpoint && v.variant == variant)
+    }
+
+    /// The metrics of one inference component.
+    pub fn component(&self, endpoint: &str, component: &str) -> Option<&super::components::ComponentMetrics> {
+        self.components
+            .iter()
+            .find(|c| c.endpoint == endpoint && c.component == component)
     }
 }
 

@@ -47,6 +47,12 @@ pub enum FleetJob {
         /// Endpoint.
         endpoint: String,
     },
+    /// Read an inference-components endpoint's components, described, and their metrics in one
+    /// GetMetricData plan ([`crate::tui::event::AppEvent::Components`]).
+    Components {
+        /// Endpoint.
+        endpoint: String,
+    },
     /// Read the states of the CloudWatch alarms that watch the fleet's endpoints
     /// ([`crate::tui::event::AppEvent::Alarms`]).
     Alarms,
@@ -69,6 +75,7 @@ super::kinds!(FleetJob => FleetKind {
     Invoke,
     Catalog,
     ScalingView,
+    Components,
     Alarms,
     Logs,
 });
@@ -80,6 +87,7 @@ super::effects!(FleetJob, |job| match job {
     | FleetJob::Describe { .. }
     | FleetJob::Catalog { .. }
     | FleetJob::ScalingView { .. }
+    | FleetJob::Components { .. }
     | FleetJob::Alarms
     | FleetJob::Logs { .. } => Effect::Reads,
 });
@@ -90,7 +98,8 @@ impl FleetJob {
         match self {
             FleetJob::Describe { endpoint }
             | FleetJob::Catalog { endpoint, .. }
-            | FleetJob::ScalingView { endpoint } => Some(endpoint),
+            | FleetJob::ScalingView { endpoint }
+            | FleetJob::Components { endpoint } => Some(endpoint),
             FleetJob::Invoke { spec, .. } => Some(&spec.endpoint),
             FleetJob::Logs { query, .. } => Some(&query.endpoint),
             FleetJob::Metrics {
@@ -112,6 +121,7 @@ impl FleetJob {
             FleetJob::Invoke { spec, .. } => format!("invoking {}", spec.endpoint),
             FleetJob::Catalog { endpoint, .. } => format!("listing models of {endpoint}"),
             FleetJob::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
+            FleetJob::Components { endpoint } => format!("reading the components of {endpoint}"),
             FleetJob::Alarms => "reading alarm states".into(),
             FleetJob::Logs { query, .. } => format!("reading logs of {}", query.endpoint),
         }
@@ -126,7 +136,12 @@ impl FleetKind {
     pub fn is_refresh(self) -> bool {
         matches!(
             self,
-            FleetKind::Inventory | FleetKind::Metrics | FleetKind::Alarms | FleetKind::Logs | FleetKind::Describe
+            FleetKind::Inventory
+                | FleetKind::Metrics
+                | FleetKind::Alarms
+                | FleetKind::Logs
+                | FleetKind::Describe
+                | FleetKind::Components
         )
     }
 }

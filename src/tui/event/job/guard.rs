@@ -18,6 +18,12 @@ pub const PREWARMING: &str = "prewarming";
 /// What the read-only refusal calls an autoscaling change (the Scaling pane asks it before editing).
 pub const CHANGING_AUTOSCALING: &str = "changing autoscaling";
 
+/// What the read-only refusal calls setting a component's copies (the Components pane asks it
+/// before opening its form).
+pub const SETTING_COPIES: &str = "setting copies";
+/// What the read-only refusal calls waking a component from zero copies.
+pub const WAKING_A_COMPONENT: &str = "waking a component";
+
 /// Audited mutations and the audit log's reads. Every mutation writes its intent to the audit log
 /// before anything is sent.
 #[derive(Debug, Clone)]
@@ -81,6 +87,23 @@ pub enum GuardJob {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Set an inference component's copy count now (UpdateInferenceComponentRuntimeConfig):
+    /// compare-and-swapped against the desired count the operator saw, audited before it is sent
+    /// ([`crate::tui::event::AppEvent::CopiesSet`]). A wake is the same change from zero.
+    SetCopies {
+        /// Endpoint hosting it.
+        endpoint: String,
+        /// Component.
+        component: String,
+        /// DesiredCopyCount as the operator saw it (refused if it changed since).
+        seen: i32,
+        /// The copy count to set.
+        copies: i32,
+        /// Whether this wakes the component from zero (0 → N).
+        wake: bool,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
     /// Build an endpoint's timeline since `since` (epoch seconds), audit log included
     /// ([`crate::tui::event::AppEvent::Timeline`]); the guard holds the audit log.
     Timeline {
@@ -99,6 +122,7 @@ super::kinds!(GuardJob => GuardKind {
     PromoteControl,
     Prewarm,
     ChangeScaling,
+    SetCopies,
     Timeline,
 });
 
@@ -107,6 +131,8 @@ super::effects!(GuardJob, |job| match job {
     GuardJob::Promote { reason, .. } => Effect::Audited(PROMOTION, reason),
     GuardJob::Prewarm { reason, .. } => Effect::Audited(PREWARMING, reason),
     GuardJob::ChangeScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
+    GuardJob::SetCopies { wake: true, reason, .. } => Effect::Audited(WAKING_A_COMPONENT, reason),
+    GuardJob::SetCopies { reason, .. } => Effect::Audited(SETTING_COPIES, reason),
     GuardJob::PromoteResume { rollback: true, .. } => Effect::Changes("rolling a promotion back"),
     GuardJob::PromoteResume { .. } => Effect::Changes(RESUMING_A_PROMOTION),
     GuardJob::PromoteControl { control, .. } => match control {
@@ -137,6 +163,7 @@ impl GuardJob {
             | GuardJob::PromoteControl { endpoint, .. }
             | GuardJob::Prewarm { endpoint, .. }
             | GuardJob::ChangeScaling { endpoint, .. }
+            | GuardJob::SetCopies { endpoint, .. }
             | GuardJob::Timeline { endpoint, .. } => Some(endpoint),
             GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
             GuardJob::Promote { spec, .. } => Some(&spec.endpoint),
@@ -160,6 +187,13 @@ impl GuardJob {
             GuardJob::ChangeScaling { endpoint, variant, .. } => {
                 format!("changing the autoscaling of {endpoint} {variant}")
             }
+            GuardJob::SetCopies {
+                component,
+                wake: true,
+                copies,
+                ..
+            } => format!("waking {component} ({copies} copies)"),
+            GuardJob::SetCopies { component, copies, .. } => format!("setting {component} to {copies} copies"),
             GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
         }
     }

