@@ -143,8 +143,11 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
         GuardKind::SetCopies => [(1, 2, false), (0, 1, true)]
             .map(|(seen, copies, wake)| GuardJob::SetCopies {
                 endpoint: endpoint.clone(),
-                component: "llm".into(),
-                seen,
+                seen: sagedeck::aws::components::ComponentSnapshot {
+                    component: "llm".into(),
+                    desired_copies: seen,
+                    model: Some("m".into()),
+                },
                 copies,
                 wake,
                 reason: None,

@@ -93,10 +93,9 @@ pub enum GuardJob {
     SetCopies {
         /// Endpoint hosting it.
         endpoint: String,
-        /// Component.
-        component: String,
-        /// DesiredCopyCount as the operator saw it (refused if it changed since).
-        seen: i32,
+        /// The component as the operator saw it: refused if its desired copies (or model)
+        /// changed since.
+        seen: crate::aws::components::ComponentSnapshot,
         /// The copy count to set.
         copies: i32,
         /// Whether this wakes the component from zero (0 → N).
@@ -186,13 +185,8 @@ impl GuardJob {
             GuardJob::ChangeScaling { endpoint, variant, .. } => {
                 format!("changing the autoscaling of {endpoint} {variant}")
             }
-            GuardJob::SetCopies {
-                component,
-                wake: true,
-                copies,
-                ..
-            } => format!("waking {component} ({copies} copies)"),
-            GuardJob::SetCopies { component, copies, .. } => format!("setting {component} to {copies} copies"),
+            GuardJob::SetCopies { seen, wake: true, .. } => format!("waking {}", seen.component),
+            GuardJob::SetCopies { seen, copies, .. } => format!("setting {} to {copies} copies", seen.component),
             GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
         }
     }

@@ -244,14 +244,14 @@ impl ComponentsPane {
     fn note_submitted(&mut self, job: &Job) {
         if let Job::Guard(GuardJob::SetCopies {
             endpoint,
-            component,
+            seen,
             wake: true,
             ..
         }) = job
         {
             let now = crate::format::now_epoch();
             self.now = self.now.max(now);
-            self.woken.insert((endpoint.clone(), component.clone()), now);
+            self.woken.insert((endpoint.clone(), seen.component.clone()), now);
         }
     }
 
