@@ -329,7 +329,9 @@ mod tests {
     fn component_classes() {
         let missing = AwsError::from_code(
             Some("ValidationError"),
-            Some("Inference Component Name header is required for endpoints to which you plan to deploy inference components. Please include Inference Component Name header or consider using SageMaker models."),
+            Some(
+                "Inference Component Name header is required for endpoints to which you plan to deploy inference components. Please include Inference Component Name header or consider using SageMaker models.",
+            ),
         );
         assert_eq!(missing.class(), "component_required");
         let missing = match missing {
@@ -351,7 +353,10 @@ mod tests {
         assert_eq!(zero.class(), "no_capacity");
         assert!(!zero.retryable());
         let text = zero.to_string();
-        assert!(text.contains("--wait-for-capacity") && text.contains("components ep --wake llm"), "{text}");
+        assert!(
+            text.contains("--wait-for-capacity") && text.contains("components ep --wake llm"),
+            "{text}"
+        );
     }
 
     #[test]

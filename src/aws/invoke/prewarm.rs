@@ -206,23 +206,22 @@ impl Fleet {
             unique.push(None);
         }
         let body = &body;
-        let mut indexed: Vec<(usize, PrewarmResult)> =
-            futures_util::stream::iter(unique.into_iter().enumerate())
-                .map(|(i, model)| async move {
-                    let spec = InvokeSpec {
-                        endpoint: endpoint.to_string(),
-                        body: body.clone(),
-                        content_type: opts.content_type.clone(),
-                        accept: opts.accept.clone(),
-                        target_model: model,
-                        inference_component: opts.inference_component.clone(),
-                        ..Default::default()
-                    };
-                    (i, self.prewarm_one(&spec, opts, progress).await)
-                })
-                .buffer_unordered(opts.concurrency.max(1))
-                .collect()
-                .await;
+        let mut indexed: Vec<(usize, PrewarmResult)> = futures_util::stream::iter(unique.into_iter().enumerate())
+            .map(|(i, model)| async move {
+                let spec = InvokeSpec {
+                    endpoint: endpoint.to_string(),
+                    body: body.clone(),
+                    content_type: opts.content_type.clone(),
+                    accept: opts.accept.clone(),
+                    target_model: model,
+                    inference_component: opts.inference_component.clone(),
+                    ..Default::default()
+                };
+                (i, self.prewarm_one(&spec, opts, progress).await)
+            })
+            .buffer_unordered(opts.concurrency.max(1))
+            .collect()
+            .await;
         indexed.sort_by_key(|(i, _)| *i);
         let results: Vec<PrewarmResult> = indexed.into_iter().map(|(_, r)| r).collect();
         let count = |s: PrewarmStatus| results.iter().filter(|r| r.status == s).count();

@@ -24,7 +24,12 @@ pub const WAKE_POLL: Duration = Duration::from_secs(2);
 pub fn progress_printer() -> impl FnMut(&WakeProgress) + Send {
     let mut said: Option<(String, i32, i32, Option<i32>)> = None;
     move |p: &WakeProgress| {
-        let now = (p.phase.text().to_string(), p.copies.desired, p.copies.current, p.instances);
+        let now = (
+            p.phase.text().to_string(),
+            p.copies.desired,
+            p.copies.current,
+            p.instances,
+        );
         if said.as_ref() != Some(&now) {
             eprintln!("sagedeck: {}", crate::format::escape_text(&p.line()));
             said = Some(now);
@@ -61,7 +66,14 @@ where
     loop {
         let result = call().await;
         let Err(e) = &result else { return Ok(result) };
-        let (Some(deadline), AwsError::NoCapacity { component: Some(component), .. }) = (wait, error_of(e)) else {
+        let (
+            Some(deadline),
+            AwsError::NoCapacity {
+                component: Some(component),
+                ..
+            },
+        ) = (wait, error_of(e))
+        else {
             return Ok(result);
         };
         let left = deadline.saturating_sub(start.elapsed());
@@ -77,7 +89,10 @@ where
             reason: g.reason.clone(),
         });
         match &waker {
-            Some(_) => eprintln!("sagedeck: {component} is at zero copies: waking it (up to {:.0}s)", left.as_secs_f64()),
+            Some(_) => eprintln!(
+                "sagedeck: {component} is at zero copies: waking it (up to {:.0}s)",
+                left.as_secs_f64()
+            ),
             None => eprintln!(
                 "sagedeck: {component} is at zero copies; read-only: not waking it, waiting up to {:.0}s for its scaling to",
                 left.as_secs_f64()

@@ -10,8 +10,8 @@ use clap::Args;
 use serde_json::json;
 
 use crate::aws::invoke::call::{InvokeFailure, InvokeSpec, is_json, validate_body};
-use crate::aws::{AwsError, RetryPolicy};
 use crate::aws::observe::latency::LatencyStats;
+use crate::aws::{AwsError, RetryPolicy};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, Exit, exit_code};
 use crate::cli::fleet::capacity::retry_at_zero;
@@ -105,7 +105,9 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> CmdResult {
         return Err(Exit::usage("--stream takes neither --repeat nor --target-model"));
     }
     if args.wait_for_capacity && args.repeat > 1 {
-        return Err(Exit::usage("--wait-for-capacity takes no --repeat (wake the component first with `sagedeck components ENDPOINT --wake IC --wait`)"));
+        return Err(Exit::usage(
+            "--wait-for-capacity takes no --repeat (wake the component first with `sagedeck components ENDPOINT --wake IC --wait`)",
+        ));
     }
     let spec = InvokeSpec {
         endpoint: args.endpoint.clone(),
@@ -140,15 +142,21 @@ async fn stream(g: &GlobalArgs, fleet: &crate::aws::Fleet, spec: &InvokeSpec, wa
     let parts = std::cell::RefCell::new(Vec::new());
     // A closed output is noticed at the next part and ends the command once the stream does.
     // A component at zero refuses the call before any part, so a retry starts clean.
-    let r = retry_at_zero(g, fleet, wait, |e: &AwsError| e, || {
-        fleet.invoke_stream(spec, |p| {
-            if json_out {
-                parts.borrow_mut().push(String::from_utf8_lossy(p).into_owned());
-            } else {
-                let _ = write_raw(p);
-            }
-        })
-    })
+    let r = retry_at_zero(
+        g,
+        fleet,
+        wait,
+        |e: &AwsError| e,
+        || {
+            fleet.invoke_stream(spec, |p| {
+                if json_out {
+                    parts.borrow_mut().push(String::from_utf8_lossy(p).into_owned());
+                } else {
+                    let _ = write_raw(p);
+                }
+            })
+        },
+    )
     .await?;
     match r {
         Ok(s) if json_out => print_json(&json!({ "stream": s, "parts": parts.into_inner() })),

@@ -196,7 +196,8 @@ fn prewarm_code(errors: &[&AwsError]) -> i32 {
 
 /// Runs `prewarm`.
 pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
-    let component_only = args.inference_component.is_some() && args.models.is_empty() && !args.all && args.from.is_none();
+    let component_only =
+        args.inference_component.is_some() && args.models.is_empty() && !args.all && args.from.is_none();
     if component_only {
         return prewarm_component(g, args).await;
     }
@@ -259,7 +260,9 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
 async fn prewarm_component(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
     let opts = prewarm_options(&args).map_err(Exit::usage)?;
     let fleet = g.connect().await?;
-    let info = fleet.describe_endpoint_info(&args.endpoint, &AtomicUsize::new(0)).await?;
+    let info = fleet
+        .describe_endpoint_info(&args.endpoint, &AtomicUsize::new(0))
+        .await?;
     if info.status != "InService" {
         let (endpoint, status) = (args.endpoint.clone(), info.status);
         return Err(GuardError::NotInService { endpoint, status }.into());

@@ -230,6 +230,13 @@ impl ComponentsPane {
             return;
         }
         let Some(c) = self.selected(data) else { return };
+        if let Some(base) = &c.base_component {
+            out.toast(
+                Level::Info,
+                format!("{} is an adapter on {base}: it wakes with its base (`w` on {base})", c.name),
+            );
+            return;
+        }
         if c.copies.desired > 0 {
             out.toast(
                 Level::Info,

@@ -26,9 +26,9 @@ const COLUMNS: [(&str, u16); 11] = [
     ("NAME", 0),
     ("STATUS", 10),
     ("STATE", 13),
-    ("COPIES", 10),
-    ("RESERVES/COPY", 20),
-    ("USED", 22),
+    ("COPIES", 9),
+    ("RESERVES/COPY", 22),
+    ("USED %", 17),
     ("P50", 8),
     ("P99", 8),
     ("4XX", 5),
@@ -36,12 +36,12 @@ const COLUMNS: [(&str, u16); 11] = [
     ("INV/COPY", 8),
 ];
 
-/// Which columns stay first on a narrow terminal: name, state, copies, status, p99, 5XX, used,
+/// Which columns stay first on a narrow terminal: name, state, copies, used, p99, 5XX, status,
 /// reservation, p50, 4XX, invocations per copy.
-const PRIORITY: [usize; 11] = [0, 2, 3, 1, 7, 9, 5, 4, 6, 8, 10];
+const PRIORITY: [usize; 11] = [0, 2, 3, 5, 7, 9, 1, 4, 6, 8, 10];
 
-/// Rows of the detail below the table.
-const DETAIL_ROWS: u16 = 8;
+/// Rows the detail below the table keeps at least.
+const DETAIL_ROWS: u16 = 6;
 
 /// The instances of an IC endpoint, by variant: `ml.g5.2xlarge × 2`.
 pub fn instances_line(e: &EndpointInfo) -> String {
@@ -125,7 +125,7 @@ fn cells(c: &Component, z: ZeroState, s: Option<&ComponentSummary>, now: f64, th
         Cell::from(escape_line(&c.name).into_owned()),
         Cell::from(Span::styled(escape_line(&c.status).into_owned(), theme.status(&c.status))),
         Cell::from(Span::styled(z.badge(now), badge_style(z, theme))),
-        Cell::from(copies_bar(c, 4)),
+        Cell::from(copies_bar(c, 3)),
         Cell::from(reservation_text(c)),
         Cell::from(utilization_text(s)),
         Cell::from(ms(s.and_then(|s| s.model_latency_p50_ms))),
@@ -174,7 +174,7 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
         calls.extend(pair("4XX", format!("{:.0}", s.errors_4xx)));
         calls.extend(pair("5XX", format!("{:.0}", s.errors_5xx)));
         calls.extend(pair("refused at zero", format!("{:.0}", s.no_capacity_failures)));
-        calls.extend(pair("used of reservation", utilization_text(Some(s))));
+        calls.extend(pair("used of the reservation", super::state::utilization_detail(s)));
         lines.push(Line::from(calls));
     }
     if let Some(why) = &c.failure_reason {
@@ -249,12 +249,16 @@ impl ComponentsPane {
             };
             return muted(f, inner, msg, theme);
         };
-        let detail_height = DETAIL_ROWS.min(inner.height.saturating_sub(5));
-        let [info, table, detail, form] = Layout::vertical([
+        // The table as tall as its rows (keeping the detail's rows), the detail below it.
+        let form_height = u16::from(self.form.is_some());
+        let room = inner.height.saturating_sub(2 + DETAIL_ROWS + form_height).max(2);
+        let table_height = (read.components.len() as u16 + 1).clamp(2, room);
+        let [info, table, _gap, detail, form] = Layout::vertical([
             Constraint::Length(1),
-            Constraint::Min(3),
-            Constraint::Length(detail_height),
-            Constraint::Length(u16::from(self.form.is_some())),
+            Constraint::Length(table_height),
+            Constraint::Length(1),
+            Constraint::Min(0),
+            Constraint::Length(form_height),
         ])
         .areas(inner);
         f.render_widget(Paragraph::new(self.info_line(e, read, theme)), info);
