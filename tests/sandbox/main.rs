@@ -12,6 +12,7 @@ mod autoscaling_acts;
 mod autoscaling_boto3;
 mod cloudwatch;
 mod compat_boto3;
+mod components;
 mod control;
 mod decoder_props;
 mod deployments;

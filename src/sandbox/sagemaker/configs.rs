@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::resources::{ConfigVariant, EndpointConfig};
@@ -13,7 +14,8 @@ use crate::sandbox::world::sandbox::Sandbox;
 #[serde(rename_all = "PascalCase")]
 struct VariantInput {
     variant_name: String,
-    model_name: String,
+    /// None on a variant that hosts inference components.
+    model_name: Option<String>,
     instance_type: Option<String>,
     initial_instance_count: Option<i32>,
     initial_variant_weight: Option<f64>,
@@ -50,6 +52,7 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
     }
     let mut extra = input.extra;
     extra.remove("Tags");
+    check_component_hosting(&input.production_variants, extra.contains_key("ExecutionRoleArn"))?;
     let mut variants = Vec::new();
     for v in input.production_variants {
         check_name("VariantName", &v.variant_name)?;
@@ -59,10 +62,12 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
                 v.variant_name
             )));
         }
-        if !world.models.contains_key(&v.model_name) {
+        if let Some(model) = &v.model_name
+            && !world.models.contains_key(model)
+        {
             return Err(ApiError::validation(format!(
                 "Could not find model \"{}\".",
-                sb.arn("model", &v.model_name)
+                sb.arn("model", model)
             )));
         }
         let weight = v.initial_variant_weight.unwrap_or(1.0);
@@ -78,15 +83,20 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
                 v.variant_name
             )));
         }
-        variants.push(ConfigVariant {
+        let hosts_components = v.model_name.is_none();
+        let variant = ConfigVariant {
             name: v.variant_name,
-            model_name: v.model_name,
+            model_name: v.model_name.unwrap_or_default(),
             instance_type: v.instance_type,
             initial_instance_count: v.initial_instance_count.unwrap_or(1),
             initial_weight: weight,
             serverless: v.serverless_config,
             extra: v.extra,
-        });
+        };
+        if hosts_components {
+            hosts::check_variant(&variant)?;
+        }
+        variants.push(variant);
     }
     world.configs.insert(
         input.endpoint_config_name.clone(),
@@ -99,6 +109,32 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
         },
     );
     Ok(json!({ "EndpointConfigArn": arn }))
+}
+
+/// A configuration for inference components: every variant without a ModelName, and an
+/// ExecutionRoleArn (AWS's rule: a variant without a model is only valid on a configuration with
+/// an execution role). Texts UNVERIFIED against AWS.
+fn check_component_hosting(variants: &[VariantInput], has_role: bool) -> Result<(), ApiError> {
+    let without: Vec<&str> = variants
+        .iter()
+        .filter(|v| v.model_name.is_none())
+        .map(|v| v.variant_name.as_str())
+        .collect();
+    if without.is_empty() {
+        return Ok(());
+    }
+    if !has_role {
+        return Err(ApiError::validation(format!(
+            "ModelName is required for variant \"{}\": a variant without a model hosts inference components, which needs an ExecutionRoleArn on the endpoint configuration.",
+            without[0]
+        )));
+    }
+    if without.len() != variants.len() {
+        return Err(ApiError::validation(
+            "Either every production variant names a model, or none does (an endpoint for inference components).",
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn describe_endpoint_config(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
@@ -115,7 +151,9 @@ pub(super) fn describe_endpoint_config(sb: &Sandbox, name: &str) -> Result<Value
         .map(|v| {
             let mut j = Value::Object(v.extra.clone());
             j["VariantName"] = v.name.clone().into();
-            j["ModelName"] = v.model_name.clone().into();
+            if !v.model_name.is_empty() {
+                j["ModelName"] = v.model_name.clone().into();
+            }
             j["InitialVariantWeight"] = v.initial_weight.into();
             if let Some(t) = &v.instance_type {
                 j["InstanceType"] = t.clone().into();

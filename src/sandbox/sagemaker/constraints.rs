@@ -53,7 +53,7 @@ pub struct Member {
     rule: Rule,
 }
 
-const fn opt(name: &'static str, rule: Rule) -> Member {
+pub(crate) const fn opt(name: &'static str, rule: Rule) -> Member {
     Member {
         name,
         required: false,
@@ -61,7 +61,7 @@ const fn opt(name: &'static str, rule: Rule) -> Member {
     }
 }
 
-const fn req(name: &'static str, rule: Rule) -> Member {
+pub(crate) const fn req(name: &'static str, rule: Rule) -> Member {
     Member {
         name,
         required: true,
@@ -77,7 +77,7 @@ const MODEL_NAME: Pattern = Pattern {
     regex: r"[a-zA-Z0-9]([\-a-zA-Z0-9]*[a-zA-Z0-9])?",
     shown: r"^[a-zA-Z0-9]([\-a-zA-Z0-9]*[a-zA-Z0-9])?",
 };
-const NAME_CONTAINS: Pattern = Pattern {
+pub(crate) const NAME_CONTAINS: Pattern = Pattern {
     regex: "[a-zA-Z0-9-]+",
     shown: "[a-zA-Z0-9-]+",
 };
@@ -111,15 +111,15 @@ const KMS_KEY: Pattern = Pattern {
     shown: "[a-zA-Z0-9:/_-]*",
 };
 
-const RESOURCE_NAME: Rule = Rule::Text(0, 63, Some(&NAME));
-const MODEL: Rule = Rule::Text(0, 63, Some(&MODEL_NAME));
+pub(crate) const RESOURCE_NAME: Rule = Rule::Text(0, 63, Some(&NAME));
+pub(crate) const MODEL: Rule = Rule::Text(0, 63, Some(&MODEL_NAME));
 const TAG_KEY: Rule = Rule::Text(1, 128, Some(&TAG_TEXT));
 const TAG: Rule = Rule::Struct(&[req("Key", TAG_KEY), req("Value", Rule::Text(0, 256, Some(&TAG_TEXT)))]);
-const TAGS: Rule = Rule::List(0, 50, &TAG);
+pub(crate) const TAGS: Rule = Rule::List(0, 50, &TAG);
 const ROLE: Rule = Rule::Text(20, 2048, Some(&ROLE_ARN));
-const ORDER: Rule = Rule::Enum(&["Ascending", "Descending"]);
+pub(crate) const ORDER: Rule = Rule::Enum(&["Ascending", "Descending"]);
 
-const CONTAINER: Rule = Rule::Struct(&[
+pub(crate) const CONTAINER: Rule = Rule::Struct(&[
     opt("ContainerHostname", RESOURCE_NAME),
     opt("Image", Rule::Text(0, 255, Some(&IMAGE))),
     opt("Mode", Rule::Enum(&["SingleModel", "MultiModel"])),
@@ -154,7 +154,20 @@ const VARIANT: Rule = Rule::Struct(&[
         "VariantInstanceProvisionTimeoutInSeconds",
         Rule::Int(Some(300), Some(3600)),
     ),
+    opt("ManagedInstanceScaling", MANAGED_SCALING),
+    opt("RoutingConfig", ROUTING),
 ]);
+
+const MANAGED_SCALING: Rule = Rule::Struct(&[
+    opt("Status", Rule::Enum(&["ENABLED", "DISABLED"])),
+    opt("MinInstanceCount", Rule::Int(Some(0), None)),
+    opt("MaxInstanceCount", Rule::Int(Some(1), None)),
+]);
+
+const ROUTING: Rule = Rule::Struct(&[opt(
+    "RoutingStrategy",
+    Rule::Enum(&["LEAST_OUTSTANDING_REQUESTS", "RANDOM", "PREFIX_AWARE"]),
+)]);
 
 const DESIRED: Rule = Rule::Struct(&[
     req("VariantName", RESOURCE_NAME),
@@ -180,6 +193,7 @@ macro_rules! list_input {
         ]
     };
 }
+pub(crate) use list_input;
 
 const ENDPOINT_STATUS: Rule = Rule::Enum(&[
     "OutOfService",
@@ -283,9 +297,12 @@ fn input_of(op: &str) -> Option<&'static [Member]> {
 
 /// Checks a request of `op` against the model; every violation in one ValidationException.
 pub fn check(op: &str, doc: &Value) -> Result<(), ApiError> {
-    let Some(members) = input_of(op) else {
-        return Ok(());
-    };
+    input_of(op).map_or(Ok(()), |members| check_against(members, doc))
+}
+
+/// Checks a request against an operation's input members; every violation in one
+/// ValidationException.
+pub fn check_against(members: &[Member], doc: &Value) -> Result<(), ApiError> {
     let mut found = Vec::new();
     check_members(members, doc, "", &mut found);
     match found.len() {

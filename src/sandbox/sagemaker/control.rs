@@ -1,6 +1,6 @@
 //! SageMaker control plane (awsJson1_1, `x-amz-target: SageMaker.<Op>`): Create, Describe, List
 //! and Delete for models, endpoint configurations and endpoints, UpdateEndpoint and
-//! UpdateEndpointWeightsAndCapacities, tags (`tags.rs`), with AWS's validation texts where they
+//! UpdateEndpointWeightsAndCapacities, inference components (`components/`), tags (`tags.rs`), with AWS's validation texts where they
 //! are known and the API model's constraints checked first (`constraints.rs`).
 
 use axum::http::StatusCode;
@@ -11,7 +11,7 @@ use crate::sandbox::faults::FaultKind;
 use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
 use crate::sandbox::sagemaker::params::name_of;
-use crate::sandbox::sagemaker::{configs, constraints, deploy, endpoints, models, tags};
+use crate::sandbox::sagemaker::{components, configs, constraints, deploy, endpoints, models, tags};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 
@@ -35,7 +35,10 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
             return Err(e);
         }
     }
-    constraints::check(op, &doc)?;
+    match components::constraints::input_of(op) {
+        Some(members) => constraints::check_against(members, &doc)?,
+        None => constraints::check(op, &doc)?,
+    }
     let created_tags = tags::given_at_create(op, &doc)?;
     sb.world.write().advance(now_epoch());
     let answer = match op {
@@ -53,6 +56,12 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
         "DeleteEndpoint" => endpoints::delete(sb, &name_of(&doc, "EndpointName")?),
         "UpdateEndpoint" => deploy::update(sb, parse_input(doc)?, deployment_failure),
         "UpdateEndpointWeightsAndCapacities" => endpoints::update_weights(sb, parse_input(doc)?),
+        "CreateInferenceComponent" => components::create(sb, &doc),
+        "DescribeInferenceComponent" => components::describe(sb, &name_of(&doc, "InferenceComponentName")?),
+        "ListInferenceComponents" => components::list(sb, &doc),
+        "DeleteInferenceComponent" => components::delete(sb, &name_of(&doc, "InferenceComponentName")?),
+        "UpdateInferenceComponent" => components::update::update(sb, &doc),
+        "UpdateInferenceComponentRuntimeConfig" => components::update::update_runtime_config(sb, &doc),
         "AddTags" | "ListTags" | "DeleteTags" => tags::handle(sb, op, &doc),
         "" => Err(unknown_op("(none)")),
         other => Err(unknown_op(other)),

@@ -10,6 +10,8 @@
 //! - all weights zero: `The weights of endpoint "ARN" would all be 0: at least one variant must
 //!   have a positive DesiredWeight.`
 //! - update of a Failed endpoint: `Cannot update endpoint "ARN" in status Failed.`
+//! - delete of an endpoint that still hosts inference components: `Cannot delete endpoint "ARN":
+//!   it hosts inference component IC. Delete its inference components first.`
 
 use std::collections::BTreeSet;
 
@@ -17,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
@@ -53,6 +56,16 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
         ))
     })?;
     let variants = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
+    if hosts::hosts_components(&config) {
+        let instance_seconds = sb.config.timing.create.as_secs_f64();
+        hosts::register(
+            &mut world.components,
+            &input.endpoint_name,
+            &config,
+            instance_seconds,
+            now,
+        );
+    }
     world.endpoints.insert(
         input.endpoint_name.clone(),
         Endpoint {
@@ -85,7 +98,19 @@ pub(crate) fn image_of(world: &World, model: &str) -> String {
 
 /// The DescribeEndpoint document of an endpoint.
 pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
-    let variants: Vec<Value> = ep.variants.iter().map(|v| variant_json(ep, v, world)).collect();
+    let config = world.configs.get(&ep.config_name);
+    let variants: Vec<Value> = ep
+        .variants
+        .iter()
+        .map(|v| {
+            let mut j = variant_json(ep, v, world);
+            if let Some(host) = world.components.hosts.get(&(ep.name.clone(), v.name.clone())) {
+                let cv = config.and_then(|c| c.variants.iter().find(|cv| cv.name == v.name));
+                hosts::overlay_variant(&mut j, host, cv);
+            }
+            j
+        })
+        .collect();
     let mut out = json!({
         "EndpointName": ep.name,
         "EndpointArn": ep.arn,
@@ -185,6 +210,13 @@ pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
 pub fn delete(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     let now = now_epoch();
     let mut world = sb.world.write();
+    if let Some(ic) = world.components.on_endpoint(name).next() {
+        return Err(ApiError::validation(format!(
+            "Cannot delete endpoint \"{}\": it hosts inference component {}. Delete its inference components first.",
+            sb.arn("endpoint", name),
+            ic.name
+        )));
+    }
     let ep = world.endpoints.get_mut(name).ok_or_else(|| not_found(sb, name))?;
     if ep.status == EndpointStatus::Deleting {
         return Err(ApiError::validation(format!(

@@ -3,6 +3,8 @@
 //! 1.44.8; the same 277 as aws-sdk-sagemaker 1.248). `tests/sandbox/validation.rs` checks this list
 //! against both models.
 
+use crate::sandbox::world::components::Resources;
+
 /// Every `InstanceType` CreateEndpointConfig accepts for a production variant.
 pub const PRODUCTION_VARIANT_INSTANCE_TYPES: [&str; 277] = [
     "ml.t2.medium",
@@ -293,3 +295,68 @@ pub const PRODUCTION_VARIANT_ACCELERATOR_TYPES: [&str; 6] = [
     "ml.eia2.large",
     "ml.eia2.xlarge",
 ];
+
+/// What one instance of a type offers inference components: CPU cores (its vCPUs), accelerator
+/// devices and memory in MB, derived from the type's family and size (vCPUs from the size, memory
+/// per vCPU from the family, devices from AWS's published counts for the GPU and Neuron families).
+/// None for a type that is not a production-variant type. The sandbox's approximation: real
+/// instances reserve some memory for the host, which it does not model.
+pub fn instance_capacity(instance_type: &str) -> Option<Resources> {
+    if !PRODUCTION_VARIANT_INSTANCE_TYPES.contains(&instance_type) {
+        return None;
+    }
+    let rest = instance_type.strip_prefix("ml.")?;
+    let (family, size) = rest.split_once('.')?;
+    let cpus = vcpus_of_size(size)?;
+    let memory_gib_per_cpu = match family.chars().next()? {
+        'c' => 2.0,
+        'r' | 'x' => 8.0,
+        'p' => 12.0,
+        _ => 4.0,
+    };
+    Some(Resources {
+        cpus,
+        accelerators: accelerators_of(family, size, cpus),
+        memory_mb: cpus * memory_gib_per_cpu * 1024.0,
+    })
+}
+
+/// vCPUs of an instance size (`large` 2, `xlarge` 4, `Nxlarge` 4N, `medium` 2, `metal-*` 192).
+fn vcpus_of_size(size: &str) -> Option<f64> {
+    Some(match size {
+        "medium" | "large" => 2.0,
+        "xlarge" => 4.0,
+        s if s.starts_with("metal") => 192.0,
+        s => s.strip_suffix("xlarge")?.parse::<f64>().ok()? * 4.0,
+    })
+}
+
+/// Accelerator devices of a GPU or Neuron instance (0 for the others).
+fn accelerators_of(family: &str, size: &str, cpus: f64) -> f64 {
+    let gpu_family = family.starts_with('g') || family.starts_with('p') || family.starts_with("dl");
+    let neuron = family.starts_with("inf") || family.starts_with("trn");
+    if family.starts_with('p') || family.starts_with("dl") {
+        // p3.2xlarge 1, p3.8xlarge 4, the 16x/24x/48x sizes 8.
+        return match size {
+            "xlarge" | "2xlarge" => 1.0,
+            "8xlarge" => 4.0,
+            _ => 8.0,
+        };
+    }
+    if gpu_family {
+        // g4dn/g5/g6: 1 up to 16xlarge, 4 at 12x/24x, 8 at 48x.
+        return match cpus as i64 {
+            48 | 96 => 4.0,
+            192 => 8.0,
+            _ => 1.0,
+        };
+    }
+    if neuron {
+        return match cpus as i64 {
+            0..=32 => 1.0,
+            33..=96 => 6.0,
+            _ => 12.0,
+        };
+    }
+    0.0
+}

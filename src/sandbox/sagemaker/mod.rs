@@ -1,6 +1,7 @@
 //! The SageMaker control plane (awsJson1_1, `x-amz-target: SageMaker.<Op>`): models, endpoint
 //! configurations, endpoints, their lifecycles and deployments. `control.rs` dispatches.
 
+pub mod components;
 pub mod configs;
 pub mod constraints;
 pub mod control;

@@ -41,7 +41,10 @@ pub fn handle(sb: &Sandbox, op: &str, doc: &Value) -> Result<Value, ApiError> {
 /// The `Tags` of a Create* request, checked (empty when none are given); None for other
 /// operations.
 pub fn given_at_create(op: &str, doc: &Value) -> Result<Option<Tags>, ApiError> {
-    if !matches!(op, "CreateModel" | "CreateEndpointConfig" | "CreateEndpoint") {
+    if !matches!(
+        op,
+        "CreateModel" | "CreateEndpointConfig" | "CreateEndpoint" | "CreateInferenceComponent"
+    ) {
         return Ok(None);
     }
     let tags = tags_of(doc)?;
@@ -52,7 +55,7 @@ pub fn given_at_create(op: &str, doc: &Value) -> Result<Option<Tags>, ApiError> 
 
 /// Keeps the tags given at creation under the ARN the Create* answered with.
 pub fn keep_created(sb: &Sandbox, answer: &Value, tags: Tags) {
-    let arn = ["ModelArn", "EndpointConfigArn", "EndpointArn"]
+    let arn = ["ModelArn", "EndpointConfigArn", "EndpointArn", "InferenceComponentArn"]
         .iter()
         .find_map(|k| answer.get(*k).and_then(Value::as_str));
     if let Some(arn) = arn {
@@ -76,6 +79,10 @@ fn resource_of(sb: &Sandbox, arn: &str) -> Result<String, ApiError> {
             "endpoint configuration",
         ),
         "endpoint" => (world.endpoints.values().any(|e| e.arn == wanted), "endpoint"),
+        "inference-component" => (
+            world.components.items.values().any(|c| c.arn == wanted),
+            "inference component",
+        ),
         _ => {
             return Err(ApiError::validation(format!(
                 "The sandbox has no SageMaker resource \"{arn}\"."

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod clock;
+pub mod components;
 pub mod config;
 pub mod containers;
 pub mod fleet;

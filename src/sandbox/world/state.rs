@@ -10,6 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use crate::sandbox::cloudwatch::metrics::MetricStore;
+use crate::sandbox::world::components::Components;
 use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
 use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object, Tags};
@@ -185,6 +186,8 @@ pub struct World {
     pub buckets: BTreeMap<String, BTreeMap<String, S3Object>>,
     /// Tags by resource ARN (`sagemaker/tags.rs`).
     pub tags: BTreeMap<String, Tags>,
+    /// Inference components and the IC endpoints' variants hosting them.
+    pub components: Components,
     /// Random source for the simulation (seeded).
     pub rng: StdRng,
 }
@@ -198,6 +201,7 @@ impl World {
             endpoints: BTreeMap::new(),
             buckets: BTreeMap::new(),
             tags: BTreeMap::new(),
+            components: Components::default(),
             rng: StdRng::seed_from_u64(seed),
         }
     }
@@ -269,9 +273,25 @@ impl World {
                 }
                 Transition::Delete { .. } => {
                     self.endpoints.remove(&name);
+                    self.components.forget_endpoint(&name);
                 }
             }
         }
+        self.components.advance(now);
+    }
+
+    /// Sets an inference component's desired copies (what UpdateInferenceComponentRuntimeConfig
+    /// and Application Auto Scaling do): the component is Updating until its copies get there,
+    /// the variant's instances following within its ManagedInstanceScaling. Returns the previous
+    /// desired count, or why it is refused (unknown, adapter, negative, Creating/Deleting/Failed).
+    pub fn set_component_desired_copies(&mut self, name: &str, copies: i32, now: f64) -> Result<i32, String> {
+        self.components.advance(now);
+        self.components.set_desired_copies(name, copies, now)
+    }
+
+    /// An inference component's copies as `(desired, current)` (an adapter's are its base's).
+    pub fn component_copies(&self, name: &str) -> Option<(i32, i32)> {
+        self.components.copies(name)
     }
 
     /// The MME artifact prefix of a model, split into `(bucket, key prefix)`.

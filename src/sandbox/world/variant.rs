@@ -18,6 +18,8 @@ use crate::sandbox::world::hash::fxhash;
 pub const NS_SAGEMAKER: &str = "AWS/SageMaker";
 /// Namespace of the instance metrics (LoadedModelCount, utilisation).
 pub const NS_ENDPOINTS: &str = "/aws/sagemaker/Endpoints";
+/// Namespace of an inference component's utilisation of its reservation.
+pub const NS_COMPONENTS: &str = "/aws/sagemaker/InferenceComponents";
 
 /// The CloudWatch series one variant feeds.
 pub struct VariantSeries {
@@ -70,6 +72,31 @@ impl VariantSeries {
             loaded_count: m(NS_ENDPOINTS, "LoadedModelCount", "None"),
             cpu: m(NS_ENDPOINTS, "CPUUtilization", "Percent"),
             memory: m(NS_ENDPOINTS, "MemoryUtilization", "Percent"),
+        }
+    }
+
+    /// The series of an inference component, as AWS names them: `AWS/SageMaker` with the
+    /// `InferenceComponentName` dimension (InvocationsPerCopy where a variant has
+    /// InvocationsPerInstance), utilisation normalized to the reservation in
+    /// `/aws/sagemaker/InferenceComponents`.
+    fn for_component(metrics: &MetricStore, component: &str) -> Self {
+        let dims = [("InferenceComponentName", component)];
+        let m = |ns: &str, name: &str, unit: &str| metrics.series(&SeriesKey::new(ns, name, &dims), unit);
+        VariantSeries {
+            invocations: m(NS_SAGEMAKER, "Invocations", "None"),
+            per_instance: m(NS_SAGEMAKER, "InvocationsPerCopy", "None"),
+            model_latency: m(NS_SAGEMAKER, "ModelLatency", "Microseconds"),
+            overhead_latency: m(NS_SAGEMAKER, "OverheadLatency", "Microseconds"),
+            errors_4xx: m(NS_SAGEMAKER, "Invocation4XXErrors", "None"),
+            errors_5xx: m(NS_SAGEMAKER, "Invocation5XXErrors", "None"),
+            cache_hit: m(NS_SAGEMAKER, "ModelCacheHit", "None"),
+            loading_wait: m(NS_SAGEMAKER, "ModelLoadingWaitTime", "Microseconds"),
+            downloading: m(NS_SAGEMAKER, "ModelDownloadingTime", "Microseconds"),
+            loading: m(NS_SAGEMAKER, "ModelLoadingTime", "Microseconds"),
+            unloading: m(NS_SAGEMAKER, "ModelUnloadingTime", "Microseconds"),
+            loaded_count: m(NS_COMPONENTS, "LoadedModelCount", "None"),
+            cpu: m(NS_COMPONENTS, "CPUUtilizationNormalized", "Percent"),
+            memory: m(NS_COMPONENTS, "MemoryUtilizationNormalized", "Percent"),
         }
     }
 }
@@ -179,12 +206,39 @@ impl VariantSim {
         multi_model: bool,
         instances: usize,
     ) -> Self {
+        let series = VariantSeries::new(metrics, endpoint, variant);
+        Self::with_series(config, series, (endpoint, variant), kind, env, multi_model, instances)
+    }
+
+    /// The runtime simulation of an inference component: its container, one "instance" per
+    /// copy, and the component's own series (`InferenceComponentName`).
+    pub fn for_component(
+        (config, metrics): (&SandboxConfig, &MetricStore),
+        endpoint: &str,
+        component: &str,
+        kind: ContainerKind,
+        env: &BTreeMap<String, String>,
+        copies: usize,
+    ) -> Self {
+        let series = VariantSeries::for_component(metrics, component);
+        Self::with_series(config, series, (endpoint, component), kind, env, false, copies)
+    }
+
+    fn with_series(
+        config: &SandboxConfig,
+        series: VariantSeries,
+        (endpoint, variant): (&str, &str),
+        kind: ContainerKind,
+        env: &BTreeMap<String, String>,
+        multi_model: bool,
+        instances: usize,
+    ) -> Self {
         let seed = config.seed ^ fxhash(endpoint) ^ fxhash(variant).rotate_left(17);
         VariantSim {
             kind,
             profile: Profile::from_env(kind, env, config.random_errors),
             multi_model,
-            series: VariantSeries::new(metrics, endpoint, variant),
+            series,
             capacity: env
                 .get("SAGEDECK_MODELS_PER_INSTANCE")
                 .and_then(|v| v.parse().ok())

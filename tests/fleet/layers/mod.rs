@@ -71,7 +71,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "autoscaling/store.rs",
                 "faults/mod.rs",
             ],
-            &["world/variant.rs", "world/state.rs"],
+            &["world/variant.rs", "world/components", "world/state.rs"],
             &["world/sandbox.rs"],
             &[
                 "sagemaker",
