@@ -196,6 +196,8 @@ const REFUSED: &[&str] = &[
     "changing a scaling policy",
     "removing a scaling policy",
     "setting the instance count",
+    "setting copies",
+    "waking a component",
 ];
 
 #[test]
@@ -234,7 +236,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 14, "every mutating sample was tried");
+    assert_eq!(mutations, 16, "every mutating sample was tried");
 }
 
 #[test]
@@ -320,7 +322,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 12, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 14, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -349,6 +351,7 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
             }
         }
     }
-    // Weights, promotion, prewarm, four autoscaling changes, a tool call, an agent run.
-    assert_eq!(audited, 9, "every audited sample was stamped");
+    // Weights, promotion, prewarm, four autoscaling changes, copies set and a wake, a tool call,
+    // an agent run.
+    assert_eq!(audited, 11, "every audited sample was stamped");
 }

@@ -8,6 +8,7 @@ mod common;
 mod agent;
 mod app;
 mod components;
+mod components_wire;
 mod e2e;
 mod first_rows;
 mod gate;

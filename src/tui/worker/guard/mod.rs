@@ -3,6 +3,7 @@
 //! plans running in their own tasks. Every mutation writes its intent to the audit log first;
 //! when that fails nothing is sent and the job answers with the reason.
 
+mod copies;
 mod promotion;
 
 use std::collections::HashMap;
@@ -245,7 +246,7 @@ pub(super) async fn run(
             f,
         ) => {
             let component = seen.component.clone();
-            let r = set_copies(g, f, &seen, (copies, wake), reason, limits).await;
+            let r = copies::set_copies(g, f, &seen, (copies, wake), reason, limits).await;
             send_activity(g, events);
             let _ = events.send(AppEvent::CopiesSet {
                 endpoint,
@@ -313,53 +314,6 @@ async fn change_scaling(
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err(timeout_error("the autoscaling change", limits.invoke).to_string()),
     }
-}
-
-/// A component's copy count set through the fleet layer's guarded path: compare-and-swapped
-/// against the desired count the operator saw, audited before it is sent; the component as
-/// described after.
-/// A wake is the fleet layer's own (`components/wake.rs`): one copy asked, guarded the same way;
-/// the pane follows it by reading the component again.
-async fn set_copies(
-    g: &Guard,
-    f: &Fleet,
-    seen: &crate::aws::components::ComponentSnapshot,
-    (copies, wake): (i32, bool),
-    reason: Option<String>,
-    limits: JobLimits,
-) -> Result<crate::aws::components::Component, String> {
-    use crate::aws::components::ComponentChange;
-    use crate::aws::components::wake::Waker;
-    if copies == 0 {
-        // AWS takes a component to zero only on a variant that may run no instance.
-        let c = f.describe_component(&seen.component).await.map_err(|e| e.to_string())?;
-        let zero = f.zero_copies_rule(&c).await.map_err(|e| e.to_string())?;
-        crate::aws::components::change::check_copies(&c, 0, zero)?;
-    }
-    let audited = g.audited(f).await?;
-    let sent = async {
-        if wake && copies == 1 {
-            let waker = Waker {
-                audited: &audited,
-                reason,
-            };
-            f.wake_component(&seen.component, seen.desired_copies, &waker)
-                .await
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        } else {
-            let change = ComponentChange::Copies { count: copies };
-            f.apply_component_change(&change, seen, &audited, reason)
-                .await
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        }
-    };
-    match tokio::time::timeout(limits.invoke, sent).await {
-        Ok(r) => r?,
-        Err(_) => return Err(timeout_error("the copy-count change", limits.invoke).to_string()),
-    }
-    f.describe_component(&seen.component).await.map_err(|e| e.to_string())
 }
 
 /// Compare-and-swap against what the operator saw, audited; then follows the endpoint.
