@@ -35,6 +35,7 @@ pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &Hea
         body: &body,
         target_variant: header_str(headers, "x-amzn-sagemaker-target-variant"),
         target_model: header_str(headers, "x-amzn-sagemaker-target-model"),
+        inference_component: header_str(headers, "x-amzn-sagemaker-inference-component"),
         custom_attributes: header_str(headers, "x-amzn-sagemaker-custom-attributes"),
         stream,
     };

@@ -1,4 +1,5 @@
-//! The invocation core: routing by weight or TargetVariant, injected faults, the multi-model
+//! The invocation core: routing by weight or TargetVariant (or to an inference component,
+//! `component.rs`), injected faults, the multi-model
 //! cache, the container's answer, its simulated latency, and the metrics and logs it feeds.
 
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use axum::http::StatusCode;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::runtime::component;
 use crate::sandbox::runtime::errors::{MAX_PAYLOAD, model_error, payload_too_large, validation_error};
 use crate::sandbox::runtime::request::{InvokeRequest, Outcome};
 use crate::sandbox::world::containers::answer::ContainerError;
@@ -84,7 +86,13 @@ fn route(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Result<(RoutedVaria
     if due {
         sb.world.write().advance(now);
     }
-    let (variants, catalog) = routing_snapshot(sb, &sb.world.read(), req)?;
+    let world = sb.world.read();
+    let (variants, catalog) = routing_snapshot(sb, &world, req)?;
+    if let Some(routed) = component::route(sb, &world, req, now) {
+        let (variant, sim) = routed?;
+        return Ok(((variant, 1.0, sim), None, false));
+    }
+    drop(world);
     let multi_model = variants.iter().any(|v| v.2.multi_model);
     if let Some(e) = check_target_model(req, multi_model) {
         return Err(e);

@@ -3,6 +3,7 @@
 //! [`invoke::invoke`], serves both the HTTP front end (`http.rs`) and the traffic generator, so
 //! generated and real invocations feed the same metrics.
 
+pub mod component;
 pub mod errors;
 pub mod http;
 pub mod invoke;

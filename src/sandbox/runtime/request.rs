@@ -23,6 +23,8 @@ pub struct InvokeRequest<'a> {
     pub target_variant: Option<&'a str>,
     /// X-Amzn-SageMaker-Target-Model.
     pub target_model: Option<&'a str>,
+    /// X-Amzn-SageMaker-Inference-Component (InvokeEndpoint's `InferenceComponentName`).
+    pub inference_component: Option<&'a str>,
     /// X-Amzn-SageMaker-Custom-Attributes.
     pub custom_attributes: Option<&'a str>,
     /// Whether this is the response-stream call.

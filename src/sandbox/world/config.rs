@@ -89,6 +89,10 @@ pub struct SandboxConfig {
     pub seed: u64,
     /// Whether to seed the demo fleet.
     pub demo_fleet: bool,
+    /// Whether the demo fleet includes its inference-component endpoint (`llm-ic-endpoint`);
+    /// off in [`SandboxConfig::for_tests`], so tests of the other demo endpoints see the fleet
+    /// they were written for.
+    pub demo_components: bool,
     /// Extra generated endpoints for scale tests.
     pub extra_endpoints: usize,
     /// Generated traffic in invocations per second across the fleet (None = off).
@@ -117,6 +121,7 @@ impl Default for SandboxConfig {
             account: "123456789012".into(),
             seed: 42,
             demo_fleet: true,
+            demo_components: true,
             extra_endpoints: 0,
             traffic_rate: Some(25.0),
             backfill_hours: 24,
@@ -134,6 +139,7 @@ impl SandboxConfig {
     pub fn for_tests() -> Self {
         SandboxConfig {
             demo_fleet: false,
+            demo_components: false,
             traffic_rate: None,
             backfill_hours: 0,
             random_errors: false,

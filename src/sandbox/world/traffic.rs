@@ -1,6 +1,7 @@
 //! Simulated traffic: a diurnal-ish rate with bursts, spread over the fleet, routed through the
 //! variants' weights, and hitting multi-model endpoints with skewed (Zipf) model popularity so
-//! caches churn. Generated calls go through the same invocation core as real ones.
+//! caches churn, and the serving inference components of IC endpoints. Generated calls go
+//! through the same invocation core as real ones.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,10 +59,12 @@ struct Target {
     kind: ContainerKind,
     share: f64,
     models: Vec<String>,
+    /// The inference component called (on an IC endpoint).
+    component: Option<String>,
 }
 
 fn snapshot(world: &World, now: f64) -> Vec<Target> {
-    world
+    let mut targets: Vec<Target> = world
         .endpoints
         .values()
         .filter(|e| {
@@ -70,6 +73,7 @@ fn snapshot(world: &World, now: f64) -> Vec<Target> {
                 EndpointStatus::InService | EndpointStatus::Updating | EndpointStatus::RollingBack
             )
         })
+        .filter(|e| !world.components.is_ic_endpoint(&e.name))
         .filter_map(|e| {
             let v = e.variants.first()?;
             let models = if v.sim.multi_model {
@@ -94,9 +98,39 @@ fn snapshot(world: &World, now: f64) -> Vec<Target> {
                 kind: v.sim.kind,
                 share: endpoint_share_at(&e.name, now),
                 models,
+                component: None,
             })
         })
-        .collect()
+        .collect();
+    targets.extend(component_targets(world, now));
+    targets
+}
+
+/// The serving components of the IC endpoints in service (at least one copy), each an equal
+/// part of its endpoint's share; components at zero copies get no traffic.
+fn component_targets(world: &World, now: f64) -> Vec<Target> {
+    let mut out = Vec::new();
+    for e in world
+        .endpoints
+        .values()
+        .filter(|e| e.status == EndpointStatus::InService)
+    {
+        let serving: Vec<_> = world
+            .components
+            .on_endpoint(&e.name)
+            .filter(|c| world.components.copies(&c.name).is_some_and(|(_, current)| current > 0))
+            .collect();
+        for c in &serving {
+            out.push(Target {
+                name: e.name.clone(),
+                kind: c.sim.kind,
+                share: endpoint_share_at(&e.name, now) / serving.len() as f64,
+                models: Vec::new(),
+                component: Some(c.name.clone()),
+            });
+        }
+    }
+    out
 }
 
 /// Runs the generator forever at `rate` invocations per second (before the rate factor).
@@ -135,6 +169,7 @@ pub async fn run(sb: Arc<Sandbox>, rate: f64) {
                     accept: Some("application/json"),
                     body: &body,
                     target_model: model.as_deref(),
+                    inference_component: t.component.as_deref(),
                     ..Default::default()
                 };
                 let _ = invoke(&sb, &req, now);

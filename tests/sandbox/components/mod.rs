@@ -4,6 +4,9 @@
 //! deletes; the runtime by component in `runtime.rs`, rolling updates in `rolling.rs`, boto3 in
 //! `boto3.rs`.
 
+mod boto3;
+mod demo;
+mod rolling;
 mod runtime;
 
 use std::time::Duration;

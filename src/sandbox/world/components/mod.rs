@@ -3,6 +3,7 @@
 //! Auto Scaling work on. Lifecycles and placement are in `lifecycle.rs`, rolling updates of a
 //! component's specification in `rolling.rs`.
 
+pub mod gauges;
 pub mod lifecycle;
 pub mod records;
 pub mod rolling;

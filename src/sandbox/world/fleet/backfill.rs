@@ -23,6 +23,7 @@ pub(super) fn backfill(sb: &Sandbox, hours: u32) {
         .endpoints
         .values()
         .filter(|e| e.status != EndpointStatus::Creating && !e.name.starts_with("fleet-"))
+        .filter(|e| !world.components.is_ic_endpoint(&e.name))
     {
         let weight_total: f64 = ep.variants.iter().map(|v| v.current_weight).sum::<f64>().max(1e-9);
         for v in &ep.variants {

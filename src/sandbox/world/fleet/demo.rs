@@ -16,6 +16,9 @@ pub(super) fn seed_demo(sb: &Sandbox) {
     let mut world = sb.world.write();
     seed_in_service(sb, &mut world, now);
     seed_in_transition(sb, &mut world, now);
+    if sb.config.demo_components {
+        super::components::seed_ic_endpoint(sb, &mut world, now);
+    }
     if sb.config.traffic_rate.is_some() {
         seed_wave(sb, &mut world);
     }

@@ -3,12 +3,14 @@
 
 mod backfill;
 mod catalog;
+pub mod components;
 mod demo;
 pub mod deploy;
 mod generated;
 
 use crate::sandbox::world::sandbox::Sandbox;
 
+pub use components::{IC_ADAPTER, IC_BASE, IC_ENDPOINT};
 pub use deploy::{DEMO_BUCKET, DEMO_MME_PREFIX};
 
 /// Seeds the demo fleet and `extra_endpoints` generated ones, then backfills history.

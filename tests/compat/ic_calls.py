@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Inference components through boto3 the way AWS's developer guide sets them up: a model, an
+endpoint configuration with an execution role and a variant without a model (managed instance
+scaling, routing), the endpoint, a component with its compute resource requirements and one copy,
+an invocation with InferenceComponentName, copies to zero (the 400 AWS answers) and back, the
+paginator, and the teardown in AWS's order.
+
+Usage: ic_calls.py ENDPOINT_URL
+
+Prints one line per check and "all N inference component checks passed"; exits non-zero on the
+first failure.
+"""
+
+import json
+import sys
+import time
+
+import boto3
+from botocore.exceptions import ClientError
+
+ENDPOINT_URL = sys.argv[1]
+DEADLINE_SECS = 30.0
+ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
+EP = "boto3-ic-endpoint"
+IC = "boto3-llm-ic"
+
+kw = dict(
+    region_name="us-east-1",
+    endpoint_url=ENDPOINT_URL,
+    aws_access_key_id="AKIDSANDBOX",
+    aws_secret_access_key="sandbox-secret",
+)
+sm = boto3.client("sagemaker", **kw)
+smr = boto3.client("sagemaker-runtime", **kw)
+checks = 0
+
+
+def check(what, ok, detail=""):
+    global checks
+    if not ok:
+        print(f"FAILED: {what} {detail}")
+        sys.exit(1)
+    checks += 1
+    print(f"ok: {what}")
+
+
+def wait_for(what, probe):
+    start = time.time()
+    while time.time() - start < DEADLINE_SECS:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.1)
+    check(what, False, "(timed out)")
+
+
+sm.create_model(
+    ModelName="boto3-ic-llm",
+    ExecutionRoleArn=ROLE,
+    PrimaryContainer={
+        "Image": "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:2.4.0-tgi2.4.0-gpu-py311-cu124-ubuntu22.04",
+        "Environment": {"HF_MODEL_ID": "meta-llama/Llama-3.1-8B-Instruct", "SM_NUM_GPUS": "1"},
+    },
+)
+sm.create_endpoint_config(
+    EndpointConfigName="boto3-ic-config",
+    ExecutionRoleArn=ROLE,
+    ProductionVariants=[
+        {
+            "VariantName": "AllTraffic",
+            "InstanceType": "ml.g5.12xlarge",
+            "InitialInstanceCount": 1,
+            "ModelDataDownloadTimeoutInSeconds": 3600,
+            "ContainerStartupHealthCheckTimeoutInSeconds": 3600,
+            "ManagedInstanceScaling": {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 2},
+            "RoutingConfig": {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"},
+        }
+    ],
+)
+config = sm.describe_endpoint_config(EndpointConfigName="boto3-ic-config")
+check("the IC variant has no model", "ModelName" not in config["ProductionVariants"][0], config)
+sm.create_endpoint(EndpointName=EP, EndpointConfigName="boto3-ic-config")
+wait_for(
+    "endpoint InService",
+    lambda: sm.describe_endpoint(EndpointName=EP)["EndpointStatus"] == "InService",
+)
+check("endpoint InService", True)
+
+sm.create_inference_component(
+    InferenceComponentName=IC,
+    EndpointName=EP,
+    VariantName="AllTraffic",
+    Specification={
+        "ModelName": "boto3-ic-llm",
+        "StartupParameters": {
+            "ModelDataDownloadTimeoutInSeconds": 3600,
+            "ContainerStartupHealthCheckTimeoutInSeconds": 3600,
+        },
+        "ComputeResourceRequirements": {
+            "NumberOfAcceleratorDevicesRequired": 1,
+            "NumberOfCpuCoresRequired": 4,
+            "MinMemoryRequiredInMb": 16384,
+        },
+    },
+    RuntimeConfig={"CopyCount": 1},
+)
+
+
+def status():
+    return sm.describe_inference_component(InferenceComponentName=IC)
+
+
+wait_for("component InService", lambda: status()["InferenceComponentStatus"] == "InService")
+d = status()
+check("one copy serving", d["RuntimeConfig"]["CurrentCopyCount"] == 1, d["RuntimeConfig"])
+check("creation time is a datetime", hasattr(d["CreationTime"], "year"), d["CreationTime"])
+
+body = json.dumps({"inputs": "What is an inference component?", "parameters": {"max_new_tokens": 32}})
+r = smr.invoke_endpoint(EndpointName=EP, InferenceComponentName=IC, ContentType="application/json", Body=body)
+answer = r["Body"].read().decode()
+check("the component answers", "generated_text" in answer, answer)
+
+sm.update_inference_component_runtime_config(InferenceComponentName=IC, DesiredRuntimeConfig={"CopyCount": 0})
+wait_for("zero copies", lambda: status()["RuntimeConfig"]["CurrentCopyCount"] == 0)
+try:
+    smr.invoke_endpoint(EndpointName=EP, InferenceComponentName=IC, ContentType="application/json", Body=body)
+    check("zero copies refused", False)
+except ClientError as e:
+    err = e.response["Error"]
+    check(
+        "zero copies refused with AWS's 400",
+        e.response["ResponseMetadata"]["HTTPStatusCode"] == 400 and "no capacity" in err["Message"],
+        err,
+    )
+sm.update_inference_component_runtime_config(InferenceComponentName=IC, DesiredRuntimeConfig={"CopyCount": 1})
+wait_for("serving again", lambda: status()["RuntimeConfig"]["CurrentCopyCount"] == 1)
+check("serving again", True)
+
+names = [
+    c["InferenceComponentName"]
+    for page in sm.get_paginator("list_inference_components").paginate(EndpointNameEquals=EP)
+    for c in page["InferenceComponents"]
+]
+check("the paginator lists the component", names == [IC], names)
+
+wait_for("component InService before delete", lambda: status()["InferenceComponentStatus"] == "InService")
+sm.delete_inference_component(InferenceComponentName=IC)
+
+
+def gone():
+    try:
+        status()
+        return False
+    except ClientError as e:
+        return "Could not find inference component" in e.response["Error"]["Message"]
+
+
+wait_for("component deleted", gone)
+sm.delete_endpoint(EndpointName=EP)
+sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config")
+sm.delete_model(ModelName="boto3-ic-llm")
+check("teardown in AWS's order", True)
+print(f"all {checks} inference component checks passed")
