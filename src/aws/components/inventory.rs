@@ -131,7 +131,7 @@ pub struct ComponentFilter {
     pub status: Option<String>,
     /// NameContains.
     pub name_contains: Option<String>,
-    /// MaxResults of each page (AWS's default when None; 1–100).
+    /// MaxResults of each page (1–100; 100 when None).
     pub page_size: Option<i32>,
     /// Describe calls in flight at once (8 when 0).
     pub concurrency: usize,
@@ -284,7 +284,7 @@ impl Fleet {
                 .set_variant_name_equals(filter.variant.clone())
                 .set_status_equals(filter.status.as_deref().map(InferenceComponentStatus::from))
                 .set_name_contains(filter.name_contains.clone())
-                .set_max_results(filter.page_size)
+                .max_results(filter.page_size.unwrap_or(100))
                 .set_next_token(token)
                 .send()
                 .await

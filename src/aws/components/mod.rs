@@ -2,17 +2,20 @@
 //! compute reservation and its copies. `inventory.rs` lists and describes them
 //! (ListInferenceComponents paged, DescribeInferenceComponent for the detail, settled ones
 //! remembered in the describe cache); `change.rs` types the changes made to them (copies now, a
-//! rolling update of the specification) and sends them through the guard and the audit log;
-//! `follow.rs` follows a rolling update to its outcome and copies until they are placed;
-//! `wake.rs` wakes one from zero copies and follows it until it serves (`--wait-for-capacity`).
+//! rolling update of the specification, its policy in `policy.rs`) and sends them through the
+//! guard and the audit log; `follow.rs` follows a rolling update to its outcome and copies until
+//! they are placed; `wake.rs` wakes one from zero copies and follows it until it serves
+//! (`--wait-for-capacity`).
 
 pub mod change;
 pub mod follow;
 pub mod inventory;
+pub mod policy;
 pub mod wake;
 
-pub use change::{BatchSize, ComponentChange, ComponentSnapshot, RollingUpdate};
+pub use change::{ComponentChange, ComponentSnapshot};
 pub use follow::{RolloutOutcome, RolloutReport};
 pub use inventory::{
     Component, ComponentFilter, ComponentInventory, Copies, DeploymentSummary, Placement, Reservation,
 };
+pub use policy::{BatchSize, RollingUpdate};

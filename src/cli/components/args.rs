@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::aws::components::change::{BatchSize, RollingUpdate};
+use crate::aws::components::policy::{BatchSize, RollingUpdate};
 use crate::format::parse_duration;
 
 /// `sagedeck components [ENDPOINT]`.

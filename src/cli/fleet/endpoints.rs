@@ -9,6 +9,7 @@ use serde_json::json;
 use super::inventory::EndpointsArgs;
 use super::view::{instances_text, print_scaling, print_variants, scaling_text};
 use crate::aws::endpoints::inventory::InventoryOptions;
+use crate::aws::endpoints::kind::EndpointKind;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{outln, print_json, print_table, weight};
@@ -52,7 +53,10 @@ pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> CmdResult {
                         .collect::<Vec<_>>()
                         .join(" "),
                     instances_text(e),
-                    if e.multi_model { "MME".into() } else { "-".into() },
+                    match e.kind {
+                        EndpointKind::RealTime => "-".into(),
+                        kind => kind.mark().to_string(),
+                    },
                     scaling_text(&e.autoscaling),
                     time_text(e.modified),
                 ]
@@ -64,7 +68,7 @@ pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> CmdResult {
                 "STATUS",
                 "VARIANTS",
                 "INSTANCES",
-                "MME",
+                "KIND",
                 "AUTOSCALING",
                 "MODIFIED",
             ],

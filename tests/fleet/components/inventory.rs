@@ -135,6 +135,19 @@ async fn the_cli_lists_components_and_endpoints_say_their_kind() {
     let missing = run_cli(&sb, &["components", "nope"]).await;
     assert_eq!(missing.code, 3, "{}", missing.stderr);
 
+    let table = run_cli(&sb, &["endpoints"]).await;
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(
+        table.stdout.lines().next().unwrap_or_default().contains("KIND"),
+        "{}",
+        table.stdout
+    );
+    let llm = table
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("llm "))
+        .expect("a row for llm");
+    assert!(llm.split_whitespace().any(|cell| cell == "IC"), "{llm}");
     let eps = run_cli(&sb, &["endpoints", "--json"]).await;
     assert_eq!(eps.code, 0, "{}", eps.stderr);
     let kinds: std::collections::BTreeMap<String, String> = eps.json()["endpoints"]

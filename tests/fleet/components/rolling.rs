@@ -25,8 +25,9 @@ async fn chat_on_v1(sb: &SandboxHandle) -> Client {
     sm
 }
 
-/// An alarm `chat-errors` on the component's 5XX errors, forced into `state`.
-async fn alarm(sb: &SandboxHandle, state: StateValue) {
+/// An alarm `chat-errors` on the component's 5XX errors that treats missing data as breaching
+/// (so that it stays in ALARM without traffic), set in ALARM at once.
+async fn alarm(sb: &SandboxHandle) {
     let cw = aws_sdk_cloudwatch::Client::new(&sdk_config(sb).await);
     cw.put_metric_alarm()
         .alarm_name("chat-errors")
@@ -43,12 +44,13 @@ async fn alarm(sb: &SandboxHandle, state: StateValue) {
         .evaluation_periods(1)
         .threshold(1.0)
         .comparison_operator(ComparisonOperator::GreaterThanOrEqualToThreshold)
+        .treat_missing_data("breaching")
         .send()
         .await
         .unwrap();
     cw.set_alarm_state()
         .alarm_name("chat-errors")
-        .state_value(state)
+        .state_value(StateValue::Alarm)
         .state_reason("forced by the test")
         .send()
         .await
@@ -135,13 +137,12 @@ async fn an_alarm_in_alarm_rolls_the_update_back() {
     let sm = chat_on_v1(&sb).await;
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    alarm(&sb, StateValue::Ok).await;
     let f = fleet(&sb).await;
     let before = f.describe_component("chat").await.unwrap();
     let update = RollingUpdate {
         model: "chat-v2".into(),
         batch: BatchSize::Copies(1),
-        bake_secs: 5,
+        bake_secs: 60,
         rollback_batch: None,
         timeout_secs: None,
         alarms: vec!["chat-errors".into()],
@@ -151,7 +152,7 @@ async fn an_alarm_in_alarm_rolls_the_update_back() {
     f.apply_component_change(&change, &ComponentSnapshot::of(&before), &audited, None)
         .await
         .unwrap();
-    alarm(&sb, StateValue::Alarm).await;
+    alarm(&sb).await;
     let report = f
         .follow_rollout(
             "chat",
@@ -185,7 +186,7 @@ async fn an_alarm_in_alarm_rolls_the_update_back() {
             "--model",
             "chat-v2",
             "--bake",
-            "5s",
+            "1m",
             "--alarm",
             "chat-errors",
             "--yes",
