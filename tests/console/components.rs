@@ -363,3 +363,76 @@ fn a_wake_is_confirmed_then_followed_until_it_serves() {
     let said = toasts(&app);
     assert!(said.contains("summarizer serves: 1 copy up after 1m1"), "{said}");
 }
+
+#[test]
+fn a_rolling_update_is_confirmed_with_its_policy_and_followed_to_its_outcome() {
+    let mut app = app();
+    tap(&mut app, KeyCode::Down);
+    tap(&mut app, KeyCode::Down);
+    press(&mut app, "u");
+    let form = app.panes.components.update_form().unwrap();
+    assert_eq!(
+        (
+            form.component.as_str(),
+            form.values[1].as_str(),
+            form.values[2].as_str()
+        ),
+        ("tool-llm", "1", "60s")
+    );
+    // The model it already serves: refused in the form.
+    press(&mut app, "tool-llm-model");
+    tap(&mut app, KeyCode::Enter);
+    let why = app.panes.components.update_form().unwrap().error.clone().unwrap();
+    assert!(why.contains("already serves"), "{why}");
+    for _ in 0..5 {
+        tap(&mut app, KeyCode::Backspace);
+    }
+    press(&mut app, "v2");
+    tap(&mut app, KeyCode::Tab);
+    tap(&mut app, KeyCode::Backspace);
+    press(&mut app, "50%");
+    tap(&mut app, KeyCode::Enter);
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("no confirmation")
+    };
+    assert_eq!(c.title, "Roll tool-llm over to tool-llm-v2?");
+    assert!(c.lines[0].contains("tool-llm-model → tool-llm-v2"), "{:?}", c.lines);
+    assert!(
+        c.lines[1].contains("MaximumBatchSize 50% capacity, WaitIntervalInSeconds 60"),
+        "{:?}",
+        c.lines
+    );
+    let Some(Job::Guard(GuardJob::UpdateComponent { seen, update, .. })) = c.jobs.first() else {
+        panic!()
+    };
+    assert_eq!((seen.desired_copies, update.model.as_str()), (2, "tool-llm-v2"));
+    app.on_key(tui::key(KeyCode::Char('y')));
+    let llm = app.panes.components.selected(&app.data).unwrap().clone();
+    assert_eq!(app.panes.components.rollout(&llm), Some("tool-llm-v2"));
+
+    // Rolled back by an alarm: said with AWS's reason, no longer followed.
+    let mut last = llm.clone();
+    last.failure_reason = Some("alarm tool-llm-5xx fired".into());
+    let report = sagedeck::aws::components::RolloutReport {
+        outcome: sagedeck::aws::components::RolloutOutcome::RolledBack {
+            reason: last.failure_reason.clone(),
+        },
+        from_model: Some("tool-llm-model".into()),
+        to_model: "tool-llm-v2".into(),
+        elapsed_secs: 200.0,
+        last,
+    };
+    app.on_event(AppEvent::ComponentUpdate {
+        endpoint: EP.into(),
+        component: "tool-llm".into(),
+        progress: sagedeck::tui::event::UpdateProgress::Done(Ok(Box::new(report))),
+    });
+    assert!(
+        toasts(&app).contains("tool-llm rolled back to tool-llm-model: alarm tool-llm-5xx fired"),
+        "{}",
+        toasts(&app)
+    );
+    assert_eq!(app.panes.components.rollout(&llm), None);
+    let shown = app.panes.components.selected(&app.data).unwrap();
+    assert_eq!(shown.failure_reason.as_deref(), Some("alarm tool-llm-5xx fired"));
+}

@@ -66,5 +66,8 @@ async fn the_aws_cli_reads_the_demo_components() {
         "{adapter}"
     );
     assert_eq!(adapter["RuntimeConfig"]["CurrentCopyCount"], 0, "{adapter}");
-    assert!(adapter["CreationTime"].is_number(), "epoch seconds, as AWS sends them: {adapter}");
+    assert!(
+        adapter["CreationTime"].is_number(),
+        "epoch seconds, as AWS sends them: {adapter}"
+    );
 }

@@ -146,6 +146,12 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
     if let Some(image) = &c.image {
         spec.extend(pair("image", escape_line(image).into_owned()));
     }
+    if let Some(model) = pane.rollout(c) {
+        spec.push(Span::styled(
+            format!("  rolling over to {}", escape_line(model)),
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
+        ));
+    }
     let mut lines = vec![Line::from(spec)];
     let reserves = match &c.reservation {
         Some(r) => reservation_detail(r),
@@ -204,6 +210,28 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
     lines
 }
 
+/// The rolling-update form's line: each field, the one being typed highlighted.
+fn update_line(form: &super::UpdateForm, theme: &Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled(
+        format!("roll {} over:", escape_line(&form.component)),
+        theme.fg(Role::Title),
+    )];
+    for (i, name) in super::update::FIELDS.iter().enumerate() {
+        spans.push(Span::styled(format!("  {name} "), theme.fg(Role::Muted)));
+        let style = if i == form.focus {
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
+        } else {
+            theme.fg(Role::Fg)
+        };
+        let cursor = if i == form.focus { "▏" } else { "" };
+        spans.push(Span::styled(format!("{}{cursor}", escape_line(&form.values[i])), style));
+    }
+    if let Some(e) = &form.error {
+        spans.push(Span::styled(format!("  {e}"), theme.fg(Role::StatusError)));
+    }
+    Line::from(spans)
+}
+
 /// The copies form's line.
 fn form_line(form: &CopiesForm, theme: &Theme) -> Line<'static> {
     let mut spans = vec![
@@ -250,7 +278,7 @@ impl ComponentsPane {
             return muted(f, inner, msg, theme);
         };
         // The table as tall as its rows (keeping the detail's rows), the detail below it.
-        let form_height = u16::from(self.form.is_some());
+        let form_height = u16::from(self.form.is_some() || self.update.is_some());
         let room = inner.height.saturating_sub(2 + DETAIL_ROWS + form_height).max(2);
         let table_height = (read.components.len() as u16 + 1).clamp(2, room);
         let [info, table, _gap, detail, form] = Layout::vertical([
@@ -270,6 +298,10 @@ impl ComponentsPane {
         }
         if let Some(form_state) = &self.form {
             f.render_widget(Paragraph::new(form_line(form_state, theme)), form);
+        }
+        if let Some(update) = &self.update {
+            let lines = pack_lines(vec![update_line(update, theme)], form.width as usize);
+            f.render_widget(Paragraph::new(lines), form);
         }
     }
 

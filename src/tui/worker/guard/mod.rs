@@ -254,6 +254,15 @@ pub(super) async fn run(
                 result: r.map(Box::new),
             });
         }
+        (
+            GuardJob::UpdateComponent {
+                endpoint,
+                seen,
+                update,
+                reason,
+            },
+            f,
+        ) => copies::update_component(g, f, (endpoint, &seen), &update, reason, events).await,
         // Answered above, before the fleet is needed.
         (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
@@ -291,6 +300,11 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             endpoint,
             component: seen.component,
             result: Err(e.to_string()),
+        },
+        GuardJob::UpdateComponent { endpoint, seen, .. } => AppEvent::ComponentUpdate {
+            endpoint,
+            component: seen.component,
+            progress: crate::tui::event::UpdateProgress::Done(Err(e.to_string())),
         },
         GuardJob::Activity | GuardJob::PromoteControl { .. } => return,
     };
