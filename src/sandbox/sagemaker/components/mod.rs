@@ -20,7 +20,7 @@ use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::endpoints::not_found as endpoint_not_found;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::world::clock::now_epoch;
-use crate::sandbox::world::components::{ComponentStatus, Components, InferenceComponent};
+use crate::sandbox::world::components::{ComponentSpec, ComponentStatus, Components, Host, InferenceComponent};
 use crate::sandbox::world::sandbox::Sandbox;
 
 use spec::{describe_resources, read_spec, sim_of, spec_summary};
@@ -73,29 +73,10 @@ pub fn create(sb: &Sandbox, doc: &Value) -> Result<Value, ApiError> {
     let copies = doc.pointer("/RuntimeConfig/CopyCount").and_then(Value::as_i64);
     let (desired, sim_spec) = match &spec.base {
         Some(base) => (0, adapter_base(&world.components, base, &endpoint, &variant, sb)?),
-        None => match copies {
-            Some(n) if n >= 1 => (n as i32, spec.clone()),
-            Some(_) => {
-                return Err(ApiError::validation(
-                    "CopyCount must be greater than 0 when creating an inference component: zero copies are reached by scaling in.",
-                ));
-            }
-            None => {
-                return Err(ApiError::validation(
-                    "RuntimeConfig with a CopyCount is required for an inference component that is not an adapter.",
-                ));
-            }
-        },
+        None => (copies_at_create(copies)?, spec.clone()),
     };
     let copy_seconds = sb.config.timing.update.as_secs_f64();
-    let fail_reason = spec.reservation.filter(|r| !host.capacity.holds(r)).map(|r| {
-        format!(
-            "The compute resource requirements of inference component {name} ({}) exceed what one {} instance offers ({}).",
-            describe_resources(&r),
-            host.instance_type,
-            describe_resources(&host.capacity)
-        )
-    });
+    let fail_reason = fit_failure(&name, &spec, &host);
     let deadline = match &fail_reason {
         Some(_) => now + copy_seconds,
         None => now + 4.0 * (copy_seconds + host.instance_seconds),
@@ -129,6 +110,33 @@ pub fn create(sb: &Sandbox, doc: &Value) -> Result<Value, ApiError> {
     Ok(json!({ "InferenceComponentArn": arn }))
 }
 
+/// The copies a component that is not an adapter starts with: RuntimeConfig.CopyCount, at
+/// least 1.
+fn copies_at_create(copies: Option<i64>) -> Result<i32, ApiError> {
+    match copies {
+        Some(n) if n >= 1 => Ok(n.min(i32::MAX as i64) as i32),
+        Some(_) => Err(ApiError::validation(
+            "CopyCount must be greater than 0 when creating an inference component: zero copies are reached by scaling in.",
+        )),
+        None => Err(ApiError::validation(
+            "RuntimeConfig with a CopyCount is required for an inference component that is not an adapter.",
+        )),
+    }
+}
+
+/// Why a component cannot run on its variant's instances: one copy's reservation exceeds what
+/// one instance of the type offers.
+fn fit_failure(name: &str, spec: &ComponentSpec, host: &Host) -> Option<String> {
+    spec.reservation.filter(|r| !host.capacity.holds(r)).map(|r| {
+        format!(
+            "The compute resource requirements of inference component {name} ({}) exceed what one {} instance offers ({}).",
+            describe_resources(&r),
+            host.instance_type,
+            describe_resources(&host.capacity)
+        )
+    })
+}
+
 /// The base of an adapter: a component of the same endpoint and variant that is not itself an
 /// adapter. Returns its specification (the adapter runs its base's container).
 fn adapter_base(
@@ -137,7 +145,7 @@ fn adapter_base(
     endpoint: &str,
     variant: &str,
     sb: &Sandbox,
-) -> Result<crate::sandbox::world::components::ComponentSpec, ApiError> {
+) -> Result<ComponentSpec, ApiError> {
     let b = components.items.get(base).ok_or_else(|| not_found(sb, base))?;
     if b.endpoint != endpoint || b.variant != variant || b.spec.base.is_some() {
         return Err(ApiError::validation(format!(
