@@ -35,7 +35,7 @@ pub struct ComponentsArgs {
     /// Bake after each batch (WaitIntervalInSeconds, 0s to 1h).
     #[arg(long, default_value = "2m", requires = "update")]
     pub bake: String,
-    /// Copies per batch when rolling back: `N` or `NN%` (AWS's default: the whole batch).
+    /// Copies per batch when rolling back: `N` or `NN%` (AWS's default: every copy at once).
     #[arg(long, requires = "update")]
     pub rollback_batch: Option<String>,
     /// MaximumExecutionTimeoutInSeconds of the update (10m to 8h; AWS's default when omitted).
