@@ -113,11 +113,13 @@ impl Exit {
     }
 }
 
-/// The exit code of a classified error: 4 for a model error, 2 for configuration, else 3.
+/// The exit code of a classified error: 4 for a model error, 2 for configuration and for an
+/// inference-components endpoint called without a component (pass one), else 3 (a component at
+/// zero copies included).
 pub fn exit_code(e: &AwsError) -> i32 {
     match e {
         AwsError::ModelError { .. } => EXIT_MODEL,
-        AwsError::Config(_) => EXIT_USAGE,
+        AwsError::Config(_) | AwsError::ComponentRequired { .. } => EXIT_USAGE,
         _ => EXIT_AWS,
     }
 }

@@ -21,6 +21,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
         Command::Promote(a) if !a.status => Some("promote"),
         Command::Prewarm(_) => Some("prewarm"),
+        Command::Components(a) if a.wake.is_some() => Some("components --wake"),
         Command::Components(a) if a.is_change() => Some("components --set-copies/--update"),
         Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),

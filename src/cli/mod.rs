@@ -117,6 +117,8 @@ mod tests {
         ("components e", false),
         ("components e --set-copies ic=2", true),
         ("components e --update ic --model m2", true),
+        ("components e --wake ic", true),
+        ("invoke e --body {} --inference-component ic --wait-for-capacity", true),
         ("invoke e --body {}", true),
         ("models e", false),
         ("prewarm e --all", true),

@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_component;
 mod app;
 mod components;
 mod components_wire;
@@ -15,6 +16,7 @@ mod gate;
 mod guardrails;
 mod invocation_log;
 mod invoke;
+mod invoke_component;
 mod logs_timeline;
 mod models_latency;
 mod newcomer;

@@ -235,7 +235,7 @@ impl Fleet {
             .endpoint_name_equals(endpoint)
             .max_results(20)
             .send();
-        let components = match tokio::time::timeout(Duration::from_secs(5), list).await {
+        let mut components: Vec<String> = match tokio::time::timeout(Duration::from_secs(5), list).await {
             Ok(Ok(out)) => out
                 .inference_components()
                 .iter()
@@ -243,6 +243,7 @@ impl Fleet {
                 .collect(),
             _ => Vec::new(),
         };
+        components.sort();
         AwsError::ComponentRequired { message, components }
     }
 }

@@ -58,6 +58,9 @@ pub struct InvocationRecord {
     /// TargetModel of a multi-model endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_model: Option<String>,
+    /// The inference component called, on an endpoint that hosts components.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_component: Option<String>,
     /// Client-side latency in ms: the answering attempt, or the whole call when it failed.
     pub latency_ms: f64,
     /// Ok or error.
@@ -109,6 +112,7 @@ impl InvocationRecord {
             variant: None,
             target_variant: None,
             target_model: None,
+            inference_component: None,
             latency_ms: 0.0,
             status: Status::Ok,
             error_class: None,
@@ -132,6 +136,7 @@ impl InvocationRecord {
         r.endpoint = Some(spec.endpoint.clone());
         r.target_variant = spec.target_variant.clone();
         r.target_model = spec.target_model.clone();
+        r.inference_component = spec.inference_component.clone();
         match outcome {
             Ok(ok) => {
                 r.variant = ok.invoked_variant.clone().or_else(|| spec.target_variant.clone());

@@ -53,13 +53,16 @@ pub struct ComponentsArgs {
     /// Give up following (`--wait`, `--update`) after this long.
     #[arg(long, default_value = "30m")]
     pub wait_timeout: String,
-    // `--wake IC [--wait]` (copies 0 → 1, then follow) belongs here, beside `--set-copies`.
+    /// Wake a component at zero copies (copies 0 → 1, audited); `--wait` follows it until it
+    /// serves.
+    #[arg(long, value_name = "IC", conflicts_with_all = ["set_copies", "update"])]
+    pub wake: Option<String>,
 }
 
 impl ComponentsArgs {
     /// Whether the command changes something (the read-only gate refuses it).
     pub fn is_change(&self) -> bool {
-        self.set_copies.is_some() || self.update.is_some()
+        self.set_copies.is_some() || self.update.is_some() || self.wake.is_some()
     }
 
     /// `--set-copies IC=N` as `(IC, N)`.

@@ -1,10 +1,12 @@
 //! `sagedeck components [ENDPOINT] [--json]`: the inference components of an endpoint (of every
 //! endpoint without one) — status, model or base, copies desired/current, placement, reservation —
-//! and the changes to one of them: `--set-copies IC=N` and `--update IC --model M` (`change.rs`).
+//! and the changes to one of them: `--set-copies IC=N` and `--update IC --model M` (`change.rs`),
+//! `--wake IC [--wait]` (`wake.rs`).
 
 pub mod args;
 pub mod change;
 pub mod view;
+pub mod wake;
 
 use serde_json::json;
 
@@ -27,6 +29,9 @@ pub async fn run(g: &GlobalArgs, args: ComponentsArgs) -> CmdResult {
     }
     if let Some((ic, update)) = update {
         return change::rolling_update(g, &args, &ic, update, deadline).await;
+    }
+    if let Some(ic) = &args.wake {
+        return wake::wake(g, &args, ic, deadline).await;
     }
     list(g, &args).await
 }

@@ -191,7 +191,8 @@ async fn once(
         Ok(r) => {
             if g.json {
                 print_json(&json!({
-                    "endpoint": spec.endpoint, "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
+                    "endpoint": spec.endpoint, "inference_component": spec.inference_component,
+                    "result": r, "body": body_value(r.content_type.as_deref(), &r.body),
                 }))?;
             } else {
                 outln!("{}", body_text(r.content_type.as_deref(), &r.body))?;

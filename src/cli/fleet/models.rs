@@ -258,6 +258,11 @@ pub async fn run_prewarm(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
 
 /// `prewarm ENDPOINT --inference-component IC`: one audited warm-up call to the component.
 async fn prewarm_component(g: &GlobalArgs, args: PrewarmArgs) -> CmdResult {
+    if args.watch {
+        return Err(Exit::usage(
+            "--watch re-prewarms evicted MME models; a component is warmed once (name its models to watch them)",
+        ));
+    }
     let opts = prewarm_options(&args).map_err(Exit::usage)?;
     let fleet = g.connect().await?;
     let info = fleet

@@ -7,6 +7,7 @@
 //! endpoint where the tool names one, else to the LLM endpoint. The LLM endpoint, request shape,
 //! template, servers and approval mode come from `[agent]` of config.toml (per profile).
 
+mod component;
 mod keys;
 mod runs;
 mod view;
@@ -354,7 +355,7 @@ impl Pane for AgentPane {
             PaneCommand {
                 name: "agent-component",
                 takes_arg: true,
-                help: "Agent: the inference component serving the LLM (`none` clears it)",
+                help: "Agent: the inference component serving the LLM (none: the next of the LLM endpoint's; `none` clears it)",
             },
             PaneCommand {
                 name: "agent-approve",
@@ -364,21 +365,15 @@ impl Pane for AgentPane {
         ]
     }
 
-    fn run_command(&mut self, name: &str, arg: Option<&str>, _data: &mut Data, out: &mut Outbox) -> bool {
+    fn run_command(&mut self, name: &str, arg: Option<&str>, data: &mut Data, out: &mut Outbox) -> bool {
         let arg = arg.map(str::trim).filter(|a| !a.is_empty());
         match (name, arg) {
             ("agent-llm", Some(llm)) => {
                 self.settings.llm = Some(llm.to_string());
                 out.toast(Level::Info, format!("Agent: new runs ask {llm}"));
+                self.follow_llm_components(data, out);
             }
-            ("agent-component", Some("none")) => {
-                self.settings.inference_component = None;
-                out.toast(Level::Info, "Agent: new runs call the LLM endpoint without a component");
-            }
-            ("agent-component", Some(ic)) => {
-                self.settings.inference_component = Some(ic.to_string());
-                out.toast(Level::Info, format!("Agent: new runs ask through component {ic}"));
-            }
+            ("agent-component", arg) => self.choose_component(arg, data, out),
             ("agent-approve", Some(m @ ("auto" | "ask" | "never"))) => {
                 self.settings.approve = Some(m.to_string());
                 out.toast(Level::Info, format!("Agent: approval {m}"));
@@ -387,7 +382,7 @@ impl Pane for AgentPane {
                 self.settings.approve = None;
                 out.toast(Level::Info, "Agent: approval by the tools' annotations");
             }
-            ("agent-llm" | "agent-component" | "agent-approve", _) => {
+            ("agent-llm" | "agent-approve", _) => {
                 out.toast(Level::Warn, format!(":{name} needs a value (see ? for help)"));
             }
             _ => return false,

@@ -1,5 +1,6 @@
 //! The Invoke pane's request form: body editor, content type, accept, target variant, target
-//! model and repeat count of one endpoint; the default payload guessed from the container image;
+//! model (or the inference component, on an endpoint that hosts them) and repeat count of one
+//! endpoint; the default payload guessed from the container image;
 //! the inline body check (JSON with line and column); and the bytes a body stands for (`hex:`
 //! bytes, `@path` files, or the text itself).
 
@@ -7,6 +8,7 @@ use ratatui_textarea::{CursorMove, TextArea};
 use serde::de::IgnoredAny;
 
 use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::endpoints::kind::EndpointKind;
 use crate::aws::invoke::call::{MAX_PAYLOAD, is_json};
 
 /// The form's fields, in Tab order.
@@ -20,17 +22,20 @@ pub enum Field {
     Variant,
     /// TargetModel (multi-model endpoints only).
     Model,
+    /// InferenceComponentName (cycles through the components of an endpoint that hosts them).
+    Component,
     /// How many times to invoke.
     Repeat,
     /// The request body.
     Body,
 }
 
-const ORDER: [Field; 6] = [
+const ORDER: [Field; 7] = [
     Field::ContentType,
     Field::Accept,
     Field::Variant,
     Field::Model,
+    Field::Component,
     Field::Repeat,
     Field::Body,
 ];
@@ -139,6 +144,12 @@ pub struct Form {
     pub variants: Vec<String>,
     /// Whether the endpoint is multi-model.
     pub multi_model: bool,
+    /// Whether the endpoint hosts inference components (a call must name one).
+    pub hosts_components: bool,
+    /// The endpoint's components, once read.
+    pub components: Vec<String>,
+    /// InferenceComponentName.
+    pub component: Option<String>,
     /// The body editor.
     pub body: TextArea<'static>,
     /// Content-Type.
@@ -169,6 +180,9 @@ impl Form {
             kind,
             variants: e.variants.iter().map(|v| v.name.clone()).collect(),
             multi_model: e.multi_model,
+            hosts_components: e.kind == EndpointKind::InferenceComponents,
+            components: Vec::new(),
+            component: None,
             body: TextArea::default(),
             content_type: ct.into(),
             accept: accept.into(),
@@ -199,13 +213,38 @@ impl Form {
         self.check = check_body(&self.content_type, &self.body_text());
     }
 
-    /// Fields reachable with Tab (Model only on a multi-model endpoint).
+    /// Fields reachable with Tab (Model only on a multi-model endpoint, Component only on one
+    /// that hosts inference components).
     fn order(&self) -> Vec<Field> {
         ORDER
             .iter()
             .copied()
             .filter(|f| *f != Field::Model || self.multi_model)
+            .filter(|f| *f != Field::Component || self.hosts_components)
             .collect()
+    }
+
+    /// Takes the endpoint's components as read: the chosen one stays when still there, else the
+    /// first is chosen.
+    pub fn set_components(&mut self, names: Vec<String>) {
+        if self.component.as_ref().is_none_or(|c| !names.contains(c)) {
+            self.component = names.first().cloned();
+        }
+        self.components = names;
+    }
+
+    /// Cycles the component through the endpoint's components.
+    pub fn cycle_component(&mut self, back: bool) {
+        let n = self.components.len();
+        if n == 0 {
+            return;
+        }
+        let i = self
+            .component
+            .as_ref()
+            .and_then(|c| self.components.iter().position(|x| x == c))
+            .unwrap_or(0);
+        self.component = Some(self.components[if back { (i + n - 1) % n } else { (i + 1) % n }].clone());
     }
 
     /// The field after (or before) `from`.

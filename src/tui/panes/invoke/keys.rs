@@ -33,6 +33,12 @@ impl InvokePane {
                     KeyCode::Enter => self.focus = None,
                     _ => {}
                 },
+                Field::Component => match key.code {
+                    KeyCode::Left | KeyCode::Up => form.cycle_component(true),
+                    KeyCode::Right | KeyCode::Down | KeyCode::Char(' ') => form.cycle_component(false),
+                    KeyCode::Enter => self.focus = None,
+                    _ => {}
+                },
                 Field::ContentType | Field::Accept => {
                     let value = if field == Field::ContentType {
                         &mut form.content_type

@@ -6,6 +6,7 @@
 //! [`FleetJob::Invoke`]; read-only mode refuses it.
 
 mod calls;
+mod component;
 mod form;
 mod keys;
 mod view;
@@ -56,6 +57,8 @@ pub struct InvokePane {
     notice: Option<String>,
     /// MME catalogs already asked for.
     catalogs_requested: HashSet<String>,
+    /// Components of IC endpoints already asked for.
+    components_requested: HashSet<String>,
 }
 
 impl InvokePane {
@@ -125,6 +128,8 @@ impl InvokePane {
             f.model = first.key.clone();
             f.model_pending = false;
         }
+        let mut out = out;
+        self.sync_components(data, out.as_deref_mut());
         if let (Some(e), Some(out)) = (selected, out)
             && let Some(prefix) = e.mme_prefix()
             && !data.catalogs.contains_key(&e.name)
@@ -173,6 +178,8 @@ impl InvokePane {
             Some("not sent: set a content type (c)".to_string())
         } else if form.multi_model && form.model.trim().is_empty() {
             Some("not sent: a multi-model endpoint needs a target model (m)".to_string())
+        } else if form.hosts_components && form.component.is_none() {
+            Some("not sent: this endpoint hosts inference components: pick one (m)".to_string())
         } else {
             form.repeat_count().err().map(|e| format!("not sent: {e} (n)"))
         };
@@ -198,7 +205,7 @@ impl InvokePane {
             target_model: if form.multi_model { opt(&form.model) } else { None },
             custom_attributes: None,
             inference_id: None,
-            inference_component: None,
+            inference_component: form.component.clone().filter(|_| form.hosts_components),
         };
         let repeat = form.repeat_count().unwrap_or(1);
         self.start(spec, text, repeat, out);
@@ -251,6 +258,9 @@ impl InvokePane {
             f.accept = c.spec.accept.clone().unwrap_or_default();
             f.variant = c.spec.target_variant.clone();
             f.model = c.spec.target_model.clone().unwrap_or_default();
+            if c.spec.inference_component.is_some() {
+                f.component = c.spec.inference_component.clone();
+            }
             f.repeat = c.repeat.to_string();
             f.set_body(&c.body_text);
         }
@@ -261,6 +271,7 @@ impl InvokePane {
     fn focus_field(&mut self, field: Field, out: &mut Outbox) {
         match &self.form {
             None => out.toast(Level::Warn, "select an endpoint first (1 Endpoints)"),
+            Some(f) if field == Field::Model && f.hosts_components => self.focus = Some(Field::Component),
             Some(f) if field == Field::Model && !f.multi_model => {
                 out.toast(Level::Info, format!("{} is not a multi-model endpoint", f.endpoint))
             }
@@ -290,7 +301,7 @@ impl InvokePane {
         let Some(c) = self.history.iter_mut().find(|c| c.id == Some(id)) else {
             return;
         };
-        let failure = result.as_ref().err().map(|f| f.error.to_string());
+        let failure = result.as_ref().err().map(|f| component::error_text(&f.error));
         let done = c.record(result);
         if c.repeat == 1 {
             if let Some(e) = failure {
@@ -425,6 +436,7 @@ impl Pane for InvokePane {
                 Field::ContentType | Field::Accept => keys.push(KeyHint::new("↑↓", "common types")),
                 Field::Variant => keys.push(KeyHint::new("←→/Space", "cycle")),
                 Field::Model => keys.push(KeyHint::new("↑↓ Enter", "pick model")),
+                Field::Component => keys.push(KeyHint::new("←→/Space", "cycle")),
                 Field::Repeat => keys.push(KeyHint::new("0-9", "count")),
             }
             keys.push(send);
@@ -440,13 +452,14 @@ impl Pane for InvokePane {
             ];
         }
         let none = self.form.is_none();
-        let not_mme = self.form.as_ref().is_none_or(|f| !f.multi_model);
+        let not_mme = self.form.as_ref().is_none_or(|f| !f.multi_model && !f.hosts_components);
+        let ic = self.form.as_ref().is_some_and(|f| f.hosts_components);
         vec![
             send,
             KeyHint::when("i/⏎", "edit", none),
             KeyHint::when("c/a", "type/accept", none),
             KeyHint::when("v", "variant", none),
-            KeyHint::when("m", "model", not_mme),
+            KeyHint::when("m", if ic { "component" } else { "model" }, not_mme),
             KeyHint::when("n", "repeat", none),
             KeyHint::when("f", "pretty", none),
             KeyHint::when("b/x", "reset/clear", none),

@@ -225,7 +225,8 @@ fn failure_lines(e: &crate::aws::invoke::call::InvokeFailure, theme: &Theme, lin
             muted,
         ),
     ]));
-    lines.push(Line::from(Span::styled(e.error.to_string(), theme.fg(Role::StatusError))));
+    let text = crate::tui::panes::invoke::component::error_text(&e.error);
+    lines.push(Line::from(Span::styled(text, theme.fg(Role::StatusError))));
     if let AwsError::ModelError {
         original_status,
         original_message,

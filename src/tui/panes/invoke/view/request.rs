@@ -53,7 +53,10 @@ fn render_form(
         ),
         fields.row("Accept", Field::Accept, fields.value(&form.accept, Field::Accept, "(none)")),
         fields.row("Variant", Field::Variant, variant_choices(form, theme)),
-        fields.row("Target model", Field::Model, fields.model_value(form, data)),
+        match form.hosts_components {
+            true => fields.row("Component", Field::Component, component_choices(form, theme)),
+            false => fields.row("Target model", Field::Model, fields.model_value(form, data)),
+        },
         fields.row("Repeat", Field::Repeat, fields.value(&form.repeat, Field::Repeat, "(1)")),
         Line::from(form_status(notice, data, theme)),
     ];
@@ -119,6 +122,27 @@ impl FormRows<'_> {
         };
         self.value(&form.model, Field::Model, &hint)
     }
+}
+
+/// The components a request on an IC endpoint may name, the chosen one selected.
+fn component_choices(form: &Form, theme: &Theme) -> Vec<Span<'static>> {
+    if form.components.is_empty() {
+        return vec![Span::styled("(reading the endpoint's components…)", theme.fg(Role::Muted))];
+    }
+    let mut spans = Vec::new();
+    for (i, c) in form.components.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.fg(Role::Muted)));
+        }
+        let name = crate::format::escape_text(c).into_owned();
+        let style = if form.component.as_ref() == Some(c) {
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
+        } else {
+            theme.fg(Role::Muted)
+        };
+        spans.push(Span::styled(name, style));
+    }
+    spans
 }
 
 /// The variants a request may target ("by weight" first), the chosen one selected.
