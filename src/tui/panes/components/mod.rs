@@ -100,6 +100,13 @@ impl ComponentsPane {
         ZeroState::of(c, self.woken.get(&(c.endpoint.clone(), c.name.clone())).copied())
     }
 
+    /// [`Self::zero_state`], an adapter's being its base component's (it serves in the base's
+    /// copies) when the base is in `read`.
+    pub fn zero_state_in(&self, c: &Component, read: &ComponentsRead) -> ZeroState {
+        let base = c.base_component.as_ref().and_then(|b| read.component(b));
+        self.zero_state(base.unwrap_or(c))
+    }
+
     /// The copies form, while open.
     pub fn form(&self) -> Option<&CopiesForm> {
         self.form.as_ref()

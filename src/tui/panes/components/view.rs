@@ -115,7 +115,8 @@ fn ms(v: Option<f64>) -> String {
 
 /// The cells of one component, in [`COLUMNS`] order.
 fn cells(c: &Component, z: ZeroState, s: Option<&ComponentSummary>, now: f64, theme: &Theme) -> Vec<Cell<'static>> {
-    let count = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
+    // `+ 0.0`: an empty sum is -0.0, shown as 0.
+    let count = |v: Option<f64>| v.map(|v| format!("{:.0}", v + 0.0)).unwrap_or_else(|| "-".into());
     let errors = |v: Option<f64>, role: Role| {
         let text = count(v);
         let style = if v.is_some_and(|v| v > 0.0) { theme.fg(role) } else { theme.fg(Role::Fg) };
@@ -176,10 +177,11 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
     }
     lines.push(Line::from(copies));
     if let Some(s) = s {
-        let mut calls = pair("calls (15m)", format!("{:.0}", s.invocations)).to_vec();
-        calls.extend(pair("4XX", format!("{:.0}", s.errors_4xx)));
-        calls.extend(pair("5XX", format!("{:.0}", s.errors_5xx)));
-        calls.extend(pair("refused at zero", format!("{:.0}", s.no_capacity_failures)));
+        let count = |v: f64| format!("{:.0}", v + 0.0);
+        let mut calls = pair("calls (15m)", count(s.invocations)).to_vec();
+        calls.extend(pair("4XX", count(s.errors_4xx)));
+        calls.extend(pair("5XX", count(s.errors_5xx)));
+        calls.extend(pair("refused at zero", count(s.no_capacity_failures)));
         calls.extend(pair("used of the reservation", super::state::utilization_detail(s)));
         lines.push(Line::from(calls));
     }
@@ -352,7 +354,7 @@ impl ComponentsPane {
             .take(self.page)
             .map(|(i, c)| {
                 let s = metrics.and_then(|m| m.component(&c.endpoint, &c.name)).map(|m| &m.summary);
-                let mut all: Vec<Option<Cell>> = cells(c, self.zero_state(c), s, self.now.max(read.at), theme)
+                let mut all: Vec<Option<Cell>> = cells(c, self.zero_state_in(c, read), s, self.now.max(read.at), theme)
                     .into_iter()
                     .map(Some)
                     .collect();
@@ -379,7 +381,9 @@ pub fn head_line(data: &Data, e: &EndpointInfo, theme: &Theme) -> Option<Line<'s
         Some(read) if read.components.is_empty() => spans.push(Span::styled(" none yet", muted)),
         Some(read) => {
             for c in &read.components {
-                let z = ZeroState::of(c, None);
+                // An adapter serves in its base's copies: it is at zero when its base is.
+                let base = c.base_component.as_ref().and_then(|b| read.component(b));
+                let z = ZeroState::of(base.unwrap_or(c), None);
                 spans.push(Span::styled(format!("  {}", escape_line(&c.name)), theme.fg(Role::Fg)));
                 spans.push(Span::styled(format!(" {}", z.badge(read.at)), badge_style(z, theme)));
                 spans.push(Span::styled(format!(" {}/{}", c.copies.current, c.copies.desired), muted));
