@@ -143,13 +143,33 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
         GuardKind::SetCopies => [(1, 2, false), (0, 1, true)]
             .map(|(seen, copies, wake)| GuardJob::SetCopies {
                 endpoint: endpoint.clone(),
-                component: "llm".into(),
-                seen,
+                seen: sagedeck::aws::components::ComponentSnapshot {
+                    component: "llm".into(),
+                    desired_copies: seen,
+                    model: Some("m".into()),
+                },
                 copies,
                 wake,
                 reason: None,
             })
             .to_vec(),
+        GuardKind::UpdateComponent => vec![GuardJob::UpdateComponent {
+            endpoint,
+            seen: sagedeck::aws::components::ComponentSnapshot {
+                component: "llm".into(),
+                desired_copies: 2,
+                model: Some("m".into()),
+            },
+            update: Box::new(sagedeck::aws::components::RollingUpdate {
+                model: "m2".into(),
+                batch: sagedeck::aws::components::BatchSize::Copies(1),
+                bake_secs: 60,
+                rollback_batch: None,
+                timeout_secs: None,
+                alarms: vec![],
+            }),
+            reason: None,
+        }],
         GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
     }
 }
@@ -194,6 +214,9 @@ const REFUSED: &[&str] = &[
     "changing a scaling policy",
     "removing a scaling policy",
     "setting the instance count",
+    "setting copies",
+    "waking a component",
+    "updating a component",
 ];
 
 #[test]
@@ -232,7 +255,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 14, "every mutating sample was tried");
+    assert_eq!(mutations, 17, "every mutating sample was tried");
 }
 
 #[test]
@@ -318,7 +341,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 12, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 15, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -347,6 +370,7 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
             }
         }
     }
-    // Weights, promotion, prewarm, four autoscaling changes, a tool call, an agent run.
-    assert_eq!(audited, 9, "every audited sample was stamped");
+    // Weights, promotion, prewarm, four autoscaling changes, copies set, a wake and a rolling
+    // update, a tool call, an agent run.
+    assert_eq!(audited, 12, "every audited sample was stamped");
 }

@@ -8,6 +8,8 @@ mod common;
 mod agent;
 mod agent_component;
 mod app;
+mod components;
+mod components_wire;
 mod e2e;
 mod first_rows;
 mod gate;

@@ -202,6 +202,16 @@ pub enum AppEvent {
         /// The component after the change was accepted, or why nothing was sent.
         result: Result<Box<crate::aws::components::Component>, String>,
     },
+    /// A rolling update of a component ([`GuardJob::UpdateComponent`]): each state it passes
+    /// through, then how it ended.
+    ComponentUpdate {
+        /// Endpoint.
+        endpoint: String,
+        /// Component.
+        component: String,
+        /// What happened.
+        progress: UpdateProgress,
+    },
     /// An autoscaling change ended: the request ids, or the refusal (every difference when the
     /// variant changed since it was read) or the error.
     ScalingChanged {
@@ -219,6 +229,15 @@ pub enum AppEvent {
         /// What happened.
         update: AgentUpdate,
     },
+}
+
+/// How a component's rolling update goes.
+#[derive(Debug, Clone)]
+pub enum UpdateProgress {
+    /// Sent: the component as it now is (Updating, copies moving).
+    State(Box<crate::aws::components::Component>),
+    /// It ended: rolled out, rolled back or failed; or it was refused or could not be followed.
+    Done(Result<Box<crate::aws::components::RolloutReport>, String>),
 }
 
 /// What an agent run reports.

@@ -1,64 +1,11 @@
 //! The figures of inference components: their queries come in the same plan (and the same
 //! GetMetricData calls) as the variants', with `InferenceComponentName` as their only dimension;
-//! here they are summed up per component.
+//! here they are summed up per component (the types are `summary.rs`'s, beside the variants').
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::Serialize;
-
-use super::plan::{Metric, series_name};
-use super::summary::{Series, VariantMetrics, summarize_until};
-
-/// The numbers the console shows for one inference component. "Latest" figures come from the
-/// last complete period, as a variant's do.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct ComponentSummary {
-    /// Latest ModelLatency p50 (ms).
-    pub model_latency_p50_ms: Option<f64>,
-    /// Latest ModelLatency p99 (ms).
-    pub model_latency_p99_ms: Option<f64>,
-    /// Invocations in the period of the latest latencies (their sample count).
-    pub latest_samples: Option<f64>,
-    /// Invocations in the window.
-    pub invocations: f64,
-    /// Invocations per minute over the window.
-    pub invocations_per_min: f64,
-    /// 4xx answers in the window.
-    pub errors_4xx: f64,
-    /// 5xx answers in the window.
-    pub errors_5xx: f64,
-    /// Invocations per copy in the last complete period.
-    pub invocations_per_copy: Option<f64>,
-    /// Calls refused for want of a copy in the window.
-    pub no_capacity_failures: f64,
-    /// Latest CPU utilization, % of the reservation.
-    pub cpu_utilization: Option<f64>,
-    /// Latest accelerator utilization, % of the reservation.
-    pub gpu_utilization: Option<f64>,
-    /// Latest memory utilization, % of the reservation.
-    pub memory_utilization: Option<f64>,
-}
-
-/// The metrics of one inference component.
-#[derive(Debug, Clone, Serialize)]
-pub struct ComponentMetrics {
-    /// Endpoint it is deployed on.
-    pub endpoint: String,
-    /// Component name.
-    pub component: String,
-    /// Summary numbers.
-    pub summary: ComponentSummary,
-    /// Series by name ([`series_name`]).
-    pub series: BTreeMap<String, Series>,
-}
-
-impl ComponentMetrics {
-    /// The series of a metric and statistic.
-    pub fn series(&self, metric: Metric, stat: &str) -> Option<&Series> {
-        self.series.get(&series_name(metric, stat))
-    }
-}
+use super::plan::Metric;
+use super::summary::{ComponentMetrics, ComponentSummary, Series, VariantMetrics, summarize_until};
 
 /// Summary numbers of a component's series over `window` ending at `end` in `period`-second
 /// periods; the latest figures are those of the last complete period.

@@ -10,9 +10,11 @@ use aws_sdk_cloudwatch::types::{
 use aws_smithy_types::DateTime;
 use futures_util::StreamExt;
 
-use super::components::{ComponentMetrics, ComponentSummary, summarize_component};
+use super::components::summarize_component;
 use super::plan::{CALL_CONCURRENCY, MAX_PAGES, MAX_QUERIES_PER_CALL, MetricsPlan, PlannedQuery, series_name};
-use super::summary::{MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize_until};
+use super::summary::{
+    ComponentMetrics, ComponentSummary, MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize_until,
+};
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
 

@@ -15,9 +15,12 @@ mod fetch;
 mod plan;
 mod summary;
 
-pub use components::{ComponentMetrics, ComponentSummary, summarize_component};
+pub use components::summarize_component;
 pub use plan::{
     MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, NS_INFERENCE_COMPONENTS, NS_SAGEMAKER, PlannedQuery,
     series_name,
 };
-pub use summary::{MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize, summarize_until};
+pub use summary::{
+    ComponentMetrics, ComponentSummary, MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize,
+    summarize_until,
+};

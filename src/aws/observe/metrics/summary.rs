@@ -125,7 +125,7 @@ pub struct MetricsSnapshot {
     pub variants: Vec<VariantMetrics>,
     /// Per inference component, in plan order (none unless the plan asked for them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub components: Vec<super::components::ComponentMetrics>,
+    pub components: Vec<ComponentMetrics>,
     /// Queries sent.
     pub queries: usize,
     /// GetMetricData calls made (pages included).
@@ -143,7 +143,7 @@ impl MetricsSnapshot {
     }
 
     /// The metrics of one inference component.
-    pub fn component(&self, endpoint: &str, component: &str) -> Option<&super::components::ComponentMetrics> {
+    pub fn component(&self, endpoint: &str, component: &str) -> Option<&ComponentMetrics> {
         self.components
             .iter()
             .find(|c| c.endpoint == endpoint && c.component == component)
@@ -201,5 +201,55 @@ pub fn summarize_until(vm: &VariantMetrics, window: Duration, end: f64, period: 
         cache_hit_ratio,
         loaded_models_per_instance: latest(Metric::LoadedModelCount, "Average"),
         model_loading_wait_p99_ms: latest(Metric::ModelLoadingWaitTime, "p99"),
+    }
+}
+
+/// The numbers the console shows for one inference component. "Latest" figures come from the
+/// last complete period, as a variant's do.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ComponentSummary {
+    /// Latest ModelLatency p50 (ms).
+    pub model_latency_p50_ms: Option<f64>,
+    /// Latest ModelLatency p99 (ms).
+    pub model_latency_p99_ms: Option<f64>,
+    /// Invocations in the period of the latest latencies (their sample count).
+    pub latest_samples: Option<f64>,
+    /// Invocations in the window.
+    pub invocations: f64,
+    /// Invocations per minute over the window.
+    pub invocations_per_min: f64,
+    /// 4xx answers in the window.
+    pub errors_4xx: f64,
+    /// 5xx answers in the window.
+    pub errors_5xx: f64,
+    /// Invocations per copy in the last complete period.
+    pub invocations_per_copy: Option<f64>,
+    /// Calls refused for want of a copy in the window.
+    pub no_capacity_failures: f64,
+    /// Latest CPU utilization, % of the reservation.
+    pub cpu_utilization: Option<f64>,
+    /// Latest accelerator utilization, % of the reservation.
+    pub gpu_utilization: Option<f64>,
+    /// Latest memory utilization, % of the reservation.
+    pub memory_utilization: Option<f64>,
+}
+
+/// The metrics of one inference component.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentMetrics {
+    /// Endpoint it is deployed on.
+    pub endpoint: String,
+    /// Component name.
+    pub component: String,
+    /// Summary numbers.
+    pub summary: ComponentSummary,
+    /// Series by name ([`series_name`]).
+    pub series: BTreeMap<String, Series>,
+}
+
+impl ComponentMetrics {
+    /// The series of a metric and statistic.
+    pub fn series(&self, metric: Metric, stat: &str) -> Option<&Series> {
+        self.series.get(&series_name(metric, stat))
     }
 }

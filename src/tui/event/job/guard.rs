@@ -24,6 +24,9 @@ pub const SETTING_COPIES: &str = "setting copies";
 /// What the read-only refusal calls waking a component from zero copies.
 pub const WAKING_A_COMPONENT: &str = "waking a component";
 
+/// What the read-only refusal calls a rolling update of a component's model.
+pub const UPDATING_A_COMPONENT: &str = "updating a component";
+
 /// Audited mutations and the audit log's reads. Every mutation writes its intent to the audit log
 /// before anything is sent.
 #[derive(Debug, Clone)]
@@ -93,14 +96,26 @@ pub enum GuardJob {
     SetCopies {
         /// Endpoint hosting it.
         endpoint: String,
-        /// Component.
-        component: String,
-        /// DesiredCopyCount as the operator saw it (refused if it changed since).
-        seen: i32,
+        /// The component as the operator saw it: refused if its desired copies (or model)
+        /// changed since.
+        seen: crate::aws::components::ComponentSnapshot,
         /// The copy count to set.
         copies: i32,
         /// Whether this wakes the component from zero (0 → N).
         wake: bool,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
+    /// Roll an inference component over to another model (UpdateInferenceComponent with its
+    /// DeploymentConfig): compare-and-swapped against what the operator saw, audited before it is
+    /// sent, then followed to its outcome ([`crate::tui::event::AppEvent::ComponentUpdate`]).
+    UpdateComponent {
+        /// Endpoint hosting it.
+        endpoint: String,
+        /// The component as the operator saw it.
+        seen: crate::aws::components::ComponentSnapshot,
+        /// The new model and the rolling update's policy.
+        update: Box<crate::aws::components::RollingUpdate>,
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
@@ -123,6 +138,7 @@ super::kinds!(GuardJob => GuardKind {
     Prewarm,
     ChangeScaling,
     SetCopies,
+    UpdateComponent,
     Timeline,
 });
 
@@ -133,6 +149,7 @@ super::effects!(GuardJob, |job| match job {
     GuardJob::ChangeScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
     GuardJob::SetCopies { wake: true, reason, .. } => Effect::Audited(WAKING_A_COMPONENT, reason),
     GuardJob::SetCopies { reason, .. } => Effect::Audited(SETTING_COPIES, reason),
+    GuardJob::UpdateComponent { reason, .. } => Effect::Audited(UPDATING_A_COMPONENT, reason),
     GuardJob::PromoteResume { rollback: true, .. } => Effect::Changes("rolling a promotion back"),
     GuardJob::PromoteResume { .. } => Effect::Changes(RESUMING_A_PROMOTION),
     GuardJob::PromoteControl { control, .. } => match control {
@@ -164,6 +181,7 @@ impl GuardJob {
             | GuardJob::Prewarm { endpoint, .. }
             | GuardJob::ChangeScaling { endpoint, .. }
             | GuardJob::SetCopies { endpoint, .. }
+            | GuardJob::UpdateComponent { endpoint, .. }
             | GuardJob::Timeline { endpoint, .. } => Some(endpoint),
             GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
             GuardJob::Promote { spec, .. } => Some(&spec.endpoint),
@@ -187,13 +205,11 @@ impl GuardJob {
             GuardJob::ChangeScaling { endpoint, variant, .. } => {
                 format!("changing the autoscaling of {endpoint} {variant}")
             }
-            GuardJob::SetCopies {
-                component,
-                wake: true,
-                copies,
-                ..
-            } => format!("waking {component} ({copies} copies)"),
-            GuardJob::SetCopies { component, copies, .. } => format!("setting {component} to {copies} copies"),
+            GuardJob::SetCopies { seen, wake: true, .. } => format!("waking {}", seen.component),
+            GuardJob::SetCopies { seen, copies, .. } => format!("setting {} to {copies} copies", seen.component),
+            GuardJob::UpdateComponent { seen, update, .. } => {
+                format!("rolling {} over to {}", seen.component, update.model)
+            }
             GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
         }
     }

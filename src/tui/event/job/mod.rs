@@ -13,7 +13,7 @@ pub use agent::{AgentJob, AgentKind, AgentRun, RUNNING_THE_AGENT};
 pub use fleet::{FleetJob, FleetKind, INVOKING};
 pub use guard::{
     CHANGING_AUTOSCALING, CHANGING_WEIGHTS, GuardJob, GuardKind, PREWARMING, PROMOTION, RESUMING_A_PROMOTION,
-    SETTING_COPIES, WAKING_A_COMPONENT,
+    SETTING_COPIES, UPDATING_A_COMPONENT, WAKING_A_COMPONENT,
 };
 pub use mcp::{CALLING_TOOLS, McpJob, McpKind};
 

@@ -5,7 +5,7 @@
 
 use crossterm::event::KeyCode;
 
-use crate::aws::components::Component;
+use crate::aws::components::{Component, ComponentSnapshot};
 use crate::tui::event::{GuardJob, Job};
 use crate::tui::widgets::confirm::Confirm;
 
@@ -79,6 +79,8 @@ impl CopiesForm {
     /// The confirmation of the typed count against `c` as it is now.
     pub fn confirm(&self, c: &Component) -> Result<Confirm, String> {
         let n = self.count()?;
+        // Adapters have no copies of their own; zero is checked against the endpoint when sent.
+        crate::aws::components::change::check_copies(c, n, Ok(()))?;
         if c.copies.desired != self.seen {
             return Err(format!(
                 "{} changed while the form was open: desired copies {} → {}; Esc and start again",
@@ -117,8 +119,7 @@ pub fn confirm(c: &Component, n: i32, wake: bool) -> Confirm {
         lines,
         jobs: vec![Job::Guard(GuardJob::SetCopies {
             endpoint: c.endpoint.clone(),
-            component: c.name.clone(),
-            seen: before,
+            seen: ComponentSnapshot::of(c),
             copies: n,
             wake,
             reason: None,

@@ -6,7 +6,9 @@
 //! (specification, placement per instance type, failure reason, last deployment). `c` sets the
 //! copies now and `w` wakes a component at zero: each a [`GuardJob::SetCopies`] after a before →
 //! after confirmation (read-only refused, audited, compare-and-swapped on the copy count read);
-//! a wake is followed, re-read every 2 s, until a copy serves. The Models pane stays for MMEs.
+//! a wake is followed, re-read every 2 s, until a copy serves. `u` rolls a component over to
+//! another model (batch, bake) as a [`GuardJob::UpdateComponent`], followed to its outcome. The
+//! Models pane stays for MMEs.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -18,7 +20,9 @@ use ratatui::layout::Rect;
 use super::{KeyHint, Outbox, Pane};
 use crate::aws::components::Component;
 use crate::tui::data::{ComponentsRead, Data};
-use crate::tui::event::{AppEvent, FleetJob, GuardJob, Job, SETTING_COPIES, WAKING_A_COMPONENT};
+use crate::tui::event::{
+    AppEvent, FleetJob, GuardJob, Job, SETTING_COPIES, UPDATING_A_COMPONENT, UpdateProgress, WAKING_A_COMPONENT,
+};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::scroll::Move;
@@ -26,9 +30,11 @@ use crate::tui::widgets::toasts::Level;
 
 mod copies;
 pub mod state;
+mod update;
 mod view;
 
 pub use copies::CopiesForm;
+pub use update::UpdateForm;
 pub use state::ZeroState;
 pub use view::head_line;
 
@@ -61,6 +67,10 @@ pub struct ComponentsPane {
     served_after: HashMap<(String, String), f64>,
     /// The copies form, while open.
     form: Option<CopiesForm>,
+    /// The rolling-update form, while open.
+    update: Option<UpdateForm>,
+    /// Rolling updates this console sent and follows, by (endpoint, component): to which model.
+    rollouts: HashMap<(String, String), String>,
     /// The clock the badges count from (epoch seconds): the last tick or read.
     now: f64,
 }
@@ -90,9 +100,26 @@ impl ComponentsPane {
         ZeroState::of(c, self.woken.get(&(c.endpoint.clone(), c.name.clone())).copied())
     }
 
+    /// [`Self::zero_state`], an adapter's being its base component's (it serves in the base's
+    /// copies) when the base is in `read`.
+    pub fn zero_state_in(&self, c: &Component, read: &ComponentsRead) -> ZeroState {
+        let base = c.base_component.as_ref().and_then(|b| read.component(b));
+        self.zero_state(base.unwrap_or(c))
+    }
+
     /// The copies form, while open.
     pub fn form(&self) -> Option<&CopiesForm> {
         self.form.as_ref()
+    }
+
+    /// The rolling-update form, while open.
+    pub fn update_form(&self) -> Option<&UpdateForm> {
+        self.update.as_ref()
+    }
+
+    /// The model a rolling update this console follows is taking `c` to.
+    pub fn rollout(&self, c: &Component) -> Option<&str> {
+        self.rollouts.get(&(c.endpoint.clone(), c.name.clone())).map(String::as_str)
     }
 
     /// Whether a component of `endpoint` this console woke is still waking.
@@ -230,6 +257,13 @@ impl ComponentsPane {
             return;
         }
         let Some(c) = self.selected(data) else { return };
+        if let Some(base) = &c.base_component {
+            out.toast(
+                Level::Info,
+                format!("{} is an adapter on {base}: it wakes with its base (`w` on {base})", c.name),
+            );
+            return;
+        }
         if c.copies.desired > 0 {
             out.toast(
                 Level::Info,
@@ -240,18 +274,103 @@ impl ComponentsPane {
         out.overlay = Some(Overlay::Confirm(copies::confirm(c, 1, true)));
     }
 
-    /// A job was queued: a wake starts being followed from now.
+    /// `u`: opens the rolling-update form on the selected component (refused at once in
+    /// read-only mode).
+    fn open_update(&mut self, data: &Data, out: &mut Outbox) {
+        if out.refused(data, UPDATING_A_COMPONENT) {
+            return;
+        }
+        match self.selected(data) {
+            Some(c) if c.is_adapter() => out.toast(
+                Level::Info,
+                format!("{} is an adapter: it serves its base's model (update the base)", c.name),
+            ),
+            Some(c) => self.update = Some(UpdateForm::new(c)),
+            None => out.toast(Level::Warn, "no component selected (the components are still being read)"),
+        }
+    }
+
+    /// A key while the rolling-update form is open.
+    fn update_key(&mut self, key: KeyEvent, data: &Data, out: &mut Outbox) {
+        match key.code {
+            KeyCode::Esc => self.update = None,
+            KeyCode::Enter => {
+                let current = self.selected(data).cloned();
+                let Some(form) = self.update.as_mut() else { return };
+                match current.as_ref().map(|c| form.confirm(c)) {
+                    Some(Ok(confirm)) => {
+                        out.overlay = Some(Overlay::Confirm(confirm));
+                        self.update = None;
+                    }
+                    Some(Err(why)) => form.error = Some(why),
+                    None => self.update = None,
+                }
+            }
+            code => {
+                if let Some(form) = self.update.as_mut() {
+                    form.type_key(code);
+                }
+            }
+        }
+    }
+
+    /// A rolling update's progress: its states land in the components read, its end in a toast.
+    fn on_update(&mut self, (endpoint, component): (&str, &str), progress: &UpdateProgress, data: &mut Data, out: &mut Outbox) {
+        use crate::aws::components::RolloutOutcome;
+        let key = (endpoint.to_string(), component.to_string());
+        let replace = |data: &mut Data, c: &Component| {
+            if let Some(slot) = data
+                .components
+                .get_mut(endpoint)
+                .and_then(|r| r.components.iter_mut().find(|x| x.name == component))
+            {
+                *slot = c.clone();
+            }
+        };
+        match progress {
+            UpdateProgress::State(c) => replace(data, c),
+            UpdateProgress::Done(Ok(report)) => {
+                self.rollouts.remove(&key);
+                replace(data, &report.last);
+                let took = state::elapsed(report.elapsed_secs);
+                let (level, text) = match &report.outcome {
+                    RolloutOutcome::Succeeded => (Level::Info, format!("{component} serves {} (rolled out in {took})", report.to_model)),
+                    RolloutOutcome::RolledBack { reason } => (
+                        Level::Warn,
+                        format!("{component} rolled back to {}: {}", report.from_model.as_deref().unwrap_or("-"), reason.as_deref().unwrap_or("no reason given")),
+                    ),
+                    RolloutOutcome::Failed { reason } => {
+                        (Level::Error, format!("{component} failed: {}", reason.as_deref().unwrap_or("no reason given")))
+                    }
+                };
+                out.toast(level, crate::format::escape_line(&text).into_owned());
+            }
+            UpdateProgress::Done(Err(why)) => {
+                self.rollouts.remove(&key);
+                out.toast(Level::Error, format!("{component}: rolling update not done: {why}"));
+            }
+        }
+    }
+
+    /// A job was queued: a wake starts being followed from now, a rolling update until it ends.
     fn note_submitted(&mut self, job: &Job) {
+        if let Job::Guard(GuardJob::UpdateComponent {
+            endpoint, seen, update, ..
+        }) = job
+        {
+            self.rollouts
+                .insert((endpoint.clone(), seen.component.clone()), update.model.clone());
+        }
         if let Job::Guard(GuardJob::SetCopies {
             endpoint,
-            component,
+            seen,
             wake: true,
             ..
         }) = job
         {
             let now = crate::format::now_epoch();
             self.now = self.now.max(now);
-            self.woken.insert((endpoint.clone(), component.clone()), now);
+            self.woken.insert((endpoint.clone(), seen.component.clone()), now);
         }
     }
 
@@ -284,9 +403,14 @@ impl Pane for ComponentsPane {
             self.form_key(key, data, out);
             return true;
         }
+        if self.update.is_some() {
+            self.update_key(key, data, out);
+            return true;
+        }
         match key.code {
             KeyCode::Char('c') => self.open_form(data, out),
             KeyCode::Char('w') => self.wake(data, out),
+            KeyCode::Char('u') => self.open_update(data, out),
             _ => {
                 let rows = self.read(data).map_or(0, |r| r.components.len());
                 let Some(m) = Move::of_key(&key) else { return false };
@@ -310,19 +434,27 @@ impl Pane for ComponentsPane {
                 KeyHint::new("Esc", "cancel"),
             ];
         }
+        if self.update.is_some() {
+            return vec![
+                KeyHint::new("Tab", "next field"),
+                KeyHint::new("Enter", "review"),
+                KeyHint::new("Esc", "cancel"),
+            ];
+        }
         let no_change = data.read_only || self.selected(data).is_none();
         let no_wake = no_change || self.selected(data).is_some_and(|c| c.copies.desired > 0);
         vec![
             KeyHint::new("↑↓", "move"),
             KeyHint::when("c", "set copies", no_change),
             KeyHint::when("w", "wake", no_wake),
+            KeyHint::when("u", "rolling update", no_change),
             KeyHint::new("r", "refresh"),
             KeyHint::new("?", "help"),
         ]
     }
 
     fn capturing_text(&self) -> bool {
-        self.form.is_some()
+        self.form.is_some() || self.update.is_some()
     }
 
     fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
@@ -337,6 +469,11 @@ impl Pane for ComponentsPane {
                 component,
                 result,
             } => self.on_copies_set((endpoint, component), result, data, out),
+            AppEvent::ComponentUpdate {
+                endpoint,
+                component,
+                progress,
+            } => self.on_update((endpoint, component), progress, data, out),
             _ => {}
         }
     }

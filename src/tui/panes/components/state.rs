@@ -119,7 +119,7 @@ pub fn reservation_detail(r: &Reservation) -> String {
         parts.push(format!("{cpu} CPU cores"));
     }
     if let Some(acc) = r.accelerators {
-        parts.push(format!("{acc} accelerators"));
+        parts.push(format!("{acc} accelerator{}", if acc == 1.0 { "" } else { "s" }));
     }
     if let Some(p) = &r.partition_profile {
         parts.push(format!("GPU partition {}", crate::format::escape_line(p)));
@@ -135,8 +135,8 @@ pub fn reservation_detail(r: &Reservation) -> String {
     parts.join(" · ")
 }
 
-/// How much of its reservation the component uses, from the last complete minute:
-/// `cpu 42% mem 70%` (`-` before any figure).
+/// How much of its reservation the component uses, in %, from the last complete minute:
+/// `cpu42 gpu71 mem64` (`-` before any figure).
 pub fn utilization_text(s: Option<&ComponentSummary>) -> String {
     let Some(s) = s else { return "-".into() };
     let parts: Vec<String> = [
@@ -145,7 +145,7 @@ pub fn utilization_text(s: Option<&ComponentSummary>) -> String {
         ("mem", s.memory_utilization),
     ]
     .into_iter()
-    .filter_map(|(name, v)| v.map(|v| format!("{name} {v:.0}%")))
+    .filter_map(|(name, v)| v.map(|v| format!("{name}{v:.0}")))
     .collect();
     if parts.is_empty() { "-".into() } else { parts.join(" ") }
 }
@@ -157,4 +157,17 @@ pub fn per_copy_text(s: Option<&ComponentSummary>) -> String {
         Some(v) => format!("{v:.1}"),
         None => "-".into(),
     }
+}
+
+/// [`utilization_text`] in full for the detail: `CPU 38% · GPU 71% · memory 64%`.
+pub fn utilization_detail(s: &ComponentSummary) -> String {
+    let parts: Vec<String> = [
+        ("CPU", s.cpu_utilization),
+        ("GPU", s.gpu_utilization),
+        ("memory", s.memory_utilization),
+    ]
+    .into_iter()
+    .filter_map(|(name, v)| v.map(|v| format!("{name} {v:.0}%")))
+    .collect();
+    if parts.is_empty() { "-".into() } else { parts.join(" · ") }
 }

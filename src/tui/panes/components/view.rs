@@ -26,9 +26,9 @@ const COLUMNS: [(&str, u16); 11] = [
     ("NAME", 0),
     ("STATUS", 10),
     ("STATE", 13),
-    ("COPIES", 10),
-    ("RESERVES/COPY", 20),
-    ("USED", 22),
+    ("COPIES", 9),
+    ("RESERVES/COPY", 22),
+    ("USED %", 17),
     ("P50", 8),
     ("P99", 8),
     ("4XX", 5),
@@ -36,12 +36,12 @@ const COLUMNS: [(&str, u16); 11] = [
     ("INV/COPY", 8),
 ];
 
-/// Which columns stay first on a narrow terminal: name, state, copies, status, p99, 5XX, used,
+/// Which columns stay first on a narrow terminal: name, state, copies, used, p99, 5XX, status,
 /// reservation, p50, 4XX, invocations per copy.
-const PRIORITY: [usize; 11] = [0, 2, 3, 1, 7, 9, 5, 4, 6, 8, 10];
+const PRIORITY: [usize; 11] = [0, 2, 3, 5, 7, 9, 1, 4, 6, 8, 10];
 
-/// Rows of the detail below the table.
-const DETAIL_ROWS: u16 = 8;
+/// Rows the detail below the table keeps at least.
+const DETAIL_ROWS: u16 = 6;
 
 /// The instances of an IC endpoint, by variant: `ml.g5.2xlarge × 2`.
 pub fn instances_line(e: &EndpointInfo) -> String {
@@ -115,7 +115,8 @@ fn ms(v: Option<f64>) -> String {
 
 /// The cells of one component, in [`COLUMNS`] order.
 fn cells(c: &Component, z: ZeroState, s: Option<&ComponentSummary>, now: f64, theme: &Theme) -> Vec<Cell<'static>> {
-    let count = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
+    // `+ 0.0`: an empty sum is -0.0, shown as 0.
+    let count = |v: Option<f64>| v.map(|v| format!("{:.0}", v + 0.0)).unwrap_or_else(|| "-".into());
     let errors = |v: Option<f64>, role: Role| {
         let text = count(v);
         let style = if v.is_some_and(|v| v > 0.0) { theme.fg(role) } else { theme.fg(Role::Fg) };
@@ -125,7 +126,7 @@ fn cells(c: &Component, z: ZeroState, s: Option<&ComponentSummary>, now: f64, th
         Cell::from(escape_line(&c.name).into_owned()),
         Cell::from(Span::styled(escape_line(&c.status).into_owned(), theme.status(&c.status))),
         Cell::from(Span::styled(z.badge(now), badge_style(z, theme))),
-        Cell::from(copies_bar(c, 4)),
+        Cell::from(copies_bar(c, 3)),
         Cell::from(reservation_text(c)),
         Cell::from(utilization_text(s)),
         Cell::from(ms(s.and_then(|s| s.model_latency_p50_ms))),
@@ -145,6 +146,12 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
     spec.extend(pair("variant", escape_line(&c.variant).into_owned()));
     if let Some(image) = &c.image {
         spec.extend(pair("image", escape_line(image).into_owned()));
+    }
+    if let Some(model) = pane.rollout(c) {
+        spec.push(Span::styled(
+            format!("  rolling over to {}", escape_line(model)),
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD),
+        ));
     }
     let mut lines = vec![Line::from(spec)];
     let reserves = match &c.reservation {
@@ -170,11 +177,12 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
     }
     lines.push(Line::from(copies));
     if let Some(s) = s {
-        let mut calls = pair("calls (15m)", format!("{:.0}", s.invocations)).to_vec();
-        calls.extend(pair("4XX", format!("{:.0}", s.errors_4xx)));
-        calls.extend(pair("5XX", format!("{:.0}", s.errors_5xx)));
-        calls.extend(pair("refused at zero", format!("{:.0}", s.no_capacity_failures)));
-        calls.extend(pair("used of reservation", utilization_text(Some(s))));
+        let count = |v: f64| format!("{:.0}", v + 0.0);
+        let mut calls = pair("calls (15m)", count(s.invocations)).to_vec();
+        calls.extend(pair("4XX", count(s.errors_4xx)));
+        calls.extend(pair("5XX", count(s.errors_5xx)));
+        calls.extend(pair("refused at zero", count(s.no_capacity_failures)));
+        calls.extend(pair("used of the reservation", super::state::utilization_detail(s)));
         lines.push(Line::from(calls));
     }
     if let Some(why) = &c.failure_reason {
@@ -202,6 +210,28 @@ fn detail_lines(c: &Component, s: Option<&ComponentSummary>, pane: &ComponentsPa
     times.extend(pair("modified", crate::format::time_text(c.modified)));
     lines.push(Line::from(times));
     lines
+}
+
+/// The rolling-update form's line: each field, the one being typed highlighted.
+fn update_line(form: &super::UpdateForm, theme: &Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled(
+        format!("roll {} over:", escape_line(&form.component)),
+        theme.fg(Role::Title),
+    )];
+    for (i, name) in super::update::FIELDS.iter().enumerate() {
+        spans.push(Span::styled(format!("  {name} "), theme.fg(Role::Muted)));
+        let style = if i == form.focus {
+            theme.fg(Role::Accent).add_modifier(Modifier::BOLD)
+        } else {
+            theme.fg(Role::Fg)
+        };
+        let cursor = if i == form.focus { "▏" } else { "" };
+        spans.push(Span::styled(format!("{}{cursor}", escape_line(&form.values[i])), style));
+    }
+    if let Some(e) = &form.error {
+        spans.push(Span::styled(format!("  {e}"), theme.fg(Role::StatusError)));
+    }
+    Line::from(spans)
 }
 
 /// The copies form's line.
@@ -249,12 +279,16 @@ impl ComponentsPane {
             };
             return muted(f, inner, msg, theme);
         };
-        let detail_height = DETAIL_ROWS.min(inner.height.saturating_sub(5));
-        let [info, table, detail, form] = Layout::vertical([
+        // The table as tall as its rows (keeping the detail's rows), the detail below it.
+        let form_height = u16::from(self.form.is_some() || self.update.is_some());
+        let room = inner.height.saturating_sub(2 + DETAIL_ROWS + form_height).max(2);
+        let table_height = (read.components.len() as u16 + 1).clamp(2, room);
+        let [info, table, _gap, detail, form] = Layout::vertical([
             Constraint::Length(1),
-            Constraint::Min(3),
-            Constraint::Length(detail_height),
-            Constraint::Length(u16::from(self.form.is_some())),
+            Constraint::Length(table_height),
+            Constraint::Length(1),
+            Constraint::Min(0),
+            Constraint::Length(form_height),
         ])
         .areas(inner);
         f.render_widget(Paragraph::new(self.info_line(e, read, theme)), info);
@@ -266,6 +300,10 @@ impl ComponentsPane {
         }
         if let Some(form_state) = &self.form {
             f.render_widget(Paragraph::new(form_line(form_state, theme)), form);
+        }
+        if let Some(update) = &self.update {
+            let lines = pack_lines(vec![update_line(update, theme)], form.width as usize);
+            f.render_widget(Paragraph::new(lines), form);
         }
     }
 
@@ -316,7 +354,7 @@ impl ComponentsPane {
             .take(self.page)
             .map(|(i, c)| {
                 let s = metrics.and_then(|m| m.component(&c.endpoint, &c.name)).map(|m| &m.summary);
-                let mut all: Vec<Option<Cell>> = cells(c, self.zero_state(c), s, self.now.max(read.at), theme)
+                let mut all: Vec<Option<Cell>> = cells(c, self.zero_state_in(c, read), s, self.now.max(read.at), theme)
                     .into_iter()
                     .map(Some)
                     .collect();
@@ -343,7 +381,9 @@ pub fn head_line(data: &Data, e: &EndpointInfo, theme: &Theme) -> Option<Line<'s
         Some(read) if read.components.is_empty() => spans.push(Span::styled(" none yet", muted)),
         Some(read) => {
             for c in &read.components {
-                let z = ZeroState::of(c, None);
+                // An adapter serves in its base's copies: it is at zero when its base is.
+                let base = c.base_component.as_ref().and_then(|b| read.component(b));
+                let z = ZeroState::of(base.unwrap_or(c), None);
                 spans.push(Span::styled(format!("  {}", escape_line(&c.name)), theme.fg(Role::Fg)));
                 spans.push(Span::styled(format!(" {}", z.badge(read.at)), badge_style(z, theme)));
                 spans.push(Span::styled(format!(" {}/{}", c.copies.current, c.copies.desired), muted));

@@ -3,6 +3,7 @@
 //! plans running in their own tasks. Every mutation writes its intent to the audit log first;
 //! when that fails nothing is sent and the job answers with the reason.
 
+mod copies;
 mod promotion;
 
 use std::collections::HashMap;
@@ -237,7 +238,6 @@ pub(super) async fn run(
         (
             GuardJob::SetCopies {
                 endpoint,
-                component,
                 seen,
                 copies,
                 wake,
@@ -245,7 +245,8 @@ pub(super) async fn run(
             },
             f,
         ) => {
-            let r = set_copies(g, f, &component, (seen, copies, wake), reason, limits).await;
+            let component = seen.component.clone();
+            let r = copies::set_copies(g, f, &seen, (copies, wake), reason, limits).await;
             send_activity(g, events);
             let _ = events.send(AppEvent::CopiesSet {
                 endpoint,
@@ -253,6 +254,15 @@ pub(super) async fn run(
                 result: r.map(Box::new),
             });
         }
+        (
+            GuardJob::UpdateComponent {
+                endpoint,
+                seen,
+                update,
+                reason,
+            },
+            f,
+        ) => copies::update_component(g, f, (endpoint, &seen), &update, reason, events).await,
         // Answered above, before the fleet is needed.
         (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
@@ -286,12 +296,15 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             variant,
             result: Err(e.to_string()),
         },
-        GuardJob::SetCopies {
-            endpoint, component, ..
-        } => AppEvent::CopiesSet {
+        GuardJob::SetCopies { endpoint, seen, .. } => AppEvent::CopiesSet {
             endpoint,
-            component,
+            component: seen.component,
             result: Err(e.to_string()),
+        },
+        GuardJob::UpdateComponent { endpoint, seen, .. } => AppEvent::ComponentUpdate {
+            endpoint,
+            component: seen.component,
+            progress: crate::tui::event::UpdateProgress::Done(Err(e.to_string())),
         },
         GuardJob::Activity | GuardJob::PromoteControl { .. } => return,
     };
@@ -315,21 +328,6 @@ async fn change_scaling(
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err(timeout_error("the autoscaling change", limits.invoke).to_string()),
     }
-}
-
-/// A component's copy count set through the fleet layer's guarded path: compare-and-swapped
-/// against the desired count the operator saw, audited before it is sent; the component as
-/// described after.
-async fn set_copies(
-    g: &Guard,
-    f: &Fleet,
-    component: &str,
-    (seen, copies, wake): (i32, i32, bool),
-    reason: Option<String>,
-    limits: JobLimits,
-) -> Result<crate::aws::components::Component, String> {
-    let _ = (g, f, component, seen, copies, wake, reason, limits);
-    Err("setting copies is not available in this build".into())
 }
 
 /// Compare-and-swap against what the operator saw, audited; then follows the endpoint.
