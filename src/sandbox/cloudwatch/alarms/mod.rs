@@ -26,6 +26,7 @@
 mod alarm;
 pub mod api;
 mod evaluate;
+pub mod math;
 mod output;
 pub mod rule;
 pub mod state_value;
@@ -33,6 +34,7 @@ pub mod store;
 pub mod types;
 
 pub use alarm::HistoryItem;
+pub use math::{MetricQuery, MetricStatQuery, QuerySource};
 pub use rule::Rule;
 pub use state_value::StateValue;
 pub use store::{AlarmStore, SET_STATE_HOLD_SECONDS};
