@@ -323,7 +323,7 @@ impl MetricAlarmSpec {
                 "When Metrics is specified, MetricName, Namespace, Dimensions, Period, Unit, Statistic and ExtendedStatistic must not be.".into(),
             ));
         }
-        math::validate(&self.metrics).map(|_| ())
+        math::validate(&self.metrics).map(|_| ()).map_err(AlarmError::invalid)
     }
 
     /// A single-metric alarm's checks.

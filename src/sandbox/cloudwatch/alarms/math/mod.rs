@@ -6,7 +6,6 @@ pub mod expression;
 
 use std::collections::BTreeMap;
 
-use super::types::AlarmError;
 use crate::sandbox::cloudwatch::metrics::query::Stat;
 use crate::sandbox::cloudwatch::metrics::{MetricStore, SeriesKey};
 pub use expression::Expr;
@@ -76,37 +75,35 @@ fn valid_id(id: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Checks an alarm's `Metrics` and answers the period it is evaluated at (that of its
+/// Checks an alarm's `Metrics` (the error is an InvalidParameterValue message) and answers the period it is evaluated at (that of its
 /// MetricStats, which must agree): ids valid and unique, exactly one ReturnData true, every
 /// MetricStat with a valid period and statistic, every expression parsed, naming only ids of
 /// the alarm and not itself through others.
-pub fn validate(queries: &[MetricQuery]) -> Result<u32, AlarmError> {
+pub fn validate(queries: &[MetricQuery]) -> Result<u32, String> {
     if queries.is_empty() || queries.len() > MAX_QUERIES {
-        return Err(AlarmError::invalid(format!(
+        return Err(format!(
             "The collection Metrics must have a size between 1 and {MAX_QUERIES}."
-        )));
+        ));
     }
     let mut ids: Vec<&str> = Vec::new();
     for (i, q) in queries.iter().enumerate() {
         if !valid_id(&q.id) {
-            return Err(AlarmError::invalid(format!(
+            return Err(format!(
                 "The value {} for parameter Metrics.member.{}.Id is not matching the expected pattern ^[a-z][a-zA-Z0-9_]*$.",
                 q.id,
                 i + 1
-            )));
+            ));
         }
         if ids.contains(&q.id.as_str()) {
-            return Err(AlarmError::invalid(format!(
+            return Err(format!(
                 "The values for parameter Id in Metrics are not unique ({}).",
                 q.id
-            )));
+            ));
         }
         ids.push(&q.id);
     }
     if queries.iter().filter(|q| q.returns()).count() != 1 {
-        return Err(AlarmError::invalid(
-            "Exactly one element of the Metrics list must have ReturnData set to true.".into(),
-        ));
+        return Err("Exactly one element of the Metrics list must have ReturnData set to true.".into());
     }
     let period = stat_period(queries)?;
     let parsed = parse_expressions(queries)?;
@@ -117,58 +114,58 @@ pub fn validate(queries: &[MetricQuery]) -> Result<u32, AlarmError> {
 }
 
 /// The period the MetricStats share; refused when one is invalid, they differ or none exists.
-fn stat_period(queries: &[MetricQuery]) -> Result<u32, AlarmError> {
+fn stat_period(queries: &[MetricQuery]) -> Result<u32, String> {
     let mut period = None;
     for q in queries {
         let QuerySource::Stat(s) = &q.source else { continue };
         if s.namespace.is_empty() || s.metric_name.is_empty() {
-            return Err(AlarmError::missing(&format!("Metrics.{}.MetricStat.Metric", q.id)));
+            return Err(format!(
+                "The MetricStat of {} must name a Namespace and a MetricName.",
+                q.id
+            ));
         }
         if !valid_period(s.period) {
-            return Err(AlarmError::invalid(format!(
+            return Err(format!(
                 "The parameter MetricStat.Period of {} must be 10, 20, 30 or a multiple of 60 (got {}).",
                 q.id, s.period
-            )));
+            ));
         }
         if Stat::parse(&s.stat).is_none() {
-            return Err(AlarmError::invalid(format!(
+            return Err(format!(
                 "The value {} for parameter MetricStat.Stat of {} is not supported.",
                 s.stat, q.id
-            )));
+            ));
         }
         match period {
             Some(p) if p != s.period => {
-                return Err(AlarmError::invalid(
-                    "All metrics in a metric math alarm must have the same Period.".into(),
-                ));
+                return Err("All metrics in a metric math alarm must have the same Period.".into());
             }
             _ => period = Some(s.period),
         }
     }
-    period.ok_or_else(|| AlarmError::invalid("The Metrics list must contain at least one MetricStat.".into()))
+    period.ok_or_else(|| "The Metrics list must contain at least one MetricStat.".into())
 }
 
 /// Each expression query's parsed expression, by id; refused when one does not parse or names
 /// an id the alarm does not have.
-fn parse_expressions(queries: &[MetricQuery]) -> Result<BTreeMap<&str, Expr>, AlarmError> {
+fn parse_expressions(queries: &[MetricQuery]) -> Result<BTreeMap<&str, Expr>, String> {
     let mut parsed = BTreeMap::new();
     for q in queries {
         let QuerySource::Expression(text) = &q.source else {
             continue;
         };
         if text.is_empty() || text.chars().count() > 2048 {
-            return Err(AlarmError::invalid(format!(
+            return Err(format!(
                 "The Expression of {} must have a length between 1 and 2048.",
                 q.id
-            )));
+            ));
         }
-        let expr = Expr::parse(text)
-            .map_err(|e| AlarmError::invalid(format!("Invalid metrics expression {text:?} of {}: {e}.", q.id)))?;
+        let expr = Expr::parse(text).map_err(|e| format!("Invalid metrics expression {text:?} of {}: {e}.", q.id))?;
         if let Some(unknown) = expr.ids().into_iter().find(|id| !queries.iter().any(|q| q.id == *id)) {
-            return Err(AlarmError::invalid(format!(
+            return Err(format!(
                 "The expression of {} uses {unknown}, which is not the Id of a query in Metrics.",
                 q.id
-            )));
+            ));
         }
         parsed.insert(q.id.as_str(), expr);
     }
@@ -176,11 +173,9 @@ fn parse_expressions(queries: &[MetricQuery]) -> Result<BTreeMap<&str, Expr>, Al
 }
 
 /// Refuses an expression that reaches itself through the ids it names.
-fn check_acyclic<'a>(id: &'a str, parsed: &'a BTreeMap<&str, Expr>, path: &mut Vec<&'a str>) -> Result<(), AlarmError> {
+fn check_acyclic<'a>(id: &'a str, parsed: &'a BTreeMap<&str, Expr>, path: &mut Vec<&'a str>) -> Result<(), String> {
     if path.contains(&id) {
-        return Err(AlarmError::invalid(format!(
-            "The expressions in Metrics form a cycle through {id}."
-        )));
+        return Err(format!("The expressions in Metrics form a cycle through {id}."));
     }
     let Some(expr) = parsed.get(id) else { return Ok(()) };
     path.push(id);
