@@ -7,6 +7,7 @@ mod common;
 
 mod alarms;
 mod alarms_boto3;
+mod alarms_math;
 mod autoscaling;
 mod autoscaling_acts;
 mod autoscaling_boto3;

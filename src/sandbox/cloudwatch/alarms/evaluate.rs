@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::alarm::Alarm;
+use super::math;
 use super::rule::{Rule, name_of};
 use super::state_value::StateValue;
 use super::types::{MetricAlarmSpec, TreatMissing};
@@ -38,27 +39,45 @@ pub(super) fn metric_verdict(
 type Periods = Vec<(f64, Option<f64>)>;
 
 /// The periods an evaluation at `now` looks at, newest first (as AWS lists recent datapoints),
-/// each with its value if the metric has one, and the start of the oldest; `None` when the
-/// spec's statistic cannot be evaluated.
+/// each with its value if the metric (or a metric-math alarm's returned query) has one, and the
+/// start of the oldest; `None` when the spec's statistic cannot be evaluated.
 fn evaluated_periods(spec: &MetricAlarmSpec, metrics: &MetricStore, now: f64) -> Option<(Periods, f64)> {
-    let stat = spec.stat()?;
-    let period = f64::from(spec.period);
+    let period = spec.evaluation_period();
+    let seconds = f64::from(period);
     let n = spec.evaluation_periods as usize;
-    let newest = (now / period).floor() * period;
-    let start = newest - (n as f64 - 1.0) * period;
+    let newest = (now / seconds).floor() * seconds;
+    let start = newest - (n as f64 - 1.0) * seconds;
+    let starts: Vec<f64> = (0..n).map(|i| newest - i as f64 * seconds).collect();
+    let values = if spec.is_math() {
+        math::period_values(&spec.metrics, metrics, &starts, period)
+    } else {
+        single_metric_values(spec, metrics, &starts, start, newest + seconds)?
+    };
+    Some((starts.into_iter().zip(values).collect(), start))
+}
+
+/// A single-metric alarm's statistic in the periods starting at `starts`, queried over
+/// `start..end`; `None` when its statistic cannot be evaluated.
+fn single_metric_values(
+    spec: &MetricAlarmSpec,
+    metrics: &MetricStore,
+    starts: &[f64],
+    start: f64,
+    end: f64,
+) -> Option<Vec<Option<f64>>> {
+    let stat = spec.stat()?;
     let key = SeriesKey::from_owned(
         spec.namespace.clone(),
         spec.metric_name.clone(),
         spec.dimensions.clone(),
     );
-    let points = metrics.query(&key, spec.unit.as_deref(), start, newest + period, spec.period, stat);
-    let periods = (0..n)
-        .map(|i| {
-            let at = newest - i as f64 * period;
-            (at, points.iter().find(|p| p.timestamp == at).map(|p| p.value))
-        })
-        .collect();
-    Some((periods, start))
+    let points = metrics.query(&key, spec.unit.as_deref(), start, end, spec.period, stat);
+    Some(
+        starts
+            .iter()
+            .map(|at| points.iter().find(|p| p.timestamp == *at).map(|p| p.value))
+            .collect(),
+    )
 }
 
 /// The evaluated periods compared with the threshold.
@@ -206,17 +225,19 @@ fn reason_data(spec: &MetricAlarmSpec, periods: &[(f64, Option<f64>)], start: f6
         "version": "1.0",
         "queryDate": iso8601(now),
         "startDate": iso8601(start),
-        "period": spec.period,
+        "period": spec.evaluation_period(),
         "recentDatapoints": recent,
         "threshold": spec.threshold,
         "evaluatedDatapoints": evaluated,
     });
-    let key = if spec.statistic.is_some() {
-        "statistic"
-    } else {
-        "extendedStatistic"
-    };
-    doc[key] = spec.stat_name().into();
+    if !spec.is_math() {
+        let key = if spec.statistic.is_some() {
+            "statistic"
+        } else {
+            "extendedStatistic"
+        };
+        doc[key] = spec.stat_name().into();
+    }
     if let Some(unit) = &spec.unit {
         doc["unit"] = unit.clone().into();
     }

@@ -17,7 +17,8 @@
 //! treated as `TreatMissingData` says. The alarm is ALARM when at least `DatapointsToAlarm`
 //! (default: `EvaluationPeriods`) periods breach, OK when some data is there and fewer breach,
 //! and when every period is missing: INSUFFICIENT_DATA (`missing`), unchanged (`ignore`), ALARM
-//! (`breaching`) or OK (`notBreaching`). Composite alarms are then evaluated on their children's
+//! (`breaching`) or OK (`notBreaching`). A metric-math alarm (`Metrics`, see [`math`]) is
+//! evaluated the same way on the value of its returned query in each period. Composite alarms are then evaluated on their children's
 //! states: ALARM when the rule is true, else OK. A new alarm starts INSUFFICIENT_DATA ("Unchecked:
 //! Initial alarm creation"); updating an alarm replaces its configuration and keeps its state. A
 //! state set by SetAlarmState holds for [`SET_STATE_HOLD_SECONDS`] before evaluation resumes
@@ -26,6 +27,7 @@
 mod alarm;
 pub mod api;
 mod evaluate;
+pub mod math;
 mod output;
 pub mod rule;
 pub mod state_value;
@@ -33,6 +35,7 @@ pub mod store;
 pub mod types;
 
 pub use alarm::HistoryItem;
+pub use math::{MetricQuery, MetricStatQuery, QuerySource};
 pub use rule::Rule;
 pub use state_value::StateValue;
 pub use store::{AlarmStore, SET_STATE_HOLD_SECONDS};

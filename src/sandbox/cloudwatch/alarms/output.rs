@@ -2,6 +2,8 @@
 //! `AlarmHistoryItem` shapes), in the protocol-neutral [`Out`] tree.
 
 use super::alarm::{Alarm, AlarmKind, HistoryItem};
+use super::math::{MetricQuery, QuerySource};
+use super::types::MetricAlarmSpec;
 use crate::sandbox::http::wire::Out;
 
 fn strings(list: &[String]) -> Out {
@@ -49,23 +51,15 @@ pub(super) fn alarm_out(alarm: &Alarm) -> Out {
     match &alarm.kind {
         AlarmKind::Metric(spec) => {
             let mut out = common(alarm, spec.description.as_ref(), spec.actions_enabled, &spec.actions);
-            push(&mut out, "MetricName", Out::Str(spec.metric_name.clone()));
-            push(&mut out, "Namespace", Out::Str(spec.namespace.clone()));
-            if let Some(s) = &spec.statistic {
-                push(&mut out, "Statistic", Out::Str(s.clone()));
-            }
-            if let Some(s) = &spec.extended_statistic {
-                push(&mut out, "ExtendedStatistic", Out::Str(s.clone()));
-            }
-            let dims = spec
-                .dimensions
-                .iter()
-                .map(|(n, v)| Out::map([("Name", Out::Str(n.clone())), ("Value", Out::Str(v.clone()))]))
-                .collect();
-            push(&mut out, "Dimensions", Out::List(dims));
-            push(&mut out, "Period", Out::Int(i64::from(spec.period)));
-            if let Some(u) = &spec.unit {
-                push(&mut out, "Unit", Out::Str(u.clone()));
+            if spec.is_math() {
+                push(&mut out, "Dimensions", Out::List(vec![]));
+                push(
+                    &mut out,
+                    "Metrics",
+                    Out::List(spec.metrics.iter().map(query_out).collect()),
+                );
+            } else {
+                single_metric(&mut out, spec);
             }
             push(
                 &mut out,
@@ -89,6 +83,68 @@ pub(super) fn alarm_out(alarm: &Alarm) -> Out {
             Out::Map(out)
         }
     }
+}
+
+/// A single-metric alarm's members: MetricName, Namespace, the statistic, Dimensions, Period, Unit.
+fn single_metric(out: &mut Vec<(Out, Out)>, spec: &MetricAlarmSpec) {
+    push(out, "MetricName", Out::Str(spec.metric_name.clone()));
+    push(out, "Namespace", Out::Str(spec.namespace.clone()));
+    if let Some(s) = &spec.statistic {
+        push(out, "Statistic", Out::Str(s.clone()));
+    }
+    if let Some(s) = &spec.extended_statistic {
+        push(out, "ExtendedStatistic", Out::Str(s.clone()));
+    }
+    push(out, "Dimensions", dimensions_out(&spec.dimensions));
+    push(out, "Period", Out::Int(i64::from(spec.period)));
+    if let Some(u) = &spec.unit {
+        push(out, "Unit", Out::Str(u.clone()));
+    }
+}
+
+fn dimensions_out(dimensions: &[(String, String)]) -> Out {
+    Out::List(
+        dimensions
+            .iter()
+            .map(|(n, v)| Out::map([("Name", Out::Str(n.clone())), ("Value", Out::Str(v.clone()))]))
+            .collect(),
+    )
+}
+
+/// A `MetricDataQuery` structure, as it was put.
+fn query_out(q: &MetricQuery) -> Out {
+    let mut out = Vec::new();
+    push(&mut out, "Id", Out::Str(q.id.clone()));
+    match &q.source {
+        QuerySource::Stat(s) => {
+            let mut metric = Vec::new();
+            push(&mut metric, "Namespace", Out::Str(s.namespace.clone()));
+            push(&mut metric, "MetricName", Out::Str(s.metric_name.clone()));
+            push(&mut metric, "Dimensions", dimensions_out(&s.dimensions));
+            let mut stat = Vec::new();
+            push(&mut stat, "Metric", Out::Map(metric));
+            push(&mut stat, "Period", Out::Int(i64::from(s.period)));
+            push(&mut stat, "Stat", Out::Str(s.stat.clone()));
+            if let Some(u) = &s.unit {
+                push(&mut stat, "Unit", Out::Str(u.clone()));
+            }
+            push(&mut out, "MetricStat", Out::Map(stat));
+        }
+        QuerySource::Expression(e) => push(&mut out, "Expression", Out::Str(e.clone())),
+    }
+    if let Some(l) = &q.label {
+        push(&mut out, "Label", Out::Str(l.clone()));
+    }
+    if let Some(r) = q.return_data {
+        push(&mut out, "ReturnData", Out::Bool(r));
+    }
+    if let Some(p) = q.period {
+        push(&mut out, "Period", Out::Int(i64::from(p)));
+    }
+    if let Some(a) = &q.account_id {
+        push(&mut out, "AccountId", Out::Str(a.clone()));
+    }
+    Out::Map(out)
 }
 
 /// An `AlarmHistoryItem` structure.

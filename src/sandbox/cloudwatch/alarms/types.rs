@@ -1,6 +1,7 @@
 //! Alarm configurations, states and errors, with PutMetricAlarm's and PutCompositeAlarm's
 //! validation (shared by the wire operations and in-process callers).
 
+use super::math::{self, MetricQuery, QuerySource};
 use super::rule::Rule;
 use super::state_value::StateValue;
 use crate::sandbox::cloudwatch::metrics::query::Stat;
@@ -192,6 +193,9 @@ pub struct MetricAlarmSpec {
     pub treat_missing: TreatMissing,
     /// EvaluateLowSampleCountPercentile (echoed).
     pub evaluate_low_sample_count_percentile: Option<String>,
+    /// Metrics: a metric-math alarm's queries (then Namespace, MetricName, Dimensions,
+    /// Statistic, ExtendedStatistic, Unit are empty and Period 0); empty for a metric alarm.
+    pub metrics: Vec<MetricQuery>,
 }
 
 impl MetricAlarmSpec {
@@ -216,7 +220,36 @@ impl MetricAlarmSpec {
             comparison: Comparison::Greater,
             treat_missing: TreatMissing::Missing,
             evaluate_low_sample_count_percentile: None,
+            metrics: Vec::new(),
         }
+    }
+
+    /// A metric-math alarm over `metrics` with the defaults of [`MetricAlarmSpec::new`].
+    pub fn math(name: &str, metrics: Vec<MetricQuery>) -> Self {
+        MetricAlarmSpec {
+            namespace: String::new(),
+            metric_name: String::new(),
+            statistic: None,
+            period: 0,
+            metrics,
+            ..MetricAlarmSpec::new(name, "", "")
+        }
+    }
+
+    /// Whether this is a metric-math alarm (it has `Metrics`).
+    pub fn is_math(&self) -> bool {
+        !self.metrics.is_empty()
+    }
+
+    /// The period evaluated: Period, or for a metric-math alarm its MetricStats' period.
+    pub(crate) fn evaluation_period(&self) -> u32 {
+        self.metrics
+            .iter()
+            .find_map(|q| match &q.source {
+                QuerySource::Stat(s) => Some(s.period),
+                QuerySource::Expression(_) => None,
+            })
+            .unwrap_or(self.period)
     }
 
     /// The statistic evaluated (validated by [`MetricAlarmSpec::validate`]).
@@ -244,6 +277,57 @@ impl MetricAlarmSpec {
     /// PutMetricAlarm's checks.
     pub fn validate(&self) -> Result<(), AlarmError> {
         check_name("AlarmName", &self.name)?;
+        if self.is_math() {
+            self.check_math()?;
+        } else {
+            self.check_metric()?;
+        }
+        if self.evaluation_periods == 0 {
+            return Err(AlarmError::invalid(
+                "The parameter EvaluationPeriods must be greater than or equal to 1.".into(),
+            ));
+        }
+        let p = self.evaluation_period();
+        if u64::from(p) * u64::from(self.evaluation_periods) > 7 * 86_400 {
+            return Err(AlarmError::invalid(
+                "The evaluation period (Period * EvaluationPeriods) must not exceed 7 days.".into(),
+            ));
+        }
+        if let Some(m) = self.datapoints_to_alarm
+            && (m == 0 || m > self.evaluation_periods)
+        {
+            return Err(AlarmError::invalid(format!(
+                "DatapointsToAlarm ({m}) must be between 1 and EvaluationPeriods ({}).",
+                self.evaluation_periods
+            )));
+        }
+        if !self.threshold.is_finite() {
+            return Err(AlarmError::invalid(
+                "The parameter Threshold must be a finite number.".into(),
+            ));
+        }
+        check_actions(&self.actions)
+    }
+
+    /// A metric-math alarm's checks: `Metrics` valid and none of the single metric's members.
+    fn check_math(&self) -> Result<(), AlarmError> {
+        let single = !self.namespace.is_empty()
+            || !self.metric_name.is_empty()
+            || !self.dimensions.is_empty()
+            || self.statistic.is_some()
+            || self.extended_statistic.is_some()
+            || self.unit.is_some()
+            || self.period != 0;
+        if single {
+            return Err(AlarmError::combination(
+                "When Metrics is specified, MetricName, Namespace, Dimensions, Period, Unit, Statistic and ExtendedStatistic must not be.".into(),
+            ));
+        }
+        math::validate(&self.metrics).map(|_| ()).map_err(AlarmError::invalid)
+    }
+
+    /// A single-metric alarm's checks.
+    fn check_metric(&self) -> Result<(), AlarmError> {
         for (what, s) in [("Namespace", &self.namespace), ("MetricName", &self.metric_name)] {
             if s.is_empty() || s.chars().count() > 255 {
                 return Err(AlarmError::invalid(format!(
@@ -276,35 +360,12 @@ impl MetricAlarmSpec {
             )));
         }
         let p = self.period;
-        if !(p == 10 || p == 20 || p == 30 || (p >= 60 && p.is_multiple_of(60))) {
+        if !math::valid_period(p) {
             return Err(AlarmError::invalid(format!(
                 "The parameter Period must be 10, 20, 30 or a multiple of 60 (got {p})."
             )));
         }
-        if self.evaluation_periods == 0 {
-            return Err(AlarmError::invalid(
-                "The parameter EvaluationPeriods must be greater than or equal to 1.".into(),
-            ));
-        }
-        if u64::from(p) * u64::from(self.evaluation_periods) > 7 * 86_400 {
-            return Err(AlarmError::invalid(
-                "The evaluation period (Period * EvaluationPeriods) must not exceed 7 days.".into(),
-            ));
-        }
-        if let Some(m) = self.datapoints_to_alarm
-            && (m == 0 || m > self.evaluation_periods)
-        {
-            return Err(AlarmError::invalid(format!(
-                "DatapointsToAlarm ({m}) must be between 1 and EvaluationPeriods ({}).",
-                self.evaluation_periods
-            )));
-        }
-        if !self.threshold.is_finite() {
-            return Err(AlarmError::invalid(
-                "The parameter Threshold must be a finite number.".into(),
-            ));
-        }
-        check_actions(&self.actions)
+        Ok(())
     }
 }
 

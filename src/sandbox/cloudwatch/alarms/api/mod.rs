@@ -7,6 +7,7 @@
 //! DescribeAlarmHistory's the offset into the filtered, ordered history.
 
 mod describe;
+mod metrics;
 mod params;
 
 use axum::http::StatusCode;
@@ -75,7 +76,7 @@ struct PutMetricAlarmInput {
     comparison_operator: Option<String>,
     treat_missing_data: Option<String>,
     evaluate_low_sample_count_percentile: Option<String>,
-    metrics: Option<serde_json::Value>,
+    metrics: Option<Vec<metrics::QueryInput>>,
     threshold_metric_id: Option<String>,
 }
 
@@ -83,12 +84,17 @@ struct PutMetricAlarmInput {
 pub fn put_metric_alarm(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, ApiError> {
     let input: PutMetricAlarmInput = parse(doc)?;
     let name = input.alarm_name.ok_or_else(|| missing("AlarmName"))?;
-    if input.metrics.is_some() || input.threshold_metric_id.is_some() {
+    if input.threshold_metric_id.is_some() {
         return Err(invalid_combination(
-            "The sandbox does not emulate metric math or anomaly detection alarms (Metrics, ThresholdMetricId): give MetricName, Namespace, Statistic or ExtendedStatistic, Period and Threshold."
-                .into(),
+            "The sandbox does not emulate anomaly detection alarms (ThresholdMetricId): give a Threshold.".into(),
         ));
     }
+    let metrics = metrics::queries(input.metrics.unwrap_or_default())?;
+    // A metric-math alarm has none of the single metric's members (the store refuses them).
+    let required = |value: Option<String>, member: &str| match value {
+        None if metrics.is_empty() => Err(missing(member)),
+        value => Ok(value.unwrap_or_default()),
+    };
     let comparison = input.comparison_operator.ok_or_else(|| missing("ComparisonOperator"))?;
     let comparison = Comparison::parse(&comparison).ok_or_else(|| {
         enum_error(
@@ -114,12 +120,15 @@ pub fn put_metric_alarm(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, Api
         description: input.alarm_description,
         actions_enabled: input.actions_enabled.unwrap_or(true),
         actions: input.actions.into_lists(),
-        namespace: input.namespace.ok_or_else(|| missing("Namespace"))?,
-        metric_name: input.metric_name.ok_or_else(|| missing("MetricName"))?,
+        namespace: required(input.namespace, "Namespace")?,
+        metric_name: required(input.metric_name, "MetricName")?,
         dimensions,
         statistic: input.statistic,
         extended_statistic: input.extended_statistic,
-        period: whole(input.period, "Period")?.ok_or_else(|| missing("Period"))?,
+        period: match whole(input.period, "Period")? {
+            None if metrics.is_empty() => return Err(missing("Period")),
+            period => period.unwrap_or(0),
+        },
         unit: input.unit,
         evaluation_periods: whole(input.evaluation_periods, "EvaluationPeriods")?
             .ok_or_else(|| missing("EvaluationPeriods"))?,
@@ -128,6 +137,7 @@ pub fn put_metric_alarm(sb: &Sandbox, doc: serde_json::Value) -> Result<Out, Api
         comparison,
         treat_missing,
         evaluate_low_sample_count_percentile: input.evaluate_low_sample_count_percentile,
+        metrics,
     };
     sb.alarms.put_metric_alarm(spec, now_epoch()).map_err(api_error)?;
     Ok(Out::Map(vec![]))
