@@ -9,6 +9,7 @@ mod agent;
 mod agent_component;
 mod app;
 mod components;
+mod components_tmux;
 mod components_wire;
 mod e2e;
 mod first_rows;

@@ -40,9 +40,9 @@ impl Series {
         self.values.get(i).copied()
     }
 
-    /// The sum of every value.
+    /// The sum of every value (0 with none: a sum over nothing is -0.0 in Rust, shown as `-0`).
     pub fn sum(&self) -> f64 {
-        self.values.iter().sum()
+        self.values.iter().sum::<f64>() + 0.0
     }
 
     /// The largest value.
