@@ -267,3 +267,66 @@ async fn update_rollback_failed_is_an_emergency_with_what_to_do() {
     assert!(stderr.contains("deploy a known-good configuration again"), "{stderr}");
     assert_eq!(status(&sb, EP).await.0, "UpdateRollbackFailed");
 }
+
+/// The gate alarms of `deploy-ep` by name (the rate alarms: no 24 h history, so no latency one).
+async fn gate_alarms_of(sb: &SandboxHandle) -> Vec<aws_sdk_cloudwatch::types::MetricAlarm> {
+    let cw = aws_sdk_cloudwatch::Client::new(&sdk_config(sb).await);
+    let out = cw
+        .describe_alarms()
+        .alarm_name_prefix(format!("sagedeck-{EP}-"))
+        .send()
+        .await
+        .unwrap();
+    out.metric_alarms().to_vec()
+}
+
+#[tokio::test]
+async fn gate_alarms_are_metric_math_rollback_alarms_kept_with_keep_alarms() {
+    let sb = deploy_sandbox(Duration::from_millis(300)).await;
+    let state = State::new();
+    let mut args = canary("AllTraffic=model-v2");
+    args.extend(["--gate-alarms".to_string(), "--keep-alarms".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = state.cli(&sb, &args).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()["outcome"]["outcome"], "succeeded", "{}", r.stdout);
+    let alarms = gate_alarms_of(&sb).await;
+    let mut names: Vec<&str> = alarms.iter().filter_map(|a| a.alarm_name()).collect();
+    names.sort();
+    let rate_5xx = format!("sagedeck-{EP}-{VARIANT}-5xx-rate");
+    let rate_4xx = format!("sagedeck-{EP}-{VARIANT}-4xx-rate");
+    assert_eq!(names, vec![rate_4xx.as_str(), rate_5xx.as_str()]);
+    for a in &alarms {
+        assert!(!a.metrics().is_empty(), "a rate alarm is metric math: {a:?}");
+        assert_eq!(
+            a.metrics().iter().filter(|q| q.return_data().unwrap_or(true)).count(),
+            1,
+            "{a:?}"
+        );
+    }
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(&sb).await);
+    let d = sm.describe_endpoint().endpoint_name(EP).send().await.unwrap();
+    let rollback: Vec<String> = d
+        .last_deployment_config()
+        .and_then(|c| c.auto_rollback_configuration())
+        .map(|r| r.alarms().iter().filter_map(|a| a.alarm_name()).map(str::to_string).collect())
+        .unwrap_or_default();
+    assert!(rollback.contains(&rate_5xx) && rollback.contains(&rate_4xx), "{rollback:?}");
+    assert!(
+        state.audit().iter().any(|r| r.action.contains("alarm")),
+        "creating the gate alarms is audited"
+    );
+}
+
+#[tokio::test]
+async fn gate_alarms_are_deleted_after_the_deployment_without_keep_alarms() {
+    let sb = deploy_sandbox(Duration::from_millis(300)).await;
+    let state = State::new();
+    let mut args = canary("AllTraffic=model-v2");
+    args.push("--gate-alarms".to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = state.cli(&sb, &args).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(live_model(&sb).await, MODEL_V2);
+    assert!(gate_alarms_of(&sb).await.is_empty(), "gate alarms deleted after the deployment");
+}
