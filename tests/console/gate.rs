@@ -140,6 +140,8 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
         }],
         GuardKind::ChangeScaling => scaling_samples(&endpoint),
         GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
+        GuardKind::DeployPlan => vec![super::deploy::plan_job(*seen)],
+        GuardKind::Deploy => vec![super::deploy::deploy_job(*seen)],
     }
 }
 
@@ -182,6 +184,7 @@ const REFUSED: &[&str] = &[
     "changing a scaling policy",
     "removing a scaling policy",
     "setting the instance count",
+    "deploying",
 ];
 
 #[test]
@@ -220,7 +223,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 14, "every mutating sample was tried");
+    assert_eq!(mutations, 15, "every mutating sample was tried");
 }
 
 #[test]

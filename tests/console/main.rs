@@ -7,6 +7,7 @@ mod common;
 
 mod agent;
 mod app;
+mod deploy;
 mod e2e;
 mod first_rows;
 mod gate;

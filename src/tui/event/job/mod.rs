@@ -12,7 +12,7 @@ mod mcp;
 pub use agent::{AgentJob, AgentKind, AgentRun, RUNNING_THE_AGENT};
 pub use fleet::{FleetJob, FleetKind, INVOKING};
 pub use guard::{
-    CHANGING_AUTOSCALING, CHANGING_WEIGHTS, GuardJob, GuardKind, PREWARMING, PROMOTION, RESUMING_A_PROMOTION,
+    CHANGING_AUTOSCALING, CHANGING_WEIGHTS, DEPLOYING, GuardJob, GuardKind, PREWARMING, PROMOTION, RESUMING_A_PROMOTION,
 };
 pub use mcp::{CALLING_TOOLS, McpJob, McpKind};
 

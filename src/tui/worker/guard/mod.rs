@@ -3,6 +3,7 @@
 //! plans running in their own tasks. Every mutation writes its intent to the audit log first;
 //! when that fails nothing is sent and the job answers with the reason.
 
+mod deploy;
 mod promotion;
 
 use std::collections::HashMap;
@@ -234,6 +235,8 @@ pub(super) async fn run(
                 result: r,
             });
         }
+        (GuardJob::DeployPlan { info, ask }, f) => deploy::plan(f, *info, *ask, events).await,
+        (GuardJob::Deploy { plan, reason }, f) => deploy::start(g, f, *plan, reason, events).await,
         // Answered above, before the fleet is needed.
         (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
@@ -265,6 +268,14 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         GuardJob::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
             endpoint,
             variant,
+            result: Err(e.to_string()),
+        },
+        GuardJob::DeployPlan { info, .. } => AppEvent::DeployPlanned {
+            endpoint: info.name,
+            result: Err(e.to_string()),
+        },
+        GuardJob::Deploy { plan, .. } => AppEvent::DeploymentEnded {
+            endpoint: plan.info.name,
             result: Err(e.to_string()),
         },
         GuardJob::Activity | GuardJob::PromoteControl { .. } => return,
