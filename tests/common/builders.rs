@@ -114,6 +114,7 @@ pub fn endpoint(name: &str) -> EndpointBuilder {
         variants: vec![],
         multi_model: false,
         autoscaling: vec![],
+        deploying: false,
     })
 }
 

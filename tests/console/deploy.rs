@@ -403,4 +403,14 @@ async fn a_deployment_sent_from_the_console_reaches_in_service_on_its_new_config
     assert_eq!(d.endpoint_status().map(|s| s.as_str()), Some("InService"));
     let log = std::fs::read_to_string(&audit).unwrap();
     assert!(log.contains("deploy.start"), "the start is audited: {log}");
+    // The outcome is logged after the watch decides it: the timeline shows it.
+    let outcome = log
+        .lines()
+        .filter(|l| l.contains("\"deploy.outcome\""))
+        .last()
+        .unwrap_or_else(|| panic!("no deploy.outcome line: {log}"));
+    assert!(
+        outcome.contains("\"result\":\"ok\"") && outcome.contains(&target),
+        "{outcome}"
+    );
 }

@@ -108,6 +108,7 @@ fn listed(name: &str, modified: f64) -> EndpointInfo {
         variants: vec![],
         multi_model: false,
         autoscaling: vec![],
+        deploying: false,
     }
 }
 

@@ -292,6 +292,7 @@ mod tests {
             variants: vec![v("Stable", 9.0, 2), v("Canary", 1.0, 1)],
             multi_model: false,
             autoscaling: vec![],
+            deploying: false,
         }
     }
 

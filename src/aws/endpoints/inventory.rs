@@ -67,6 +67,9 @@ pub struct EndpointInfo {
     pub multi_model: bool,
     /// Autoscaling per variant.
     pub autoscaling: Vec<ScalingInfo>,
+    /// A deployment is in flight: a PendingDeploymentSummary, or Updating with a DeploymentConfig.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deploying: bool,
 }
 
 impl EndpointInfo {
@@ -196,6 +199,9 @@ impl Fleet {
             multi_model: variants.iter().any(|v| v.multi_model),
             variants,
             autoscaling: Vec::new(),
+            deploying: ep.pending_deployment_summary().is_some()
+                || (ep.endpoint_status().map(|s| s.as_str()) == Some("Updating")
+                    && ep.last_deployment_config().is_some()),
         })
     }
 

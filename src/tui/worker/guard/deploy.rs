@@ -65,6 +65,15 @@ pub(super) async fn start(
             });
         };
         let watched = f.watch_deployment(&plan.info.name, target, WATCH_INTERVAL, each).await;
+        if let Ok(w) = &watched
+            && let Err(e) = crate::aws::deploy::watch::record_outcome(&audited, w, reason.clone())
+        {
+            notice(
+                &events,
+                true,
+                format!("the deployment's outcome could not be logged: {e}"),
+            );
+        }
         let gates = plan.gate_names();
         if !gates.is_empty()
             && let Err(e) = f.delete_gate_alarms(&gates, &audited, reason).await
