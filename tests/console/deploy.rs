@@ -101,6 +101,8 @@ fn form_open() -> App {
         "{}",
         screen(&mut app, 140, 40)
     );
+    // The form offers `Stable=`: the model to put there.
+    press(&mut app, "model-v2");
     app
 }
 
@@ -357,11 +359,24 @@ async fn a_deployment_sent_from_the_console_reaches_in_service_on_its_new_config
         |_| {},
     )
     .await;
+    let described = |a: &App| a.data.endpoint(EP).is_some_and(|e| e.config_name.is_some());
+    common::tui::pump_until(
+        &mut app,
+        &jobs,
+        &mut rx,
+        ("the endpoint described", deadline),
+        described,
+        |a| a.schedule_refreshes(),
+    )
+    .await;
     app.data.selected = Some(EP.into());
     app.switch(Tab::Variants);
     press(&mut app, "D");
-    // The form offers `AllTraffic=`: the model, a canary of 1 and no bakes.
-    press(&mut app, "model-v2");
+    // The variant and its model, a canary of 1 and no bakes.
+    for _ in 0..40 {
+        tap(&mut app, KeyCode::Backspace);
+    }
+    press(&mut app, "AllTraffic=model-v2");
     for (down, text) in [(2, "1"), (1, "0"), (1, "0")] {
         for _ in 0..down {
             tap(&mut app, KeyCode::Down);

@@ -351,6 +351,9 @@ impl DeployUi {
         if out.refused(data, DEPLOYING) {
             return;
         }
+        if e.config_name.is_none() {
+            return out.toast(Level::Warn, format!("{} is still being described", e.name));
+        }
         if e.status != "InService" {
             return out.toast(
                 Level::Warn,

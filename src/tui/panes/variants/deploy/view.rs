@@ -146,7 +146,7 @@ impl DeployForm {
             Line::from(""),
         ];
         lines.extend(self.plan_lines(theme));
-        let rect = centered(area, 90, 80, 60, (lines.len() as u16 + 2).min(area.height));
+        let rect = centered(area, 90, 10, 60, (lines.len() as u16 + 4).min(area.height));
         modal(
             f,
             rect,
@@ -237,7 +237,7 @@ pub fn render_stepper(f: &mut Frame, area: Rect, w: &DeployWatch, theme: &Theme)
     let lines = stepper_lines(w, theme);
     let emergency = matches!(w.outcome, Some(Ok(Outcome::RollbackFailed { .. })));
     let border = if emergency { theme.fg(Role::Danger) } else { theme.border(true) };
-    let rect = centered(area, 90, 80, 60, (lines.len() as u16 + 4).min(area.height));
+    let rect = centered(area, 90, 10, 60, (lines.len() as u16 + 4).min(area.height));
     modal(
         f,
         rect,
