@@ -44,6 +44,7 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
         config_name: None,
         variants: vec![v("Stable", 9.0), v("Canary", 1.0)],
         multi_model: mme,
+        deploying: false,
         autoscaling: vec![],
     }
 }

@@ -421,8 +421,7 @@ async fn a_deployment_sent_from_the_console_reaches_in_service_on_its_new_config
     // The outcome is logged after the watch decides it: the timeline shows it.
     let outcome = log
         .lines()
-        .filter(|l| l.contains("\"deploy.outcome\""))
-        .last()
+        .rfind(|l| l.contains("\"deploy.outcome\""))
         .unwrap_or_else(|| panic!("no deploy.outcome line: {log}"));
     assert!(
         outcome.contains("\"result\":\"ok\"") && outcome.contains(&target),
