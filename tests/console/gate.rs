@@ -309,7 +309,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 12, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 13, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -338,6 +338,6 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
             }
         }
     }
-    // Weights, promotion, prewarm, four autoscaling changes, a tool call, an agent run.
-    assert_eq!(audited, 9, "every audited sample was stamped");
+    // Weights, promotion, prewarm, four autoscaling changes, a deployment, a tool call, an agent run.
+    assert_eq!(audited, 10, "every audited sample was stamped");
 }

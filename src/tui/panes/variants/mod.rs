@@ -337,7 +337,6 @@ impl Pane for VariantsPane {
                 data.refusal(Some(CHANGING_WEIGHTS)).is_some() || editor_refusal(data).is_some(),
             ),
             KeyHint::when("P", "promote", self.promo.refusal(data).is_some() || none),
-            KeyHint::when("D", "deploy", data.refusal(Some(DEPLOYING)).is_some() || none),
         ]);
         if self.promo.interrupted(data) {
             let refused = data.refusal(Some(RESUMING_A_PROMOTION)).is_some();
@@ -348,6 +347,7 @@ impl Pane for VariantsPane {
         if !running {
             keys.push(KeyHint::new("Esc", "endpoints"));
         }
+        keys.push(KeyHint::when("D", "deploy", data.refusal(Some(DEPLOYING)).is_some() || none));
         keys.extend([
             KeyHint::new("r", "refresh"),
             KeyHint::new("?", "help"),
