@@ -49,6 +49,7 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
         } else {
             sagedeck::aws::endpoints::kind::EndpointKind::RealTime
         },
+        deploying: false,
         autoscaling: vec![],
     }
 }

@@ -116,6 +116,7 @@ pub fn endpoint(name: &str) -> EndpointBuilder {
         multi_model: false,
         kind: EndpointKind::RealTime,
         autoscaling: vec![],
+        deploying: false,
     })
 }
 

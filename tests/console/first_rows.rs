@@ -109,6 +109,7 @@ fn listed(name: &str, modified: f64) -> EndpointInfo {
         multi_model: false,
         kind: Default::default(),
         autoscaling: vec![],
+        deploying: false,
     }
 }
 

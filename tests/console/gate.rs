@@ -171,6 +171,8 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
             reason: None,
         }],
         GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
+        GuardKind::DeployPlan => vec![super::deploy::plan_job(*seen)],
+        GuardKind::Deploy => vec![super::deploy::deploy_job(*seen)],
     }
 }
 
@@ -217,6 +219,7 @@ const REFUSED: &[&str] = &[
     "setting copies",
     "waking a component",
     "updating a component",
+    "deploying",
 ];
 
 #[test]
@@ -255,7 +258,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 17, "every mutating sample was tried");
+    assert_eq!(mutations, 18, "every mutating sample was tried");
 }
 
 #[test]
@@ -341,7 +344,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 15, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 16, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -371,6 +374,6 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
         }
     }
     // Weights, promotion, prewarm, four autoscaling changes, copies set, a wake and a rolling
-    // update, a tool call, an agent run.
-    assert_eq!(audited, 12, "every audited sample was stamped");
+    // update, a deployment, a tool call, an agent run.
+    assert_eq!(audited, 13, "every audited sample was stamped");
 }

@@ -293,6 +293,7 @@ mod tests {
             multi_model: false,
             kind: Default::default(),
             autoscaling: vec![],
+            deploying: false,
         }
     }
 

@@ -9,7 +9,7 @@ use aws_sdk_sagemaker::types::{DeploymentConfig, TrafficRoutingConfigType};
 use serde::Serialize;
 
 use crate::aws::deploy::policy::{Capacity, Policy, Shift};
-use crate::aws::deploy::schedule::LAUNCH_ESTIMATE_SECS;
+use crate::aws::deploy::schedule::{LAUNCH_ESTIMATE_SECS, span};
 use crate::aws::observe::alarms::AlarmStatus;
 
 /// What a variant's status message says it is doing.
@@ -318,6 +318,44 @@ pub fn outcome(s: &Stepper, target: Option<&str>) -> Outcome {
             None => Outcome::Idle { config: live },
         },
         _ => Outcome::InFlight,
+    }
+}
+
+/// The elapsed and expected end of `s`, when it has started: `t+1m10s of ≈ 22m`.
+pub fn times(s: &Stepper) -> Option<String> {
+    let start = s.started?;
+    let elapsed = span((s.now - start).max(0.0) as i64);
+    Some(match s.expected_end {
+        Some(end) => format!("t+{elapsed} of ≈ {}", span((end - start).max(0.0) as i64)),
+        None => format!("t+{elapsed}"),
+    })
+}
+
+/// A policy in a few words: `canary 1 instance, bake 10m, final bake 10m`.
+pub fn policy_text(p: &Policy) -> String {
+    match *p {
+        Policy::BlueGreen {
+            shift,
+            bake_secs,
+            final_bake_secs,
+        } => {
+            let shift = match shift {
+                Shift::AllAtOnce => "all at once".to_string(),
+                Shift::Canary(Capacity::Instances(n)) => format!("canary {n} instance(s)"),
+                Shift::Canary(Capacity::Percent(p)) => format!("canary {p} %"),
+                Shift::Linear(p) => format!("linear steps of {p} %"),
+            };
+            let (bake, last) = (span(i64::from(bake_secs)), span(i64::from(final_bake_secs)));
+            format!("blue/green, {shift}, bake {bake}, final bake {last}")
+        }
+        Policy::Rolling {
+            batch_percent,
+            bake_secs,
+            ..
+        } => format!(
+            "rolling batches of {batch_percent} %, bake {}",
+            span(i64::from(bake_secs))
+        ),
     }
 }
 

@@ -85,3 +85,35 @@ impl Fleet {
         }
     }
 }
+
+/// Writes how a deployment ended to the audit log (`deploy.outcome`: before the old
+/// configuration, after the target with the policy; the result `ok` on success, else the error
+/// the outcome says), so the timeline records it whoever watched. Best effort: the deployment
+/// ended whatever the log says; the error is returned to be shown.
+pub fn record_outcome(
+    audited: &crate::aws::change::guard::Audited,
+    w: &Watched,
+    reason: Option<String>,
+) -> Result<(), crate::aws::change::audit::AuditError> {
+    use crate::aws::deploy::stepper::policy_text;
+    let s = &w.last;
+    let m = crate::aws::change::audit::Mutation {
+        action: "deploy.outcome".into(),
+        target: s.endpoint.clone(),
+        before: serde_json::json!({ "endpoint_config": s.live_config }),
+        after: serde_json::json!({
+            "endpoint_config": w.target,
+            "policy": s.policy.as_ref().map(policy_text),
+        }),
+        reason,
+    };
+    let result = match &w.outcome {
+        Outcome::Succeeded { .. } => Ok(None),
+        Outcome::RolledBack { config, reason } => Err(format!("rolled back to {config}: {reason}")),
+        Outcome::RollbackFailed { reason } => Err(format!("UpdateRollbackFailed: {reason}")),
+        Outcome::Failed { reason } => Err(format!("Failed: {reason}")),
+        Outcome::Idle { .. } | Outcome::InFlight => return Ok(()),
+    };
+    let pending = audited.intent(m)?;
+    audited.finish(&pending, result)
+}

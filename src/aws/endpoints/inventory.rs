@@ -71,6 +71,9 @@ pub struct EndpointInfo {
     pub kind: EndpointKind,
     /// Autoscaling per variant.
     pub autoscaling: Vec<ScalingInfo>,
+    /// A deployment is in flight: a PendingDeploymentSummary, or Updating with a DeploymentConfig.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deploying: bool,
 }
 
 impl EndpointInfo {
@@ -206,6 +209,9 @@ impl Fleet {
             kind,
             variants,
             autoscaling: Vec::new(),
+            deploying: ep.pending_deployment_summary().is_some()
+                || (ep.endpoint_status().map(|s| s.as_str()) == Some("Updating")
+                    && ep.last_deployment_config().is_some()),
         })
     }
 

@@ -43,6 +43,7 @@ fn listed_row(s: &aws_sdk_sagemaker::types::EndpointSummary) -> Option<EndpointI
         multi_model: false,
         kind: Default::default(),
         autoscaling: Vec::new(),
+        deploying: false,
     })
 }
 

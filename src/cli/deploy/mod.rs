@@ -132,6 +132,11 @@ async fn send_and_follow(g: &GlobalArgs, fleet: &Fleet, args: &DeployArgs, p: &D
     }
     let poll = Duration::from_millis(args.poll_ms);
     let watched = follow(fleet, endpoint, Some(config.clone()), poll, g.json).await;
+    if let Ok(w) = &watched
+        && let Err(e) = crate::aws::deploy::watch::record_outcome(&audited, w, g.reason.clone())
+    {
+        eprint_line(format_args!("sagedeck: warning: the outcome could not be logged: {e}"));
+    }
     let gate_names = p.gate_names();
     if !gate_names.is_empty() {
         if args.keep_alarms || watched.is_err() {

@@ -2,9 +2,9 @@
 //! while it runs (outside text escaped), and the outcome.
 
 use crate::aws::deploy::gate_alarms::GateAlarm;
-use crate::aws::deploy::policy::{Capacity, Policy, Shift};
 use crate::aws::deploy::schedule::{Schedule, span};
 use crate::aws::deploy::stepper::{Outcome, ROLLBACK_FAILED_ADVICE, Stepper};
+pub use crate::aws::deploy::stepper::{policy_text, times};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_PROMOTION, Exit};
 use crate::cli::output::outln;
 use crate::format::escape_text;
@@ -74,16 +74,6 @@ pub fn stepper_line(s: &Stepper) -> String {
     parts.join(" · ")
 }
 
-/// The elapsed and expected end of `s`, when it has started: `t+1m10s of ≈ 22m`.
-pub fn times(s: &Stepper) -> Option<String> {
-    let start = s.started?;
-    let elapsed = span((s.now - start).max(0.0) as i64);
-    Some(match s.expected_end {
-        Some(end) => format!("t+{elapsed} of ≈ {}", span((end - start).max(0.0) as i64)),
-        None => format!("t+{elapsed}"),
-    })
-}
-
 /// The outcome as the command's end: Ok for success (or nothing in flight), exit 7 rolled back,
 /// exit 3 for UpdateRollbackFailed (with what to do) and Failed; `quiet` (JSON) says nothing on
 /// success.
@@ -108,34 +98,6 @@ pub fn outcome_exit(endpoint: &str, o: &Outcome, quiet: bool) -> CmdResult {
             EXIT_AWS,
             format!("{endpoint} is Failed ({reason}); only DeleteEndpoint is allowed now"),
         )),
-    }
-}
-
-/// A policy in a few words: `canary 1 instance, bake 10m, final bake 10m`.
-pub fn policy_text(p: &Policy) -> String {
-    match *p {
-        Policy::BlueGreen {
-            shift,
-            bake_secs,
-            final_bake_secs,
-        } => {
-            let shift = match shift {
-                Shift::AllAtOnce => "all at once".to_string(),
-                Shift::Canary(Capacity::Instances(n)) => format!("canary {n} instance(s)"),
-                Shift::Canary(Capacity::Percent(p)) => format!("canary {p} %"),
-                Shift::Linear(p) => format!("linear steps of {p} %"),
-            };
-            let (bake, last) = (span(i64::from(bake_secs)), span(i64::from(final_bake_secs)));
-            format!("blue/green, {shift}, bake {bake}, final bake {last}")
-        }
-        Policy::Rolling {
-            batch_percent,
-            bake_secs,
-            ..
-        } => format!(
-            "rolling batches of {batch_percent} %, bake {}",
-            span(i64::from(bake_secs))
-        ),
     }
 }
 

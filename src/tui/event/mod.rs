@@ -222,6 +222,27 @@ pub enum AppEvent {
         /// Request ids, or why nothing (or not everything) was applied.
         result: Result<Vec<Option<String>>, String>,
     },
+    /// A deployment planned from the Variants pane's form: the plan, or every refusal in one line.
+    DeployPlanned {
+        /// Endpoint.
+        endpoint: String,
+        /// The plan, or why it is refused.
+        result: Result<Box<crate::aws::deploy::plan::DeployPlan>, String>,
+    },
+    /// A read of a deployment the console started (or follows).
+    Deployment {
+        /// Endpoint.
+        endpoint: String,
+        /// The stepper as read.
+        stepper: Box<crate::aws::deploy::stepper::Stepper>,
+    },
+    /// A deployment the console started ended (its outcome), or could not start or be watched.
+    DeploymentEnded {
+        /// Endpoint.
+        endpoint: String,
+        /// The outcome, or why there is none.
+        result: Result<crate::aws::deploy::stepper::Outcome, String>,
+    },
     /// Progress of an agent run.
     Agent {
         /// Job id.

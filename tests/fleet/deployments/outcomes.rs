@@ -71,8 +71,15 @@ async fn a_canary_deployment_runs_to_success_audited() {
             ("deploy.config".into(), AuditPhase::Intent, None),
             ("deploy.config".into(), AuditPhase::Result, ok.clone()),
             ("deploy.start".into(), AuditPhase::Intent, None),
-            ("deploy.start".into(), AuditPhase::Result, ok),
+            ("deploy.start".into(), AuditPhase::Result, ok.clone()),
+            ("deploy.outcome".into(), AuditPhase::Intent, None),
+            ("deploy.outcome".into(), AuditPhase::Result, ok),
         ]
+    );
+    assert_eq!(audit[5].after["endpoint_config"], config.as_str());
+    assert_eq!(
+        audit[5].after["policy"],
+        "blue/green, canary 1 instance(s), bake 0s, final bake 0s"
     );
     assert_eq!(audit[2].after["endpoint_config"], config.as_str());
     assert_eq!(audit[2].before["endpoint_config"], format!("{EP}-config"));

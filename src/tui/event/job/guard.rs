@@ -17,6 +17,8 @@ pub const RESUMING_A_PROMOTION: &str = "resuming a promotion";
 pub const PREWARMING: &str = "prewarming";
 /// What the read-only refusal calls an autoscaling change (the Scaling pane asks it before editing).
 pub const CHANGING_AUTOSCALING: &str = "changing autoscaling";
+/// What the read-only refusal calls a deployment (the Variants pane asks it before its form).
+pub const DEPLOYING: &str = "deploying";
 
 /// What the read-only refusal calls setting a component's copies (the Components pane asks it
 /// before opening its form).
@@ -119,6 +121,23 @@ pub enum GuardJob {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Plan a deployment and check it, sending nothing
+    /// ([`crate::tui::event::AppEvent::DeployPlanned`]).
+    DeployPlan {
+        /// The endpoint as the operator saw it.
+        info: Box<EndpointInfo>,
+        /// What the form asks for.
+        ask: Box<crate::aws::deploy::plan::DeployAsk>,
+    },
+    /// Start a planned deployment (audited, compare-and-swap), then watch it to its outcome
+    /// ([`crate::tui::event::AppEvent::Deployment`], then
+    /// [`crate::tui::event::AppEvent::DeploymentEnded`]).
+    Deploy {
+        /// The plan the operator confirmed.
+        plan: Box<crate::aws::deploy::plan::DeployPlan>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
     /// Build an endpoint's timeline since `since` (epoch seconds), audit log included
     /// ([`crate::tui::event::AppEvent::Timeline`]); the guard holds the audit log.
     Timeline {
@@ -140,6 +159,8 @@ super::kinds!(GuardJob => GuardKind {
     SetCopies,
     UpdateComponent,
     Timeline,
+    DeployPlan,
+    Deploy,
 });
 
 super::effects!(GuardJob, |job| match job {
@@ -157,7 +178,8 @@ super::effects!(GuardJob, |job| match job {
         Control::Rollback => Effect::Changes("rolling a promotion back"),
         Control::Hold => Effect::Reads,
     },
-    GuardJob::Activity | GuardJob::Timeline { .. } => Effect::Reads,
+    GuardJob::Deploy { reason, .. } => Effect::Audited(DEPLOYING, reason),
+    GuardJob::Activity | GuardJob::Timeline { .. } | GuardJob::DeployPlan { .. } => Effect::Reads,
 });
 
 /// What an autoscaling change is called by its first change.
@@ -185,6 +207,8 @@ impl GuardJob {
             | GuardJob::Timeline { endpoint, .. } => Some(endpoint),
             GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
             GuardJob::Promote { spec, .. } => Some(&spec.endpoint),
+            GuardJob::DeployPlan { info, .. } => Some(&info.name),
+            GuardJob::Deploy { plan, .. } => Some(&plan.info.name),
             GuardJob::Activity => None,
         }
     }
@@ -211,6 +235,8 @@ impl GuardJob {
                 format!("rolling {} over to {}", seen.component, update.model)
             }
             GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
+            GuardJob::DeployPlan { info, .. } => format!("planning a deployment of {}", info.name),
+            GuardJob::Deploy { plan, .. } => format!("starting a deployment of {}", plan.info.name),
         }
     }
 }

@@ -240,7 +240,11 @@ impl EndpointsPane {
                         Span::styled(data.alarm_badge(&e.name), theme.fg(Role::StatusError)),
                         Span::raw(e.name.clone()),
                     ])),
-                    Cell::from(Span::styled(e.status.clone(), theme.status(&e.status))),
+                    // A deployment in flight: a mark after the status, cut first on a narrow column.
+                    Cell::from(Span::styled(
+                        if e.deploying { format!("{} ⇄", e.status) } else { e.status.clone() },
+                        theme.status(&e.status),
+                    )),
                     Cell::from(e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(",")),
                     Cell::from(instances_text(e)),
                     Cell::from(kind_text(e)),

@@ -15,7 +15,7 @@ use ratatui::widgets::Paragraph;
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, CHANGING_WEIGHTS, FleetJob, RESUMING_A_PROMOTION};
+use crate::tui::event::{AppEvent, CHANGING_WEIGHTS, DEPLOYING, FleetJob, RESUMING_A_PROMOTION};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
@@ -23,6 +23,7 @@ use weight_editor::WeightEditor;
 use crate::tui::widgets::{Overlay, pane_frame};
 use crate::tui::widgets::scroll;
 
+pub mod deploy;
 pub mod promotion;
 mod view;
 pub mod weight_editor;
@@ -160,6 +161,8 @@ pub struct VariantsPane {
     pub promo: self::promotion::PromotionUi,
     /// The weight editor, while open (it takes every key).
     pub editor: Option<WeightEditor>,
+    /// The deploy form and the steppers of deployments started here.
+    pub deploy: self::deploy::DeployUi,
 }
 
 impl VariantsPane {
@@ -209,12 +212,16 @@ impl Pane for VariantsPane {
             }
             return true;
         }
+        if self.deploy.capturing() && self.deploy.handle_key(key, data, out) {
+            return true;
+        }
         if let Some(used) = self.promo.handle_key(key, self.cursor, data, out) {
             return used;
         }
         let n = data.selected_endpoint().map(|e| e.variants.len()).unwrap_or(0);
         match key.code {
             KeyCode::Char('w') => self.open_editor(data, out),
+            KeyCode::Char('D') => self.deploy.open(data, out),
             KeyCode::Char('d') => match data.selected.clone() {
                 Some(name) => {
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {name}"))));
@@ -306,11 +313,15 @@ impl Pane for VariantsPane {
         if let Some(editor) = self.editor.as_mut() {
             editor.render(f, area, data, theme);
         }
+        self.deploy.render(f, area, theme);
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {
         if let Some(editor) = &self.editor {
             return editor.keys();
+        }
+        if let Some(keys) = self.deploy.keys() {
+            return keys;
         }
         if let Some(keys) = self.promo.keys(data) {
             return keys;
@@ -339,6 +350,7 @@ impl Pane for VariantsPane {
         if !running {
             keys.push(KeyHint::new("Esc", "endpoints"));
         }
+        keys.push(KeyHint::when("D", "deploy", data.refusal(Some(DEPLOYING)).is_some() || none));
         keys.extend([
             KeyHint::new("r", "refresh"),
             KeyHint::new("?", "help"),
@@ -350,6 +362,7 @@ impl Pane for VariantsPane {
     fn help(&self) -> Vec<KeyHint> {
         vec![
             KeyHint::new("P", "promotion plan: editor, then a confirmation"),
+            KeyHint::new("D", "deploy (SageMaker guardrails): form, schedule, confirmation, stepper"),
             KeyHint::new("Esc", "while a plan runs: h holds, b rolls back, whatever its phase"),
             KeyHint::new("R", "resume this endpoint's held or interrupted plan"),
             KeyHint::new("B", "roll this endpoint's held or interrupted plan back"),
@@ -358,7 +371,7 @@ impl Pane for VariantsPane {
     }
 
     fn capturing_text(&self) -> bool {
-        self.editor.is_some() || self.promo.capturing()
+        self.editor.is_some() || self.deploy.form.is_some() || self.promo.capturing()
     }
 
     fn on_refresh(&mut self, _visible: bool, data: &Data, out: &mut Outbox) {
@@ -371,6 +384,7 @@ impl Pane for VariantsPane {
 
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, visible: bool) {
         self.promo.on_event(ev, data, out, visible);
+        self.deploy.on_event(ev, out);
     }
 
     fn hold_quit(&mut self, data: &mut Data, out: &mut Outbox) -> bool {

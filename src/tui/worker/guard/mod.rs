@@ -4,6 +4,7 @@
 //! when that fails nothing is sent and the job answers with the reason.
 
 mod copies;
+mod deploy;
 mod promotion;
 
 use std::collections::HashMap;
@@ -263,6 +264,8 @@ pub(super) async fn run(
             },
             f,
         ) => copies::update_component(g, f, (endpoint, &seen), &update, reason, events).await,
+        (GuardJob::DeployPlan { info, ask }, f) => deploy::plan(f, *info, *ask, events).await,
+        (GuardJob::Deploy { plan, reason }, f) => deploy::start(g, f, *plan, reason, events).await,
         // Answered above, before the fleet is needed.
         (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
@@ -305,6 +308,13 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             endpoint,
             component: seen.component,
             progress: crate::tui::event::UpdateProgress::Done(Err(e.to_string())),
+        GuardJob::DeployPlan { info, .. } => AppEvent::DeployPlanned {
+            endpoint: info.name,
+            result: Err(e.to_string()),
+        },
+        GuardJob::Deploy { plan, .. } => AppEvent::DeploymentEnded {
+            endpoint: plan.info.name,
+            result: Err(e.to_string()),
         },
         GuardJob::Activity | GuardJob::PromoteControl { .. } => return,
     };
