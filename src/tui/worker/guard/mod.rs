@@ -308,6 +308,7 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             endpoint,
             component: seen.component,
             progress: crate::tui::event::UpdateProgress::Done(Err(e.to_string())),
+        },
         GuardJob::DeployPlan { info, .. } => AppEvent::DeployPlanned {
             endpoint: info.name,
             result: Err(e.to_string()),
