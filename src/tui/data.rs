@@ -283,7 +283,11 @@ impl Data {
             .filter_map(|v| self.summary(&e.name, &v.name))
             .map(|s| s.invocations_per_min)
             .collect();
-        if s.is_empty() { None } else { Some(s.iter().sum::<f64>() + 0.0) }
+        if s.is_empty() {
+            None
+        } else {
+            Some(s.iter().sum::<f64>() + 0.0)
+        }
     }
 
     /// Worst p99 model latency across an endpoint's variants (ms).

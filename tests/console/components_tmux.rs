@@ -32,7 +32,9 @@ fn a_component_at_zero_wakes_and_serves_in_tmux() {
         s.lines().any(|l| l.contains("llm-ic-chat") && l.contains("SERVING"))
     });
     assert!(
-        !serving.lines().any(|l| l.contains("llm-ic-chat") && l.contains("AT ZERO")),
+        !serving
+            .lines()
+            .any(|l| l.contains("llm-ic-chat") && l.contains("AT ZERO")),
         "{serving}"
     );
     t.keys(&["q"]);

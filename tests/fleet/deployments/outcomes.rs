@@ -316,9 +316,18 @@ async fn gate_alarms_are_metric_math_rollback_alarms_kept_with_keep_alarms() {
     let rollback: Vec<String> = d
         .last_deployment_config()
         .and_then(|c| c.auto_rollback_configuration())
-        .map(|r| r.alarms().iter().filter_map(|a| a.alarm_name()).map(str::to_string).collect())
+        .map(|r| {
+            r.alarms()
+                .iter()
+                .filter_map(|a| a.alarm_name())
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
-    assert!(rollback.contains(&rate_5xx) && rollback.contains(&rate_4xx), "{rollback:?}");
+    assert!(
+        rollback.contains(&rate_5xx) && rollback.contains(&rate_4xx),
+        "{rollback:?}"
+    );
     assert!(
         state.audit().iter().any(|r| r.action.contains("alarm")),
         "creating the gate alarms is audited"
@@ -335,5 +344,8 @@ async fn gate_alarms_are_deleted_after_the_deployment_without_keep_alarms() {
     let r = state.cli(&sb, &args).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(live_model(&sb).await, MODEL_V2);
-    assert!(gate_alarms_of(&sb).await.is_empty(), "gate alarms deleted after the deployment");
+    assert!(
+        gate_alarms_of(&sb).await.is_empty(),
+        "gate alarms deleted after the deployment"
+    );
 }

@@ -6,7 +6,38 @@
 use sagedeck::sandbox::faults::FaultSpec;
 
 use super::support::{EP, State, canary_config};
-use crate::common::sandbox_with;
+use crate::common::{poll_until, sandbox_with, sdk_config};
+
+/// Gives the Canary as many instances as Stable (2), so that at 50 % each serves the same load
+/// per instance: equal in everything, its latency differs from Stable's only by chance.
+async fn equal_capacity(sb: &sagedeck::sandbox::SandboxHandle) {
+    use aws_sdk_sagemaker::types::DesiredWeightAndCapacity;
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    let canary = DesiredWeightAndCapacity::builder()
+        .variant_name("Canary")
+        .desired_instance_count(2)
+        .build();
+    sm.update_endpoint_weights_and_capacities()
+        .endpoint_name(EP)
+        .desired_weights_and_capacities(canary)
+        .send()
+        .await
+        .expect("canary instances");
+    poll_until(
+        "the canary at 2 instances",
+        std::time::Duration::from_secs(30),
+        || async {
+            let d = sm.describe_endpoint().endpoint_name(EP).send().await.ok()?;
+            let serving = d.endpoint_status().is_some_and(|s| s.as_str() == "InService");
+            let two = d
+                .production_variants()
+                .iter()
+                .any(|v| v.variant_name() == Some("Canary") && v.current_instance_count() == Some(2));
+            (serving && two).then_some(())
+        },
+    )
+    .await;
+}
 
 /// `promote EP --canary Canary --steps STEPS --bake BAKE --auto --judge ...`, ratio gates out of
 /// reach so that only the judge decides.
@@ -90,6 +121,7 @@ async fn a_regressed_canary_fails_by_the_judge_with_its_p_value_audited() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_noisy_canary_equal_to_its_baseline_passes_the_judge() {
     let sb = sandbox_with(canary_config(Some(150.0))).await;
+    equal_capacity(&sb).await;
     let st = State::new();
     let r = st.cli(&sb, &judged_args("50", "75s", "6")).await;
     let plan = r.json();
