@@ -19,7 +19,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::tui::theme::{Role, Theme};
 
@@ -108,6 +108,23 @@ pub fn centered(area: Rect, pct_w: u16, pct_h: u16, min_w: u16, min_h: u16) -> R
 /// A pane or box title: bold, in the theme's title colour.
 pub fn title(text: impl Into<String>, theme: &Theme) -> Span<'static> {
     Span::styled(text.into(), theme.fg(Role::Title).add_modifier(Modifier::BOLD))
+}
+
+/// Draws `text` muted and wrapped over `area`: what a pane shows when it has nothing else to.
+pub fn muted(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
+    f.render_widget(
+        Paragraph::new(Span::styled(text.into(), theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+/// What an endpoint's pane says before one is selected: still loading, or pick one.
+pub fn no_endpoint_text(loaded: bool) -> &'static str {
+    if loaded {
+        "no endpoint selected — pick one on the Endpoints tab (1)"
+    } else {
+        "loading endpoints…"
+    }
 }
 
 /// Draws a pane's bordered frame titled `text` over `area` (the border lit when `focused`) and

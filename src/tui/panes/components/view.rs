@@ -15,6 +15,7 @@ use crate::aws::components::Component;
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::observe::metrics::ComponentSummary;
 use crate::format::escape_line;
+use crate::tui::widgets::{muted, no_endpoint_text};
 use crate::tui::data::{ComponentsRead, Data};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::chart::fmt_ms;
@@ -54,13 +55,6 @@ pub fn instances_line(e: &EndpointInfo) -> String {
         })
         .collect();
     parts.join(", ")
-}
-
-fn muted(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
-    f.render_widget(
-        Paragraph::new(Span::styled(text.into(), theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
-        area,
-    );
 }
 
 /// What an endpoint without inference components shows: which endpoints have them.
@@ -262,11 +256,7 @@ impl ComponentsPane {
         };
         let inner = pane_frame(f, area, title, true, theme);
         let Some(e) = e else {
-            let msg = if data.loaded {
-                "no endpoint selected — pick one on the Endpoints tab (1)"
-            } else {
-                "loading endpoints…"
-            };
+            let msg = no_endpoint_text(data.loaded);
             return muted(f, inner, msg, theme);
         };
         if !e.kind.is_components() {

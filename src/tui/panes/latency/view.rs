@@ -7,8 +7,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph, Wrap};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 
+use crate::tui::widgets::{muted, no_endpoint_text};
 use crate::tui::widgets::chart::{LineChart, Plot, fmt_count, fmt_ms, fmt_ms_short, points, thousands, window_label};
 use super::{LatencyPane, WINDOWS, variant_role};
 use crate::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
@@ -29,13 +30,6 @@ fn snapshot<'a>(data: &'a Data, endpoint: &str, window: Duration) -> Option<(&'a
         return None;
     }
     Some((s, ((s.end - s.start) - window.as_secs_f64()).abs() < 1.0))
-}
-
-fn muted_text(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
-    f.render_widget(
-        Paragraph::new(Span::styled(text.into(), theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
-        area,
-    );
 }
 
 /// A percentile plot of a latency metric; the figure beside it is the last complete period's
@@ -151,15 +145,11 @@ impl LatencyPane {
             render_own(f, own, data, theme);
         }
         let Some(e) = e else {
-            let msg = if data.loaded {
-                "no endpoint selected — pick one on the Endpoints tab (1)"
-            } else {
-                "loading endpoints…"
-            };
-            return muted_text(f, info.union(rows), msg, theme);
+            let msg = no_endpoint_text(data.loaded);
+            return muted(f, info.union(rows), msg, theme);
         };
         if data.selected_state() != crate::tui::described::RowState::Described {
-            return muted_text(f, info.union(rows), format!("loading the variants of {}…", e.name), theme);
+            return muted(f, info.union(rows), format!("loading the variants of {}…", e.name), theme);
         }
         let variants: Vec<&VariantInfo> = match self.focused(e) {
             Some(name) => e.variants.iter().filter(|v| v.name == name).collect(),
@@ -171,10 +161,10 @@ impl LatencyPane {
         let snap = snapshot(data, &e.name, self.window());
         self.info_line(f, info, e, snap, hidden, theme);
         let Some((snap, _)) = snap else {
-            return muted_text(f, rows, format!("loading the metrics of {}…", e.name), theme);
+            return muted(f, rows, format!("loading the metrics of {}…", e.name), theme);
         };
         if shown.is_empty() {
-            return muted_text(f, rows, "this endpoint has no variants", theme);
+            return muted(f, rows, "this endpoint has no variants", theme);
         }
         let areas = Layout::vertical(shown.iter().map(|_| Constraint::Fill(1))).split(rows);
         for (v, area) in shown.iter().zip(areas.iter()) {
@@ -249,7 +239,7 @@ fn render_variant(f: &mut Frame, area: Rect, e: &EndpointInfo, v: &VariantInfo, 
     let [title, charts] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     f.render_widget(Paragraph::new(variant_title(e, v, vm, theme)), title);
     let Some(vm) = vm else {
-        return muted_text(f, charts, "no metrics for this variant in the snapshot", theme);
+        return muted(f, charts, "no metrics for this variant in the snapshot", theme);
     };
     let border = match variant_role(e, &v.name) {
         Some(role) => theme.fg(role),
@@ -286,7 +276,7 @@ fn render_own(f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
         theme,
     );
     let Some(p) = data.own_latency.percentiles() else {
-        return muted_text(
+        return muted(
             f,
             inner,
             "no invocations yet — the calls made from the Invoke tab (5) are measured here",

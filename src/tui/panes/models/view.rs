@@ -14,6 +14,7 @@ use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::observe::metrics::{Metric, VariantMetrics};
 use crate::aws::invoke::prewarm::PrewarmStatus;
 use crate::format::time_text;
+use crate::tui::widgets::{muted, no_endpoint_text};
 use crate::tui::data::{Data, ModelKnowledge};
 use crate::tui::widgets::chart::{fmt_ms, spark, thousands, window_label};
 use crate::tui::theme::{Role, Theme};
@@ -83,13 +84,6 @@ fn latency_span(k: Option<&ModelKnowledge>, theme: &Theme) -> Span<'static> {
         Some((ms, None)) => Span::styled(fmt_ms(ms), theme.fg(Role::Fg)),
         None => Span::styled("-", theme.fg(Role::Muted)),
     }
-}
-
-fn muted(f: &mut Frame, area: Rect, text: impl Into<String>, theme: &Theme) {
-    f.render_widget(
-        Paragraph::new(Span::styled(text.into(), theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
-        area,
-    );
 }
 
 /// What a non-MME endpoint shows instead of a catalog.
@@ -234,11 +228,7 @@ impl ModelsPane {
         };
         let inner = pane_frame(f, area, title, true, theme);
         let Some(e) = e else {
-            let msg = if data.loaded {
-                "no endpoint selected — pick one on the Endpoints tab (1)"
-            } else {
-                "loading endpoints…"
-            };
+            let msg = no_endpoint_text(data.loaded);
             return muted(f, inner, msg, theme);
         };
         let Some(prefix) = e.mme_prefix() else {
