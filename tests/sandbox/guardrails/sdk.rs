@@ -340,8 +340,10 @@ async fn a_worse_model_trips_a_new_fleet_alarm_and_the_deployment_rolls_back() {
         pending_status(d).is_some_and(|(s, _)| s == "Baking")
     })
     .await;
+    // The alarm (Sum > 3) can trip mid-loop on the fourth error and roll traffic back to the
+    // old model, so four errors is all this loop is sure to see.
     let failed = crate::common::invoke_times(&handle, "bad", 80).await;
-    assert!(failed >= 5, "the canary's model errs: {failed} of 80 failed");
+    assert!(failed >= 4, "the canary's model errs: {failed} of 80 failed");
     let after = wait_for(&sm, "bad", "InService", |d| {
         d.endpoint_status() == Some(&EndpointStatus::InService)
     })
