@@ -2,7 +2,8 @@
 """Inference components through boto3 the way AWS's developer guide sets them up: a model, an
 endpoint configuration with an execution role and a variant without a model (managed instance
 scaling, routing), the endpoint, a component with its compute resource requirements and one copy,
-an invocation with InferenceComponentName, copies to zero (the 400 AWS answers) and back, the
+an invocation with InferenceComponentName, copies to zero (the 400 AWS answers) and back,
+UpdateEndpoint onto another IC configuration (the component stays, on the new instance type), the
 paginator, and the teardown in AWS's order.
 
 Usage: ic_calls.py ENDPOINT_URL
@@ -136,6 +137,41 @@ sm.update_inference_component_runtime_config(InferenceComponentName=IC, DesiredR
 wait_for("serving again", lambda: status()["RuntimeConfig"]["CurrentCopyCount"] == 1)
 check("serving again", True)
 
+sm.create_endpoint_config(
+    EndpointConfigName="boto3-ic-config-g6",
+    ExecutionRoleArn=ROLE,
+    ProductionVariants=[
+        {
+            "VariantName": "AllTraffic",
+            "InstanceType": "ml.g6.12xlarge",
+            "InitialInstanceCount": 1,
+            "ManagedInstanceScaling": {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 3},
+            "RoutingConfig": {"RoutingStrategy": "RANDOM"},
+        }
+    ],
+)
+sm.update_endpoint(EndpointName=EP, EndpointConfigName="boto3-ic-config-g6")
+
+
+def moved():
+    ep = sm.describe_endpoint(EndpointName=EP)
+    return ep["EndpointStatus"] == "InService" and ep["EndpointConfigName"] == "boto3-ic-config-g6" and ep
+
+
+ep = wait_for("endpoint updated onto the g6 config", moved)
+variant = ep["ProductionVariants"][0]
+check(
+    "the variant's new scaling and routing",
+    variant["ManagedInstanceScaling"]["MaxInstanceCount"] == 3
+    and variant["RoutingConfig"]["RoutingStrategy"] == "RANDOM",
+    variant,
+)
+wait_for(
+    "the component placed on the new instance type",
+    lambda: status()["RuntimeConfig"].get("PlacementStatus") == [{"InstanceType": "ml.g6.12xlarge", "CurrentCopyCount": 1}],
+)
+check("the component kept across UpdateEndpoint", status()["InferenceComponentStatus"] == "InService")
+
 names = [
     c["InferenceComponentName"]
     for page in sm.get_paginator("list_inference_components").paginate(EndpointNameEquals=EP)
@@ -158,6 +194,7 @@ def gone():
 wait_for("component deleted", gone)
 sm.delete_endpoint(EndpointName=EP)
 sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config")
+sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config-g6")
 sm.delete_model(ModelName="boto3-ic-llm")
 check("teardown in AWS's order", True)
 print(f"all {checks} inference component checks passed")

@@ -1,11 +1,13 @@
 //! Inference components over the wire with the Rust SDK: an IC endpoint (a configuration with an
 //! execution role and a variant without a model), components created, described, listed with
 //! filters and pages, placed on instances by their reservation, failed placement, refused
-//! deletes; the runtime by component in `runtime.rs`, rolling updates in `rolling.rs`, boto3 in
+//! deletes; the runtime by component in `runtime.rs`, UpdateEndpoint onto another IC configuration
+//! in `reconfigure.rs`, rolling updates in `rolling.rs`, boto3 in
 //! `boto3.rs`.
 
 mod boto3;
 mod demo;
+mod reconfigure;
 mod rolling;
 mod runtime;
 

@@ -1,6 +1,13 @@
 //! The variants of an IC endpoint (a configuration whose variants carry no model): the hosts
-//! components are placed on, registered when the endpoint is created, and what DescribeEndpoint
-//! shows of them (instance counts following the copies, ManagedInstanceScaling).
+//! components are placed on, registered when the endpoint is created and registered again when
+//! an UpdateEndpoint onto another configuration completes (the components stay: they belong to
+//! the endpoint and variant, not to the configuration), and what DescribeEndpoint shows of them
+//! (instance counts following the copies, ManagedInstanceScaling).
+//!
+//! Refusal the reference marks UNVERIFIED, the sandbox's choice: an UpdateEndpoint whose
+//! configuration drops a variant that hosts components, or names a model on it, gets
+//! `Cannot update endpoint "ARN": variant "V" hosts inference component IC. Delete its inference
+//! components first.`
 
 use serde_json::{Value, json};
 
@@ -68,6 +75,73 @@ pub fn register(components: &mut Components, endpoint: &str, config: &EndpointCo
                 min_instances: min,
                 max_instances: max,
                 instance_seconds,
+            },
+        );
+    }
+}
+
+/// Refuses an UpdateEndpoint of `endpoint` onto `config` that would leave a component without
+/// its hosting variant (the variant dropped, or given a model).
+pub fn check_update(
+    components: &Components,
+    (endpoint, arn): (&str, &str),
+    config: &EndpointConfig,
+) -> Result<(), ApiError> {
+    let hosted_on = |variant: &str| {
+        config
+            .variants
+            .iter()
+            .any(|v| v.name == variant && v.model_name.is_empty() && v.instance_type.is_some())
+    };
+    match components.on_endpoint(endpoint).find(|ic| !hosted_on(&ic.variant)) {
+        Some(ic) => Err(ApiError::validation(format!(
+            "Cannot update endpoint \"{arn}\": variant \"{}\" hosts inference component {}. Delete its inference components first.",
+            ic.variant, ic.name
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Registers an endpoint's hosts again from the configuration an UpdateEndpoint put it on:
+/// each variant's instance type, capacity and ManagedInstanceScaling from `config`, its instance
+/// count from the deployed variant (`desired`, by name: the configuration's or the one retained),
+/// already running (the new fleet launched during the deployment). Hosts of variants the
+/// configuration no longer has go; the components stay where they are and are placed again on
+/// the next tick. A new host's instances take `instance_seconds` to come up when it grows.
+pub fn reconfigure(
+    components: &mut Components,
+    (endpoint, config): (&str, &EndpointConfig),
+    desired: &dyn Fn(&str) -> Option<i32>,
+    instance_seconds: f64,
+) {
+    let kept: Vec<&ConfigVariant> = config
+        .variants
+        .iter()
+        .filter(|v| hosts_components(config) && v.instance_type.is_some())
+        .collect();
+    components
+        .hosts
+        .retain(|(e, v), _| e != endpoint || kept.iter().any(|cv| &cv.name == v));
+    for v in kept {
+        let Some(itype) = v.instance_type.clone() else {
+            continue;
+        };
+        let (managed, min, max) = managed_scaling(v);
+        let count = desired(&v.name).unwrap_or(v.initial_instance_count).max(0);
+        let key = (endpoint.to_string(), v.name.clone());
+        let kept_seconds = components.hosts.get(&key).map(|h| h.instance_seconds);
+        components.hosts.insert(
+            key,
+            Host {
+                capacity: instance_capacity(&itype).unwrap_or_default(),
+                instance_type: itype,
+                current_instances: count,
+                desired_instances: count,
+                instances_ready_at: None,
+                managed,
+                min_instances: min,
+                max_instances: max,
+                instance_seconds: kept_seconds.unwrap_or(instance_seconds),
             },
         );
     }

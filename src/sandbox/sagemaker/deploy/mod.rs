@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::ApiError;
+use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::endpoints::{ensure_updatable, not_found};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::deployment::{self as schedule, Pace, Step, StepStatus};
@@ -120,6 +121,7 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     if current.status != EndpointStatus::UpdateRollbackFailed {
         ensure_updatable(current)?;
     }
+    hosts::check_update(&world.components, (&current.name, &current.arn), &config)?;
     let mut green = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
     if input.retain_all_variant_properties {
         retain(current, &mut green, &excluded);

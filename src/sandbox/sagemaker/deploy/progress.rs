@@ -6,10 +6,11 @@
 //! leaves both (UpdateRollbackFailed). Called on every tick and before every control-plane call.
 
 use crate::sandbox::cloudwatch::alarms::state_value::StateValue;
+use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::deploy::pace;
 use crate::sandbox::world::deployment::{self as schedule, Capacity, Pace, StepStatus};
 use crate::sandbox::world::sandbox::Sandbox;
-use crate::sandbox::world::state::{DeployPhase, Deployment, Endpoint, EndpointStatus, Transition};
+use crate::sandbox::world::state::{DeployPhase, Deployment, Endpoint, EndpointStatus, Transition, World};
 
 /// What the FailureReason of an UpdateRollbackFailed endpoint says.
 pub const ROLLBACK_FAILED: &str = "Both the deployment and auto-rollback failed. The endpoint has instances of both the old and the new endpoint configuration; update the endpoint to recover.";
@@ -31,18 +32,46 @@ pub fn advance(sb: &Sandbox, now: f64) {
         .collect();
     let pace = pace(sb);
     let mut world = sb.world.write();
+    let mut deployed = Vec::new();
     for ep in world.endpoints.values_mut() {
-        if ep.deployment().is_some_and(|d| d.phase != DeployPhase::RollbackFailed) {
-            walk(ep, &firing, &pace, now);
+        if ep.deployment().is_some_and(|d| d.phase != DeployPhase::RollbackFailed) && walk(ep, &firing, &pace, now) {
+            deployed.push(ep.name.clone());
         }
+    }
+    let instance_seconds = sb.config.timing.create.as_secs_f64();
+    for name in deployed {
+        rehost(&mut world, &name, instance_seconds);
     }
 }
 
-/// Walks one endpoint's deployment as far as `now` takes it.
-fn walk(ep: &mut Endpoint, firing: &[String], pace: &Pace, now: f64) {
+/// An endpoint now on a new configuration: its inference component hosts registered again from
+/// it (the components stay on the endpoint's variants).
+fn rehost(world: &mut World, endpoint: &str, instance_seconds: f64) {
+    let World {
+        endpoints,
+        configs,
+        components,
+        ..
+    } = world;
+    let Some(ep) = endpoints.get(endpoint) else {
+        return;
+    };
+    let Some(config) = configs.get(&ep.config_name) else {
+        return;
+    };
+    if !hosts::hosts_components(config) && !components.is_ic_endpoint(endpoint) {
+        return;
+    }
+    let desired = |v: &str| ep.variant(v).map(|v| v.desired_instances);
+    hosts::reconfigure(components, (endpoint, config), &desired, instance_seconds);
+}
+
+/// Walks one endpoint's deployment as far as `now` takes it; true when it ended on the new
+/// configuration.
+fn walk(ep: &mut Endpoint, firing: &[String], pace: &Pace, now: f64) -> bool {
     for _ in 0..256 {
         let Some(Transition::Deploy(d)) = &mut ep.transition else {
-            return;
+            return false;
         };
         if d.phase == DeployPhase::Deploying
             && let Some(reason) = trouble(d, firing, now)
@@ -51,12 +80,11 @@ fn walk(ep: &mut Endpoint, firing: &[String], pace: &Pace, now: f64) {
             continue;
         }
         let Some(step) = d.step() else {
-            finish(ep);
-            return;
+            return finish(ep);
         };
         let ends = d.step_started + step.secs;
         if ends > now {
-            return;
+            return false;
         }
         let launched = step.status == StepStatus::Creating && d.phase == DeployPhase::Deploying;
         if launched && let Some(reason) = d.launch_failure.clone() {
@@ -69,11 +97,12 @@ fn walk(ep: &mut Endpoint, firing: &[String], pace: &Pace, now: f64) {
             ep.status = EndpointStatus::UpdateRollbackFailed;
             ep.failure_reason = Some(ROLLBACK_FAILED.to_string());
             ep.last_modified = ends;
-            return;
+            return false;
         }
         d.at += 1;
         d.step_started = ends;
     }
+    false
 }
 
 /// Why a deployment must roll back now: an alarm in ALARM during a bake, the injected rollback
@@ -133,15 +162,16 @@ fn roll_back(ep: &mut Endpoint, reason: String, pace: &Pace, now: f64) {
 }
 
 /// The last step is done: the green fleet in service on the new configuration, or (after a
-/// rollback) the blue fleet on the old one with the failure's reason.
-fn finish(ep: &mut Endpoint) {
+/// rollback) the blue fleet on the old one with the failure's reason. True for the first.
+fn finish(ep: &mut Endpoint) -> bool {
     let Some(Transition::Deploy(d)) = ep.transition.take() else {
-        return;
+        return false;
     };
+    let deployed = d.phase == DeployPhase::Deploying;
     let ended = d.step_started;
     ep.status = EndpointStatus::InService;
     ep.last_modified = ended;
-    if d.phase == DeployPhase::Deploying {
+    if deployed {
         ep.failure_reason = None;
         ep.config_name = d.config_name;
         ep.variants = d.green;
@@ -154,4 +184,5 @@ fn finish(ep: &mut Endpoint) {
         v.current_instances = v.desired_instances;
         v.sim.set_instances(v.current_instances.max(0) as usize);
     }
+    deployed
 }
