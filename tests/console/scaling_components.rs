@@ -30,6 +30,7 @@ fn component(end: f64) -> ComponentView {
             min: Some(0),
             max: Some(2),
         }),
+        endpoint_config: Some(format!("{EP}-config")),
         bounds: Some((0, 2)),
         policies: vec![
             NamedPolicy {

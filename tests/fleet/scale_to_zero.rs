@@ -3,7 +3,8 @@
 //! and `--check` is then clean; each piece taken away again is found (the step policy, the alarm,
 //! the tracking policy, a MinCapacity above zero, a variant whose instances cannot reach zero),
 //! and an alarm on `> 1` is found wrong where `>= 1` is right; the CLI refuses read-only and bad
-//! bounds with nothing sent.
+//! bounds with nothing sent. A variant at MinInstanceCount 1 is moved onto a new configuration
+//! (the old one kept), refused when the endpoint's configuration changed since it was read.
 
 use std::time::Duration;
 
@@ -310,6 +311,143 @@ async fn read_only_and_bad_bounds_are_refused_with_nothing_sent() {
         assert!(run.stderr.contains(why), "{args:?}: {why} not in {}", run.stderr);
     }
     let p = pieces(&sb, "zero-refuse").await;
+    assert_eq!(
+        state_of(&p, Piece::ScalableTarget),
+        PieceState::Missing,
+        "nothing was sent"
+    );
+}
+
+#[tokio::test]
+async fn scale_to_zero_writes_the_variants_instance_scaling_as_a_new_config() {
+    let sb = sandbox().await;
+    ic_endpoint(&sb, "zero-floor", 1).await;
+    let p = pieces(&sb, "zero-floor").await;
+    assert_eq!(state_of(&p, Piece::InstanceScaling), PieceState::Wrong);
+    let home = tempfile::tempdir().unwrap();
+    let audit = home.path().join("audit.jsonl");
+    let apply = run_cli_in(
+        &sb,
+        home.path(),
+        &[
+            "autoscaling",
+            "zero-floor",
+            "--inference-component",
+            "zero-floor-llm",
+            "--scale-to-zero",
+            "--yes",
+            "--audit-file",
+            audit.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(apply.code, 0, "{}\n{}", apply.stdout, apply.stderr);
+    assert!(
+        apply.stdout.contains(
+            "variant AllTraffic ManagedInstanceScaling: ENABLED 1-2 → ENABLED 0-2 (a copy of endpoint config zero-floor-config"
+        ),
+        "{}",
+        apply.stdout
+    );
+    let log = std::fs::read_to_string(&audit).unwrap();
+    let intent = log.find("autoscaling.zero-instances").expect("audited");
+    assert!(
+        intent < log.find("autoscaling.bounds").unwrap(),
+        "the variant first:\n{log}"
+    );
+    let p = pieces(&sb, "zero-floor").await;
+    assert!(p.iter().all(|x| x.1 == PieceState::Ok), "{p:?}");
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(&sb).await);
+    let ep = sm.describe_endpoint().endpoint_name("zero-floor").send().await.unwrap();
+    let now_on = ep.endpoint_config_name().unwrap_or_default();
+    assert!(
+        now_on.starts_with("zero-floor-config-") && now_on.len() == "zero-floor-config-".len() + 14,
+        "named from the old one and the time: {now_on}"
+    );
+    assert_eq!(ep.endpoint_status().map(|s| s.as_str()), Some("InService"));
+    let old = sm
+        .describe_endpoint_config()
+        .endpoint_config_name("zero-floor-config")
+        .send()
+        .await
+        .expect("the old config is kept");
+    assert_eq!(
+        old.production_variants()[0]
+            .managed_instance_scaling()
+            .and_then(|m| m.min_instance_count()),
+        Some(1)
+    );
+    let new = sm
+        .describe_endpoint_config()
+        .endpoint_config_name(now_on)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(new.execution_role_arn(), Some(ROLE), "copied whole");
+}
+
+#[tokio::test]
+async fn the_variants_config_changed_since_it_was_read_is_refused() {
+    use sagedeck::aws::change::guard::{Audited, GuardError};
+    use sagedeck::aws::scaling::change::ScalingSnapshot;
+    use sagedeck::aws::scaling::scope::ScalingScope;
+    use sagedeck::aws::scaling::zero::plan::{ComponentRequest, plan_component};
+
+    let sb = sandbox().await;
+    ic_endpoint(&sb, "zero-cas", 1).await;
+    let f = fleet(&sb).await;
+    let state = f.component_scaling("zero-cas", "zero-cas-llm").await.unwrap();
+    let req = ComponentRequest {
+        scale_to_zero: true,
+        ..Default::default()
+    };
+    let changes = plan_component(&req, &state).unwrap();
+    // Someone else moves the endpoint onto another configuration meanwhile.
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(&sb).await);
+    let from = sm
+        .describe_endpoint_config()
+        .endpoint_config_name("zero-cas-config")
+        .send()
+        .await
+        .unwrap();
+    sm.create_endpoint_config()
+        .endpoint_config_name("zero-cas-other")
+        .execution_role_arn(ROLE)
+        .set_production_variants(Some(from.production_variants().to_vec()))
+        .send()
+        .await
+        .unwrap();
+    sm.update_endpoint()
+        .endpoint_name("zero-cas")
+        .endpoint_config_name("zero-cas-other")
+        .send()
+        .await
+        .unwrap();
+    poll_until("the endpoint on the other config", Duration::from_secs(15), || async {
+        let d = sm.describe_endpoint().endpoint_name("zero-cas").send().await.ok()?;
+        (d.endpoint_config_name() == Some("zero-cas-other")).then_some(())
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let audited = Audited::open(dir.path().join("audit.jsonl"), &f).await.unwrap();
+    let scope = ScalingScope::Component {
+        endpoint: "zero-cas".into(),
+        component: "zero-cas-llm".into(),
+    };
+    let err = f
+        .apply_scaling_scoped(&scope, &changes, &ScalingSnapshot::of_component(&state), &audited, None)
+        .await
+        .unwrap_err();
+    let GuardError::Changed { differences, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!(
+        differences[0].to_string(),
+        "AllTraffic endpoint_config zero-cas-config → zero-cas-other",
+        "{differences:?}"
+    );
+    let p = pieces(&sb, "zero-cas").await;
     assert_eq!(
         state_of(&p, Piece::ScalableTarget),
         PieceState::Missing,

@@ -6,6 +6,7 @@
 use std::sync::atomic::AtomicUsize;
 
 use aws_sdk_sagemaker::operation::RequestId;
+use aws_sdk_sagemaker::operation::create_endpoint_config::builders::CreateEndpointConfigFluentBuilder;
 use aws_sdk_sagemaker::operation::describe_endpoint_config::DescribeEndpointConfigOutput;
 use aws_sdk_sagemaker::types::ProductionVariant;
 use serde_json::json;
@@ -160,6 +161,31 @@ impl Fleet {
         })
     }
 
+    /// The CreateEndpointConfig request of `name`: `from` copied whole with `variants` in place
+    /// of its production variants (also what scale to zero writes for a variant's
+    /// ManagedInstanceScaling).
+    pub fn derived_config_request(
+        &self,
+        from: &DescribeEndpointConfigOutput,
+        name: &str,
+        variants: Vec<ProductionVariant>,
+    ) -> CreateEndpointConfigFluentBuilder {
+        let shadows = from.shadow_production_variants().to_vec();
+        self.sagemaker
+            .create_endpoint_config()
+            .endpoint_config_name(name)
+            .set_production_variants(Some(variants))
+            .set_data_capture_config(from.data_capture_config().cloned())
+            .set_kms_key_id(from.kms_key_id().map(str::to_string))
+            .set_async_inference_config(from.async_inference_config().cloned())
+            .set_explainer_config(from.explainer_config().cloned())
+            .set_shadow_production_variants((!shadows.is_empty()).then_some(shadows))
+            .set_execution_role_arn(from.execution_role_arn().map(str::to_string))
+            .set_vpc_config(from.vpc_config().cloned())
+            .set_enable_network_isolation(from.enable_network_isolation())
+            .set_metrics_config(from.metrics_config().cloned())
+    }
+
     /// Writes the configuration `name`: `from` copied whole with `variants` in place of its
     /// production variants. Audited (intent first, nothing sent when it cannot be written).
     pub async fn create_derived_config(
@@ -181,23 +207,7 @@ impl Fleet {
             after: json!({ "endpoint_config": name, "variants": models }),
             reason,
         })?;
-        let shadows = from.shadow_production_variants().to_vec();
-        let sent = self
-            .sagemaker
-            .create_endpoint_config()
-            .endpoint_config_name(name)
-            .set_production_variants(Some(variants))
-            .set_data_capture_config(from.data_capture_config().cloned())
-            .set_kms_key_id(from.kms_key_id().map(str::to_string))
-            .set_async_inference_config(from.async_inference_config().cloned())
-            .set_explainer_config(from.explainer_config().cloned())
-            .set_shadow_production_variants((!shadows.is_empty()).then_some(shadows))
-            .set_execution_role_arn(from.execution_role_arn().map(str::to_string))
-            .set_vpc_config(from.vpc_config().cloned())
-            .set_enable_network_isolation(from.enable_network_isolation())
-            .set_metrics_config(from.metrics_config().cloned())
-            .send()
-            .await;
+        let sent = self.derived_config_request(from, name, variants).send().await;
         match sent {
             Ok(out) => {
                 let _ = audited.finish(&pending, Ok(out.request_id().map(str::to_string)));

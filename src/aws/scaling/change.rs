@@ -20,7 +20,7 @@ use crate::aws::scaling::spec::{
     CustomizedMetric, Dimension, INVOCATIONS_PER_INSTANCE, MetricQuery, MetricRef, MetricStat, PolicySpec,
     PredefinedMetric, TargetTracking, VARIANT_DIMENSION, variant_resource_id,
 };
-use crate::aws::scaling::zero::read::{ComponentScaling, WakeAlarm};
+use crate::aws::scaling::zero::read::{ComponentScaling, InstanceScaling, WakeAlarm};
 
 /// One change to a variant's autoscaling.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,6 +56,19 @@ pub enum ScalingChange {
         name: String,
         /// The step policy it fires (its ARN is looked up when sending).
         policy_name: String,
+    },
+    /// Put the hosting variant's ManagedInstanceScaling at MinInstanceCount 0 (ENABLED): a new
+    /// endpoint configuration copied from `from_config` and UpdateEndpoint onto it
+    /// (`zero/instances.rs`), compare-and-swapped on `from_config`.
+    ZeroInstances {
+        /// The variant.
+        variant: String,
+        /// The endpoint configuration it was read on.
+        from_config: String,
+        /// Its ManagedInstanceScaling as read (None: it has none).
+        was: Option<InstanceScaling>,
+        /// MaxInstanceCount (None: the variant's InitialInstanceCount).
+        max: Option<i32>,
     },
 }
 
@@ -301,6 +314,16 @@ pub fn before_after(change: &ScalingChange, seen: &ScalingSnapshot) -> (Value, V
                 "evaluation_periods": 1, "comparison": "GreaterThanOrEqualToThreshold", "threshold": 1.0,
                 "action": format!("policy {policy_name}")}),
         ),
+        ScalingChange::ZeroInstances {
+            variant,
+            from_config,
+            was,
+            max,
+        } => (
+            json!({"variant": variant, "endpoint_config": from_config, "managed_instance_scaling": was}),
+            json!({"variant": variant, "endpoint_config": format!("a copy of {from_config}"),
+                "managed_instance_scaling": {"enabled": true, "min": 0, "max": max}}),
+        ),
     }
 }
 
@@ -312,6 +335,7 @@ fn action_of(change: &ScalingChange) -> &'static str {
         ScalingChange::RemovePolicy { .. } => "autoscaling.remove-policy",
         ScalingChange::Instances { .. } => "autoscaling.instances",
         ScalingChange::WakeAlarm { .. } => "autoscaling.wake-alarm",
+        ScalingChange::ZeroInstances { .. } => "autoscaling.zero-instances",
     }
 }
 
@@ -359,7 +383,8 @@ impl Fleet {
     ) -> Result<Vec<Option<String>>, GuardError> {
         let now = self.scaling_now(scope).await?;
         let target = scope.resource_id();
-        let differences = seen.differences(scope.name(), &now);
+        let mut differences = seen.differences(scope.name(), &now);
+        differences.extend(self.config_differences(scope.endpoint(), changes).await?);
         if !differences.is_empty() {
             let err = GuardError::Changed {
                 endpoint: scope.endpoint().to_string(),
@@ -421,6 +446,15 @@ impl Fleet {
                 .map_err(AwsError::from_sdk),
             ScalingChange::Instances { count } => self.set_count(scope, *count).await,
             ScalingChange::WakeAlarm { name, policy_name } => self.put_wake_alarm(scope, name, policy_name).await,
+            ScalingChange::ZeroInstances {
+                variant,
+                from_config,
+                max,
+                ..
+            } => {
+                self.send_zero_instances(scope.endpoint(), (variant, from_config), *max)
+                    .await
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::aws::scaling::change::{
 };
 use crate::aws::scaling::check::EndpointScaling;
 use crate::aws::scaling::scope::NO_CAPACITY_METRIC;
+use crate::aws::scaling::zero::read::InstanceScaling;
 
 /// What the operator asks of one variant's autoscaling (each field optional; the CLI's flags).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -263,6 +264,25 @@ fn check_instances(
     Ok(())
 }
 
+/// The line of a ZeroInstances change: the variant's ManagedInstanceScaling before → after, and
+/// what is sent for it.
+fn zero_instances_line(variant: &str, from_config: &str, was: Option<&InstanceScaling>, max: Option<i32>) -> String {
+    let n = |c: Option<i32>| c.map(|c| c.to_string()).unwrap_or_else(|| "?".into());
+    let before = match was {
+        None => "(none)".to_string(),
+        Some(m) => format!(
+            "{} {}-{}",
+            if m.enabled { "ENABLED" } else { "DISABLED" },
+            n(m.min),
+            n(m.max)
+        ),
+    };
+    let max = max.map_or_else(|| "its instance count".to_string(), |m| m.to_string());
+    format!(
+        "variant {variant} ManagedInstanceScaling: {before} → ENABLED 0-{max} (a copy of endpoint config {from_config}, then UpdateEndpoint onto it)"
+    )
+}
+
 /// One line per change: before → after.
 pub fn change_lines(variant: &str, changes: &[ScalingChange], seen: &ScalingSnapshot) -> Vec<String> {
     let policy = |name: &str| {
@@ -302,6 +322,12 @@ pub fn change_lines(variant: &str, changes: &[ScalingChange], seen: &ScalingSnap
                     .map(alarm_text)
                     .unwrap_or_else(|| "(none)".into())
             ),
+            ScalingChange::ZeroInstances {
+                variant: hosting,
+                from_config,
+                was,
+                max,
+            } => zero_instances_line(hosting, from_config, was.as_ref(), *max),
         })
         .collect()
 }

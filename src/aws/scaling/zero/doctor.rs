@@ -92,8 +92,9 @@ fn report(piece: Piece, state: PieceState, detail: String, fix: String) -> Piece
 
 fn instance_scaling(s: &ComponentScaling) -> PieceReport {
     let how = format!(
-        "create an endpoint config whose variant {} has ManagedInstanceScaling {{Status: ENABLED, MinInstanceCount: 0, MaxInstanceCount: N}} and UpdateEndpoint {} to it (sagedeck does not rewrite endpoint configs)",
-        s.variant, s.endpoint
+        "{} (writes a copy of the endpoint config with variant {}'s ManagedInstanceScaling ENABLED, MinInstanceCount 0, and updates the endpoint onto it)",
+        scale_to_zero_cmd(s),
+        s.variant
     );
     match &s.instance_scaling {
         None => report(

@@ -1,8 +1,9 @@
 //! Planning a change to one inference component's autoscaling, shared by `sagedeck autoscaling
 //! ENDPOINT --inference-component IC ...` and the console: bounds, target tracking on invocations
 //! per copy, and `--scale-to-zero`, which creates (or rewrites) every piece the doctor finds
-//! missing or wrong except the variant's ManagedInstanceScaling (an endpoint config change,
-//! said, not made). The changes go through the scaling change path (`change.rs`).
+//! missing or wrong, the variant's ManagedInstanceScaling first (a new endpoint configuration
+//! and an UpdateEndpoint, `instances.rs`). The changes go through the scaling change path
+//! (`change.rs`).
 
 use crate::aws::scaling::change::ScalingChange;
 use crate::aws::scaling::scope::{INVOCATIONS_PER_COPY, component_resource_id};
@@ -144,12 +145,32 @@ fn plan_tracking(
     Ok(Some(ScalingChange::Policy { spec: Box::new(spec) }))
 }
 
+/// The change that puts the variant's ManagedInstanceScaling at MinInstanceCount 0, its
+/// MaxInstanceCount kept.
+fn zero_instances(s: &ComponentScaling) -> Result<ScalingChange, String> {
+    let Some(from_config) = s.endpoint_config.clone() else {
+        return Err(format!(
+            "{}: the endpoint's configuration was not read; its ManagedInstanceScaling cannot be changed",
+            s.endpoint
+        ));
+    };
+    Ok(ScalingChange::ZeroInstances {
+        variant: s.variant.clone(),
+        from_config,
+        was: s.instance_scaling.clone(),
+        max: s.instance_scaling.as_ref().and_then(|m| m.max),
+    })
+}
+
 /// Every change the request asks for, checked against what was read. With `--scale-to-zero`,
 /// the pieces the doctor finds missing or wrong (see the module docs).
 pub fn plan_component(req: &ComponentRequest, s: &ComponentScaling) -> Result<Vec<ScalingChange>, String> {
     let reports = doctor(s);
     let ok = |piece: Piece| reports.iter().any(|r| r.piece == piece && r.state == PieceState::Ok);
     let mut out = Vec::new();
+    if req.scale_to_zero && !ok(Piece::InstanceScaling) {
+        out.push(zero_instances(s)?);
+    }
     let bounds = plan_bounds(req, s)?;
     if let Some((min, max)) = bounds {
         out.push(ScalingChange::Bounds { min, max });

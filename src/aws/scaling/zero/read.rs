@@ -80,6 +80,8 @@ pub struct ComponentScaling {
     pub current_copies: Option<i32>,
     /// The variant's ManagedInstanceScaling (None when it has none).
     pub instance_scaling: Option<InstanceScaling>,
+    /// The endpoint's configuration (what a change of the ManagedInstanceScaling copies).
+    pub endpoint_config: Option<String>,
     /// `(min, max)` of the component's scalable target, if registered.
     pub bounds: Option<(i32, i32)>,
     /// The component's scaling policies.
@@ -159,8 +161,12 @@ impl Fleet {
         }
     }
 
-    /// The variant's ManagedInstanceScaling on `endpoint`.
-    async fn instance_scaling(&self, endpoint: &str, variant: &str) -> Result<Option<InstanceScaling>, AwsError> {
+    /// The variant's ManagedInstanceScaling on `endpoint`, and the endpoint's configuration.
+    async fn instance_scaling(
+        &self,
+        endpoint: &str,
+        variant: &str,
+    ) -> Result<(Option<InstanceScaling>, Option<String>), AwsError> {
         let ep = self
             .sagemaker
             .describe_endpoint()
@@ -172,11 +178,12 @@ impl Fleet {
             .production_variants()
             .iter()
             .find(|v| v.variant_name() == Some(variant));
-        Ok(v.and_then(|v| v.managed_instance_scaling()).map(|m| InstanceScaling {
+        let scaling = v.and_then(|v| v.managed_instance_scaling()).map(|m| InstanceScaling {
             enabled: m.status().is_some_and(|s| s.as_str() == "ENABLED"),
             min: m.min_instance_count(),
             max: m.max_instance_count(),
-        }))
+        });
+        Ok((scaling, ep.endpoint_config_name().map(str::to_string)))
     }
 
     /// The component's scalable target bounds and its policies (every page).
@@ -258,7 +265,7 @@ impl Fleet {
         }
         let variant = ic.variant_name().unwrap_or_default().to_string();
         let runtime = ic.runtime_config();
-        let instance_scaling = self.instance_scaling(endpoint, &variant).await?;
+        let (instance_scaling, endpoint_config) = self.instance_scaling(endpoint, &variant).await?;
         let (bounds, policies) = self.component_targets(component).await?;
         Ok(ComponentScaling {
             endpoint: endpoint.to_string(),
@@ -271,6 +278,7 @@ impl Fleet {
             desired_copies: runtime.and_then(|r| r.desired_copy_count()),
             current_copies: runtime.and_then(|r| r.current_copy_count()),
             instance_scaling,
+            endpoint_config,
             bounds,
             policies,
             alarms: self.wake_alarms(component).await?,

@@ -15,6 +15,7 @@ fn bare() -> ComponentScaling {
         desired_copies: Some(1),
         current_copies: Some(1),
         instance_scaling: None,
+        endpoint_config: Some("ep-config".into()),
         bounds: None,
         policies: Vec::new(),
         alarms: Vec::new(),
@@ -68,7 +69,7 @@ fn state_of(s: &ComponentScaling, piece: Piece) -> PieceState {
 }
 
 #[test]
-fn a_bare_component_misses_every_piece_and_the_plan_creates_all_but_the_variant() {
+fn a_bare_component_misses_every_piece_and_the_plan_creates_them_all() {
     let s = bare();
     assert!(doctor(&s).iter().all(|r| r.state == PieceState::Missing));
     let req = ComponentRequest {
@@ -76,9 +77,29 @@ fn a_bare_component_misses_every_piece_and_the_plan_creates_all_but_the_variant(
         ..Default::default()
     };
     let changes = plan_component(&req, &s).unwrap();
-    assert!(matches!(changes[0], ScalingChange::Bounds { min: 0, max: 1 }));
-    assert_eq!(changes.len(), 4, "{changes:?}");
-    assert!(matches!(&changes[3], ScalingChange::WakeAlarm { policy_name, .. } if policy_name == "sagedeck-wake"));
+    assert!(
+        matches!(&changes[0], ScalingChange::ZeroInstances { variant, from_config, was: None, max: None }
+            if variant == "AllTraffic" && from_config == "ep-config"),
+        "{changes:?}"
+    );
+    assert!(matches!(changes[1], ScalingChange::Bounds { min: 0, max: 1 }));
+    assert_eq!(changes.len(), 5, "{changes:?}");
+    assert!(matches!(&changes[4], ScalingChange::WakeAlarm { policy_name, .. } if policy_name == "sagedeck-wake"));
+}
+
+#[test]
+fn a_variant_at_min_one_is_planned_to_zero_keeping_its_max() {
+    let mut s = complete();
+    s.instance_scaling.as_mut().unwrap().min = Some(1);
+    let req = ComponentRequest {
+        scale_to_zero: true,
+        ..Default::default()
+    };
+    let changes = plan_component(&req, &s).unwrap();
+    assert_eq!(changes.len(), 1, "only the variant is missing: {changes:?}");
+    assert!(matches!(&changes[0], ScalingChange::ZeroInstances { max: Some(2), .. }));
+    s.endpoint_config = None;
+    assert!(plan_component(&req, &s).is_err(), "no configuration to copy");
 }
 
 #[test]

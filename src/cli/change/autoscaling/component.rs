@@ -148,12 +148,6 @@ async fn apply(
         for l in change_lines(&state.component, &changes, &seen) {
             outln!("{}", escape_line(&l))?;
         }
-        let mis = doctor(&state)
-            .into_iter()
-            .find(|r| r.piece == crate::aws::scaling::zero::doctor::Piece::InstanceScaling);
-        if let Some(r) = mis.filter(|r| r.is_finding() && args.scale_to_zero) {
-            outln!("not changed here: {} — {}", escape_line(&r.detail), escape_line(&r.fix))?;
-        }
     }
     approve(
         args.yes,

@@ -190,6 +190,7 @@ fn scaling_change(changes: &[ScalingChange]) -> &'static str {
         Some(ScalingChange::RemovePolicy { .. }) => "removing a scaling policy",
         Some(ScalingChange::Instances { .. }) => "setting the instance count",
         Some(ScalingChange::WakeAlarm { .. }) => "writing a wake alarm",
+        Some(ScalingChange::ZeroInstances { .. }) => "setting up scale to zero",
         None => CHANGING_AUTOSCALING,
     }
 }
