@@ -3,7 +3,8 @@
 endpoint configuration with an execution role and a variant without a model (managed instance
 scaling, routing), the endpoint, a component with its compute resource requirements and one copy,
 an invocation with InferenceComponentName, copies to zero (the 400 AWS answers) and back,
-UpdateEndpoint onto another IC configuration (the component stays, on the new instance type), the
+UpdateEndpoint onto another IC configuration (the component stays, on the new instance type), a
+component from Specifications per instance type with a GPU partition profile and a data cache, the
 paginator, and the teardown in AWS's order.
 
 Usage: ic_calls.py ENDPOINT_URL
@@ -172,26 +173,71 @@ wait_for(
 )
 check("the component kept across UpdateEndpoint", status()["InferenceComponentStatus"] == "InService")
 
+IC2 = "boto3-mig-ic"
+
+
+def mig_spec(instance_type, profile):
+    return {
+        "InstanceType": instance_type,
+        "ModelName": "boto3-ic-llm",
+        "ComputeResourceRequirements": {
+            "NumberOfAcceleratorDevicesRequired": 1,
+            "AcceleratorPartitionType": profile,
+            "NumberOfCpuCoresRequired": 2,
+            "MinMemoryRequiredInMb": 8192,
+        },
+        "DataCacheConfig": {"EnableCaching": True},
+    }
+
+
+sm.create_inference_component(
+    InferenceComponentName=IC2,
+    EndpointName=EP,
+    VariantName="AllTraffic",
+    Specifications=[mig_spec("ml.g5.12xlarge", "mig-3g.40gb"), mig_spec("ml.g6.12xlarge", "mig-1g.10gb")],
+    RuntimeConfig={"CopyCount": 1},
+)
+wait_for(
+    "the partitioned component InService",
+    lambda: sm.describe_inference_component(InferenceComponentName=IC2)["InferenceComponentStatus"] == "InService",
+)
+d2 = sm.describe_inference_component(InferenceComponentName=IC2)
+g6 = [s for s in d2.get("Specifications", []) if s.get("InstanceType") == "ml.g6.12xlarge"]
+check(
+    "Specifications shown back with the partition profile and the data cache",
+    len(d2.get("Specifications", [])) == 2
+    and g6
+    and g6[0]["ComputeResourceRequirements"]["AcceleratorPartitionType"] == "mig-1g.10gb"
+    and g6[0]["DataCacheConfig"] == {"EnableCaching": True},
+    d2,
+)
+check(
+    "placed on the variant's instance type",
+    d2["RuntimeConfig"].get("PlacementStatus") == [{"InstanceType": "ml.g6.12xlarge", "CurrentCopyCount": 1}],
+    d2["RuntimeConfig"],
+)
+sm.delete_inference_component(InferenceComponentName=IC2)
+
 names = [
     c["InferenceComponentName"]
     for page in sm.get_paginator("list_inference_components").paginate(EndpointNameEquals=EP)
     for c in page["InferenceComponents"]
 ]
-check("the paginator lists the component", names == [IC], names)
+check("the paginator lists the component", names in ([IC], [IC2, IC], [IC, IC2]), names)
 
 wait_for("component InService before delete", lambda: status()["InferenceComponentStatus"] == "InService")
 sm.delete_inference_component(InferenceComponentName=IC)
 
 
-def gone():
+def gone(name):
     try:
-        status()
+        sm.describe_inference_component(InferenceComponentName=name)
         return False
     except ClientError as e:
         return "Could not find inference component" in e.response["Error"]["Message"]
 
 
-wait_for("component deleted", gone)
+wait_for("component deleted", lambda: gone(IC) and gone(IC2))
 sm.delete_endpoint(EndpointName=EP)
 sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config")
 sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config-g6")

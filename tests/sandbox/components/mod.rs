@@ -2,7 +2,8 @@
 //! execution role and a variant without a model), components created, described, listed with
 //! filters and pages, placed on instances by their reservation, failed placement, refused
 //! deletes; the runtime by component in `runtime.rs`, UpdateEndpoint onto another IC configuration
-//! in `reconfigure.rs`, rolling updates in `rolling.rs`, boto3 in
+//! in `reconfigure.rs`, `Specifications` per instance type and GPU partitions in `specifications.rs`,
+//! rolling updates in `rolling.rs`, boto3 in
 //! `boto3.rs`.
 
 mod boto3;
@@ -10,6 +11,7 @@ mod demo;
 mod reconfigure;
 mod rolling;
 mod runtime;
+mod specifications;
 
 use std::time::Duration;
 

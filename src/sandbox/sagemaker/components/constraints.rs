@@ -11,6 +11,7 @@ const COMPUTE: Rule = Rule::Struct(&[
     opt("NumberOfAcceleratorDevicesRequired", Rule::FloatMin(1.0)),
     req("MinMemoryRequiredInMb", Rule::Int(Some(128), None)),
     opt("MaxMemoryRequiredInMb", Rule::Int(Some(128), None)),
+    opt("AcceleratorPartitionType", Rule::Text(1, 64, None)),
 ]);
 
 const STARTUP: Rule = Rule::Struct(&[
@@ -28,6 +29,7 @@ const SPECIFICATION: Rule = Rule::Struct(&[
     opt("StartupParameters", STARTUP),
     opt("ComputeResourceRequirements", COMPUTE),
     opt("BaseInferenceComponentName", MODEL),
+    opt("DataCacheConfig", Rule::Struct(&[req("EnableCaching", Rule::Bool)])),
     opt(
         "SchedulingConfig",
         Rule::Struct(&[req("PlacementStrategy", Rule::Enum(&["SPREAD", "BINPACK"]))]),

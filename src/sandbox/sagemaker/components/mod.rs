@@ -23,7 +23,7 @@ use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::components::{ComponentSpec, ComponentStatus, Components, Host, InferenceComponent};
 use crate::sandbox::world::sandbox::Sandbox;
 
-use spec::{describe_resources, read_spec, sim_of, spec_summary};
+use spec::{describe_resources, read_spec, read_spec_member, sim_of, spec_summary, summary_of};
 
 /// `Could not find inference component "ARN".`
 pub fn not_found(sb: &Sandbox, name: &str) -> ApiError {
@@ -68,8 +68,10 @@ pub fn create(sb: &Sandbox, doc: &Value) -> Result<Value, ApiError> {
             )),
         });
     };
-    let raw = doc.get("Specification").cloned().unwrap_or(Value::Null);
-    let spec = read_spec(sb, &world, &raw)?;
+    let spec = match read_spec_member(sb, &world, doc, &host.instance_type)? {
+        Some(spec) => spec,
+        None => read_spec(sb, &world, &Value::Null)?,
+    };
     let copies = doc.pointer("/RuntimeConfig/CopyCount").and_then(Value::as_i64);
     let (desired, sim_spec) = match &spec.base {
         Some(base) => (0, adapter_base(&world.components, base, &endpoint, &variant, sb)?),
@@ -186,6 +188,13 @@ pub fn component_json(components: &Components, ic: &InferenceComponent) -> Value
         "LastModifiedTime": ic.last_modified,
         "InferenceComponentStatus": ic.status.as_str(),
     });
+    if !ic.spec.specifications.is_empty() {
+        let all = ic.spec.specifications.iter().map(|s| summary_of(s, ic.creation_time));
+        out["Specifications"] = Value::Array(all.collect());
+        if let Some(o) = out.as_object_mut() {
+            o.remove("Specification");
+        }
+    }
     if let Some(r) = &ic.failure_reason {
         out["FailureReason"] = r.clone().into();
     }

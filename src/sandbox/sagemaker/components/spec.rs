@@ -2,9 +2,16 @@
 //! compute reservation), its runtime simulation built, and shown back as
 //! DescribeInferenceComponent's `InferenceComponentSpecificationSummary`.
 //!
+//! `Specifications` (one per instance type) instead of one `Specification`: the one for the
+//! variant's instance type is the component's, all are shown back. An `AcceleratorPartitionType`
+//! (a GPU partition profile such as `mig-3g.40gb`) reserves that share of one accelerator (`Ng`
+//! of seven); `DataCacheConfig` is kept and shown back.
+//!
 //! The sandbox's refusals (texts UNVERIFIED against AWS): a specification with neither ModelName
 //! nor Container nor BaseInferenceComponentName; ComputeResourceRequirements missing on a
-//! component that is not an adapter, or given on an adapter.
+//! component that is not an adapter, or given on an adapter; both `Specification` and
+//! `Specifications`; `Specifications` without an InstanceType each, with one twice, or with none
+//! for the variant's instance type.
 
 use std::sync::Arc;
 
@@ -18,6 +25,54 @@ use crate::sandbox::world::resources::Container;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::World;
 use crate::sandbox::world::variant::VariantSim;
+
+/// Reads the `Specification` or `Specifications` of a Create/UpdateInferenceComponent request
+/// for a variant of `instance_type` (None when neither is given).
+pub fn read_spec_member(
+    sb: &Sandbox,
+    world: &World,
+    doc: &Value,
+    instance_type: &str,
+) -> Result<Option<ComponentSpec>, ApiError> {
+    let many = doc.get("Specifications").and_then(Value::as_array);
+    let Some(many) = many else {
+        return doc
+            .get("Specification")
+            .map(|raw| read_spec(sb, world, raw))
+            .transpose();
+    };
+    if doc.get("Specification").is_some() {
+        return Err(ApiError::validation(
+            "Give either Specification or Specifications (one per instance type), not both.",
+        ));
+    }
+    let mut types: Vec<&str> = Vec::new();
+    for s in many {
+        let Some(t) = s.get("InstanceType").and_then(Value::as_str) else {
+            return Err(ApiError::validation(
+                "Each of Specifications needs an InstanceType (one specification per instance type).",
+            ));
+        };
+        if types.contains(&t) {
+            return Err(ApiError::validation(format!(
+                "Specifications name instance type {t} more than once."
+            )));
+        }
+        types.push(t);
+    }
+    let Some(chosen) = many
+        .iter()
+        .find(|s| s.get("InstanceType").and_then(Value::as_str) == Some(instance_type))
+    else {
+        return Err(ApiError::validation(format!(
+            "None of Specifications is for instance type {instance_type} of the variant (they are for {}).",
+            types.join(", ")
+        )));
+    };
+    let mut spec = read_spec(sb, world, chosen)?;
+    spec.specifications = many.clone();
+    Ok(Some(spec))
+}
 
 /// Reads a Specification against the world's models.
 pub fn read_spec(sb: &Sandbox, world: &World, raw: &Value) -> Result<ComponentSpec, ApiError> {
@@ -69,16 +124,29 @@ pub fn read_spec(sb: &Sandbox, world: &World, raw: &Value) -> Result<ComponentSp
         image,
         environment,
         reservation: compute.map(reservation_of),
+        specifications: Vec::new(),
     })
 }
 
 fn reservation_of(compute: &Value) -> Resources {
     let num = |k: &str| compute.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let partition = compute.get("AcceleratorPartitionType").and_then(Value::as_str);
     Resources {
         cpus: num("NumberOfCpuCoresRequired"),
-        accelerators: num("NumberOfAcceleratorDevicesRequired"),
+        accelerators: partition.map_or_else(|| num("NumberOfAcceleratorDevicesRequired"), partition_share),
         memory_mb: num("MinMemoryRequiredInMb"),
     }
+}
+
+/// The share of one accelerator a partition profile takes: `mig-3g.40gb` (or `3g.40gb`) is
+/// three of seven compute slices; a profile read otherwise takes a whole one.
+pub fn partition_share(profile: &str) -> f64 {
+    let slices = profile
+        .trim_start_matches("mig-")
+        .split_once('g')
+        .and_then(|(n, _)| n.parse::<f64>().ok())
+        .filter(|n| (1.0..=7.0).contains(n));
+    slices.map_or(1.0, |n| n / 7.0)
 }
 
 /// The container kind a specification runs (an adapter runs its base's).
@@ -107,7 +175,12 @@ pub fn sim_of(sb: &Sandbox, endpoint: &str, component: &str, spec: &ComponentSpe
 /// The InferenceComponentSpecificationSummary of a specification: as sent, the container's
 /// Image shown as its DeployedImage.
 pub fn spec_summary(spec: &ComponentSpec, resolved_at: f64) -> Value {
-    let mut out = spec.raw.clone();
+    summary_of(&spec.raw, resolved_at)
+}
+
+/// The summary of one specification as sent.
+pub fn summary_of(raw: &Value, resolved_at: f64) -> Value {
+    let mut out = raw.clone();
     if let Some(c) = out.get_mut("Container").and_then(Value::as_object_mut)
         && let Some(image) = c.remove("Image")
     {

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::not_found;
-use crate::sandbox::sagemaker::components::spec::{read_spec, sim_of};
+use crate::sandbox::sagemaker::components::spec::{read_spec_member, sim_of};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::components::rolling::batch_copies;
 use crate::sandbox::world::components::{ComponentSpec, ComponentStatus, InferenceComponent, Phase, Rollout};
@@ -62,10 +62,12 @@ pub fn update(sb: &Sandbox, doc: &Value) -> Result<Value, ApiError> {
     }
     let arn = ic.arn.clone();
     let (endpoint, base) = (ic.endpoint.clone(), ic.spec.base.clone());
-    let new_spec = match doc.get("Specification") {
-        Some(raw) => Some(read_spec(sb, &world, raw)?),
-        None => None,
-    };
+    let instance_type = world
+        .components
+        .host_of(ic)
+        .map(|h| h.instance_type.clone())
+        .unwrap_or_default();
+    let new_spec = read_spec_member(sb, &world, doc, &instance_type)?;
     if let Some(copies) = doc.pointer("/RuntimeConfig/CopyCount").and_then(Value::as_i64) {
         world
             .set_component_desired_copies(name, copies.clamp(-1, i32::MAX as i64) as i32, now)

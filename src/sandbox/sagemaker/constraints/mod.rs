@@ -116,6 +116,7 @@ fn check_value(rule: &Rule, v: &Value, path: &str, found: &mut Vec<String>) {
             }
         }
         Rule::Map(max, key, value) => check_map(*max, key, value, v, path, found),
+        Rule::Bool => {}
     }
 }
 

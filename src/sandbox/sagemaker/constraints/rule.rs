@@ -22,6 +22,8 @@ pub enum Rule {
     Struct(&'static [Member]),
     /// A string map of at most this many entries, keys and values checked by the rules.
     Map(usize, &'static Rule, &'static Rule),
+    /// A boolean (present; its type is the decoder's to refuse).
+    Bool,
     /// A serverless memory size: 1024 to 6144 MB in steps of 1024.
     ServerlessMemory,
 }

@@ -88,6 +88,9 @@ pub struct ComponentSpec {
     pub environment: BTreeMap<String, String>,
     /// One copy's reservation (none for an adapter).
     pub reservation: Option<Resources>,
+    /// `Specifications` as sent (one per instance type; empty when one `Specification` was):
+    /// `raw` is the one for the variant's instance type.
+    pub specifications: Vec<Value>,
 }
 
 /// An inference component.
