@@ -197,8 +197,17 @@ fn reservation_of(spec: &InferenceComponentSpecificationSummary) -> Option<Reser
 
 /// A component as DescribeInferenceComponent gives it.
 pub fn component_of(d: &DescribeInferenceComponentOutput) -> Component {
-    let spec = d.specification().or_else(|| d.specifications().first());
     let runtime = d.runtime_config();
+    let placed_type = runtime
+        .and_then(|r| r.placement_status().first())
+        .and_then(|p| p.instance_type());
+    // With one specification per instance type, the one for where its copies are placed.
+    let spec = d.specification().or_else(|| {
+        let all = d.specifications();
+        all.iter()
+            .find(|s| placed_type.is_some() && s.instance_type() == placed_type)
+            .or(all.first())
+    });
     let container = spec.and_then(|s| s.container());
     Component {
         name: d.inference_component_name().unwrap_or_default().to_string(),

@@ -1,6 +1,7 @@
 //! The components inventory: ListInferenceComponents over more than one page, AWS's filters, an
 //! adapter shown with its base, settled components answered from the describe cache, the CLI's
-//! table and JSON, and the endpoint kind in `endpoints --json`.
+//! table and JSON (a component from `Specifications` with the one for its placed type and its GPU
+//! partition profile), and the endpoint kind in `endpoints --json`.
 
 use aws_sdk_sagemaker::Client;
 use sagedeck::aws::components::ComponentFilter;
@@ -166,4 +167,52 @@ async fn the_cli_lists_components_and_endpoints_say_their_kind() {
     assert_eq!(kinds["plain"], "real_time");
     let info = fleet(&sb).await.endpoint("llm").await.unwrap();
     assert_eq!(info.kind, EndpointKind::InferenceComponents);
+}
+
+#[tokio::test]
+async fn a_component_from_specifications_shows_its_types_placement_and_partition() {
+    use aws_sdk_sagemaker::types::{
+        InferenceComponentComputeResourceRequirements, InferenceComponentRuntimeConfig,
+        InferenceComponentSpecification, ProductionVariantInstanceType,
+    };
+    let sb = sandbox().await;
+    let sm = Client::new(&sdk_config(&sb).await);
+    model(&sm, "mig-model").await;
+    ic_endpoint(&sm, "mig", 1).await;
+    let spec = |itype: ProductionVariantInstanceType, profile: &str| {
+        InferenceComponentSpecification::builder()
+            .instance_type(itype)
+            .model_name("mig-model")
+            .compute_resource_requirements(
+                InferenceComponentComputeResourceRequirements::builder()
+                    .number_of_accelerator_devices_required(1.0)
+                    .accelerator_partition_type(profile)
+                    .min_memory_required_in_mb(2048)
+                    .build(),
+            )
+            .build()
+    };
+    sm.create_inference_component()
+        .inference_component_name("mig-llm")
+        .endpoint_name("mig")
+        .variant_name("AllTraffic")
+        .specifications(spec(ProductionVariantInstanceType::MlG612Xlarge, "mig-1g.10gb"))
+        .specifications(spec(ProductionVariantInstanceType::MlG512Xlarge, "mig-3g.40gb"))
+        .runtime_config(InferenceComponentRuntimeConfig::builder().copy_count(2).build())
+        .send()
+        .await
+        .unwrap();
+    wait_settled(&sm, &["mig-llm"]).await;
+    let r = run_cli(&sb, &["components", "mig", "--json"]).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let c = &r.json()["components"][0];
+    assert_eq!(c["placement"][0]["instance_type"], "ml.g5.12xlarge", "{c:#}");
+    assert_eq!(c["placement"][0]["copies"], 2, "{c:#}");
+    assert_eq!(
+        c["reservation"]["partition_profile"], "mig-3g.40gb",
+        "the specification of the type it is placed on: {c:#}"
+    );
+    let table = run_cli(&sb, &["components", "mig"]).await;
+    let row = table.stdout.lines().find(|l| l.contains("mig-llm")).unwrap_or_default();
+    assert!(row.contains("mig-3g.40gb"), "{}", table.stdout);
 }
