@@ -5,12 +5,13 @@
 //! rolling update of the specification, its policy in `policy.rs`) and sends them through the
 //! guard and the audit log; `follow.rs` follows a rolling update to its outcome and copies until
 //! they are placed; `wake.rs` wakes one from zero copies and follows it until it serves
-//! (`--wait-for-capacity`).
+//! (`--wait-for-capacity`); `regions.rs` lists them in every profile × region of the fleet.
 
 pub mod change;
 pub mod follow;
 pub mod inventory;
 pub mod policy;
+pub mod regions;
 pub mod wake;
 
 pub use change::{ComponentChange, ComponentSnapshot};

@@ -19,6 +19,15 @@ pub struct ComponentsArgs {
     /// Only components in this status (InService, Creating, Updating, Failed, Deleting).
     #[arg(long)]
     pub status: Option<String>,
+    /// List the components of these regions as one listing (with profile and region columns).
+    #[arg(long, value_delimiter = ',')]
+    pub regions: Vec<String>,
+    /// List the components of these profiles (accounts), each in `--regions` (or its own region).
+    #[arg(long, value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// A `[fleets.NAME]` set of profiles × regions from config.toml.
+    #[arg(long)]
+    pub fleet: Option<String>,
     /// Set a component's copies now: `IC=N` (UpdateInferenceComponentRuntimeConfig).
     #[arg(long, value_name = "IC=N", conflicts_with = "update")]
     pub set_copies: Option<String>,

@@ -1,10 +1,12 @@
 //! `sagedeck components [ENDPOINT] [--json]`: the inference components of an endpoint (of every
 //! endpoint without one) — status, model or base, copies desired/current, placement, reservation —
 //! and the changes to one of them: `--set-copies IC=N` and `--update IC --model M` (`change.rs`),
-//! `--wake IC [--wait]` (`wake.rs`).
+//! `--wake IC [--wait]` (`wake.rs`); `--regions`, `--profiles` or `--fleet` list every profile ×
+//! region's (`regions.rs`).
 
 pub mod args;
 pub mod change;
+pub mod regions;
 pub mod view;
 pub mod wake;
 
@@ -38,13 +40,16 @@ pub async fn run(g: &GlobalArgs, args: ComponentsArgs) -> CmdResult {
 
 /// The listing.
 async fn list(g: &GlobalArgs, args: &ComponentsArgs) -> CmdResult {
-    let fleet = g.connect().await?;
     let filter = ComponentFilter {
         endpoint: args.endpoint.clone(),
         status: args.status.clone(),
         name_contains: args.name_contains.clone(),
         ..Default::default()
     };
+    if regions::wanted(args) {
+        return regions::list(g, args, filter).await;
+    }
+    let fleet = g.connect().await?;
     let inv = fleet.component_inventory(&filter).await?;
     if g.json {
         print_json(&json!({

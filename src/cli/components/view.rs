@@ -78,20 +78,20 @@ pub fn row(c: &Component) -> Vec<String> {
     ]
 }
 
+/// The components table's columns.
+pub const HEADERS: [&str; 7] = [
+    "ENDPOINT",
+    "COMPONENT",
+    "STATUS",
+    "MODEL/BASE",
+    "COPIES D/C",
+    "PLACEMENT",
+    "RESERVATION",
+];
+
 /// Prints the components table.
 pub fn print_components(components: &[Component]) -> CmdResult {
-    print_table(
-        &[
-            "ENDPOINT",
-            "COMPONENT",
-            "STATUS",
-            "MODEL/BASE",
-            "COPIES D/C",
-            "PLACEMENT",
-            "RESERVATION",
-        ],
-        components.iter().map(row).collect(),
-    )
+    print_table(&HEADERS, components.iter().map(row).collect())
 }
 
 #[cfg(test)]
