@@ -140,6 +140,23 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
             reason: None,
         }],
         GuardKind::ChangeScaling => scaling_samples(&endpoint),
+        GuardKind::ChangeComponentScaling => vec![GuardJob::ChangeComponentScaling {
+            endpoint: endpoint.clone(),
+            component: "llm".into(),
+            changes: vec![ScalingChange::ZeroInstances {
+                variant: "AllTraffic".into(),
+                from_config: "cfg".into(),
+                was: None,
+                max: Some(2),
+            }],
+            seen: Box::new(ScalingSnapshot {
+                bounds: Some((0, 2)),
+                policies: vec![],
+                desired_instances: Some(1),
+                alarms: vec![],
+            }),
+            reason: None,
+        }],
         GuardKind::SetCopies => [(1, 2, false), (0, 1, true)]
             .map(|(seen, copies, wake)| GuardJob::SetCopies {
                 endpoint: endpoint.clone(),
@@ -216,6 +233,7 @@ const REFUSED: &[&str] = &[
     "changing a scaling policy",
     "removing a scaling policy",
     "setting the instance count",
+    "setting up scale to zero",
     "setting copies",
     "waking a component",
     "updating a component",
@@ -258,7 +276,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 18, "every mutating sample was tried");
+    assert_eq!(mutations, 19, "every mutating sample was tried");
 }
 
 #[test]
@@ -344,7 +362,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 16, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 17, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -373,7 +391,7 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
             }
         }
     }
-    // Weights, promotion, prewarm, four autoscaling changes, copies set, a wake and a rolling
-    // update, a deployment, a tool call, an agent run.
-    assert_eq!(audited, 13, "every audited sample was stamped");
+    // Weights, promotion, prewarm, four autoscaling changes, a component's scale-to-zero plan,
+    // copies set, a wake and a rolling update, a deployment, a tool call, an agent run.
+    assert_eq!(audited, 14, "every audited sample was stamped");
 }

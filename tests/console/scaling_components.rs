@@ -1,6 +1,8 @@
 //! The Scaling pane's component pages: after the variants, `v` shows each inference component
 //! with its copies, policies, the scale-to-zero doctor (from the real doctor) and activities;
-//! insta snapshots at 80x24 and 140x40; an edit key there names the CLI instead of editing.
+//! insta snapshots at 80x24 and 140x40; its edits (`m` copies, `t` target per copy, `z` the
+//! scale-to-zero plan) confirmed before → after (snapshots of the plan's confirmation) and sent
+//! as one guarded job, refused in read-only mode.
 
 use sagedeck::aws::endpoints::autoscaling::ActivityInfo;
 use sagedeck::aws::scaling::spec::Dimension;
@@ -9,9 +11,15 @@ use sagedeck::aws::scaling::zero::plan::{invocations_per_copy_policy, wake_step_
 use sagedeck::aws::scaling::zero::read::{ComponentScaling, InstanceScaling, NamedPolicy, WakeAlarm};
 use sagedeck::aws::scaling::zero::view::ComponentView;
 
+use crossterm::event::KeyCode;
+use sagedeck::aws::scaling::change::ScalingChange;
+use sagedeck::tui::event::{GuardJob, Job};
+use sagedeck::tui::panes::scaling::EditKind;
+use sagedeck::tui::widgets::Overlay;
+
 use super::app::app_with_fleet;
 use super::scaling::{hand_made_view, shown};
-use crate::common::tui::{press, render as screen};
+use crate::common::tui::{press, render as screen, tap};
 
 const EP: &str = "mcp-intent-classifier-prod";
 const IC: &str = "llm-base";
@@ -98,10 +106,88 @@ fn a_component_page_shows_the_doctor_and_its_fix() {
     }
     insta::assert_snapshot!("scaling_component_140x40", wide);
     insta::assert_snapshot!("scaling_component_80x24", screen(&mut app, 80, 24));
-    // An edit key on a component page names the CLI and opens no editor.
-    press(&mut app, "m");
-    assert!(app.panes.scaling.editor().is_none());
     // `v` comes back round to the first variant.
     press(&mut app, "v");
     assert!(screen(&mut app, 140, 40).contains("variant Stable (1/2)"));
+}
+
+/// The confirmation shown now: its lines.
+fn confirmation(app: &sagedeck::tui::app::App) -> Vec<String> {
+    match &app.overlay {
+        Some(Overlay::Confirm(c)) => c.lines.clone(),
+        other => panic!("no confirmation: {other:?}"),
+    }
+}
+
+#[test]
+fn component_edits_confirm_before_and_after_and_send_one_guarded_job() {
+    let base = app_with_fleet(0);
+    let mut view = hand_made_view(&base);
+    let mut c = component(view.end);
+    c.scaling.instance_scaling.as_mut().unwrap().min = Some(1);
+    c.doctor = doctor(&c.scaling);
+    view.components = vec![c];
+    let mut app = shown(view);
+    press(&mut app, "v");
+    press(&mut app, "v");
+    // `m`: min/max copies, prefilled with the target read.
+    press(&mut app, "m");
+    let e = app.panes.scaling.editor().expect("an editor");
+    assert_eq!((e.kind, e.input.as_str()), (EditKind::CopyBounds, "0 2"));
+    tap(&mut app, KeyCode::Backspace);
+    press(&mut app, "3");
+    tap(&mut app, KeyCode::Enter);
+    assert_eq!(
+        confirmation(&app)[0],
+        "llm-base scalable target: min 0, max 2 → min 0, max 3"
+    );
+    tap(&mut app, KeyCode::Esc);
+    app.take_jobs();
+    // `t`: the target invocations per copy, on the tracking policy it has.
+    press(&mut app, "t");
+    tap(&mut app, KeyCode::Backspace);
+    tap(&mut app, KeyCode::Backspace);
+    press(&mut app, "25");
+    tap(&mut app, KeyCode::Enter);
+    let lines = confirmation(&app);
+    assert!(
+        lines[0].starts_with("llm-base policy per-copy:") && lines[0].contains("target 25"),
+        "{lines:?}"
+    );
+    tap(&mut app, KeyCode::Esc);
+    app.take_jobs();
+    // `z`: the scale-to-zero plan, the variant's new configuration first.
+    press(&mut app, "z");
+    let lines = confirmation(&app);
+    assert!(
+        lines[0]
+            .starts_with("variant Stable ManagedInstanceScaling: ENABLED 1-2 → ENABLED 0-2 (a copy of endpoint config"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("wake alarm ic-wake"), "{lines:?}");
+    insta::assert_snapshot!("scaling_component_zero_140x40", screen(&mut app, 140, 40));
+    insta::assert_snapshot!("scaling_component_zero_80x24", screen(&mut app, 80, 24));
+    press(&mut app, "y");
+    let jobs = app.take_jobs();
+    let sent: Vec<&GuardJob> = jobs
+        .iter()
+        .filter_map(|(_, j)| match j {
+            Job::Guard(g @ GuardJob::ChangeComponentScaling { .. }) => Some(g),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent.len(), 1, "{jobs:?}");
+    let GuardJob::ChangeComponentScaling { component, changes, .. } = sent[0] else {
+        unreachable!()
+    };
+    assert_eq!(component, IC);
+    assert!(
+        matches!(changes[0], ScalingChange::ZeroInstances { max: Some(2), .. }),
+        "{changes:?}"
+    );
+    // Read-only: refused at once, no editor, no job.
+    app.data.read_only = true;
+    press(&mut app, "z");
+    assert!(app.overlay.is_none() && app.panes.scaling.editor().is_none());
+    assert!(app.take_jobs().is_empty());
 }

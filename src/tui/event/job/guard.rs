@@ -92,6 +92,22 @@ pub enum GuardJob {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Change an inference component's autoscaling (bounds in copies, target tracking on
+    /// invocations per copy, the scale-to-zero plan with the variant's ManagedInstanceScaling):
+    /// compare-and-swapped against `seen` (and the endpoint's configuration), audited before it
+    /// is sent ([`crate::tui::event::AppEvent::ScalingChanged`], the component as its variant).
+    ChangeComponentScaling {
+        /// Endpoint hosting it.
+        endpoint: String,
+        /// The component.
+        component: String,
+        /// What to send, in order.
+        changes: Vec<ScalingChange>,
+        /// The component's autoscaling as the operator saw it.
+        seen: Box<crate::aws::scaling::change::ScalingSnapshot>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
     /// Set an inference component's copy count now (UpdateInferenceComponentRuntimeConfig):
     /// compare-and-swapped against the desired count the operator saw, audited before it is sent
     /// ([`crate::tui::event::AppEvent::CopiesSet`]). A wake is the same change from zero.
@@ -156,6 +172,7 @@ super::kinds!(GuardJob => GuardKind {
     PromoteControl,
     Prewarm,
     ChangeScaling,
+    ChangeComponentScaling,
     SetCopies,
     UpdateComponent,
     Timeline,
@@ -168,6 +185,7 @@ super::effects!(GuardJob, |job| match job {
     GuardJob::Promote { reason, .. } => Effect::Audited(PROMOTION, reason),
     GuardJob::Prewarm { reason, .. } => Effect::Audited(PREWARMING, reason),
     GuardJob::ChangeScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
+    GuardJob::ChangeComponentScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
     GuardJob::SetCopies { wake: true, reason, .. } => Effect::Audited(WAKING_A_COMPONENT, reason),
     GuardJob::SetCopies { reason, .. } => Effect::Audited(SETTING_COPIES, reason),
     GuardJob::UpdateComponent { reason, .. } => Effect::Audited(UPDATING_A_COMPONENT, reason),
@@ -203,6 +221,7 @@ impl GuardJob {
             | GuardJob::PromoteControl { endpoint, .. }
             | GuardJob::Prewarm { endpoint, .. }
             | GuardJob::ChangeScaling { endpoint, .. }
+            | GuardJob::ChangeComponentScaling { endpoint, .. }
             | GuardJob::SetCopies { endpoint, .. }
             | GuardJob::UpdateComponent { endpoint, .. }
             | GuardJob::Timeline { endpoint, .. } => Some(endpoint),
@@ -229,6 +248,9 @@ impl GuardJob {
             GuardJob::Prewarm { endpoint, models, .. } => format!("prewarming {} models of {endpoint}", models.len()),
             GuardJob::ChangeScaling { endpoint, variant, .. } => {
                 format!("changing the autoscaling of {endpoint} {variant}")
+            }
+            GuardJob::ChangeComponentScaling { component, .. } => {
+                format!("changing the autoscaling of component {component}")
             }
             GuardJob::SetCopies { seen, wake: true, .. } => format!("waking {}", seen.component),
             GuardJob::SetCopies { seen, copies, .. } => format!("setting {} to {copies} copies", seen.component),

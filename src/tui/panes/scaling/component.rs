@@ -1,7 +1,7 @@
 //! The Scaling pane's page for one inference component: its copies and scalable target, its
 //! policies, the scale-to-zero doctor's word on each piece (with what to do for each one
-//! missing or wrong) and its recent scaling activities. Changes to a component's autoscaling
-//! are the CLI's (`sagedeck autoscaling ENDPOINT --inference-component IC ...`), named here.
+//! missing or wrong) and its recent scaling activities. Its changes (`m`, `t`, `z`) are the
+//! pane's editor's (`edit.rs`), the same plan as `sagedeck autoscaling --inference-component`.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -127,11 +127,7 @@ pub(super) fn draw_component(f: &mut Frame, area: Rect, view: &ScalingView, c: &
     lines.extend(policy_lines(c, theme));
     lines.extend(doctor_lines(c, theme));
     lines.push(Line::from(muted(
-        format!(
-            "change: sagedeck autoscaling {} --inference-component {} --scale-to-zero | --min N --max M",
-            escape_line(&c.scaling.endpoint),
-            escape_line(&c.scaling.component)
-        ),
+        "change: m min/max copies · t target invocations per copy · z scale to zero (what the doctor finds missing)",
         theme,
     )));
     let acts = if area.height >= 30 { 6 } else { 3 };

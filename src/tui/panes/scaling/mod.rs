@@ -6,8 +6,10 @@
 //! invocations, `p` target p99 ms, `c` cooldowns, `x` remove the policy, `n` instances now) are
 //! planned by the fleet layer's shared code, shown before → after in a confirmation, and sent as
 //! one [`GuardJob::ChangeScaling`]. After the variants, `v` shows each inference component of
-//! the endpoint: its copies, policies and the scale-to-zero doctor (`component.rs`; its changes
-//! are the CLI's). The view refreshes in the background every few seconds.
+//! the endpoint: its copies, policies and the scale-to-zero doctor (`component.rs`), where `m`
+//! sets min/max copies, `t` the target invocations per copy and `z` runs the scale-to-zero plan,
+//! each confirmed before → after and sent as one [`GuardJob::ChangeComponentScaling`]. The view
+//! refreshes in the background every few seconds.
 
 use std::time::{Duration, Instant};
 
@@ -129,11 +131,23 @@ impl ScalingPane {
             return;
         };
         if let Some((_, c)) = self.component(view) {
-            let how = format!(
-                "a component's autoscaling changes from the CLI: sagedeck autoscaling {} --inference-component {} ...",
-                c.scaling.endpoint, c.scaling.component
-            );
-            out.toast(Level::Warn, crate::format::escape_line(&how).into_owned());
+            let kind = match kind {
+                EditKind::Bounds => EditKind::CopyBounds,
+                EditKind::TargetInvocations => EditKind::TargetPerCopy,
+                k if k.of_component() => k,
+                _ => {
+                    out.toast(Level::Warn, "on a component: m min/max copies, t target per copy, z scale to zero");
+                    return;
+                }
+            };
+            match Editor::open_component(kind, view, &c.scaling.component) {
+                Ok(e) => self.mode = Mode::Edit(e),
+                Err(why) => out.toast(Level::Warn, why),
+            }
+            return;
+        }
+        if kind.of_component() {
+            out.toast(Level::Warn, "z sets up scale to zero on a component's page (v past the variants)");
             return;
         }
         let Some(v) = self.variant(view) else { return };
@@ -192,6 +206,12 @@ impl ScalingPane {
             KeyCode::Char('n') => self.open_editor(EditKind::Instances, data, out),
             KeyCode::Char('x') => {
                 self.open_editor(EditKind::RemovePolicy, data, out);
+                if matches!(self.mode, Mode::Edit(_)) {
+                    self.review(out);
+                }
+            }
+            KeyCode::Char('z') => {
+                self.open_editor(EditKind::ScaleToZero, data, out);
                 if matches!(self.mode, Mode::Edit(_)) {
                     self.review(out);
                 }
@@ -299,7 +319,16 @@ impl Pane for ScalingPane {
             Mode::Normal => {
                 let none = self.view(data).is_none();
                 let on_component = self.view(data).is_some_and(|v| self.component(v).is_some());
-                let off = none || data.read_only || on_component;
+                let off = none || data.read_only;
+                if on_component {
+                    return vec![
+                        KeyHint::new("v", "variant"),
+                        KeyHint::when("m", "min/max copies", off),
+                        KeyHint::when("t", "target per copy", off),
+                        KeyHint::when("z", "scale to zero", off),
+                        KeyHint::new("r", "refresh"),
+                    ];
+                }
                 let no_policy = self.selected_policy(data).is_none();
                 vec![
                     KeyHint::when("v", "variant", none),

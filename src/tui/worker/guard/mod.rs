@@ -6,6 +6,7 @@
 mod copies;
 mod deploy;
 mod promotion;
+mod scaling;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -237,6 +238,28 @@ pub(super) async fn run(
             });
         }
         (
+            GuardJob::ChangeComponentScaling {
+                endpoint,
+                component,
+                changes,
+                seen,
+                reason,
+            },
+            f,
+        ) => {
+            let scope = crate::aws::scaling::scope::ScalingScope::Component {
+                endpoint: endpoint.clone(),
+                component: component.clone(),
+            };
+            let r = scaling::change_scoped(g, f, &scope, &changes, &seen, reason, limits).await;
+            send_activity(g, events);
+            let _ = events.send(AppEvent::ScalingChanged {
+                endpoint,
+                variant: component,
+                result: r,
+            });
+        }
+        (
             GuardJob::SetCopies {
                 endpoint,
                 seen,
@@ -297,6 +320,13 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         GuardJob::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
             endpoint,
             variant,
+            result: Err(e.to_string()),
+        },
+        GuardJob::ChangeComponentScaling {
+            endpoint, component, ..
+        } => AppEvent::ScalingChanged {
+            endpoint,
+            variant: component,
             result: Err(e.to_string()),
         },
         GuardJob::SetCopies { endpoint, seen, .. } => AppEvent::CopiesSet {
