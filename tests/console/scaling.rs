@@ -226,15 +226,15 @@ fn an_edit_shows_before_and_after_and_names_its_keys() {
 
 // ---- over the wire ----
 
-struct Console {
-    app: App,
+pub(crate) struct Console {
+    pub(crate) app: App,
     jobs: sagedeck::tui::worker::Jobs,
     rx: tokio::sync::mpsc::UnboundedReceiver<AppEvent>,
-    _dir: tempfile::TempDir,
+    pub(crate) _dir: tempfile::TempDir,
 }
 
 impl Console {
-    async fn start(sb: &sagedeck::sandbox::SandboxHandle, endpoint: &str) -> Console {
+    pub(crate) async fn start(sb: &sagedeck::sandbox::SandboxHandle, endpoint: &str) -> Console {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let dir = tempfile::tempdir().unwrap();
         let jobs = sagedeck::tui::worker::spawn_guarded(
@@ -265,7 +265,7 @@ impl Console {
     }
 
     /// Jobs to the worker, events back (with the pane's ticks), until `done` holds.
-    async fn pump(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+    pub(crate) async fn pump(&mut self, what: &str, done: impl Fn(&App) -> bool) {
         let tick = |app: &mut App| {
             app.schedule_refreshes();
             let mut out = sagedeck::tui::panes::Outbox::default();
@@ -278,7 +278,7 @@ impl Console {
         common::tui::pump_until(&mut self.app, &self.jobs, &mut self.rx, (what, deadline), done, tick).await
     }
 
-    fn toasts(&self) -> String {
+    pub(crate) fn toasts(&self) -> String {
         self.app
             .toasts
             .log

@@ -2,7 +2,8 @@
 //! with its copies, policies, the scale-to-zero doctor (from the real doctor) and activities;
 //! insta snapshots at 80x24 and 140x40; its edits (`m` copies, `t` target per copy, `z` the
 //! scale-to-zero plan) confirmed before → after (snapshots of the plan's confirmation) and sent
-//! as one guarded job, refused in read-only mode.
+//! as one guarded job, refused in read-only mode; over the wire, the plan run from the view leaves
+//! the doctor clean.
 
 use sagedeck::aws::endpoints::autoscaling::ActivityInfo;
 use sagedeck::aws::scaling::spec::Dimension;
@@ -190,4 +191,48 @@ fn component_edits_confirm_before_and_after_and_send_one_guarded_job() {
     press(&mut app, "z");
     assert!(app.overlay.is_none() && app.panes.scaling.editor().is_none());
     assert!(app.take_jobs().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scale_to_zero_plan_runs_from_the_view_audited_and_the_doctor_is_then_clean() {
+    let sb = crate::common::sandbox_with(sagedeck::sandbox::SandboxConfig {
+        demo_components: true,
+        ..crate::common::demo_config()
+    })
+    .await;
+    let mut c = super::scaling::Console::start(&sb, "llm-ic-endpoint").await;
+    let view = c.app.panes.scaling.view(&c.app.data).expect("the view");
+    let index = view
+        .components
+        .iter()
+        .position(|x| x.scaling.component == "llm-ic-chat")
+        .expect("the chat component's page");
+    let presses = view.variants.len() + index;
+    for _ in 0..presses {
+        press(&mut c.app, "v");
+    }
+    press(&mut c.app, "z");
+    let lines = confirmation(&c.app);
+    assert!(!lines.is_empty(), "a plan to confirm");
+    press(&mut c.app, "y");
+    c.pump("the plan's outcome", |a| {
+        a.toasts
+            .log
+            .iter()
+            .any(|t| t.text.contains("autoscaling of llm-ic-chat"))
+    })
+    .await;
+    assert!(c.toasts().contains("autoscaling of llm-ic-chat: "), "{}", c.toasts());
+    let audit = std::fs::read_to_string(c._dir.path().join("audit.jsonl")).unwrap();
+    assert!(
+        audit.contains("autoscaling.wake-alarm") || audit.contains("autoscaling.bounds"),
+        "{audit}"
+    );
+    let s = crate::common::fleet(&sb)
+        .await
+        .component_scaling("llm-ic-endpoint", "llm-ic-chat")
+        .await
+        .unwrap();
+    let findings: Vec<_> = doctor(&s).into_iter().filter(|r| r.is_finding()).collect();
+    assert!(findings.is_empty(), "{findings:?}\n{}", c.toasts());
 }

@@ -246,19 +246,7 @@ pub(super) async fn run(
                 reason,
             },
             f,
-        ) => {
-            let scope = crate::aws::scaling::scope::ScalingScope::Component {
-                endpoint: endpoint.clone(),
-                component: component.clone(),
-            };
-            let r = scaling::change_scoped(g, f, &scope, &changes, &seen, reason, limits).await;
-            send_activity(g, events);
-            let _ = events.send(AppEvent::ScalingChanged {
-                endpoint,
-                variant: component,
-                result: r,
-            });
-        }
+        ) => scaling::run(g, f, (endpoint, component), (&changes, &seen), reason, limits, events).await,
         (
             GuardJob::SetCopies {
                 endpoint,
