@@ -2,7 +2,8 @@
 //! and one serving (with its metrics) at 80x24 and 140x40; the Endpoints table's IC mark and
 //! the Variants header naming the components; the copies form and the wake, each a confirmed
 //! SetCopies job carrying what was read; both refused at once in read-only mode; a wake followed
-//! from WAKING to SERVING; and set copies applied over the wire against the sandbox.
+//! from WAKING to SERVING; a GPU partition profile and copies placed on two instance types; and
+//! set copies applied over the wire against the sandbox.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -435,4 +436,46 @@ fn a_rolling_update_is_confirmed_with_its_policy_and_followed_to_its_outcome() {
     assert_eq!(app.panes.components.rollout(&llm), None);
     let shown = app.panes.components.selected(&app.data).unwrap();
     assert_eq!(shown.failure_reason.as_deref(), Some("alarm tool-llm-5xx fired"));
+}
+
+#[test]
+fn a_partitioned_component_shows_its_profile_and_placement_per_instance_type() {
+    let mut app = app();
+    let mut read = read();
+    let mig = &mut read.components[0];
+    mig.reservation = Some(Reservation {
+        instance_type: Some("ml.g5.12xlarge".into()),
+        cpu_cores: Some(2.0),
+        accelerators: Some(1.0),
+        partition_profile: Some("mig-3g.40gb".into()),
+        memory_min_mb: Some(8192),
+        ..Default::default()
+    });
+    mig.copies = Copies { desired: 3, current: 3 };
+    mig.placement = vec![
+        Placement {
+            instance_type: "ml.g5.12xlarge".into(),
+            copies: 2,
+        },
+        Placement {
+            instance_type: "ml.g6.12xlarge".into(),
+            copies: 1,
+        },
+    ];
+    app.on_event(AppEvent::Components {
+        endpoint: EP.into(),
+        result: Ok(Box::new(read)),
+    });
+    let screen = tui::render(&mut app, 140, 40);
+    let row = screen.lines().find(|l| l.contains("coder")).unwrap_or_default();
+    assert!(
+        row.contains("mig-3g.40gb"),
+        "the profile in the reservation column: {screen}"
+    );
+    for want in [
+        "GPU partition mig-3g.40gb",
+        "ml.g5.12xlarge 2 copies, ml.g6.12xlarge 1 copy",
+    ] {
+        assert!(screen.contains(want), "{want} not in\n{screen}");
+    }
 }
