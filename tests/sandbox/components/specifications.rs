@@ -1,4 +1,4 @@
-//! `Specifications` (one per instance type) on CreateInferenceComponent: the one for the
+//! `Specifications` (one per instance type) on Create/UpdateInferenceComponent: the one for the
 //! variant's instance type runs, every one is shown back; a GPU partition profile
 //! (`AcceleratorPartitionType`) reserves its share of one accelerator, and `DataCacheConfig` is
 //! kept; the refusals of both members at once and of no specification for the variant's type.
