@@ -240,6 +240,23 @@ mod tests {
     }
 
     #[test]
+    fn a_token_of_temporary_credentials_is_read_as_the_generator_writes_it() {
+        // sagemaker-core 2.27 with AKIDSANDBOX and a session token `tok/en+=`, 900 s.
+        let url = "sagemaker.amazonaws.com/?Action=CallWithBearerToken&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDSANDBOX%2F20261204%2Fus-east-1%2Fsagemaker%2Faws4_request&X-Amz-Date=20261204T210139Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Security-Token=tok%2Fen%2B%3D&X-Amz-Signature=3c2e341f294d1fcd2914908a806fadf83cac1acf9be5573313583d50dc982189&Version=1";
+        let t = format!(
+            "Bearer {PREFIX}{}",
+            base64::engine::general_purpose::STANDARD.encode(url)
+        );
+        let signed = 1_796_418_099.0; // 2026-12-04T21:01:39Z
+        let scope = check(Some(&t), "us-east-1", signed + 899.0).unwrap();
+        assert_eq!(
+            (scope.access_key.as_str(), scope.expires_at),
+            ("AKIDSANDBOX", signed + 900.0)
+        );
+        assert!(check(Some(&t), "us-east-1", signed + 900.0).is_err());
+    }
+
+    #[test]
     fn scope_lifetime_and_shape_are_checked() {
         let refused = |t: &str| check(Some(t), "us-east-1", SIGNED).unwrap_err();
         let bedrock = token("AKID/20261204/us-east-1/bedrock/aws4_request", "20261204T120000Z", "60");
