@@ -28,6 +28,7 @@ mod mme;
 mod openai;
 mod runtime;
 mod s3;
+mod sessions;
 mod slow_clients;
 mod tags;
 mod validation;
