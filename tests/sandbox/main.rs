@@ -26,6 +26,7 @@ mod llm;
 mod logs;
 mod mme;
 mod openai;
+mod routing;
 mod runtime;
 mod s3;
 mod sessions;
