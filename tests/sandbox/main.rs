@@ -30,6 +30,7 @@ mod routing;
 mod runtime;
 mod s3;
 mod sessions;
+mod shapes;
 mod slow_clients;
 mod tags;
 mod validation;

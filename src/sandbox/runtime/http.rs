@@ -30,10 +30,16 @@ pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &Hea
         return super::openai::handle(sb, method, target, headers, body).await;
     }
     let (name, action) = rest.split_once('/').unwrap_or((rest, ""));
+    if method == Method::POST && action == "async-invocations" {
+        return super::asynchronous::handle(&sb, name, headers, &body);
+    }
     let stream = match streaming_action(method, rest, name, action) {
         Ok(stream) => stream,
         Err(refused) => return *refused,
     };
+    if let Some(refused) = super::asynchronous::sync_refusal(&sb, name) {
+        return refused.into_response(Protocol::RestJson1);
+    }
     let now = now_epoch();
     let component = header_str(headers, "x-amzn-sagemaker-inference-component");
     let session_id = header_str(headers, "x-amzn-sagemaker-session-id");
@@ -109,12 +115,6 @@ fn streaming_action(method: &Method, rest: &str, name: &str, action: &str) -> Re
     match action {
         "invocations" => Ok(false),
         "invocations-response-stream" => Ok(true),
-        "async-invocations" => Err(Box::new(
-            validation_error(format!(
-                "Endpoint {name} is a real-time endpoint: the sandbox does not emulate asynchronous inference (InvokeEndpointAsync). Use InvokeEndpoint."
-            ))
-            .into_response(Protocol::RestJson1),
-        )),
         other => Err(Box::new(
             ApiError::new(
                 StatusCode::NOT_FOUND,

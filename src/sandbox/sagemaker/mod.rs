@@ -11,4 +11,6 @@ pub mod instance_types;
 pub mod models;
 pub mod params;
 pub mod routing;
+pub mod serverless;
+pub mod shadow;
 pub mod tags;

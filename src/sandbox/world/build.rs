@@ -53,6 +53,7 @@ impl Sandbox {
             logs: LogStore::default(),
             sessions: Default::default(),
             requests: Mutex::new(HashMap::new()),
+            async_queues: Mutex::new(Default::default()),
             regions: build(&config),
             config,
         });

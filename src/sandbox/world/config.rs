@@ -28,6 +28,10 @@ pub struct Timing {
     /// MaximumExecutionTimeoutInSeconds): 1 waits them in real time. A deployment's launches take
     /// `update`, each traffic shift and termination a quarter of it.
     pub deploy_wait_scale: f64,
+    /// A serverless variant's cold start (ModelSetupTime's median): a new container's setup.
+    pub serverless_cold_start: Duration,
+    /// How long an idle serverless container stays warm before it is released.
+    pub serverless_idle: Duration,
 }
 
 impl Default for Timing {
@@ -42,6 +46,8 @@ impl Default for Timing {
             sleep_model_latency: true,
             tick: Duration::from_millis(250),
             deploy_wait_scale: 1.0,
+            serverless_cold_start: Duration::from_millis(3500),
+            serverless_idle: Duration::from_secs(180),
         }
     }
 }
@@ -60,6 +66,8 @@ impl Timing {
             sleep_model_latency: false,
             tick: Duration::from_millis(50),
             deploy_wait_scale: 0.01,
+            serverless_cold_start: Duration::from_millis(60),
+            serverless_idle: Duration::from_secs(2),
         }
     }
 }
@@ -100,6 +108,10 @@ pub struct SandboxConfig {
     /// off in [`SandboxConfig::for_tests`], so tests of the other demo endpoints see the fleet
     /// they were written for.
     pub demo_components: bool,
+    /// Whether the demo fleet includes one endpoint of each shape (`mcp-serverless-embedder`,
+    /// `mcp-async-summarizer` and its bucket, `mcp-intent-router` with a shadow); off in
+    /// [`SandboxConfig::for_tests`], as `demo_components` is.
+    pub demo_shapes: bool,
     /// Extra generated endpoints for scale tests.
     pub extra_endpoints: usize,
     /// Generated traffic in invocations per second across the fleet (None = off).
@@ -129,6 +141,7 @@ impl Default for SandboxConfig {
             seed: 42,
             demo_fleet: true,
             demo_components: true,
+            demo_shapes: true,
             extra_endpoints: 0,
             traffic_rate: Some(25.0),
             backfill_hours: 24,
@@ -147,6 +160,7 @@ impl SandboxConfig {
         SandboxConfig {
             demo_fleet: false,
             demo_components: false,
+            demo_shapes: false,
             traffic_rate: None,
             backfill_hours: 0,
             random_errors: false,

@@ -15,6 +15,7 @@ use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
 use crate::sandbox::world::deployment::{Capacity, Counts, Step};
 use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object, Tags};
+use crate::sandbox::world::serverless::{ServerlessSettings, ServerlessSim};
 use crate::sandbox::world::variant::VariantSim;
 
 /// Endpoint status as AWS spells it.
@@ -245,8 +246,13 @@ pub struct World {
     pub endpoints: BTreeMap<String, Endpoint>,
     /// S3 buckets: bucket → key → object.
     pub buckets: BTreeMap<String, BTreeMap<String, S3Object>>,
+    /// The bytes of objects written by PutObject or by asynchronous inference, by (bucket, key);
+    /// objects without bytes here (the MME catalog) read as zeros of their size.
+    pub object_bodies: BTreeMap<(String, String), Vec<u8>>,
     /// Tags by resource ARN (`sagemaker/tags.rs`).
     pub tags: BTreeMap<String, Tags>,
+    /// The shadow variants of endpoints that have them, by endpoint name.
+    pub shadows: BTreeMap<String, Vec<Variant>>,
     /// Inference components and the IC endpoints' variants hosting them.
     pub components: Components,
     /// Random source for the simulation (seeded).
@@ -261,6 +267,8 @@ impl World {
             configs: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             buckets: BTreeMap::new(),
+            object_bodies: BTreeMap::new(),
+            shadows: BTreeMap::new(),
             tags: BTreeMap::new(),
             components: Components::default(),
             rng: StdRng::seed_from_u64(seed),
@@ -298,6 +306,9 @@ impl World {
                         v.current_instances = v.desired_instances;
                         v.statuses.clear();
                         v.sim.set_instances(v.current_instances.max(0) as usize);
+                        if let Some(s) = v.sim.serverless.get() {
+                            s.settle();
+                        }
                     }
                 }
                 Transition::Deploy(d) => ep.transition = Some(Transition::Deploy(d)),
@@ -355,6 +366,9 @@ impl World {
                     cv.initial_instance_count.max(0)
                 };
                 let sim = VariantSim::new((settings, metrics), endpoint, &cv.name, kind, &env, mme, count as usize);
+                if let Some(s) = cv.serverless.as_ref().and_then(ServerlessSettings::from_json) {
+                    let _ = sim.serverless.set(ServerlessSim::new(metrics, (endpoint, &cv.name), s));
+                }
                 Variant {
                     name: cv.name.clone(),
                     model_name: cv.model_name.clone(),
