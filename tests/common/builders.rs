@@ -30,6 +30,7 @@ pub fn variant(name: &str) -> VariantBuilder {
         image: None,
         multi_model: false,
         model_data_url: None,
+        serverless: None,
     })
 }
 
@@ -115,6 +116,7 @@ pub fn endpoint(name: &str) -> EndpointBuilder {
         variants: vec![],
         multi_model: false,
         kind: EndpointKind::RealTime,
+        shape: Default::default(),
         autoscaling: vec![],
         deploying: false,
     })
