@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use super::agent::AgentArgs;
 use super::args::{AuditFileArgs, CommandArgs, GlobalArgs, Local, LocalArgs, On};
 use super::change::autoscaling::args::AutoscalingArgs;
+use super::change::serverless::ServerlessArgs;
 use super::change::weights::WeightsArgs;
 use super::components::args::ComponentsArgs;
 use super::console::sandbox::{FaultArgs, SandboxArgs};
@@ -77,6 +78,9 @@ pub enum Command {
     Describe(On<DescribeArgs>),
     /// Show an endpoint's variant weights, or change them (`--set VARIANT=WEIGHT`).
     Weights(On<WeightsArgs>),
+    /// A serverless variant's memory and concurrency; `--max-concurrency N`, `--provisioned N`
+    /// change them in place.
+    Serverless(On<ServerlessArgs>),
     /// Inference components of an endpoint (of every endpoint without one): status, model,
     /// copies, placement, reservation; `--set-copies IC=N`, `--update IC --model M`.
     Components(On<ComponentsArgs>),
@@ -126,6 +130,7 @@ impl Command {
             Command::Endpoints(c) => Some(&c.aws),
             Command::Describe(c) => Some(&c.aws),
             Command::Weights(c) => Some(&c.aws),
+            Command::Serverless(c) => Some(&c.aws),
             Command::Components(c) => Some(&c.aws),
             Command::Invoke(c) => Some(&c.aws),
             Command::Models(c) => Some(&c.aws),

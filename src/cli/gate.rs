@@ -19,6 +19,7 @@ pub fn refuse_read_only(what: &str) -> Exit {
 pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
     match cmd {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
+        Command::Serverless(a) if a.is_change() => Some("serverless --max-concurrency/--provisioned"),
         Command::Promote(a) if !a.status => Some("promote"),
         Command::Deploy(a) if !a.watch && !a.dry_run => Some("deploy"),
         Command::Prewarm(_) => Some("prewarm"),
