@@ -16,6 +16,7 @@ use super::fleet::alarms::AlarmsArgs;
 use super::fleet::audit::AuditArgs;
 use super::fleet::endpoints::DescribeArgs;
 use super::fleet::inventory::EndpointsArgs;
+use super::fleet::asynchronous::InvokeAsyncArgs;
 use super::fleet::invoke::InvokeArgs;
 use super::fleet::logs::LogsArgs;
 use super::fleet::metrics::MetricsArgs;
@@ -86,6 +87,9 @@ pub enum Command {
     Components(On<ComponentsArgs>),
     /// Invoke an endpoint once, or `--repeat N` times with percentiles.
     Invoke(On<InvokeArgs>),
+    /// Send one request to an asynchronous endpoint (inline, uploaded to S3 first, or from S3);
+    /// `--wait` follows it to its output or failure object.
+    InvokeAsync(On<InvokeAsyncArgs>),
     /// List a multi-model endpoint's model catalog (its S3 prefix).
     Models(On<ModelsArgs>),
     /// Prewarm multi-model endpoint models with one warm-up invocation each.
@@ -133,6 +137,7 @@ impl Command {
             Command::Serverless(c) => Some(&c.aws),
             Command::Components(c) => Some(&c.aws),
             Command::Invoke(c) => Some(&c.aws),
+            Command::InvokeAsync(c) => Some(&c.aws),
             Command::Models(c) => Some(&c.aws),
             Command::Prewarm(c) => Some(&c.aws),
             Command::Metrics(c) => Some(&c.aws),
