@@ -25,6 +25,7 @@ use super::fleet::timeline::TimelineArgs;
 use super::mcp::serve::McpArgs;
 use super::mcp::tools::ToolsArgs;
 use super::promote::args::PromoteArgs;
+use super::promote::shadow::ShadowArgs;
 use super::promote::variants_report::VariantsReportArgs;
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
@@ -108,6 +109,9 @@ pub enum Command {
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
     Promote(On<PromoteArgs>),
+    /// Judge an endpoint's shadow variant against production (`--since 1h`); `--promote` makes
+    /// the shadow the production variant through a new endpoint configuration.
+    Shadow(On<ShadowArgs>),
     /// The audit log of mutations (`--since 1h`, `--json`).
     Audit(Local<AuditArgs, AuditFileArgs>),
     /// The CloudWatch alarms that watch an endpoint (by its EndpointName dimension, and
@@ -144,6 +148,7 @@ impl Command {
             Command::Logs(c) => Some(&c.aws),
             Command::Timeline(c) => Some(&c.aws),
             Command::Promote(c) => Some(&c.aws),
+            Command::Shadow(c) => Some(&c.aws),
             Command::Deploy(c) => Some(&c.aws),
             Command::Alarms(c) => Some(&c.aws),
             Command::Autoscaling(c) => Some(&c.aws),

@@ -21,6 +21,7 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
         Command::Serverless(a) if a.is_change() => Some("serverless --max-concurrency/--provisioned"),
         Command::Promote(a) if !a.status => Some("promote"),
+        Command::Shadow(a) if a.promote => Some("shadow --promote"),
         Command::Deploy(a) if !a.watch && !a.dry_run => Some("deploy"),
         Command::Prewarm(_) => Some("prewarm"),
         Command::Components(a) if a.wake.is_some() => Some("components --wake"),
