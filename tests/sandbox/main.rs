@@ -27,6 +27,7 @@ mod logs;
 mod mme;
 mod runtime;
 mod s3;
+mod shapes;
 mod slow_clients;
 mod tags;
 mod validation;

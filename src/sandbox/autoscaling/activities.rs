@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::component::{parse_component_resource, scale_component};
 use super::request::{TargetInput, paged, parse_variant_resource};
-use super::store::{Activity, AutoScaling, COMPONENT_DIMENSION, TargetKey};
+use super::store::{Activity, AutoScaling, COMPONENT_DIMENSION, PROVISIONED_DIMENSION, TargetKey};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
@@ -53,15 +53,20 @@ pub(super) fn describe_activities(sb: &Sandbox, input: TargetInput) -> Result<Va
 fn count_noun(key: &TargetKey) -> &'static str {
     if key.2 == COMPONENT_DIMENSION {
         "copy"
+    } else if key.2 == PROVISIONED_DIMENSION {
+        "provisioned concurrency"
     } else {
         "instance"
     }
 }
 
 /// Sets the count of a variant or a component; false when it cannot change now.
-fn scale_resource(sb: &Sandbox, resource_id: &str, to: i64) -> bool {
+fn scale_resource(sb: &Sandbox, (resource_id, dimension): (&str, &str), to: i64) -> bool {
     if let Some(component) = parse_component_resource(resource_id) {
         return scale_component(sb, component, to);
+    }
+    if dimension == PROVISIONED_DIMENSION {
+        return super::provisioned::scale_provisioned(sb, resource_id, to);
     }
     match parse_variant_resource(resource_id) {
         Some((endpoint, variant)) => scale_variant(sb, endpoint, variant, to as i32),
@@ -78,7 +83,7 @@ pub(super) fn apply_scaling(
     cause: String,
     now: f64,
 ) {
-    if !scale_resource(sb, &key.1, to) {
+    if !scale_resource(sb, (&key.1, &key.2), to) {
         return;
     }
     let n = aas.activities.len() + 1;

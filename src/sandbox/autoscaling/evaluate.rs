@@ -65,7 +65,7 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
         };
         let cooldown = |k: &str, d: f64| p.config.get(k).and_then(Value::as_f64).unwrap_or(d);
         let (out_cd, in_cd) = (cooldown("ScaleOutCooldown", 300.0), cooldown("ScaleInCooldown", 300.0));
-        let Some(count) = current_count(sb, &p.target.1) else {
+        let Some(count) = current_count(sb, &p.target.1, &p.target.2) else {
             continue;
         };
         let since_last = now - aas.last_scaling.get(&p.target).copied().unwrap_or(f64::MIN);

@@ -128,16 +128,20 @@ pub fn tracked_metric(resource_id: &str, config: &Value) -> Option<TrackedMetric
     }
     let (endpoint, variant) = parse_variant_resource(resource_id)?;
     if let Some(pre) = config.get("PredefinedMetricSpecification") {
-        if str_of(pre, "PredefinedMetricType") != Some("SageMakerVariantInvocationsPerInstance") {
-            return None;
-        }
+        let (name, stat) = match str_of(pre, "PredefinedMetricType")? {
+            "SageMakerVariantInvocationsPerInstance" => ("InvocationsPerInstance", "Sum"),
+            "SageMakerVariantProvisionedConcurrencyUtilization" => {
+                ("ServerlessProvisionedConcurrencyUtilization", "Average")
+            }
+            _ => return None,
+        };
         return Some(TrackedMetric {
             key: SeriesKey::new(
                 "AWS/SageMaker",
-                "InvocationsPerInstance",
+                name,
                 &[("EndpointName", endpoint), ("VariantName", variant)],
             ),
-            stat: "Sum".into(),
+            stat: stat.into(),
             unit: None,
         });
     }

@@ -20,6 +20,7 @@ pub mod component;
 pub mod evaluate;
 pub mod metric_spec;
 pub mod policies;
+pub mod provisioned;
 pub mod request;
 pub mod step;
 pub mod store;

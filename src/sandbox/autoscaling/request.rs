@@ -64,10 +64,14 @@ pub fn parse_variant_resource(resource_id: &str) -> Option<(&str, &str)> {
     Some((endpoint, variant))
 }
 
-/// The variant's desired instance count (a component's desired copy count) now.
-pub(crate) fn current_count(sb: &Sandbox, resource_id: &str) -> Option<i64> {
+/// The variant's desired instance count (a component's desired copy count, a serverless
+/// variant's desired provisioned concurrency for that dimension) now.
+pub(crate) fn current_count(sb: &Sandbox, resource_id: &str, dimension: &str) -> Option<i64> {
     if let Some(component) = super::component::parse_component_resource(resource_id) {
         return super::component::component_copies(sb, component);
+    }
+    if dimension == super::store::PROVISIONED_DIMENSION {
+        return super::provisioned::provisioned_concurrency(sb, resource_id);
     }
     let (endpoint, variant) = parse_variant_resource(resource_id)?;
     let world = sb.world.read();

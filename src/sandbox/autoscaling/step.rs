@@ -46,7 +46,7 @@ pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now
     };
     let cooldown = p.config.get("Cooldown").and_then(Value::as_f64).unwrap_or(300.0);
     let since = |m: &std::collections::BTreeMap<_, f64>| now - m.get(&p.target).copied().unwrap_or(f64::MIN);
-    let Some(count) = current_count(sb, &p.target.1) else {
+    let Some(count) = current_count(sb, &p.target.1, &p.target.2) else {
         return;
     };
     for state in sb.alarms.states().into_iter().filter(|s| s.value == StateValue::Alarm) {

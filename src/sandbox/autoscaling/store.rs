@@ -7,6 +7,8 @@ use serde_json::Value;
 
 /// The only scalable dimension of a SageMaker variant.
 pub const VARIANT_DIMENSION: &str = "sagemaker:variant:DesiredInstanceCount";
+/// The scalable dimension of a serverless variant's provisioned concurrency.
+pub const PROVISIONED_DIMENSION: &str = "sagemaker:variant:DesiredProvisionedConcurrency";
 /// The scalable dimension of an inference component.
 pub const COMPONENT_DIMENSION: &str = "sagemaker:inference-component:DesiredCopyCount";
 

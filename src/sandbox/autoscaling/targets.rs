@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::activities::apply_scaling;
 use super::request::{TargetInput, aas_error, current_count, no_target, paged};
-use super::store::{COMPONENT_DIMENSION, ScalableTarget, VARIANT_DIMENSION};
+use super::store::{COMPONENT_DIMENSION, PROVISIONED_DIMENSION, ScalableTarget, VARIANT_DIMENSION};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
@@ -13,6 +13,8 @@ pub(super) fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiErr
     if input.service_namespace == "sagemaker" {
         let wanted = if input.resource_id.starts_with("inference-component/") {
             COMPONENT_DIMENSION
+        } else if input.scalable_dimension == PROVISIONED_DIMENSION {
+            PROVISIONED_DIMENSION
         } else {
             VARIANT_DIMENSION
         };
@@ -25,7 +27,7 @@ pub(super) fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiErr
                 ),
             ));
         }
-        if current_count(sb, &input.resource_id).is_none() {
+        if current_count(sb, &input.resource_id, &input.scalable_dimension).is_none() {
             return Err(aas_error(
                 "ValidationException",
                 format!("The target resource {} does not exist.", input.resource_id),
@@ -70,7 +72,7 @@ pub(super) fn register(sb: &Sandbox, input: TargetInput) -> Result<Value, ApiErr
         },
     );
     // Bring the variant inside the new bounds, as Application Auto Scaling does.
-    if let Some(count) = current_count(sb, &input.resource_id) {
+    if let Some(count) = current_count(sb, &input.resource_id, &input.scalable_dimension) {
         let wanted = count.clamp(min, max);
         if wanted != count {
             apply_scaling(

@@ -12,6 +12,7 @@ use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::runtime::component;
 use crate::sandbox::runtime::errors::{MAX_PAYLOAD, model_error, payload_too_large, validation_error};
 use crate::sandbox::runtime::request::{InvokeRequest, Outcome};
+use crate::sandbox::runtime::serverless;
 use crate::sandbox::world::containers::answer::ContainerError;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{EndpointStatus, World};
@@ -68,7 +69,18 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         Some(FaultKind::Slow { ms }) => *ms as f64 * 1e3,
         _ => 0.0,
     };
-    run_container(sb, req, &sim, slow_us, &mut out, now);
+    let admitted = match serverless::admit(sb, req, &sim, now) {
+        Ok(a) => a,
+        Err(e) => {
+            record_outcome(&sim, now, 0.0, Some(e.status.as_u16()));
+            out.result = Err(e);
+            return out;
+        }
+    };
+    let setup_us = admitted.map_or(0.0, |a| a.setup_secs * 1e6);
+    out.forced_wait += setup_us / 1e6;
+    run_container(sb, req, &sim, (slow_us, setup_us), &mut out, now);
+    serverless::finish(&sim, admitted, now + out.forced_wait + out.model_wait);
     out
 }
 
@@ -181,7 +193,14 @@ fn load_target_model(
 }
 
 /// The container's answer (or a drawn worker error), its simulated latency and the metrics.
-fn run_container(sb: &Sandbox, req: &InvokeRequest<'_>, sim: &VariantSim, slow_us: f64, out: &mut Outcome, now: f64) {
+fn run_container(
+    sb: &Sandbox,
+    req: &InvokeRequest<'_>,
+    sim: &VariantSim,
+    (slow_us, setup_us): (f64, f64),
+    out: &mut Outcome,
+    now: f64,
+) {
     let reply = sim
         .kind
         .invoke_with(req.content_type, req.accept, req.body, out.llm_fault)
@@ -200,11 +219,11 @@ fn run_container(sb: &Sandbox, req: &InvokeRequest<'_>, sim: &VariantSim, slow_u
     out.model_wait = latency_us / 1e6;
     match reply {
         Ok(r) => {
-            record_outcome(sim, now, latency_us + slow_us, None);
+            record_outcome_with(sim, now, (latency_us + slow_us, setup_us), None);
             out.result = Ok(r);
         }
         Err(ce) => {
-            record_outcome(sim, now, latency_us + slow_us, Some(ce.status));
+            record_outcome_with(sim, now, (latency_us + slow_us, setup_us), Some(ce.status));
             out.result = Err(model_error(sb, req.endpoint, ce.status, &ce.message));
         }
     }
@@ -292,8 +311,18 @@ fn pick_weighted(variants: &[RoutedVariant], now: f64) -> RoutedVariant {
 
 /// Records the per-invocation series: Invocations, InvocationsPerInstance, latencies, 4XX/5XX.
 fn record_outcome(sim: &VariantSim, now: f64, model_latency_us: f64, error_status: Option<u16>) {
+    record_outcome_with(sim, now, (model_latency_us, 0.0), error_status);
+}
+
+/// [`record_outcome`] with `extra_overhead_us` added to OverheadLatency (a serverless cold start).
+fn record_outcome_with(
+    sim: &VariantSim,
+    now: f64,
+    (model_latency_us, extra_overhead_us): (f64, f64),
+    error_status: Option<u16>,
+) {
     for s in std::iter::once(&sim.series).chain(sim.config_series.get()) {
-        record_series(sim, s, now, model_latency_us, error_status);
+        record_series(sim, s, now, (model_latency_us, extra_overhead_us), error_status);
     }
 }
 
@@ -301,7 +330,7 @@ fn record_series(
     sim: &VariantSim,
     s: &crate::sandbox::world::variant::VariantSeries,
     now: f64,
-    model_latency_us: f64,
+    (model_latency_us, extra_overhead_us): (f64, f64),
     error_status: Option<u16>,
 ) {
     s.invocations.lock().record(now, 1.0);
@@ -317,6 +346,8 @@ fn record_series(
     s.errors_5xx.lock().record(now, e5);
     if model_latency_us > 0.0 {
         s.model_latency.lock().record(now, model_latency_us);
-        s.overhead_latency.lock().record(now, sim.draw_overhead_us());
+        s.overhead_latency
+            .lock()
+            .record(now, sim.draw_overhead_us() + extra_overhead_us);
     }
 }

@@ -8,4 +8,5 @@ pub mod errors;
 pub mod http;
 pub mod invoke;
 pub mod request;
+pub mod serverless;
 pub mod stream;

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
+use crate::sandbox::sagemaker::serverless;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::resources::{ConfigVariant, EndpointConfig};
 use crate::sandbox::world::sandbox::Sandbox;
@@ -82,6 +83,9 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
                 "Variant \"{}\" needs InstanceType and InitialInstanceCount >= 1, or a ServerlessConfig.",
                 v.variant_name
             )));
+        }
+        if let Some(s) = &v.serverless_config {
+            serverless::check_config(&v.variant_name, s)?;
         }
         let hosts_components = v.model_name.is_none();
         let variant = ConfigVariant {

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
+use crate::sandbox::sagemaker::serverless;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{DeployPhase, Endpoint, EndpointStatus, Transition, Variant, World};
@@ -156,6 +157,7 @@ pub(crate) fn variant_json(ep: &Endpoint, v: &Variant, world: &World) -> Value {
     if !statuses.is_empty() {
         j["VariantStatus"] = Value::Array(statuses);
     }
+    serverless::overlay_summary(&mut j, v);
     // During a deployment the live variant is the blue fleet (pending_summary overrides both
     // for the green one).
     if let Some(d) = ep.deployment() {
@@ -273,6 +275,7 @@ struct DesiredInput {
     variant_name: String,
     desired_weight: Option<f64>,
     desired_instance_count: Option<i64>,
+    serverless_update_config: Option<Value>,
 }
 
 /// UpdateEndpointWeightsAndCapacities input.
@@ -296,8 +299,12 @@ pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, 
     let desired = &input.desired_weights_and_capacities;
     check_desired(ep, desired)?;
     check_weights_total(ep, desired)?;
+    let serverless = serverless_updates(ep, desired)?;
     for d in desired {
         if let Some(v) = ep.variants.iter_mut().find(|v| v.name == d.variant_name) {
+            if let (Some((_, s)), Some(sim)) = (serverless.iter().find(|(n, _)| *n == v.name), v.sim.serverless.get()) {
+                sim.set_desired(*s);
+            }
             if let Some(w) = d.desired_weight {
                 v.desired_weight = w;
             }
@@ -313,6 +320,28 @@ pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, 
         until: now + sb.config.timing.update.as_secs_f64(),
     });
     Ok(json!({ "EndpointArn": ep.arn }))
+}
+
+/// The serverless settings the update asks of each variant that has a ServerlessUpdateConfig
+/// (and no DesiredInstanceCount on a serverless variant).
+fn serverless_updates(
+    ep: &Endpoint,
+    desired: &[DesiredInput],
+) -> Result<Vec<(String, crate::sandbox::world::serverless::ServerlessSettings)>, ApiError> {
+    let mut out = Vec::new();
+    for d in desired {
+        let Some(v) = ep.variant(&d.variant_name) else {
+            continue;
+        };
+        match &d.serverless_update_config {
+            Some(u) => out.push((
+                v.name.clone(),
+                serverless::desired_update(v, u, d.desired_instance_count)?,
+            )),
+            None => serverless::refuse_instance_count(v, d.desired_instance_count)?,
+        }
+    }
+    Ok(out)
 }
 
 /// The desired weights and capacities checked one by one: at least one, each variant once, no

@@ -28,6 +28,10 @@ pub struct Timing {
     /// MaximumExecutionTimeoutInSeconds): 1 waits them in real time. A deployment's launches take
     /// `update`, each traffic shift and termination a quarter of it.
     pub deploy_wait_scale: f64,
+    /// A serverless variant's cold start (ModelSetupTime's median): a new container's setup.
+    pub serverless_cold_start: Duration,
+    /// How long an idle serverless container stays warm before it is released.
+    pub serverless_idle: Duration,
 }
 
 impl Default for Timing {
@@ -42,6 +46,8 @@ impl Default for Timing {
             sleep_model_latency: true,
             tick: Duration::from_millis(250),
             deploy_wait_scale: 1.0,
+            serverless_cold_start: Duration::from_millis(3500),
+            serverless_idle: Duration::from_secs(180),
         }
     }
 }
@@ -60,6 +66,8 @@ impl Timing {
             sleep_model_latency: false,
             tick: Duration::from_millis(50),
             deploy_wait_scale: 0.01,
+            serverless_cold_start: Duration::from_millis(60),
+            serverless_idle: Duration::from_secs(2),
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
 use crate::sandbox::world::deployment::{Capacity, Counts, Step};
 use crate::sandbox::world::resources::{EndpointConfig, Model, S3Object, Tags};
+use crate::sandbox::world::serverless::{ServerlessSettings, ServerlessSim};
 use crate::sandbox::world::variant::VariantSim;
 
 /// Endpoint status as AWS spells it.
@@ -298,6 +299,9 @@ impl World {
                         v.current_instances = v.desired_instances;
                         v.statuses.clear();
                         v.sim.set_instances(v.current_instances.max(0) as usize);
+                        if let Some(s) = v.sim.serverless.get() {
+                            s.settle();
+                        }
                     }
                 }
                 Transition::Deploy(d) => ep.transition = Some(Transition::Deploy(d)),
@@ -355,6 +359,9 @@ impl World {
                     cv.initial_instance_count.max(0)
                 };
                 let sim = VariantSim::new((settings, metrics), endpoint, &cv.name, kind, &env, mme, count as usize);
+                if let Some(s) = cv.serverless.as_ref().and_then(ServerlessSettings::from_json) {
+                    let _ = sim.serverless.set(ServerlessSim::new(metrics, (endpoint, &cv.name), s));
+                }
                 Variant {
                     name: cv.name.clone(),
                     model_name: cv.model_name.clone(),

@@ -28,12 +28,23 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
         if now - last_gauges >= gauge_every {
             last_gauges = now;
             sb.world.read().components.record_gauges(&sb.metrics, now);
+            record_serverless_gauges(&sb, now);
         }
         crate::sandbox::sagemaker::deploy::progress::advance(&sb, now);
         content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);
             last_prune = now;
+        }
+    }
+}
+
+/// Records every serverless variant's gauges (concurrency and provisioned concurrency).
+fn record_serverless_gauges(sb: &Sandbox, now: f64) {
+    let world = sb.world.read();
+    for v in world.endpoints.values().flat_map(|e| &e.variants) {
+        if let Some(s) = v.sim.serverless.get() {
+            s.record_gauges(now);
         }
     }
 }

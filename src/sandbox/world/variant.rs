@@ -13,6 +13,7 @@ use crate::sandbox::cloudwatch::metrics::{MetricStore, SeriesHandle, SeriesKey};
 use crate::sandbox::world::config::SandboxConfig;
 use crate::sandbox::world::containers::ContainerKind;
 use crate::sandbox::world::hash::fxhash;
+use crate::sandbox::world::serverless::ServerlessSim;
 
 /// Namespace of the invocation metrics.
 pub const NS_SAGEMAKER: &str = "AWS/SageMaker";
@@ -185,6 +186,8 @@ pub struct VariantSim {
     /// The same series with the EndpointConfigName dimension too, fed by the fleets of a
     /// deployment so that an alarm can watch one fleet (set once, by `feed_config_series`).
     pub config_series: std::sync::OnceLock<VariantSeries>,
+    /// A serverless variant's containers and settings (set once, when the variant is built).
+    pub serverless: std::sync::OnceLock<ServerlessSim>,
     capacity: usize,
     instances: Mutex<Vec<InstanceCache>>,
     clock: std::sync::atomic::AtomicU64,
@@ -246,6 +249,7 @@ impl VariantSim {
             multi_model,
             series,
             config_series: std::sync::OnceLock::new(),
+            serverless: std::sync::OnceLock::new(),
             capacity: env
                 .get("SAGEDECK_MODELS_PER_INSTANCE")
                 .and_then(|v| v.parse().ok())
@@ -390,6 +394,11 @@ impl VariantSim {
 
     /// Records the per-instance gauges (LoadedModelCount, memory, CPU) at `now`.
     pub fn record_gauges(&self, now: f64, invocations_per_minute: f64) {
+        if let Some(serverless) = self.serverless.get() {
+            // No instances: a serverless variant's own gauges instead.
+            serverless.record_gauges(now);
+            return;
+        }
         let counts: Vec<usize> = self.instances.lock().iter().map(|i| i.loaded.len()).collect();
         self.record_gauges_of(now, invocations_per_minute, &counts);
     }

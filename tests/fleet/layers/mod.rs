@@ -66,6 +66,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
             ],
             &[
                 "world/containers",
+                "world/serverless.rs",
                 "cloudwatch/metrics",
                 "cloudwatch/alarms",
                 "logs/store.rs",

@@ -110,6 +110,12 @@ const DESIRED: Rule = Rule::Struct(&[
     req("VariantName", RESOURCE_NAME),
     opt("DesiredWeight", Rule::FloatMin(0.0)),
     opt("DesiredInstanceCount", Rule::Int(Some(0), None)),
+    opt("ServerlessUpdateConfig", SERVERLESS_UPDATE),
+]);
+
+const SERVERLESS_UPDATE: Rule = Rule::Struct(&[
+    opt("MaxConcurrency", Rule::Int(Some(1), Some(200))),
+    opt("ProvisionedConcurrency", Rule::Int(Some(1), Some(200))),
 ]);
 
 const VARIANT_PROPERTY: Rule = Rule::Struct(&[req(
