@@ -224,10 +224,18 @@ impl Fleet {
             None => EndpointShape::default(),
         };
         let multi_model = variants.iter().any(|v| v.multi_model);
-        let kind = config
+        let mut kind = config
             .as_deref()
             .map(|c| EndpointKind::of_config(c, multi_model))
             .unwrap_or_default();
+        // Provisioned concurrency changed in place shows in the variants, not the configuration.
+        if kind.is_serverless() {
+            let provisioned = variants
+                .iter()
+                .filter_map(|v| v.serverless.as_ref())
+                .any(|s| s.provisioned.or(s.desired_provisioned).is_some_and(|n| n > 0));
+            kind = if provisioned { EndpointKind::ServerlessProvisioned } else { EndpointKind::Serverless };
+        }
         Ok(EndpointInfo {
             name: ep.endpoint_name().unwrap_or(name).to_string(),
             arn: ep.endpoint_arn().unwrap_or_default().to_string(),

@@ -23,11 +23,15 @@ pub fn instances_text(e: &EndpointInfo) -> String {
         .join(", ")
 }
 
-/// The KIND cell: the kind's name (`async`, `serverless-provisioned`), `+shadow` when the
-/// endpoint has shadow variants.
+/// The KIND cell: the kind's mark (`MME`, `IC`, `SLS`, `SLS+PC`, `ASYNC`; `-` for real-time),
+/// `+SHADOW` when the endpoint has shadow variants.
 pub fn kind_text(e: &EndpointInfo) -> String {
-    let shadow = if e.shape.has_shadow() { "+shadow" } else { "" };
-    format!("{}{shadow}", e.kind.name())
+    match (e.kind, e.shape.has_shadow()) {
+        (crate::aws::endpoints::kind::EndpointKind::RealTime, false) => "-".into(),
+        (crate::aws::endpoints::kind::EndpointKind::RealTime, true) => "SHADOW".into(),
+        (kind, false) => kind.mark().into(),
+        (kind, true) => format!("{}+SHADOW", kind.mark()),
+    }
 }
 
 /// `1-8` per scaled variant.

@@ -1,0 +1,74 @@
+//! Every endpoint shape through sagedeck's CLI and fleet layer against the sandbox: serverless
+//! (its kind and figures, a change of concurrency in place, the throttle at max concurrency).
+
+mod serverless;
+
+use std::time::Duration;
+
+use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantServerlessConfig};
+
+use crate::common::poll_until;
+
+/// A model whose container answers after `latency_ms` of simulated time.
+pub async fn create_model(sm: &aws_sdk_sagemaker::Client, name: &str, latency_ms: u32) {
+    sm.create_model()
+        .model_name(name)
+        .primary_container(
+            ContainerDefinition::builder()
+                .image("683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1")
+                .environment("SAGEDECK_LATENCY_MS", latency_ms.to_string())
+                .environment("SAGEDECK_LATENCY_SIGMA", "0.01")
+                .build(),
+        )
+        .execution_role_arn("arn:aws:iam::123456789012:role/SageMakerExecutionRole")
+        .send()
+        .await
+        .expect("create model");
+}
+
+/// Creates endpoint `name` on configuration `name` with `variant`, and waits for InService.
+pub async fn create_endpoint(sm: &aws_sdk_sagemaker::Client, name: &str, variant: ProductionVariant) {
+    sm.create_endpoint_config()
+        .endpoint_config_name(name)
+        .production_variants(variant)
+        .send()
+        .await
+        .expect("endpoint config");
+    sm.create_endpoint()
+        .endpoint_name(name)
+        .endpoint_config_name(name)
+        .send()
+        .await
+        .expect("create endpoint");
+    wait_in_service(sm, name).await;
+}
+
+/// Waits until `name` is InService.
+pub async fn wait_in_service(sm: &aws_sdk_sagemaker::Client, name: &str) {
+    poll_until(&format!("{name} InService"), Duration::from_secs(20), || async {
+        let d = sm.describe_endpoint().endpoint_name(name).send().await.ok()?;
+        (d.endpoint_status().map(|s| s.as_str()) == Some("InService")).then_some(())
+    })
+    .await;
+}
+
+/// A serverless endpoint `name` (2 GB) on a model answering after `latency_ms`.
+pub async fn serverless_endpoint(
+    sm: &aws_sdk_sagemaker::Client,
+    name: &str,
+    latency_ms: u32,
+    (max, provisioned): (i32, Option<i32>),
+) {
+    create_model(sm, name, latency_ms).await;
+    let config = ProductionVariantServerlessConfig::builder()
+        .memory_size_in_mb(2048)
+        .max_concurrency(max)
+        .set_provisioned_concurrency(provisioned)
+        .build();
+    let variant = ProductionVariant::builder()
+        .variant_name("AllTraffic")
+        .model_name(name)
+        .serverless_config(config)
+        .build();
+    create_endpoint(sm, name, variant).await;
+}
