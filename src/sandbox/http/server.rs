@@ -28,6 +28,8 @@ pub const RUNTIME_BODY_LIMIT: usize = MAX_PAYLOAD + 1024 * 1024;
 /// Largest control-plane body (awsJson, Smithy RPC v2 CBOR, awsQuery): 1 MiB, PutMetricData's
 /// own limit; larger ones are answered 413.
 pub const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
+/// Largest S3 object PutObject takes in one request (the sandbox's limit).
+pub const S3_BODY_LIMIT: usize = 64 * 1024 * 1024;
 /// Largest body on the admin routes and S3 reads.
 pub const ADMIN_BODY_LIMIT: usize = 64 * 1024;
 
@@ -45,6 +47,9 @@ fn body_limit(headers: &HeaderMap, path: &str) -> usize {
         CONTROL_BODY_LIMIT
     } else if path.starts_with("/endpoints/") {
         RUNTIME_BODY_LIMIT
+    } else if !path.starts_with("/_sandbox/") {
+        // S3 (PutObject): objects as large as an invocation's payload and more.
+        S3_BODY_LIMIT
     } else {
         ADMIN_BODY_LIMIT
     }
@@ -182,6 +187,14 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         // awsQuery (STS): the operation is the form's Action.
         sb.count_request(&op);
         return sts::handle(&sb, &op, &headers);
+    }
+    if method == Method::PUT {
+        sb.count_request(if path.trim_matches('/').contains('/') {
+            "PutObject"
+        } else {
+            "CreateBucket"
+        });
+        return s3::handle_put(&sb, &path, &headers, &body);
     }
     if method == Method::GET || method == Method::HEAD {
         sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) {

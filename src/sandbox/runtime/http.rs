@@ -24,10 +24,16 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// Serves `POST /endpoints/{name}/invocations[-response-stream]` and `/async-invocations`.
 pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &HeaderMap, body: Bytes) -> Response {
     let (name, action) = rest.split_once('/').unwrap_or((rest, ""));
+    if method == Method::POST && action == "async-invocations" {
+        return super::asynchronous::handle(&sb, name, headers, &body);
+    }
     let stream = match streaming_action(method, rest, name, action) {
         Ok(stream) => stream,
         Err(refused) => return *refused,
     };
+    if let Some(refused) = super::asynchronous::sync_refusal(&sb, name) {
+        return refused.into_response(Protocol::RestJson1);
+    }
     let req = InvokeRequest {
         endpoint: name,
         content_type: header_str(headers, "content-type").unwrap_or("application/octet-stream"),
@@ -82,12 +88,6 @@ fn streaming_action(method: &Method, rest: &str, name: &str, action: &str) -> Re
     match action {
         "invocations" => Ok(false),
         "invocations-response-stream" => Ok(true),
-        "async-invocations" => Err(Box::new(
-            validation_error(format!(
-                "Endpoint {name} is a real-time endpoint: the sandbox does not emulate asynchronous inference (InvokeEndpointAsync). Use InvokeEndpoint."
-            ))
-            .into_response(Protocol::RestJson1),
-        )),
         other => Err(Box::new(
             ApiError::new(
                 StatusCode::NOT_FOUND,

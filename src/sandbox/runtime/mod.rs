@@ -1,8 +1,9 @@
 //! SageMaker Runtime (restJson1): InvokeEndpoint, InvokeEndpointWithResponseStream (AWS
-//! event-stream frames) and a clear refusal of InvokeEndpointAsync. One synchronous core,
+//! event-stream frames) and InvokeEndpointAsync (`asynchronous/`). One synchronous core,
 //! [`invoke::invoke`], serves both the HTTP front end (`http.rs`) and the traffic generator, so
 //! generated and real invocations feed the same metrics.
 
+pub mod asynchronous;
 pub mod component;
 pub mod errors;
 pub mod http;

@@ -52,6 +52,7 @@ impl Sandbox {
             faults: Faults::default(),
             logs: LogStore::default(),
             requests: Mutex::new(HashMap::new()),
+            async_queues: Mutex::new(Default::default()),
             regions: build(&config),
             config,
         });

@@ -10,6 +10,7 @@ pub mod containers;
 pub mod deployment;
 pub mod fleet;
 pub mod hash;
+pub mod queue;
 pub mod resources;
 pub mod sandbox;
 pub mod serverless;

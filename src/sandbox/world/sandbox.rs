@@ -32,6 +32,8 @@ pub struct Sandbox {
     pub logs: LogStore,
     /// Requests served, by operation (benchmarks and tests count API calls with it).
     pub requests: Mutex<HashMap<String, u64>>,
+    /// The queues of asynchronous endpoints (InvokeEndpointAsync).
+    pub async_queues: Mutex<crate::sandbox::world::queue::AsyncQueues>,
     /// The other regions' emulated states, by region name.
     pub regions: HashMap<String, Arc<Sandbox>>,
 }

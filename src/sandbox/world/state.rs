@@ -246,6 +246,9 @@ pub struct World {
     pub endpoints: BTreeMap<String, Endpoint>,
     /// S3 buckets: bucket → key → object.
     pub buckets: BTreeMap<String, BTreeMap<String, S3Object>>,
+    /// The bytes of objects written by PutObject or by asynchronous inference, by (bucket, key);
+    /// objects without bytes here (the MME catalog) read as zeros of their size.
+    pub object_bodies: BTreeMap<(String, String), Vec<u8>>,
     /// Tags by resource ARN (`sagemaker/tags.rs`).
     pub tags: BTreeMap<String, Tags>,
     /// Inference components and the IC endpoints' variants hosting them.
@@ -262,6 +265,7 @@ impl World {
             configs: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             buckets: BTreeMap::new(),
+            object_bodies: BTreeMap::new(),
             tags: BTreeMap::new(),
             components: Components::default(),
             rng: StdRng::seed_from_u64(seed),

@@ -31,6 +31,7 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
             record_serverless_gauges(&sb, now);
         }
         crate::sandbox::sagemaker::deploy::progress::advance(&sb, now);
+        crate::sandbox::runtime::asynchronous::process::advance(&sb, now);
         content::tick(&sb, now);
         if now - last_prune > 300.0 {
             sb.metrics.prune(now);

@@ -67,6 +67,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
             &[
                 "world/containers",
                 "world/serverless.rs",
+                "world/queue.rs",
                 "cloudwatch/metrics",
                 "cloudwatch/alarms",
                 "logs/store.rs",
@@ -83,7 +84,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "logs",
                 "autoscaling",
                 "faults",
-                "s3.rs",
+                "s3",
                 "sts.rs",
             ],
             &["world"],

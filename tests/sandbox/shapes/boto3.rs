@@ -26,3 +26,8 @@ async fn run_script(script: &str, last_line: &str) {
 async fn boto3_creates_a_serverless_endpoint_as_aws_documents_it() {
     run_script("serverless_calls.py", "serverless checks passed").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boto3_creates_an_async_endpoint_and_follows_a_request_to_s3() {
+    run_script("async_calls.py", "async checks passed").await;
+}

@@ -1,6 +1,8 @@
 //! Every endpoint shape in the sandbox: serverless variants (concurrency, cold starts,
-//! provisioned concurrency and its autoscaling), with the Rust SDK and with boto3.
+//! provisioned concurrency and its autoscaling), asynchronous endpoints (their queue and S3
+//! objects), with the Rust SDK and with boto3.
 
+mod asynchronous;
 mod boto3;
 mod serverless;
 

@@ -1,6 +1,9 @@
-//! S3 (restXml, path-style) for the multi-model catalog: ListBuckets, ListObjectsV2 (prefix,
-//! delimiter, max-keys, continuation token, start-after, `encoding-type=url`), HeadObject, and
-//! GetObject answering a synthetic artifact of the listed size.
+//! S3 (restXml, path-style) for the multi-model catalog and asynchronous inference: ListBuckets,
+//! ListObjectsV2 (prefix, delimiter, max-keys, continuation token, start-after,
+//! `encoding-type=url`), HeadObject, GetObject answering the bytes written (`objects.rs`:
+//! CreateBucket, PutObject) or a synthetic artifact of the listed size.
+
+pub mod objects;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -87,12 +90,48 @@ fn url_encode(s: &str) -> String {
     out
 }
 
+/// GetObject or HeadObject of an object whose bytes were written.
+fn written_object(sb: &Sandbox, method: &Method, (bucket, key): (&str, &str), bytes: Vec<u8>) -> Response {
+    let world = sb.world.read();
+    let Some(obj) = world.buckets.get(bucket).and_then(|b| b.get(key)) else {
+        return ApiError::new(StatusCode::NOT_FOUND, "NoSuchKey", "The specified key does not exist.")
+            .into_response(Protocol::RestXml);
+    };
+    let len = bytes.len();
+    let mut resp = if method == Method::HEAD {
+        Response::new(Body::empty())
+    } else {
+        Response::new(Body::from(bytes))
+    };
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    if let Ok(v) = HeaderValue::from_str(&obj.etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&http_date(obj.last_modified)) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    resp
+}
+
 fn xml_response(body: String) -> Response {
     bytes_response(
         StatusCode::OK,
         "application/xml",
         format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{body}").into_bytes(),
     )
+}
+
+/// Serves a PUT (CreateBucket, PutObject) that no other service claimed.
+pub fn handle_put(sb: &Sandbox, path: &str, headers: &axum::http::HeaderMap, body: &Bytes) -> Response {
+    let trimmed = path.trim_start_matches('/');
+    let (bucket, key) = trimmed.split_once('/').unwrap_or((trimmed, ""));
+    let (bucket, key) = (percent_decode(bucket), percent_decode(key));
+    objects::put(sb, (&bucket, &key), headers, body).unwrap_or_else(|e| e.into_response(Protocol::RestXml))
 }
 
 /// Serves a GET or HEAD request that no other service claimed.
@@ -103,6 +142,11 @@ pub fn handle(sb: &Sandbox, method: &Method, path: &str, query: Option<&str>) ->
     let (bucket, key) = trimmed.split_once('/').unwrap_or((trimmed, ""));
     let bucket = percent_decode(bucket);
     let key = percent_decode(key);
+    if !key.is_empty()
+        && let Some(bytes) = objects::read_object(sb, &bucket, &key)
+    {
+        return written_object(sb, method, (&bucket, &key), bytes);
+    }
     if bucket.is_empty() {
         return list_buckets(sb);
     }
