@@ -1,6 +1,9 @@
 //! Every endpoint shape through sagedeck's CLI and fleet layer against the sandbox: serverless
-//! (its kind and figures, a change of concurrency in place, the throttle at max concurrency).
+//! (its kind and figures, a change of concurrency in place, the throttle at max concurrency) and
+//! asynchronous (`invoke-async` followed to success and to failure, the synchronous invoke
+//! refused in one line).
 
+mod asynchronous;
 mod serverless;
 
 use std::time::Duration;
@@ -71,4 +74,53 @@ pub async fn serverless_endpoint(
         .serverless_config(config)
         .build();
     create_endpoint(sm, name, variant).await;
+}
+
+/// The bucket asynchronous endpoints write to.
+pub const ASYNC_BUCKET: &str = "async-io";
+
+/// An asynchronous endpoint `name` (one ml.m5.large, one request at a time) writing its outputs
+/// and failures under [`ASYNC_BUCKET`], which is created.
+pub async fn async_endpoint(conf: &aws_config::SdkConfig, name: &str) {
+    use aws_sdk_sagemaker::types::{
+        AsyncInferenceClientConfig, AsyncInferenceConfig, AsyncInferenceOutputConfig, ProductionVariantInstanceType,
+    };
+    let sm = aws_sdk_sagemaker::Client::new(conf);
+    create_model(&sm, name, 20).await;
+    let config = AsyncInferenceConfig::builder()
+        .client_config(
+            AsyncInferenceClientConfig::builder()
+                .max_concurrent_invocations_per_instance(1)
+                .build(),
+        )
+        .output_config(
+            AsyncInferenceOutputConfig::builder()
+                .s3_output_path(format!("s3://{ASYNC_BUCKET}/output"))
+                .s3_failure_path(format!("s3://{ASYNC_BUCKET}/failure"))
+                .build(),
+        )
+        .build();
+    sm.create_endpoint_config()
+        .endpoint_config_name(name)
+        .production_variants(
+            ProductionVariant::builder()
+                .variant_name("AllTraffic")
+                .model_name(name)
+                .instance_type(ProductionVariantInstanceType::MlM5Large)
+                .initial_instance_count(1)
+                .build(),
+        )
+        .async_inference_config(config)
+        .send()
+        .await
+        .expect("async config");
+    sm.create_endpoint()
+        .endpoint_name(name)
+        .endpoint_config_name(name)
+        .send()
+        .await
+        .expect("create endpoint");
+    wait_in_service(&sm, name).await;
+    let s3 = aws_sdk_s3::Client::from_conf(aws_sdk_s3::config::Builder::from(conf).force_path_style(true).build());
+    s3.create_bucket().bucket(ASYNC_BUCKET).send().await.expect("bucket");
 }
