@@ -63,6 +63,11 @@ pub struct EndpointShape {
 }
 
 impl EndpointShape {
+    /// Whether the shape adds nothing: real-time without shadow.
+    pub fn is_plain(&self) -> bool {
+        self.asynchronous.is_none() && self.shadow_variants.is_empty()
+    }
+
     /// Whether the endpoint has shadow variants (the SHADOW mark).
     pub fn has_shadow(&self) -> bool {
         !self.shadow_variants.is_empty()
@@ -94,7 +99,8 @@ pub struct EndpointInfo {
     /// Real-time, multi-model, inference components, serverless or asynchronous (read from the
     /// configuration; real-time until it is described).
     pub kind: EndpointKind,
-    /// Its asynchronous configuration and shadow variants.
+    /// Its asynchronous configuration and shadow variants (left out of JSON when it has neither).
+    #[serde(skip_serializing_if = "EndpointShape::is_plain")]
     pub shape: EndpointShape,
     /// Autoscaling per variant.
     pub autoscaling: Vec<ScalingInfo>,
