@@ -188,7 +188,11 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         sb.count_request(&op);
         return sts::handle(&sb, &op, &headers);
     }
-    if method == Method::PUT {
+    let signed_for_s3 = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("/s3/aws4_request"));
+    if method == Method::PUT && signed_for_s3 {
         sb.count_request(if path.trim_matches('/').contains('/') {
             "PutObject"
         } else {

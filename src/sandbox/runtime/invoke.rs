@@ -13,6 +13,7 @@ use crate::sandbox::runtime::component;
 use crate::sandbox::runtime::errors::{MAX_PAYLOAD, model_error, payload_too_large, validation_error};
 use crate::sandbox::runtime::request::{InvokeRequest, Outcome};
 use crate::sandbox::runtime::serverless;
+use crate::sandbox::runtime::shadow;
 use crate::sandbox::world::containers::answer::ContainerError;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{EndpointStatus, World};
@@ -81,6 +82,9 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     out.forced_wait += setup_us / 1e6;
     run_container(sb, req, &sim, (slow_us, setup_us), &mut out, now);
     serverless::finish(&sim, admitted, now + out.forced_wait + out.model_wait);
+    if let Some(copy) = shadow::mirror(sb, req, &variant, now) {
+        record_outcome(&copy.sim, now, copy.latency_us, copy.error_status);
+    }
     out
 }
 

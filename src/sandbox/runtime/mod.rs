@@ -10,4 +10,5 @@ pub mod http;
 pub mod invoke;
 pub mod request;
 pub mod serverless;
+pub mod shadow;
 pub mod stream;

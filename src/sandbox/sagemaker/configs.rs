@@ -7,9 +7,11 @@ use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::sagemaker::serverless;
+use crate::sandbox::sagemaker::shadow;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::resources::{ConfigVariant, EndpointConfig};
 use crate::sandbox::world::sandbox::Sandbox;
+use crate::sandbox::world::state::World;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -56,51 +58,19 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
     check_component_hosting(&input.production_variants, extra.contains_key("ExecutionRoleArn"))?;
     let mut variants = Vec::new();
     for v in input.production_variants {
-        check_name("VariantName", &v.variant_name)?;
-        if variants.iter().any(|x: &ConfigVariant| x.name == v.variant_name) {
-            return Err(ApiError::validation(format!(
-                "Variant name \"{}\" is used more than once in ProductionVariants; variant names must be unique.",
-                v.variant_name
-            )));
-        }
-        if let Some(model) = &v.model_name
-            && !world.models.contains_key(model)
-        {
-            return Err(ApiError::validation(format!(
-                "Could not find model \"{}\".",
-                sb.arn("model", model)
-            )));
-        }
-        let weight = v.initial_variant_weight.unwrap_or(1.0);
-        if !weight.is_finite() || weight < 0.0 {
-            return Err(ApiError::validation(format!(
-                "InitialVariantWeight of variant \"{}\" must be a number >= 0 (got {weight}).",
-                v.variant_name
-            )));
-        }
-        if v.serverless_config.is_none() && (v.instance_type.is_none() || v.initial_instance_count.unwrap_or(0) < 1) {
-            return Err(ApiError::validation(format!(
-                "Variant \"{}\" needs InstanceType and InitialInstanceCount >= 1, or a ServerlessConfig.",
-                v.variant_name
-            )));
-        }
-        if let Some(s) = &v.serverless_config {
-            serverless::check_config(&v.variant_name, s)?;
-        }
-        let hosts_components = v.model_name.is_none();
-        let variant = ConfigVariant {
-            name: v.variant_name,
-            model_name: v.model_name.unwrap_or_default(),
-            instance_type: v.instance_type,
-            initial_instance_count: v.initial_instance_count.unwrap_or(1),
-            initial_weight: weight,
-            serverless: v.serverless_config,
-            extra: v.extra,
-        };
-        if hosts_components {
-            hosts::check_variant(&variant)?;
-        }
+        let variant = build_variant(sb, &world, v, &variants)?;
         variants.push(variant);
+    }
+    let mut shadow_variants = Vec::new();
+    if let Some(list) = extra.get("ShadowProductionVariants") {
+        let inputs: Vec<VariantInput> = serde_json::from_value(list.clone())
+            .map_err(|e| ApiError::validation(format!("ShadowProductionVariants: {e}")))?;
+        for v in inputs {
+            let all: Vec<ConfigVariant> = variants.iter().chain(&shadow_variants).cloned().collect();
+            let variant = build_variant(sb, &world, v, &all)?;
+            shadow_variants.push(variant);
+        }
+        shadow::check_config(&variants, &shadow_variants)?;
     }
     world.configs.insert(
         input.endpoint_config_name.clone(),
@@ -109,10 +79,66 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
             arn: arn.clone(),
             creation_time: now_epoch(),
             variants,
+            shadow_variants,
             extra,
         },
     );
     Ok(json!({ "EndpointConfigArn": arn }))
+}
+
+/// One variant of the request checked against the others already built: a valid unique name,
+/// a model that exists, a weight >= 0, instances or a ServerlessConfig, IC hosting rules.
+fn build_variant(
+    sb: &Sandbox,
+    world: &World,
+    v: VariantInput,
+    others: &[ConfigVariant],
+) -> Result<ConfigVariant, ApiError> {
+    check_name("VariantName", &v.variant_name)?;
+    if others.iter().any(|x| x.name == v.variant_name) {
+        return Err(ApiError::validation(format!(
+            "Variant name \"{}\" is used more than once in ProductionVariants; variant names must be unique.",
+            v.variant_name
+        )));
+    }
+    if let Some(model) = &v.model_name
+        && !world.models.contains_key(model)
+    {
+        return Err(ApiError::validation(format!(
+            "Could not find model \"{}\".",
+            sb.arn("model", model)
+        )));
+    }
+    let weight = v.initial_variant_weight.unwrap_or(1.0);
+    if !weight.is_finite() || weight < 0.0 {
+        return Err(ApiError::validation(format!(
+            "InitialVariantWeight of variant \"{}\" must be a number >= 0 (got {weight}).",
+            v.variant_name
+        )));
+    }
+    if v.serverless_config.is_none() && (v.instance_type.is_none() || v.initial_instance_count.unwrap_or(0) < 1) {
+        return Err(ApiError::validation(format!(
+            "Variant \"{}\" needs InstanceType and InitialInstanceCount >= 1, or a ServerlessConfig.",
+            v.variant_name
+        )));
+    }
+    if let Some(s) = &v.serverless_config {
+        serverless::check_config(&v.variant_name, s)?;
+    }
+    let hosts_components = v.model_name.is_none();
+    let variant = ConfigVariant {
+        name: v.variant_name,
+        model_name: v.model_name.unwrap_or_default(),
+        instance_type: v.instance_type,
+        initial_instance_count: v.initial_instance_count.unwrap_or(1),
+        initial_weight: weight,
+        serverless: v.serverless_config,
+        extra: v.extra,
+    };
+    if hosts_components {
+        hosts::check_variant(&variant)?;
+    }
+    Ok(variant)
 }
 
 /// A configuration for inference components: every variant without a ModelName, and an

@@ -22,6 +22,7 @@ use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
 use crate::sandbox::sagemaker::serverless;
+use crate::sandbox::sagemaker::shadow;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{DeployPhase, Endpoint, EndpointStatus, Transition, Variant, World};
@@ -57,6 +58,13 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
         ))
     })?;
     let variants = world.variants_for((&sb.config, &sb.metrics), &input.endpoint_name, &config, now);
+    shadow::register(
+        &mut world,
+        (&sb.config, &sb.metrics),
+        &input.endpoint_name,
+        &config,
+        now,
+    );
     if hosts::hosts_components(&config) {
         let instance_seconds = sb.config.timing.create.as_secs_f64();
         hosts::register(
@@ -122,6 +130,9 @@ pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
     });
     if ep.status != EndpointStatus::Creating || !variants.is_empty() {
         out["ProductionVariants"] = Value::Array(variants);
+    }
+    if let Some(shadows) = shadow::summaries(world, &ep.name, |v| variant_json(ep, v, world)) {
+        out["ShadowProductionVariants"] = shadows;
     }
     if let Some(r) = &ep.failure_reason {
         out["FailureReason"] = r.clone().into();

@@ -11,4 +11,5 @@ pub mod instance_types;
 pub mod models;
 pub mod params;
 pub mod serverless;
+pub mod shadow;
 pub mod tags;

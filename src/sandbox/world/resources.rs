@@ -73,6 +73,8 @@ pub struct EndpointConfig {
     pub creation_time: f64,
     /// Production variants (1-10).
     pub variants: Vec<ConfigVariant>,
+    /// Shadow variants (ShadowProductionVariants): a sampled copy of production traffic.
+    pub shadow_variants: Vec<ConfigVariant>,
     /// The configuration's other settings as sent (DataCaptureConfig, KmsKeyId, ...), echoed by
     /// DescribeEndpointConfig.
     pub extra: serde_json::Map<String, serde_json::Value>,

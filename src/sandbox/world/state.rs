@@ -251,6 +251,8 @@ pub struct World {
     pub object_bodies: BTreeMap<(String, String), Vec<u8>>,
     /// Tags by resource ARN (`sagemaker/tags.rs`).
     pub tags: BTreeMap<String, Tags>,
+    /// The shadow variants of endpoints that have them, by endpoint name.
+    pub shadows: BTreeMap<String, Vec<Variant>>,
     /// Inference components and the IC endpoints' variants hosting them.
     pub components: Components,
     /// Random source for the simulation (seeded).
@@ -266,6 +268,7 @@ impl World {
             endpoints: BTreeMap::new(),
             buckets: BTreeMap::new(),
             object_bodies: BTreeMap::new(),
+            shadows: BTreeMap::new(),
             tags: BTreeMap::new(),
             components: Components::default(),
             rng: StdRng::seed_from_u64(seed),

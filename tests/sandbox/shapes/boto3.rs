@@ -31,3 +31,8 @@ async fn boto3_creates_a_serverless_endpoint_as_aws_documents_it() {
 async fn boto3_creates_an_async_endpoint_and_follows_a_request_to_s3() {
     run_script("async_calls.py", "async checks passed").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boto3_creates_an_endpoint_with_a_shadow_variant() {
+    run_script("shadow_calls.py", "shadow checks passed").await;
+}

@@ -1,10 +1,11 @@
 //! Every endpoint shape in the sandbox: serverless variants (concurrency, cold starts,
 //! provisioned concurrency and its autoscaling), asynchronous endpoints (their queue and S3
-//! objects), with the Rust SDK and with boto3.
+//! objects), shadow variants, with the Rust SDK and with boto3.
 
 mod asynchronous;
 mod boto3;
 mod serverless;
+mod shadow;
 
 use std::time::Duration;
 

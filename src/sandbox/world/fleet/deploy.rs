@@ -67,6 +67,7 @@ pub fn endpoint_config(sb: &Sandbox, config: &str, variants: &[VariantSpec<'_>],
         name: config.into(),
         arn: sb.arn("endpoint-config", config),
         creation_time: now - age,
+        shadow_variants: Vec::new(),
         variants: variants
             .iter()
             .map(|(name, model, itype, count, weight)| ConfigVariant {
