@@ -110,7 +110,12 @@ fn asynchronous() -> App {
         (Metric::InvocationFailures, "Sum", 2.0),
         (Metric::ExpiredRequests, "Sum", 1.0),
     ];
-    let m = vm("summarize-async", "AllTraffic", summary(9_000.0, 30_000.0, 0.0), &figures);
+    let m = vm(
+        "summarize-async",
+        "AllTraffic",
+        summary(9_000.0, 30_000.0, 0.0),
+        &figures,
+    );
     app_on(e, vec![m])
 }
 
@@ -128,7 +133,11 @@ fn shadowed() -> App {
 
 #[test]
 fn each_kind_shows_its_own_figures_on_variants() {
-    for (name, mut app) in [("serverless", serverless()), ("async", asynchronous()), ("shadow", shadowed())] {
+    for (name, mut app) in [
+        ("serverless", serverless()),
+        ("async", asynchronous()),
+        ("shadow", shadowed()),
+    ] {
         for (w, h) in [(80, 24), (140, 40)] {
             let screen = tui::render(&mut app, w, h);
             insta::assert_snapshot!(format!("shapes_{name}_{w}x{h}"), screen);
@@ -137,11 +146,20 @@ fn each_kind_shows_its_own_figures_on_variants() {
     let wide = tui::render(&mut serverless(), 140, 40);
     assert!(wide.contains("4 GB · max 20 · prov 5"), "{wide}");
     assert!(wide.contains("cold starts 3 (setup 2100 ms)"), "{wide}");
-    assert!(!wide.contains("serverless × "), "no instance count for serverless:\n{wide}");
+    assert!(
+        !wide.contains("serverless × "),
+        "no instance count for serverless:\n{wide}"
+    );
     let queue = tui::render(&mut asynchronous(), 140, 40);
-    assert!(queue.contains("backlog 12 (6.0/instance)") && queue.contains("s3://async-io/failure"), "{queue}");
+    assert!(
+        queue.contains("backlog 12 (6.0/instance)") && queue.contains("s3://async-io/failure"),
+        "{queue}"
+    );
     let shadow = tui::render(&mut shadowed(), 140, 40);
-    assert!(shadow.contains("copies 50%") && shadow.contains("p99 74.2 / 31.0"), "{shadow}");
+    assert!(
+        shadow.contains("copies 50%") && shadow.contains("p99 74.2 / 31.0"),
+        "{shadow}"
+    );
 }
 
 #[test]
@@ -167,11 +185,17 @@ fn the_endpoints_table_filters_on_the_kind() {
     let mut app = App::new(data, Theme::default_theme());
     app.tab = Tab::Endpoints;
     let all = tui::render(&mut app, 140, 20);
-    assert!(all.contains("SLS") && all.contains("ASYNC") && all.contains("SHADOW"), "{all}");
+    assert!(
+        all.contains("SLS") && all.contains("ASYNC") && all.contains("SHADOW"),
+        "{all}"
+    );
     assert!(all.contains("sls 2 GB max 10"), "{all}");
     press(&mut app, "/kind:async");
     tap(&mut app, crossterm::event::KeyCode::Enter);
     let filtered = tui::render(&mut app, 140, 20);
-    assert!(filtered.contains("summarize") && !filtered.contains("intent-sls"), "{filtered}");
+    assert!(
+        filtered.contains("summarize") && !filtered.contains("intent-sls"),
+        "{filtered}"
+    );
     assert!(!filtered.contains("fraud"), "{filtered}");
 }

@@ -41,9 +41,15 @@ pub struct ServerlessPlan {
 impl ServerlessPlan {
     /// `max 10 → 20, provisioned 2 → 5` (the parts that change).
     pub fn text(&self) -> String {
-        let mut parts = vec![format!("max {} → {}", self.before.desired_max_concurrency, self.max_concurrency)];
+        let mut parts = vec![format!(
+            "max {} → {}",
+            self.before.desired_max_concurrency, self.max_concurrency
+        )];
         if let Some(p) = self.provisioned {
-            let was = self.before.desired_provisioned.map_or("none".to_string(), |n| n.to_string());
+            let was = self
+                .before
+                .desired_provisioned
+                .map_or("none".to_string(), |n| n.to_string());
             parts.push(format!("provisioned {was} → {p}"));
         }
         format!("{}/{}: {}", self.endpoint, self.variant, parts.join(", "))
@@ -70,7 +76,12 @@ pub fn plan_serverless(
         None => match serverless.as_slice() {
             [one] => *one,
             [] => return Err(format!("endpoint {} has no serverless variant", info.name)),
-            _ => return Err(format!("endpoint {} has several serverless variants: name one with --variant", info.name)),
+            _ => {
+                return Err(format!(
+                    "endpoint {} has several serverless variants: name one with --variant",
+                    info.name
+                ));
+            }
         },
     };
     let Some(before) = v.serverless.clone() else {
@@ -123,7 +134,11 @@ fn differences(plan: &ServerlessPlan, info: &EndpointInfo) -> Vec<Difference> {
     let seen = &plan.before;
     let fields = [
         ("max_concurrency", Some(seen.max_concurrency), Some(now.max_concurrency)),
-        ("desired_max_concurrency", Some(seen.desired_max_concurrency), Some(now.desired_max_concurrency)),
+        (
+            "desired_max_concurrency",
+            Some(seen.desired_max_concurrency),
+            Some(now.desired_max_concurrency),
+        ),
         ("provisioned", seen.provisioned, now.provisioned),
         ("desired_provisioned", seen.desired_provisioned, now.desired_provisioned),
     ];
@@ -151,7 +166,11 @@ fn lost(plan: &ServerlessPlan, info: &EndpointInfo) -> Vec<Difference> {
             });
         }
     };
-    check("desired_max_concurrency", plan.max_concurrency, Some(now.desired_max_concurrency));
+    check(
+        "desired_max_concurrency",
+        plan.max_concurrency,
+        Some(now.desired_max_concurrency),
+    );
     if let Some(p) = plan.provisioned {
         check("desired_provisioned", p, now.desired_provisioned);
     }
@@ -224,7 +243,10 @@ impl Fleet {
         });
         let outcome = match &race {
             None => Ok(request_id.clone()),
-            Some(e) => Err(format!("sent (request id {}), then {e}", request_id.as_deref().unwrap_or("-"))),
+            Some(e) => Err(format!(
+                "sent (request id {}), then {e}",
+                request_id.as_deref().unwrap_or("-")
+            )),
         };
         let audit_warning = audited.audit.finish(&pending, outcome).err().map(|e| e.to_string());
         if let Some(e) = race {
@@ -292,14 +314,24 @@ mod tests {
         let p = plan_serverless(&e, None, Some(20), Some(5)).unwrap();
         assert_eq!(p.text(), "sls/AllTraffic: max 10 → 20, provisioned 2 → 5");
         assert!(plan_serverless(&e, None, None, None).is_err());
-        assert!(plan_serverless(&e, None, Some(201), None).unwrap_err().contains("between 1 and 200"));
+        assert!(
+            plan_serverless(&e, None, Some(201), None)
+                .unwrap_err()
+                .contains("between 1 and 200")
+        );
         // Lowering max below the provisioned concurrency in place is refused.
-        assert!(plan_serverless(&e, None, Some(1), None).unwrap_err().contains("above max"));
+        assert!(
+            plan_serverless(&e, None, Some(1), None)
+                .unwrap_err()
+                .contains("above max")
+        );
         assert!(plan_serverless(&e, Some("Nope"), Some(5), None).is_err());
         let instances = info(None);
-        assert!(plan_serverless(&instances, Some("AllTraffic"), Some(5), None)
-            .unwrap_err()
-            .contains("instance-backed"));
+        assert!(
+            plan_serverless(&instances, Some("AllTraffic"), Some(5), None)
+                .unwrap_err()
+                .contains("instance-backed")
+        );
     }
 
     #[test]
@@ -311,7 +343,10 @@ mod tests {
         let d = differences(&p, &moved);
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].to_string(), "AllTraffic max_concurrency 10 → 12");
-        let wants = info(Some(ServerlessInfo { desired_max_concurrency: 20, ..sls(10, None) }));
+        let wants = info(Some(ServerlessInfo {
+            desired_max_concurrency: 20,
+            ..sls(10, None)
+        }));
         assert!(lost(&p, &wants).is_empty());
         assert_eq!(lost(&p, &moved).len(), 1);
     }

@@ -74,7 +74,6 @@ impl EndpointShape {
     }
 }
 
-
 /// One endpoint with everything the console knows about it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EndpointInfo {
@@ -240,7 +239,11 @@ impl Fleet {
                 .iter()
                 .filter_map(|v| v.serverless.as_ref())
                 .any(|s| s.provisioned.or(s.desired_provisioned).is_some_and(|n| n > 0));
-            kind = if provisioned { EndpointKind::ServerlessProvisioned } else { EndpointKind::Serverless };
+            kind = if provisioned {
+                EndpointKind::ServerlessProvisioned
+            } else {
+                EndpointKind::Serverless
+            };
         }
         Ok(EndpointInfo {
             name: ep.endpoint_name().unwrap_or(name).to_string(),
@@ -277,7 +280,11 @@ impl Fleet {
         } else {
             let models = self.models_of(configured, calls).await;
             let live = live_variants(ep.shadow_production_variants(), configured, &models);
-            if live.is_empty() { configured_variants(configured, &models) } else { live }
+            if live.is_empty() {
+                configured_variants(configured, &models)
+            } else {
+                live
+            }
         };
         let production_weight: f64 = production.iter().map(|v| v.current_weight).sum();
         for v in &mut shadow_variants {

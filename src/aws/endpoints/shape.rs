@@ -27,14 +27,20 @@ pub struct ServerlessInfo {
 impl ServerlessInfo {
     /// The figures of a variant: the summary's current and desired configurations, else the
     /// configuration's (an endpoint still Creating, or a service that does not echo them).
-    pub fn of(summary: Option<&ProductionVariantSummary>, config: Option<&ProductionVariant>) -> Option<ServerlessInfo> {
+    pub fn of(
+        summary: Option<&ProductionVariantSummary>,
+        config: Option<&ProductionVariant>,
+    ) -> Option<ServerlessInfo> {
         let configured = config.and_then(|c| c.serverless_config());
         let current = summary.and_then(|s| s.current_serverless_config()).or(configured)?;
         let desired = summary.and_then(|s| s.desired_serverless_config()).unwrap_or(current);
         Some(ServerlessInfo::from_pair(current, desired))
     }
 
-    fn from_pair(current: &ProductionVariantServerlessConfig, desired: &ProductionVariantServerlessConfig) -> ServerlessInfo {
+    fn from_pair(
+        current: &ProductionVariantServerlessConfig,
+        desired: &ProductionVariantServerlessConfig,
+    ) -> ServerlessInfo {
         let max = current.max_concurrency().unwrap_or(0);
         ServerlessInfo {
             memory_mb: current.memory_size_in_mb().or(desired.memory_size_in_mb()).unwrap_or(0),
@@ -97,7 +103,9 @@ impl AsyncInfo {
             failure_path: output.and_then(|o| o.s3_failure_path()).map(str::to_string),
             success_topic: topics.and_then(|t| t.success_topic()).map(str::to_string),
             error_topic: topics.and_then(|t| t.error_topic()).map(str::to_string),
-            max_concurrent_per_instance: a.client_config().and_then(|c| c.max_concurrent_invocations_per_instance()),
+            max_concurrent_per_instance: a
+                .client_config()
+                .and_then(|c| c.max_concurrent_invocations_per_instance()),
         })
     }
 }
@@ -125,7 +133,10 @@ mod tests {
 
     #[test]
     fn serverless_figures_come_from_the_summary_else_the_configuration() {
-        let config = ProductionVariant::builder().variant_name("V").serverless_config(sls(10, None)).build();
+        let config = ProductionVariant::builder()
+            .variant_name("V")
+            .serverless_config(sls(10, None))
+            .build();
         let configured = ServerlessInfo::of(None, Some(&config)).unwrap();
         assert_eq!(configured.text(), "4 GB · max 10");
         assert!(!configured.changing());

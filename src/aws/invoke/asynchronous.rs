@@ -140,16 +140,23 @@ impl Fleet {
             .set_invocation_timeout_seconds(spec.invocation_timeout_s);
         request = match &spec.input {
             AsyncInput::Location(uri) => request.input_location(uri),
-            AsyncInput::Body { body, upload_prefix: None } if body.len() <= MAX_INLINE_BODY => {
-                request.body(Blob::new(body.clone()))
-            }
-            AsyncInput::Body { body, upload_prefix: None } => {
+            AsyncInput::Body {
+                body,
+                upload_prefix: None,
+            } if body.len() <= MAX_INLINE_BODY => request.body(Blob::new(body.clone())),
+            AsyncInput::Body {
+                body,
+                upload_prefix: None,
+            } => {
                 return Err(AwsError::Validation(format!(
                     "the body is {} bytes; InvokeEndpointAsync takes at most {MAX_INLINE_BODY} inline: give --input-prefix s3://BUCKET/PREFIX/ to upload it first",
                     body.len()
                 )));
             }
-            AsyncInput::Body { body, upload_prefix: Some(prefix) } => {
+            AsyncInput::Body {
+                body,
+                upload_prefix: Some(prefix),
+            } => {
                 let id = spec.inference_id.clone().unwrap_or_else(fresh_id);
                 let location = upload_location(prefix, &id);
                 self.put_object(&location, body, &spec.content_type).await?;
@@ -169,8 +176,8 @@ impl Fleet {
 
     /// PutObject of `body` at `location` (`s3://bucket/key`).
     pub async fn put_object(&self, location: &str, body: &[u8], content_type: &str) -> Result<(), AwsError> {
-        let (bucket, key) =
-            split_s3(location).ok_or_else(|| AwsError::Validation(format!("{location} is not an s3://BUCKET/KEY location")))?;
+        let (bucket, key) = split_s3(location)
+            .ok_or_else(|| AwsError::Validation(format!("{location} is not an s3://BUCKET/KEY location")))?;
         self.s3
             .put_object()
             .bucket(bucket)
@@ -220,7 +227,11 @@ impl Fleet {
             && let Some((body, content_type)) = self.object_if_any(location).await?
         {
             let location = location.clone();
-            return Ok(Some(AsyncOutcome::Succeeded { location, body, content_type }));
+            return Ok(Some(AsyncOutcome::Succeeded {
+                location,
+                body,
+                content_type,
+            }));
         }
         if let Some(location) = &accepted.failure_location
             && let Some((body, _)) = self.object_if_any(location).await?
@@ -267,8 +278,14 @@ mod tests {
     fn s3_locations_split_in_every_style() {
         let pair = |b: &str, k: &str| Some((b.to_string(), k.to_string()));
         assert_eq!(split_s3("s3://bucket/out/a.out"), pair("bucket", "out/a.out"));
-        assert_eq!(split_s3("https://bucket.s3.us-east-1.amazonaws.com/out/a.out"), pair("bucket", "out/a.out"));
-        assert_eq!(split_s3("http://127.0.0.1:4566/bucket/out/a.out"), pair("bucket", "out/a.out"));
+        assert_eq!(
+            split_s3("https://bucket.s3.us-east-1.amazonaws.com/out/a.out"),
+            pair("bucket", "out/a.out")
+        );
+        assert_eq!(
+            split_s3("http://127.0.0.1:4566/bucket/out/a.out"),
+            pair("bucket", "out/a.out")
+        );
         assert_eq!(split_s3("s3:///key"), None);
         assert_eq!(split_s3("file:///x"), None);
         assert_eq!(upload_location("s3://b/in/", "id1"), "s3://b/in/id1.input");

@@ -163,7 +163,9 @@ impl Fleet {
                 retried: run.retried.iter().map(|e| e.class().to_string()).collect(),
             }),
             Err(error) => Err(InvokeFailure {
-                error: self.async_refusal(self.name_components(error, &spec.endpoint).await, &spec.endpoint).await,
+                error: self
+                    .async_refusal(self.name_components(error, &spec.endpoint).await, &spec.endpoint)
+                    .await,
                 attempts: run.attempts,
                 total,
             }),
@@ -193,7 +195,11 @@ impl Fleet {
             .map_err(|e| AwsError::from_sdk(e).for_call(&spec.endpoint, spec.inference_component.as_deref()));
         let mut out = match out {
             Ok(out) => out,
-            Err(e) => return Err(self.async_refusal(self.name_components(e, &spec.endpoint).await, &spec.endpoint).await),
+            Err(e) => {
+                return Err(self
+                    .async_refusal(self.name_components(e, &spec.endpoint).await, &spec.endpoint)
+                    .await);
+            }
         };
         let mut summary = StreamSummary {
             invoked_variant: out.invoked_production_variant.clone(),

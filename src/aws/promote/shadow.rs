@@ -44,7 +44,12 @@ pub fn shadow_pair(info: &EndpointInfo) -> Result<(String, String), AwsError> {
     let shadow = match info.shape.shadow_variants.as_slice() {
         [one] => one.name.clone(),
         [] => return Err(AwsError::Validation(format!("{} has no shadow variant", info.name))),
-        _ => return Err(AwsError::Validation(format!("{} has several shadow variants", info.name))),
+        _ => {
+            return Err(AwsError::Validation(format!(
+                "{} has several shadow variants",
+                info.name
+            )));
+        }
     };
     let production = info
         .variants
@@ -55,12 +60,20 @@ pub fn shadow_pair(info: &EndpointInfo) -> Result<(String, String), AwsError> {
 }
 
 fn now_epoch() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 impl Fleet {
     /// Judges the shadow of `endpoint` against its production variant over the last `window`.
-    pub async fn judge_shadow(&self, endpoint: &str, window: Duration, cfg: &JudgeConfig) -> Result<ShadowReport, AwsError> {
+    pub async fn judge_shadow(
+        &self,
+        endpoint: &str,
+        window: Duration,
+        cfg: &JudgeConfig,
+    ) -> Result<ShadowReport, AwsError> {
         let info = self.endpoint(endpoint).await?;
         let (production, shadow) = shadow_pair(&info)?;
         let sampled_share = info.shape.shadow_variants[0].traffic_share;
@@ -117,7 +130,13 @@ impl Fleet {
             .variants
             .iter()
             .chain(&info.shape.shadow_variants)
-            .map(|v| (v.name.clone(), v.model_name.clone().unwrap_or_default(), v.current_weight))
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    v.model_name.clone().unwrap_or_default(),
+                    v.current_weight,
+                )
+            })
             .collect();
         Ok(ConsolidationPlan {
             endpoint: endpoint.to_string(),

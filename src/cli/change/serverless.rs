@@ -79,8 +79,8 @@ pub async fn run(g: &GlobalArgs, args: ServerlessArgs) -> CmdResult {
         outln!("{}  {}", info.name, info.status)?;
         return print_serverless(&info);
     }
-    let plan = plan_serverless(&info, args.variant.as_deref(), args.max_concurrency, args.provisioned)
-        .map_err(Exit::usage)?;
+    let plan =
+        plan_serverless(&info, args.variant.as_deref(), args.max_concurrency, args.provisioned).map_err(Exit::usage)?;
     if info.status != "InService" {
         let (endpoint, status) = (info.name.clone(), info.status.clone());
         return Err(GuardError::NotInService { endpoint, status }.into());
@@ -99,7 +99,11 @@ pub async fn run(g: &GlobalArgs, args: ServerlessArgs) -> CmdResult {
     }
     let finished = if args.wait {
         let timeout = Duration::from_secs(args.wait_timeout);
-        Some(fleet.wait_in_service(&plan.endpoint, timeout, Duration::from_secs(2), |_| {}).await?)
+        Some(
+            fleet
+                .wait_in_service(&plan.endpoint, timeout, Duration::from_secs(2), |_| {})
+                .await?,
+        )
     } else {
         if !g.json {
             eprintln!("sagedeck: {} is Updating", plan.endpoint);

@@ -61,8 +61,9 @@ fn input_of(args: &InvokeAsyncArgs) -> Result<AsyncInput, String> {
     if let Some(uri) = &args.input_location {
         return Ok(AsyncInput::Location(uri.clone()));
     }
-    let body = read_body_from(&args.body, &args.body_file)
-        .map_err(|_| "give the input with --body JSON, --body-file FILE or --input-location s3://BUCKET/KEY".to_string())?;
+    let body = read_body_from(&args.body, &args.body_file).map_err(|_| {
+        "give the input with --body JSON, --body-file FILE or --input-location s3://BUCKET/KEY".to_string()
+    })?;
     Ok(AsyncInput::Body {
         body,
         upload_prefix: args.input_prefix.clone(),
@@ -87,13 +88,20 @@ pub async fn run(g: &GlobalArgs, args: InvokeAsyncArgs) -> CmdResult {
         print_accepted(&accepted)?;
     }
     if !args.wait {
-        return if g.json { print_json(&json!({ "accepted": accepted })) } else { Ok(()) };
+        return if g.json {
+            print_json(&json!({ "accepted": accepted }))
+        } else {
+            Ok(())
+        };
     }
     let quiet = g.json;
     let outcome = fleet
         .wait_async(&accepted, Duration::from_secs(args.timeout), |look| {
             if !quiet && look > 1 && look.is_power_of_two() {
-                eprintln!("sagedeck: {} still queued or running (look {look})", accepted.inference_id);
+                eprintln!(
+                    "sagedeck: {} still queued or running (look {look})",
+                    accepted.inference_id
+                );
             }
         })
         .await?;
@@ -120,9 +128,16 @@ fn print_outcome(g: &GlobalArgs, a: &AsyncAccepted, outcome: Option<AsyncOutcome
         print_json(&json!({ "accepted": a, "outcome": outcome, "body": body }))?;
     }
     match outcome {
-        Some(AsyncOutcome::Succeeded { content_type, body, location }) => {
+        Some(AsyncOutcome::Succeeded {
+            content_type,
+            body,
+            location,
+        }) => {
             if !g.json {
-                outln!("{}", crate::format::escape_text(&body_text(content_type.as_deref(), &body)))?;
+                outln!(
+                    "{}",
+                    crate::format::escape_text(&body_text(content_type.as_deref(), &body))
+                )?;
                 say_err(format!("sagedeck: {} succeeded: {location}", a.inference_id));
             }
             Ok(())

@@ -98,7 +98,11 @@ pub async fn run_describe(g: &GlobalArgs, args: DescribeArgs) -> CmdResult {
     outln!("Config       {}", info.config_name.as_deref().unwrap_or("-"))?;
     outln!("Created      {}", time_text(info.created))?;
     outln!("Modified     {}", time_text(info.modified))?;
-    let shadow = if info.shape.has_shadow() { " with a shadow variant" } else { "" };
+    let shadow = if info.shape.has_shadow() {
+        " with a shadow variant"
+    } else {
+        ""
+    };
     outln!("Kind         {}{shadow}", info.kind.name())?;
     print_async(&info)?;
     outln!()?;

@@ -49,9 +49,10 @@ impl EndpointsArgs {
             .name_contains
             .as_ref()
             .is_none_or(|f| e.name.to_ascii_lowercase().contains(&f.to_ascii_lowercase()));
-        let of_kind = self.kind.as_deref().is_none_or(|k| {
-            e.kind.answers_to(k) || (k.eq_ignore_ascii_case("shadow") && e.shape.has_shadow())
-        });
+        let of_kind = self
+            .kind
+            .as_deref()
+            .is_none_or(|k| e.kind.answers_to(k) || (k.eq_ignore_ascii_case("shadow") && e.shape.has_shadow()));
         named && of_kind
     }
 }

@@ -78,7 +78,11 @@ pub async fn run(g: &GlobalArgs, args: ShadowArgs) -> CmdResult {
     let fleet = g.connect().await?;
     let report = fleet.judge_shadow(&args.endpoint, args.since, &cfg).await?;
     if !args.promote {
-        return if g.json { print_json(&report) } else { print_report(&report) };
+        return if g.json {
+            print_json(&report)
+        } else {
+            print_report(&report)
+        };
     }
     if !g.json {
         print_report(&report)?;
@@ -102,13 +106,19 @@ pub async fn run(g: &GlobalArgs, args: ShadowArgs) -> CmdResult {
             plan.endpoint, plan.from_config, plan.to_config, plan.winner, plan.from_config
         ))?;
     }
-    approve(args.yes, &format!("Promote the shadow of {}?", plan.endpoint), "promote")?;
+    approve(
+        args.yes,
+        &format!("Promote the shadow of {}?", plan.endpoint),
+        "promote",
+    )?;
     let audited = g.audited(&fleet).await?;
     let path = default_plan_dir()
         .map(|d| plan_path(&d, &args.endpoint).with_extension("shadow-promotion"))
         .ok_or_else(|| Exit::usage("no state directory (set HOME or XDG_STATE_HOME)"))?;
     let timing = (Duration::from_millis(args.poll_ms), DEPLOY_TIMEOUT);
-    let state = fleet.promote_shadow(&plan, &audited, g.reason.clone(), &path, timing).await?;
+    let state = fleet
+        .promote_shadow(&plan, &audited, g.reason.clone(), &path, timing)
+        .await?;
     if g.json {
         print_json(&json!({ "report": report, "promoted": state.phase == "done", "state": state }))?;
     }
@@ -120,7 +130,10 @@ pub async fn run(g: &GlobalArgs, args: ShadowArgs) -> CmdResult {
         )),
         _ => Err(Exit::new(
             EXIT_PROMOTION,
-            format!("shadow promotion failed: {}", state.failure.as_deref().unwrap_or("unknown state")),
+            format!(
+                "shadow promotion failed: {}",
+                state.failure.as_deref().unwrap_or("unknown state")
+            ),
         )),
     }
 }

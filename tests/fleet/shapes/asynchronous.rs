@@ -12,13 +12,27 @@ async fn an_async_request_is_followed_to_its_output() {
     let listed = run_cli(&sb, &["--json", "endpoints"]).await;
     let ep = &listed.json()["endpoints"][0];
     assert_eq!(ep["kind"], "async", "{ep:#}");
-    assert_eq!(ep["shape"]["async"]["output_path"], format!("s3://{ASYNC_BUCKET}/output"), "{ep:#}");
+    assert_eq!(
+        ep["shape"]["async"]["output_path"],
+        format!("s3://{ASYNC_BUCKET}/output"),
+        "{ep:#}"
+    );
 
     let inline = run_cli(
         &sb,
         &[
-            "--json", "invoke-async", "queue", "--body", "1,2,3", "--content-type", "text/csv", "--inference-id", "inline-1",
-            "--wait", "--timeout", "30",
+            "--json",
+            "invoke-async",
+            "queue",
+            "--body",
+            "1,2,3",
+            "--content-type",
+            "text/csv",
+            "--inference-id",
+            "inline-1",
+            "--wait",
+            "--timeout",
+            "30",
         ],
     )
     .await;
@@ -32,13 +46,26 @@ async fn an_async_request_is_followed_to_its_output() {
     let uploaded = run_cli(
         &sb,
         &[
-            "invoke-async", "queue", "--body", "4,5,6", "--content-type", "text/csv", "--input-prefix", &prefix, "--wait",
-            "--timeout", "30",
+            "invoke-async",
+            "queue",
+            "--body",
+            "4,5,6",
+            "--content-type",
+            "text/csv",
+            "--input-prefix",
+            &prefix,
+            "--wait",
+            "--timeout",
+            "30",
         ],
     )
     .await;
     assert_eq!(uploaded.code, 0, "{}\n{}", uploaded.stdout, uploaded.stderr);
-    assert!(uploaded.stdout.contains(&format!("Input        {prefix}")), "{}", uploaded.stdout);
+    assert!(
+        uploaded.stdout.contains(&format!("Input        {prefix}")),
+        "{}",
+        uploaded.stdout
+    );
     assert!(uploaded.stderr.contains("succeeded"), "{}", uploaded.stderr);
 }
 
@@ -47,10 +74,26 @@ async fn an_async_request_is_followed_to_its_failure() {
     let sb = sandbox().await;
     async_endpoint(&sdk_config(&sb).await, "queue").await;
     let missing = format!("s3://{ASYNC_BUCKET}/input/missing.json");
-    let failed = run_cli(&sb, &["invoke-async", "queue", "--input-location", &missing, "--wait", "--timeout", "30"]).await;
+    let failed = run_cli(
+        &sb,
+        &[
+            "invoke-async",
+            "queue",
+            "--input-location",
+            &missing,
+            "--wait",
+            "--timeout",
+            "30",
+        ],
+    )
+    .await;
     assert_eq!(failed.code, 4, "{}\n{}", failed.stdout, failed.stderr);
     assert!(failed.stdout.contains("InferenceId"), "{}", failed.stdout);
-    assert!(failed.stderr.contains("failed") && failed.stderr.contains("DownloadFailure"), "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("failed") && failed.stderr.contains("DownloadFailure"),
+        "{}",
+        failed.stderr
+    );
 }
 
 #[tokio::test]

@@ -1,10 +1,11 @@
 //! Every endpoint shape through sagedeck's CLI and fleet layer against the sandbox: serverless
 //! (its kind and figures, a change of concurrency in place, the throttle at max concurrency) and
 //! asynchronous (`invoke-async` followed to success and to failure, the synchronous invoke
-//! refused in one line).
+//! refused in one line) and shadow (judged against production).
 
 mod asynchronous;
 mod serverless;
+mod shadow;
 
 use std::time::Duration;
 

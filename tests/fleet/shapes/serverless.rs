@@ -20,11 +20,20 @@ async fn a_serverless_endpoint_shows_its_kind_and_figures_not_instances() {
     assert!(v["serverless"]["provisioned"].is_null(), "{v:#}");
     let table = run_cli(&sb, &["endpoints"]).await;
     assert!(table.stdout.contains("serverless 2 GB · max 4"), "{}", table.stdout);
-    assert!(!table.stdout.contains("× 0"), "no instance count for serverless:\n{}", table.stdout);
+    assert!(
+        !table.stdout.contains("× 0"),
+        "no instance count for serverless:\n{}",
+        table.stdout
+    );
     let of_kind = run_cli(&sb, &["endpoints", "--kind", "sls"]).await;
     assert!(of_kind.stdout.contains("sls"), "{}", of_kind.stdout);
     let none = run_cli(&sb, &["--json", "endpoints", "--kind", "async"]).await;
-    assert_eq!(none.json()["endpoints"].as_array().map(Vec::len), Some(0), "{}", none.stdout);
+    assert_eq!(
+        none.json()["endpoints"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        none.stdout
+    );
 }
 
 #[tokio::test]
@@ -45,7 +54,17 @@ async fn max_and_provisioned_concurrency_change_in_place_audited() {
     let changed = crate::common::run_cli_in(
         &sb,
         home,
-        &["--json", "serverless", "sls", "--max-concurrency", "8", "--provisioned", "2", "--yes", "--wait"],
+        &[
+            "--json",
+            "serverless",
+            "sls",
+            "--max-concurrency",
+            "8",
+            "--provisioned",
+            "2",
+            "--yes",
+            "--wait",
+        ],
         &[],
     )
     .await;
@@ -53,7 +72,11 @@ async fn max_and_provisioned_concurrency_change_in_place_audited() {
     let out = changed.json();
     assert_eq!(out["plan"]["before"]["max_concurrency"], 4, "{out:#}");
     let now = &out["final"]["variants"][0]["serverless"];
-    assert_eq!((now["max_concurrency"].as_i64(), now["provisioned"].as_i64()), (Some(8), Some(2)), "{out:#}");
+    assert_eq!(
+        (now["max_concurrency"].as_i64(), now["provisioned"].as_i64()),
+        (Some(8), Some(2)),
+        "{out:#}"
+    );
     assert_eq!(out["final"]["kind"], "serverless_provisioned", "{out:#}");
     // The audit log has the intent and its result, in that order.
     let audit = crate::common::run_cli_in(&sb, home, &["--json", "audit"], &[]).await;
@@ -72,7 +95,16 @@ async fn invoke_sees_the_throttle_at_max_concurrency() {
     let sm = aws_sdk_sagemaker::Client::new(&sdk_config(&sb).await);
     // Each call holds its container for 30 s of simulated time: two run, the third is refused.
     serverless_endpoint(&sm, "busy", 30_000, (2, None)).await;
-    let call = ["invoke", "busy", "--body", "1,2,3", "--content-type", "text/csv", "--max-attempts", "1"];
+    let call = [
+        "invoke",
+        "busy",
+        "--body",
+        "1,2,3",
+        "--content-type",
+        "text/csv",
+        "--max-attempts",
+        "1",
+    ];
     for n in 0..2 {
         let ok = run_cli(&sb, &call).await;
         assert_eq!(ok.code, 0, "call {n}: {}", ok.stderr);

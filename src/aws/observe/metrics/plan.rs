@@ -302,11 +302,25 @@ impl MetricsPlan {
             for (i, v) in ep.variants.iter().chain(&ep.shape.shadow_variants).enumerate() {
                 variants.push((ep.name.clone(), v.name.clone(), v.multi_model));
                 let extra: &[(Metric, &str)] = if v.multi_model { &MME_QUERIES } else { &[] };
-                let serverless: &[(Metric, &str)] = if v.serverless.is_some() { &SERVERLESS_QUERIES } else { &[] };
+                let serverless: &[(Metric, &str)] = if v.serverless.is_some() {
+                    &SERVERLESS_QUERIES
+                } else {
+                    &[]
+                };
                 let asynchronous: &[(Metric, &str)] = if ep.kind.is_async() { &ASYNC_QUERIES } else { &[] };
-                let queue: &[(Metric, &str)] = if ep.kind.is_async() && i == 0 { &QUEUE_QUERIES } else { &[] };
-                let planned = VARIANT_QUERIES.iter().chain(extra).chain(serverless).chain(asynchronous);
-                for (&(metric, stat), endpoint_only) in planned.map(|q| (q, false)).chain(queue.iter().map(|q| (q, true))) {
+                let queue: &[(Metric, &str)] = if ep.kind.is_async() && i == 0 {
+                    &QUEUE_QUERIES
+                } else {
+                    &[]
+                };
+                let planned = VARIANT_QUERIES
+                    .iter()
+                    .chain(extra)
+                    .chain(serverless)
+                    .chain(asynchronous);
+                for (&(metric, stat), endpoint_only) in
+                    planned.map(|q| (q, false)).chain(queue.iter().map(|q| (q, true)))
+                {
                     queries.push(PlannedQuery {
                         id: format!("q{}", queries.len()),
                         endpoint: ep.name.clone(),
