@@ -197,7 +197,7 @@ impl Fleet {
             Ok(_) => self.save_then_update(state_path, &state, &plan.to_config).await,
             Err(e) => Err(e),
         };
-        let _ = audited.finish(&pending, sent.as_ref().map(Clone::clone).map_err(|e| e.to_string()));
+        let _ = audited.finish(&pending, sent.clone().map_err(|e| e.to_string()));
         sent?;
         // Sent: other writers may go on while the deployment is followed.
         drop(lock);
