@@ -108,6 +108,10 @@ pub struct SandboxConfig {
     /// off in [`SandboxConfig::for_tests`], so tests of the other demo endpoints see the fleet
     /// they were written for.
     pub demo_components: bool,
+    /// Whether the demo fleet includes one endpoint of each shape (`mcp-serverless-embedder`,
+    /// `mcp-async-summarizer` and its bucket, `mcp-intent-router` with a shadow); off in
+    /// [`SandboxConfig::for_tests`], as `demo_components` is.
+    pub demo_shapes: bool,
     /// Extra generated endpoints for scale tests.
     pub extra_endpoints: usize,
     /// Generated traffic in invocations per second across the fleet (None = off).
@@ -137,6 +141,7 @@ impl Default for SandboxConfig {
             seed: 42,
             demo_fleet: true,
             demo_components: true,
+            demo_shapes: true,
             extra_endpoints: 0,
             traffic_rate: Some(25.0),
             backfill_hours: 24,
@@ -155,6 +160,7 @@ impl SandboxConfig {
         SandboxConfig {
             demo_fleet: false,
             demo_components: false,
+            demo_shapes: false,
             traffic_rate: None,
             backfill_hours: 0,
             random_errors: false,

@@ -199,3 +199,96 @@ async fn a_request_past_its_ttl_expires_in_the_queue() {
     let expired = metric(&cw, ("async-ttl", Some("AllTraffic")), "ExpiredRequests", "Sum").await;
     assert_eq!(expired, 1.0);
 }
+
+#[tokio::test]
+async fn a_backlog_without_capacity_wakes_a_variant_scaled_to_zero() {
+    use aws_sdk_applicationautoscaling::types::{
+        AdjustmentType, PolicyType, ScalableDimension, ServiceNamespace, StepAdjustment, StepScalingPolicyConfiguration,
+    };
+    use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, Statistic};
+    let sb = sandbox_with(SandboxConfig::for_tests()).await;
+    let conf = async_endpoint(&sb, "async-zero").await;
+    let sm = aws_sdk_sagemaker::Client::new(&conf);
+    sm.update_endpoint_weights_and_capacities()
+        .endpoint_name("async-zero")
+        .desired_weights_and_capacities(
+            aws_sdk_sagemaker::types::DesiredWeightAndCapacity::builder()
+                .variant_name("AllTraffic")
+                .desired_instance_count(0)
+                .build(),
+        )
+        .send()
+        .await
+        .expect("to zero");
+    wait_status(&sm, "async-zero", EndpointStatus::InService).await;
+    let aas = aws_sdk_applicationautoscaling::Client::new(&conf);
+    let (resource, dim) = (
+        "endpoint/async-zero/variant/AllTraffic",
+        ScalableDimension::from("sagemaker:variant:DesiredInstanceCount"),
+    );
+    aas.register_scalable_target()
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(resource)
+        .scalable_dimension(dim.clone())
+        .min_capacity(0)
+        .max_capacity(2)
+        .send()
+        .await
+        .expect("register");
+    let step = StepAdjustment::builder()
+        .metric_interval_lower_bound(0.0)
+        .scaling_adjustment(1)
+        .build()
+        .unwrap();
+    let arn = aas
+        .put_scaling_policy()
+        .policy_name("wake-on-backlog")
+        .service_namespace(ServiceNamespace::Sagemaker)
+        .resource_id(resource)
+        .scalable_dimension(dim)
+        .policy_type(PolicyType::StepScaling)
+        .step_scaling_policy_configuration(
+            StepScalingPolicyConfiguration::builder()
+                .adjustment_type(AdjustmentType::ChangeInCapacity)
+                .cooldown(60)
+                .step_adjustments(step)
+                .build(),
+        )
+        .send()
+        .await
+        .expect("step policy")
+        .policy_arn()
+        .to_string();
+    aws_sdk_cloudwatch::Client::new(&conf)
+        .put_metric_alarm()
+        .alarm_name("async-zero-backlog")
+        .namespace("AWS/SageMaker")
+        .metric_name("HasBacklogWithoutCapacity")
+        .dimensions(Dimension::builder().name("EndpointName").value("async-zero").build())
+        .statistic(Statistic::Average)
+        .period(10)
+        .evaluation_periods(1)
+        .threshold(1.0)
+        .comparison_operator(ComparisonOperator::GreaterThanOrEqualToThreshold)
+        .alarm_actions(arn)
+        .send()
+        .await
+        .expect("alarm");
+    let out = aws_sdk_sagemakerruntime::Client::new(&conf)
+        .invoke_endpoint_async()
+        .endpoint_name("async-zero")
+        .content_type("text/csv")
+        .body(Blob::new("1,2,3"))
+        .send()
+        .await
+        .expect("queued with no instance");
+    let s3 = s3_client(&conf).await;
+    let location = out.output_location().unwrap().to_string();
+    let key = location.strip_prefix("s3://async-io/").unwrap().to_string();
+    poll_until("the woken variant to answer", Duration::from_secs(40), || async {
+        s3.head_object().bucket(BUCKET).key(&key).send().await.ok()
+    })
+    .await;
+    let d = sm.describe_endpoint().endpoint_name("async-zero").send().await.unwrap();
+    assert_eq!(d.production_variants()[0].current_instance_count(), Some(1));
+}

@@ -4,6 +4,7 @@
 
 mod asynchronous;
 mod boto3;
+mod demo;
 mod serverless;
 mod shadow;
 

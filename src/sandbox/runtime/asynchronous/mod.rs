@@ -145,6 +145,40 @@ fn accept(sb: &Sandbox, name: &str, headers: &HeaderMap, body: &Bytes) -> Result
     Ok(resp)
 }
 
+/// Queues a generated request (inline input, default TTL and timeout) on endpoint `name`;
+/// false when the endpoint is not asynchronous (the generator invokes it synchronously then).
+pub fn enqueue_generated(sb: &Sandbox, name: &str, content_type: &str, body: &[u8], now: f64) -> bool {
+    let Some(settings) = async_settings(&sb.world.read(), name) else {
+        return false;
+    };
+    let id = new_inference_id();
+    let Some(output) = split_s3(&format!("{}/{id}.out", settings.output_path)) else {
+        return true;
+    };
+    let request = AsyncRequest {
+        failure: settings
+            .failure_path
+            .as_ref()
+            .and_then(|p| split_s3(&format!("{p}/{id}-error.out"))),
+        inference_id: id,
+        input: AsyncInput::Inline(body.to_vec()),
+        content_type: content_type.to_string(),
+        accept: None,
+        received: now,
+        expires: now + 21_600.0,
+        timeout_secs: 900.0,
+        output,
+    };
+    let mut queues = sb.async_queues.lock();
+    queues
+        .by_endpoint
+        .entry(name.to_string())
+        .or_default()
+        .waiting
+        .push_back(request);
+    true
+}
+
 /// The request's input: an S3 InputLocation, or the inline body (at most 128,000 bytes).
 fn input_of(headers: &HeaderMap, body: &Bytes) -> Result<AsyncInput, ApiError> {
     if let Some(location) = header(headers, "x-amzn-sagemaker-inputlocation") {

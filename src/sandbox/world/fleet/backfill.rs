@@ -24,6 +24,13 @@ pub(super) fn backfill(sb: &Sandbox, hours: u32) {
         .values()
         .filter(|e| e.status != EndpointStatus::Creating && !e.name.starts_with("fleet-"))
         .filter(|e| !world.components.is_ic_endpoint(&e.name))
+        // Asynchronous endpoints publish no invocation series.
+        .filter(|e| {
+            !world
+                .configs
+                .get(&e.config_name)
+                .is_some_and(|c| c.extra.contains_key("AsyncInferenceConfig"))
+        })
     {
         let weight_total: f64 = ep.variants.iter().map(|v| v.current_weight).sum::<f64>().max(1e-9);
         for v in &ep.variants {

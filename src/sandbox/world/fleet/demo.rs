@@ -22,6 +22,9 @@ pub(super) fn seed_demo(sb: &Sandbox) {
     if sb.config.demo_components {
         super::components::seed_ic_endpoint(sb, &mut world, now);
     }
+    if sb.config.demo_shapes {
+        super::shapes::seed_shapes(sb, &mut world);
+    }
     if sb.config.traffic_rate.is_some() {
         seed_wave(sb, &mut world);
     }

@@ -86,19 +86,26 @@ pub fn endpoint_config(sb: &Sandbox, config: &str, variants: &[VariantSpec<'_>],
 
 /// Inserts a config and an endpoint directly into the world, InService since `age` seconds ago.
 pub fn deploy(sb: &Sandbox, world: &mut World, endpoint: &str, config: &str, variants: &[VariantSpec<'_>], age: f64) {
-    let now = now_epoch();
     let cfg = endpoint_config(sb, config, variants, age);
+    deploy_config(sb, world, endpoint, cfg, age);
+}
+
+/// Inserts a config as given and an endpoint on it directly into the world, InService since
+/// `age` seconds ago.
+pub fn deploy_config(sb: &Sandbox, world: &mut World, endpoint: &str, cfg: EndpointConfig, age: f64) {
+    let now = now_epoch();
+    let config = cfg.name.clone();
     let mut live = world.variants_for((&sb.config, &sb.metrics), endpoint, &cfg, now - age);
     for v in &mut live {
         v.statuses.clear();
     }
-    world.configs.insert(config.into(), cfg);
+    world.configs.insert(config.clone(), cfg);
     world.endpoints.insert(
         endpoint.into(),
         Endpoint {
             name: endpoint.into(),
             arn: sb.arn("endpoint", endpoint),
-            config_name: config.into(),
+            config_name: config,
             status: EndpointStatus::InService,
             failure_reason: None,
             creation_time: now - age,

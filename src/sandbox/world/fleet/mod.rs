@@ -7,6 +7,7 @@ pub mod components;
 mod demo;
 pub mod deploy;
 mod generated;
+mod shapes;
 
 use crate::sandbox::world::sandbox::Sandbox;
 
