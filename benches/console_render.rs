@@ -29,6 +29,7 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
         image: None,
         multi_model: mme,
         model_data_url: mme.then(|| "s3://b/p/".to_string()),
+        serverless: None,
     };
     EndpointInfo {
         name: format!("endpoint-{i:05}"),
@@ -49,6 +50,7 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
         } else {
             sagedeck::aws::endpoints::kind::EndpointKind::RealTime
         },
+        shape: Default::default(),
         deploying: false,
         autoscaling: vec![],
     }

@@ -53,6 +53,14 @@ pub enum AwsError {
         /// The component called, when known.
         component: Option<String>,
     },
+    /// A synchronous invocation of an asynchronous endpoint (AWS refuses it).
+    #[error("{endpoint} is an asynchronous endpoint: invoke it with `sagedeck invoke-async {endpoint}`")]
+    AsyncOnly {
+        /// The endpoint called.
+        endpoint: String,
+        /// SageMaker's message.
+        message: String,
+    },
     /// The resource does not exist.
     #[error("not found: {0}")]
     NotFound(String),
@@ -76,6 +84,12 @@ pub enum AwsError {
         /// Message.
         message: String,
     },
+}
+
+/// Whether a ValidationError refuses a synchronous call because the endpoint is asynchronous.
+fn is_async_refusal(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("invokeendpointasync") || m.contains("asynchronous endpoint") || m.contains("async endpoint")
 }
 
 fn status_text(s: Option<i32>) -> String {
@@ -120,6 +134,7 @@ impl AwsError {
             AwsError::Validation(_) => "validation",
             AwsError::ComponentRequired { .. } => "component_required",
             AwsError::NoCapacity { .. } => "no_capacity",
+            AwsError::AsyncOnly { .. } => "async_only",
             AwsError::NotFound(_) => "not_found",
             AwsError::AccessDenied(_) => "access_denied",
             AwsError::Timeout(_) => "timeout",
@@ -137,6 +152,10 @@ impl AwsError {
                 message,
                 endpoint: Some(endpoint.to_string()),
                 component: component.map(str::to_string),
+            },
+            AwsError::AsyncOnly { message, .. } => AwsError::AsyncOnly {
+                message,
+                endpoint: endpoint.to_string(),
             },
             other => other,
         }
@@ -182,6 +201,11 @@ impl AwsError {
                     AwsError::ComponentRequired {
                         message,
                         components: Vec::new(),
+                    }
+                } else if is_async_refusal(&message) {
+                    AwsError::AsyncOnly {
+                        endpoint: String::new(),
+                        message,
                     }
                 } else if message.contains("has no capacity to process this request") {
                     AwsError::NoCapacity {

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use super::agent::AgentArgs;
 use super::args::{AuditFileArgs, CommandArgs, GlobalArgs, Local, LocalArgs, On};
 use super::change::autoscaling::args::AutoscalingArgs;
+use super::change::serverless::ServerlessArgs;
 use super::change::weights::WeightsArgs;
 use super::components::args::ComponentsArgs;
 use super::console::sandbox::{FaultArgs, SandboxArgs};
@@ -12,6 +13,7 @@ use super::console::{ConsoleArgs, DemoArgs};
 use super::deploy::args::DeployArgs;
 use super::exit::EXIT_CODES;
 use super::fleet::alarms::AlarmsArgs;
+use super::fleet::asynchronous::InvokeAsyncArgs;
 use super::fleet::audit::AuditArgs;
 use super::fleet::endpoints::DescribeArgs;
 use super::fleet::inventory::EndpointsArgs;
@@ -23,6 +25,7 @@ use super::fleet::timeline::TimelineArgs;
 use super::mcp::serve::McpArgs;
 use super::mcp::tools::ToolsArgs;
 use super::promote::args::PromoteArgs;
+use super::promote::shadow::ShadowArgs;
 use super::promote::variants_report::VariantsReportArgs;
 
 /// sagedeck: an operations console for SageMaker real-time endpoints behind MCP tools.
@@ -77,11 +80,17 @@ pub enum Command {
     Describe(On<DescribeArgs>),
     /// Show an endpoint's variant weights, or change them (`--set VARIANT=WEIGHT`).
     Weights(On<WeightsArgs>),
+    /// A serverless variant's memory and concurrency; `--max-concurrency N`, `--provisioned N`
+    /// change them in place.
+    Serverless(On<ServerlessArgs>),
     /// Inference components of an endpoint (of every endpoint without one): status, model,
     /// copies, placement, reservation; `--set-copies IC=N`, `--update IC --model M`.
     Components(On<ComponentsArgs>),
     /// Invoke an endpoint once, or `--repeat N` times with percentiles.
     Invoke(On<InvokeArgs>),
+    /// Send one request to an asynchronous endpoint (inline, uploaded to S3 first, or from S3);
+    /// `--wait` follows it to its output or failure object.
+    InvokeAsync(On<InvokeAsyncArgs>),
     /// List a multi-model endpoint's model catalog (its S3 prefix).
     Models(On<ModelsArgs>),
     /// Prewarm multi-model endpoint models with one warm-up invocation each.
@@ -100,6 +109,9 @@ pub enum Command {
     /// Promote a canary step by step, gated on CloudWatch (p99 ratio, 5XX/4XX rates), with
     /// rollback, persisted state, `--status`, `--resume`, `--rollback`.
     Promote(On<PromoteArgs>),
+    /// Judge an endpoint's shadow variant against production (`--since 1h`); `--promote` makes
+    /// the shadow the production variant through a new endpoint configuration.
+    Shadow(On<ShadowArgs>),
     /// The audit log of mutations (`--since 1h`, `--json`).
     Audit(Local<AuditArgs, AuditFileArgs>),
     /// The CloudWatch alarms that watch an endpoint (by its EndpointName dimension, and
@@ -126,14 +138,17 @@ impl Command {
             Command::Endpoints(c) => Some(&c.aws),
             Command::Describe(c) => Some(&c.aws),
             Command::Weights(c) => Some(&c.aws),
+            Command::Serverless(c) => Some(&c.aws),
             Command::Components(c) => Some(&c.aws),
             Command::Invoke(c) => Some(&c.aws),
+            Command::InvokeAsync(c) => Some(&c.aws),
             Command::Models(c) => Some(&c.aws),
             Command::Prewarm(c) => Some(&c.aws),
             Command::Metrics(c) => Some(&c.aws),
             Command::Logs(c) => Some(&c.aws),
             Command::Timeline(c) => Some(&c.aws),
             Command::Promote(c) => Some(&c.aws),
+            Command::Shadow(c) => Some(&c.aws),
             Command::Deploy(c) => Some(&c.aws),
             Command::Alarms(c) => Some(&c.aws),
             Command::Autoscaling(c) => Some(&c.aws),

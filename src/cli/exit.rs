@@ -120,7 +120,7 @@ impl Exit {
 pub fn exit_code(e: &AwsError) -> i32 {
     match e {
         AwsError::ModelError { .. } => EXIT_MODEL,
-        AwsError::Config(_) | AwsError::ComponentRequired { .. } => EXIT_USAGE,
+        AwsError::Config(_) | AwsError::ComponentRequired { .. } | AwsError::AsyncOnly { .. } => EXIT_USAGE,
         _ => EXIT_AWS,
     }
 }

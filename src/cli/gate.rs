@@ -19,13 +19,16 @@ pub fn refuse_read_only(what: &str) -> Exit {
 pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
     match cmd {
         Command::Weights(a) if !a.set.is_empty() || !a.instances.is_empty() => Some("weights --set/--instances"),
+        Command::Serverless(a) if a.is_change() => Some("serverless --max-concurrency/--provisioned"),
         Command::Promote(a) if !a.status => Some("promote"),
+        Command::Shadow(a) if a.promote => Some("shadow --promote"),
         Command::Deploy(a) if !a.watch && !a.dry_run => Some("deploy"),
         Command::Prewarm(_) => Some("prewarm"),
         Command::Components(a) if a.wake.is_some() => Some("components --wake"),
         Command::Components(a) if a.is_change() => Some("components --set-copies/--update"),
         Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),
+        Command::InvokeAsync(_) => Some("invoke-async"),
         Command::Tools(t) if matches!(t.command, ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
         Command::Mcp(_) => Some("mcp serve"),

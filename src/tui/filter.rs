@@ -113,6 +113,12 @@ impl Filter {
 
     /// Whether a name passes.
     pub fn matches(&self, name: &str) -> bool {
+        self.matches_or(name, |_| false)
+    }
+
+    /// Whether a name passes, or the typed text (without its `!`) is a word `names_tag` accepts
+    /// (an endpoint's kind: `async`, `kind:sls`); `!` inverts both.
+    pub fn matches_or(&self, name: &str, names_tag: impl Fn(&str) -> bool) -> bool {
         let (p, invert) = self.pattern();
         if p.is_empty() {
             return true;
@@ -121,7 +127,7 @@ impl Filter {
             Some(r) => r.is_match(name),
             None => name.to_lowercase().contains(&p.to_lowercase()),
         };
-        hit != invert
+        (hit || names_tag(p)) != invert
     }
 }
 
@@ -136,6 +142,10 @@ mod tests {
         assert!(Filter::new("^llm|xgb").matches("xgboost-churn-csv"));
         assert!(!Filter::new("^llm").matches("mcp-llm"));
         assert!(Filter::new("!^mcp-").matches("llm-tgi-chat"));
+        let is_async = |w: &str| w == "kind:async" || w == "async";
+        assert!(Filter::new("kind:async").matches_or("fraud", is_async));
+        assert!(!Filter::new("!async").matches_or("fraud", is_async));
+        assert!(!Filter::new("kind:sls").matches_or("fraud", is_async));
         // An invalid regex falls back to substring.
         assert!(Filter::new("a[").matches("a[b"));
         assert!(Filter::new("").matches("anything"));

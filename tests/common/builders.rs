@@ -6,6 +6,7 @@
 use sagedeck::aws::endpoints::autoscaling::ScalingInfo;
 use sagedeck::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
 use sagedeck::aws::endpoints::kind::EndpointKind;
+use sagedeck::aws::endpoints::shape::{AsyncInfo, ServerlessInfo};
 
 /// The account every built ARN names.
 pub const ACCOUNT: &str = "123456789012";
@@ -30,6 +31,7 @@ pub fn variant(name: &str) -> VariantBuilder {
         image: None,
         multi_model: false,
         model_data_url: None,
+        serverless: None,
     })
 }
 
@@ -91,6 +93,22 @@ impl VariantBuilder {
         self
     }
 
+    /// A serverless variant of `memory_mb` with `max` concurrency and `provisioned` (no instance
+    /// type, no instances).
+    pub fn serverless(mut self, memory_mb: i32, max: i32, provisioned: Option<i32>) -> Self {
+        self.0.instance_type = None;
+        self.0.current_instances = 0;
+        self.0.desired_instances = 0;
+        self.0.serverless = Some(ServerlessInfo {
+            memory_mb,
+            max_concurrency: max,
+            desired_max_concurrency: max,
+            provisioned,
+            desired_provisioned: provisioned,
+        });
+        self
+    }
+
     /// The variant.
     pub fn build(self) -> VariantInfo {
         self.0
@@ -115,6 +133,7 @@ pub fn endpoint(name: &str) -> EndpointBuilder {
         variants: vec![],
         multi_model: false,
         kind: EndpointKind::RealTime,
+        shape: Default::default(),
         autoscaling: vec![],
         deploying: false,
     })
@@ -176,6 +195,19 @@ impl EndpointBuilder {
     /// The kind (an inference-components endpoint: `EndpointKind::InferenceComponents`).
     pub fn kind(mut self, kind: EndpointKind) -> Self {
         self.0.kind = kind;
+        self
+    }
+
+    /// Asynchronous: the kind and its configuration.
+    pub fn asynchronous(mut self, config: AsyncInfo) -> Self {
+        self.0.kind = EndpointKind::Async;
+        self.0.shape.asynchronous = Some(config);
+        self
+    }
+
+    /// A shadow variant (its share: the share of production requests copied to it).
+    pub fn shadow(mut self, shadow: VariantBuilder) -> Self {
+        self.0.shape.shadow_variants.push(shadow.build());
         self
     }
 

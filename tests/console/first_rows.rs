@@ -108,6 +108,7 @@ fn listed(name: &str, modified: f64) -> EndpointInfo {
         variants: vec![],
         multi_model: false,
         kind: Default::default(),
+        shape: Default::default(),
         autoscaling: vec![],
         deploying: false,
     }
@@ -127,6 +128,7 @@ fn described(name: &str, modified: f64, variants: usize) -> EndpointInfo {
         image: None,
         multi_model: false,
         model_data_url: None,
+        serverless: None,
     };
     EndpointInfo {
         config_name: Some(format!("{name}-config")),

@@ -29,6 +29,7 @@ mod regions;
 mod scaling;
 mod scaling_components;
 mod schema_form_props;
+mod shapes;
 mod tools;
 mod variants;
 mod worker;

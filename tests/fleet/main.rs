@@ -23,6 +23,7 @@ mod metrics;
 mod refresh;
 mod regions;
 mod scale_to_zero;
+mod shapes;
 mod timeline;
 mod variants_report;
 mod variants_report_range;

@@ -1,6 +1,7 @@
-//! Changing an endpoint: variant weights and capacities, the compare-and-swap guard that sends
+//! Changing an endpoint: variant weights and capacities, a serverless variant's concurrency, the compare-and-swap guard that sends
 //! them, and the audit record every change writes first.
 
 pub mod audit;
 pub mod guard;
+pub mod serverless;
 pub mod weights;

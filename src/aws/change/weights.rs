@@ -280,6 +280,7 @@ mod tests {
             image: None,
             multi_model: false,
             model_data_url: None,
+            serverless: None,
         };
         EndpointInfo {
             name: "ep".into(),
@@ -292,6 +293,7 @@ mod tests {
             variants: vec![v("Stable", 9.0, 2), v("Canary", 1.0, 1)],
             multi_model: false,
             kind: Default::default(),
+            shape: Default::default(),
             autoscaling: vec![],
             deploying: false,
         }

@@ -14,6 +14,7 @@ use crate::aws::cache::ModelFacts;
 use crate::aws::config::Fleet;
 use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
 use crate::aws::endpoints::kind::EndpointKind;
+use crate::aws::endpoints::shape::{AsyncInfo, ServerlessInfo, sampled_share};
 use crate::aws::error::AwsError;
 
 /// One production variant as the console shows it.
@@ -43,6 +44,34 @@ pub struct VariantInfo {
     pub multi_model: bool,
     /// Model artifact (for an MME, the prefix TargetModel is relative to).
     pub model_data_url: Option<String>,
+    /// A serverless variant's memory and concurrency (None: instance-backed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serverless: Option<ServerlessInfo>,
+}
+
+/// What an endpoint's shape adds to its production variants: its asynchronous configuration and
+/// its shadow variants.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct EndpointShape {
+    /// The asynchronous configuration (None: a real-time endpoint).
+    #[serde(skip_serializing_if = "Option::is_none", rename = "async")]
+    pub asynchronous: Option<AsyncInfo>,
+    /// Shadow variants: each receives a sampled copy of production traffic and never answers the
+    /// caller. Their `traffic_share` is the share of production requests copied to them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shadow_variants: Vec<VariantInfo>,
+}
+
+impl EndpointShape {
+    /// Whether the shape adds nothing: real-time without shadow.
+    pub fn is_plain(&self) -> bool {
+        self.asynchronous.is_none() && self.shadow_variants.is_empty()
+    }
+
+    /// Whether the endpoint has shadow variants (the SHADOW mark).
+    pub fn has_shadow(&self) -> bool {
+        !self.shadow_variants.is_empty()
+    }
 }
 
 /// One endpoint with everything the console knows about it.
@@ -69,6 +98,9 @@ pub struct EndpointInfo {
     /// Real-time, multi-model, inference components, serverless or asynchronous (read from the
     /// configuration; real-time until it is described).
     pub kind: EndpointKind,
+    /// Its asynchronous configuration and shadow variants (left out of JSON when it has neither).
+    #[serde(skip_serializing_if = "EndpointShape::is_plain")]
+    pub shape: EndpointShape,
     /// Autoscaling per variant.
     pub autoscaling: Vec<ScalingInfo>,
     /// A deployment is in flight: a PendingDeploymentSummary, or Updating with a DeploymentConfig.
@@ -192,11 +224,27 @@ impl Fleet {
             // Creating endpoints may not list live variants yet: show the configured ones.
             variants = configured_variants(config_variants, &models);
         }
+        let shape = match config.as_deref() {
+            Some(c) => self.shape_of(&ep, c, &variants, calls).await,
+            None => EndpointShape::default(),
+        };
         let multi_model = variants.iter().any(|v| v.multi_model);
-        let kind = config
+        let mut kind = config
             .as_deref()
             .map(|c| EndpointKind::of_config(c, multi_model))
             .unwrap_or_default();
+        // Provisioned concurrency changed in place shows in the variants, not the configuration.
+        if kind.is_serverless() {
+            let provisioned = variants
+                .iter()
+                .filter_map(|v| v.serverless.as_ref())
+                .any(|s| s.provisioned.or(s.desired_provisioned).is_some_and(|n| n > 0));
+            kind = if provisioned {
+                EndpointKind::ServerlessProvisioned
+            } else {
+                EndpointKind::Serverless
+            };
+        }
         Ok(EndpointInfo {
             name: ep.endpoint_name().unwrap_or(name).to_string(),
             arn: ep.endpoint_arn().unwrap_or_default().to_string(),
@@ -208,11 +256,44 @@ impl Fleet {
             multi_model,
             kind,
             variants,
+            shape,
             autoscaling: Vec::new(),
             deploying: ep.pending_deployment_summary().is_some()
                 || (ep.endpoint_status().map(|s| s.as_str()) == Some("Updating")
                     && ep.last_deployment_config().is_some()),
         })
+    }
+
+    /// The asynchronous configuration and the shadow variants of a described endpoint: the live
+    /// shadow summaries, else the configured ones; each with the share of production traffic
+    /// copied to it.
+    async fn shape_of(
+        &self,
+        ep: &aws_sdk_sagemaker::operation::describe_endpoint::DescribeEndpointOutput,
+        config: &aws_sdk_sagemaker::operation::describe_endpoint_config::DescribeEndpointConfigOutput,
+        production: &[VariantInfo],
+        calls: &AtomicUsize,
+    ) -> EndpointShape {
+        let configured = config.shadow_production_variants();
+        let mut shadow_variants = if configured.is_empty() && ep.shadow_production_variants().is_empty() {
+            Vec::new()
+        } else {
+            let models = self.models_of(configured, calls).await;
+            let live = live_variants(ep.shadow_production_variants(), configured, &models);
+            if live.is_empty() {
+                configured_variants(configured, &models)
+            } else {
+                live
+            }
+        };
+        let production_weight: f64 = production.iter().map(|v| v.current_weight).sum();
+        for v in &mut shadow_variants {
+            v.traffic_share = sampled_share(v.current_weight, production_weight);
+        }
+        EndpointShape {
+            asynchronous: AsyncInfo::of(config),
+            shadow_variants,
+        }
     }
 
     /// The facts of each model the configuration's variants name (a model deleted behind the
@@ -323,6 +404,7 @@ fn live_variants(
                 image: m.0,
                 multi_model: m.1,
                 model_data_url: m.2,
+                serverless: ServerlessInfo::of(Some(v), cv),
                 name,
             }
         })
@@ -350,6 +432,7 @@ fn configured_variants(config_variants: &[ConfigVariant], models: &HashMap<Strin
                 image: m.0,
                 multi_model: m.1,
                 model_data_url: m.2,
+                serverless: ServerlessInfo::of(None, Some(c)),
             }
         })
         .collect()

@@ -17,8 +17,11 @@ pub enum EndpointKind {
     MultiModel,
     /// Variants carry instances but no model; inference components bring the models.
     InferenceComponents,
-    /// A variant runs serverless (ServerlessConfig).
+    /// A variant runs serverless (ServerlessConfig), without provisioned concurrency: a call
+    /// after a quiet spell starts cold.
     Serverless,
+    /// A serverless variant with ProvisionedConcurrency: that many executions are kept warm.
+    ServerlessProvisioned,
     /// The configuration has an AsyncInferenceConfig.
     Async,
 }
@@ -32,7 +35,15 @@ impl EndpointKind {
         if config.async_inference_config().is_some() {
             EndpointKind::Async
         } else if variants.iter().any(|v| v.serverless_config().is_some()) {
-            EndpointKind::Serverless
+            let provisioned = variants
+                .iter()
+                .filter_map(|v| v.serverless_config())
+                .any(|s| s.provisioned_concurrency().is_some_and(|n| n > 0));
+            if provisioned {
+                EndpointKind::ServerlessProvisioned
+            } else {
+                EndpointKind::Serverless
+            }
         } else if config.execution_role_arn().is_some()
             && !variants.is_empty()
             && variants.iter().all(|v| v.model_name().is_none())
@@ -45,15 +56,62 @@ impl EndpointKind {
         }
     }
 
-    /// The short mark tables show: `RT`, `MME`, `IC`, `SLS`, `ASYNC`.
+    /// Every kind, in the order tables list them.
+    pub const ALL: [EndpointKind; 6] = [
+        EndpointKind::RealTime,
+        EndpointKind::MultiModel,
+        EndpointKind::InferenceComponents,
+        EndpointKind::Serverless,
+        EndpointKind::ServerlessProvisioned,
+        EndpointKind::Async,
+    ];
+
+    /// The short mark tables show: `RT`, `MME`, `IC`, `SLS`, `SLS+PC`, `ASYNC`.
     pub fn mark(self) -> &'static str {
         match self {
             EndpointKind::RealTime => "RT",
             EndpointKind::MultiModel => "MME",
             EndpointKind::InferenceComponents => "IC",
             EndpointKind::Serverless => "SLS",
+            EndpointKind::ServerlessProvisioned => "SLS+PC",
             EndpointKind::Async => "ASYNC",
         }
+    }
+
+    /// The name the CLI prints and `--kind`/`kind:` filters take: `real-time`, `multi-model`,
+    /// `components`, `serverless`, `serverless-provisioned`, `async`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndpointKind::RealTime => "real-time",
+            EndpointKind::MultiModel => "multi-model",
+            EndpointKind::InferenceComponents => "components",
+            EndpointKind::Serverless => "serverless",
+            EndpointKind::ServerlessProvisioned => "serverless-provisioned",
+            EndpointKind::Async => "async",
+        }
+    }
+
+    /// Whether `word` names this kind: its name, its mark or a prefix of its name of three
+    /// letters or more (`async`, `sls`, `server`, `ic`, `rt`, `mme`), case-insensitive;
+    /// `serverless` also names the provisioned kind.
+    pub fn answers_to(self, word: &str) -> bool {
+        let w = word.to_ascii_lowercase();
+        let name = self.name();
+        w == name
+            || w == self.mark().to_ascii_lowercase()
+            || (w.len() >= 3 && name.starts_with(&w))
+            || (self == EndpointKind::ServerlessProvisioned && (w == "sls" || w == "pc"))
+            || (self == EndpointKind::InferenceComponents && w.len() >= 3 && "inference-components".starts_with(&w))
+    }
+
+    /// Whether the endpoint runs serverless (provisioned or not): no instances to count.
+    pub fn is_serverless(self) -> bool {
+        matches!(self, EndpointKind::Serverless | EndpointKind::ServerlessProvisioned)
+    }
+
+    /// Whether the endpoint is asynchronous (InvokeEndpointAsync only).
+    pub fn is_async(self) -> bool {
+        self == EndpointKind::Async
     }
 
     /// Whether the endpoint hosts inference components.
@@ -119,5 +177,35 @@ mod tests {
             .build();
         assert_eq!(EndpointKind::of_config(&asynchronous, false), EndpointKind::Async);
         assert_eq!(EndpointKind::InferenceComponents.mark(), "IC");
+        let provisioned = ProductionVariant::builder()
+            .variant_name("V")
+            .model_name("m")
+            .serverless_config(
+                ProductionVariantServerlessConfig::builder()
+                    .memory_size_in_mb(2048)
+                    .max_concurrency(5)
+                    .provisioned_concurrency(2)
+                    .build(),
+            )
+            .build();
+        assert_eq!(
+            EndpointKind::of_config(&cfg(false, provisioned), false),
+            EndpointKind::ServerlessProvisioned
+        );
+    }
+
+    #[test]
+    fn a_kind_answers_to_its_name_mark_and_prefixes() {
+        assert!(EndpointKind::Async.answers_to("ASYNC"));
+        assert!(EndpointKind::Async.answers_to("asy"));
+        assert!(!EndpointKind::Async.answers_to("a"));
+        assert!(EndpointKind::ServerlessProvisioned.answers_to("serverless"));
+        assert!(EndpointKind::ServerlessProvisioned.answers_to("sls"));
+        assert!(EndpointKind::Serverless.answers_to("sls"));
+        assert!(!EndpointKind::Serverless.answers_to("serverless-provisioned"));
+        assert!(EndpointKind::InferenceComponents.answers_to("ic"));
+        assert!(EndpointKind::InferenceComponents.answers_to("inference"));
+        assert!(EndpointKind::RealTime.answers_to("real-time"));
+        assert!(!EndpointKind::RealTime.answers_to("serverless"));
     }
 }

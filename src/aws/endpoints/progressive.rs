@@ -42,6 +42,7 @@ fn listed_row(s: &aws_sdk_sagemaker::types::EndpointSummary) -> Option<EndpointI
         variants: Vec::new(),
         multi_model: false,
         kind: Default::default(),
+        shape: Default::default(),
         autoscaling: Vec::new(),
         deploying: false,
     })

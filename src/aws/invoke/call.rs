@@ -163,7 +163,9 @@ impl Fleet {
                 retried: run.retried.iter().map(|e| e.class().to_string()).collect(),
             }),
             Err(error) => Err(InvokeFailure {
-                error: self.name_components(error, &spec.endpoint).await,
+                error: self
+                    .async_refusal(self.name_components(error, &spec.endpoint).await, &spec.endpoint)
+                    .await,
                 attempts: run.attempts,
                 total,
             }),
@@ -193,7 +195,11 @@ impl Fleet {
             .map_err(|e| AwsError::from_sdk(e).for_call(&spec.endpoint, spec.inference_component.as_deref()));
         let mut out = match out {
             Ok(out) => out,
-            Err(e) => return Err(self.name_components(e, &spec.endpoint).await),
+            Err(e) => {
+                return Err(self
+                    .async_refusal(self.name_components(e, &spec.endpoint).await, &spec.endpoint)
+                    .await);
+            }
         };
         let mut summary = StreamSummary {
             invoked_variant: out.invoked_production_variant.clone(),
@@ -225,6 +231,23 @@ impl Fleet {
 impl Fleet {
     /// An endpoint called without a component: the error names the endpoint's components
     /// (one ListInferenceComponents page, 5 s at most; none when it does not answer).
+    /// A ValidationError of a synchronous call on an endpoint whose configuration is
+    /// asynchronous becomes [`AwsError::AsyncOnly`] (whatever SageMaker's message says).
+    async fn async_refusal(&self, error: AwsError, endpoint: &str) -> AwsError {
+        let AwsError::Validation(message) = error else {
+            return error;
+        };
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let info = tokio::time::timeout(Duration::from_secs(5), self.describe_endpoint_info(endpoint, &calls)).await;
+        match info {
+            Ok(Ok(info)) if info.kind.is_async() => AwsError::AsyncOnly {
+                endpoint: endpoint.to_string(),
+                message,
+            },
+            _ => AwsError::Validation(message),
+        }
+    }
+
     async fn name_components(&self, error: AwsError, endpoint: &str) -> AwsError {
         let AwsError::ComponentRequired { message, .. } = error else {
             return error;

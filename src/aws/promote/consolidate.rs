@@ -250,7 +250,7 @@ impl Fleet {
 
     /// Saves `state` (so a kill -9 from here on is resumable), then sends UpdateEndpoint onto
     /// `config`; the request id.
-    async fn save_then_update(
+    pub(crate) async fn save_then_update(
         &self,
         state_path: &Path,
         state: &ConsolidationState,

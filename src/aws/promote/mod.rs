@@ -2,7 +2,8 @@
 //! asked) and gated, then consolidated onto the canary alone. The plan and its persisted state
 //! (`plan.rs`), what a gate checks and found (`report.rs`), the gate (`gate.rs`), the runner
 //! (`run.rs`, its vocabulary in `events.rs`, its sends in `send.rs`, its last step in
-//! `last_step.rs`), consolidation (`consolidate.rs`) and the bake load (`bake_load.rs`).
+//! `last_step.rs`), consolidation (`consolidate.rs`), the bake load (`bake_load.rs`), and a shadow variant judged
+//! against production and promoted (`shadow.rs`).
 
 pub mod bake_load;
 pub mod consolidate;
@@ -14,3 +15,4 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod send;
+pub mod shadow;

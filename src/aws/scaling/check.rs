@@ -57,6 +57,7 @@ impl EndpointScaling {
             targets: self.targets.clone(),
             policies: self.policies.clone(),
             metrics,
+            asynchronous: self.info.kind.is_async(),
         }
     }
 

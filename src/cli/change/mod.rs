@@ -1,4 +1,5 @@
-//! The commands that change an endpoint's traffic and capacity: `weights` and `autoscaling`.
+//! The commands that change an endpoint's traffic and capacity: `weights`, `serverless` and `autoscaling`.
 
 pub mod autoscaling;
+pub mod serverless;
 pub mod weights;

@@ -85,7 +85,7 @@ fn kind_name(kind: EndpointKind) -> &'static str {
         EndpointKind::RealTime => "real-time",
         EndpointKind::MultiModel => "multi-model",
         EndpointKind::InferenceComponents => "inference-components",
-        EndpointKind::Serverless => "serverless",
+        EndpointKind::Serverless | EndpointKind::ServerlessProvisioned => "serverless",
         EndpointKind::Async => "asynchronous",
     }
 }

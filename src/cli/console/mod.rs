@@ -143,6 +143,7 @@ fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Res
     let args = EndpointsArgs {
         concurrency: 8,
         name_contains: None,
+        kind: None,
         regions: c.regions.clone(),
         profiles: c.profiles.clone(),
         fleet: c.fleet.clone(),

@@ -7,9 +7,8 @@ use clap::Args;
 use serde_json::json;
 
 use super::inventory::EndpointsArgs;
-use super::view::{instances_text, print_scaling, print_variants, scaling_text};
+use super::view::{instances_text, kind_text, print_async, print_scaling, print_variants, scaling_text};
 use crate::aws::endpoints::inventory::InventoryOptions;
-use crate::aws::endpoints::kind::EndpointKind;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{outln, print_json, print_table, weight};
@@ -33,10 +32,7 @@ pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> CmdResult {
         autoscaling: true,
     };
     let mut inv = fleet.inventory(opts).await?;
-    if let Some(f) = &args.name_contains {
-        let f = f.to_ascii_lowercase();
-        inv.endpoints.retain(|e| e.name.to_ascii_lowercase().contains(&f));
-    }
+    inv.endpoints.retain(|e| args.keeps(e));
     if g.json {
         print_json(&inv)?;
     } else {
@@ -53,10 +49,7 @@ pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> CmdResult {
                         .collect::<Vec<_>>()
                         .join(" "),
                     instances_text(e),
-                    match e.kind {
-                        EndpointKind::RealTime => "-".into(),
-                        kind => kind.mark().to_string(),
-                    },
+                    kind_text(e),
                     scaling_text(&e.autoscaling),
                     time_text(e.modified),
                 ]
@@ -105,6 +98,13 @@ pub async fn run_describe(g: &GlobalArgs, args: DescribeArgs) -> CmdResult {
     outln!("Config       {}", info.config_name.as_deref().unwrap_or("-"))?;
     outln!("Created      {}", time_text(info.created))?;
     outln!("Modified     {}", time_text(info.modified))?;
+    let shadow = if info.shape.has_shadow() {
+        " with a shadow variant"
+    } else {
+        ""
+    };
+    outln!("Kind         {}{shadow}", info.kind.name())?;
+    print_async(&info)?;
     outln!()?;
     print_variants(&info)?;
     for v in info

@@ -27,6 +27,10 @@ pub struct EndpointsArgs {
     /// Only endpoints whose name contains this (case-insensitive).
     #[arg(long)]
     pub name_contains: Option<String>,
+    /// Only endpoints of this kind: real-time, multi-model, components, serverless (provisioned
+    /// or not), serverless-provisioned, async, or shadow (those with shadow variants).
+    #[arg(long)]
+    pub kind: Option<String>,
     /// List these regions as one inventory (with region and account columns).
     #[arg(long, value_delimiter = ',')]
     pub regions: Vec<String>,
@@ -36,6 +40,21 @@ pub struct EndpointsArgs {
     /// A `[fleets.NAME]` set of profiles × regions from config.toml.
     #[arg(long)]
     pub fleet: Option<String>,
+}
+
+impl EndpointsArgs {
+    /// Whether `--name-contains` and `--kind` keep this endpoint.
+    pub fn keeps(&self, e: &EndpointInfo) -> bool {
+        let named = self
+            .name_contains
+            .as_ref()
+            .is_none_or(|f| e.name.to_ascii_lowercase().contains(&f.to_ascii_lowercase()));
+        let of_kind = self
+            .kind
+            .as_deref()
+            .is_none_or(|k| e.kind.answers_to(k) || (k.eq_ignore_ascii_case("shadow") && e.shape.has_shadow()));
+        named && of_kind
+    }
 }
 
 #[derive(Serialize)]
@@ -188,12 +207,9 @@ pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> CmdResult {
         autoscaling: true,
     };
     let mut inv = multi_inventory(&targets(&profiles, &regions), &g.aws_options(), opts, &[]).await;
-    if let Some(f) = &args.name_contains {
-        let f = f.to_ascii_lowercase();
-        for r in &mut inv.regions {
-            if let RegionOutcome::Ok { inventory } = &mut r.outcome {
-                inventory.endpoints.retain(|e| e.name.to_ascii_lowercase().contains(&f));
-            }
+    for r in &mut inv.regions {
+        if let RegionOutcome::Ok { inventory } = &mut r.outcome {
+            inventory.endpoints.retain(|e| args.keeps(e));
         }
     }
     if g.json {

@@ -68,7 +68,12 @@ pub struct InvokeArgs {
 }
 
 fn read_body(args: &InvokeArgs) -> Result<Vec<u8>, String> {
-    match (&args.body, &args.body_file) {
+    read_body_from(&args.body, &args.body_file)
+}
+
+/// The body from `--body` or `--body-file` (`-` for standard input).
+pub fn read_body_from(body: &Option<String>, body_file: &Option<String>) -> Result<Vec<u8>, String> {
+    match (body, body_file) {
         (Some(b), _) => Ok(b.clone().into_bytes()),
         (None, Some(f)) if f == "-" => {
             let mut buf = Vec::new();
@@ -82,7 +87,7 @@ fn read_body(args: &InvokeArgs) -> Result<Vec<u8>, String> {
 }
 
 /// The body as JSON when it parses, else text when UTF-8, else base64 (for `--json`).
-fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
+pub fn body_value(content_type: Option<&str>, body: &[u8]) -> serde_json::Value {
     if content_type.is_none_or(is_json)
         && let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
     {
@@ -215,6 +220,8 @@ async fn once(
             print_json(&json!({ "endpoint": spec.endpoint, "error": f }))?;
             Err(Exit::from(&f.error))
         }
+        // An asynchronous endpoint: one line that names the command to use.
+        Err(f) if matches!(f.error, AwsError::AsyncOnly { .. }) => Err(Exit::from(&f.error)),
         Err(f) => {
             eprintln!("sagedeck: {}", f.error);
             Err(Exit::new(

@@ -1,9 +1,10 @@
-//! The commands that read the fleet (and `invoke`, `prewarm`): endpoints and the inventory across
+//! The commands that read the fleet (and `invoke`, `invoke-async` in `asynchronous.rs`, `prewarm`): endpoints and the inventory across
 //! regions, describe, models and prewarm, metrics, logs, alarms, timeline, audit. `view.rs` holds
 //! the endpoint tables that `change/` shows too; `capacity.rs` waits for (and wakes) an inference
 //! component at zero copies.
 
 pub mod alarms;
+pub mod asynchronous;
 pub mod audit;
 pub mod capacity;
 pub mod endpoints;

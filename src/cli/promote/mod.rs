@@ -6,6 +6,7 @@
 pub mod args;
 pub mod consolidate;
 mod drive;
+pub mod shadow;
 pub mod variants_report;
 pub mod view;
 

@@ -25,6 +25,7 @@ fn to_sdk(q: &PlannedQuery, period: i32) -> MetricDataQuery {
         .metric_name(q.metric.cloudwatch_name());
     let metric = match &q.component {
         Some(component) => metric.dimensions(dim("InferenceComponentName", component)),
+        None if q.endpoint_only => metric.dimensions(dim("EndpointName", &q.endpoint)),
         None => metric
             .dimensions(dim("EndpointName", &q.endpoint))
             .dimensions(dim("VariantName", &q.variant)),

@@ -54,6 +54,30 @@ pub enum Metric {
     GpuUtilizationNormalized,
     /// Inference component: memory used, in % of its reservation.
     MemoryUtilizationNormalized,
+    /// Serverless: a cold start's container setup (µs on the wire).
+    ModelSetupTime,
+    /// Serverless: executions running over MaxConcurrency (0..1).
+    ServerlessConcurrentExecutionsUtilization,
+    /// Serverless: calls beyond the provisioned concurrency (served cold).
+    ServerlessProvisionedConcurrencySpilloverInvocations,
+    /// Serverless: provisioned executions in use (0..1).
+    ServerlessProvisionedConcurrencyUtilization,
+    /// Async (EndpointName only): requests waiting in the queue.
+    ApproximateBacklogSize,
+    /// Async (EndpointName only): the backlog per instance.
+    ApproximateBacklogSizePerInstance,
+    /// Async (EndpointName only): age of the oldest waiting request, seconds.
+    ApproximateAgeOfOldestRequest,
+    /// Async (EndpointName only): 1 when requests wait and no instance runs.
+    HasBacklogWithoutCapacity,
+    /// Async: time a request waited in the queue (µs on the wire).
+    TimeInBacklog,
+    /// Async: time from queue to output (µs on the wire).
+    TotalProcessingTime,
+    /// Async: requests that failed.
+    InvocationFailures,
+    /// Async: requests that expired in the queue (RequestTTLSeconds).
+    ExpiredRequests,
 }
 
 impl Metric {
@@ -75,6 +99,20 @@ impl Metric {
             Metric::CpuUtilizationNormalized => "CPUUtilizationNormalized",
             Metric::GpuUtilizationNormalized => "GPUUtilizationNormalized",
             Metric::MemoryUtilizationNormalized => "MemoryUtilizationNormalized",
+            Metric::ModelSetupTime => "ModelSetupTime",
+            Metric::ServerlessConcurrentExecutionsUtilization => "ServerlessConcurrentExecutionsUtilization",
+            Metric::ServerlessProvisionedConcurrencySpilloverInvocations => {
+                "ServerlessProvisionedConcurrencySpilloverInvocations"
+            }
+            Metric::ServerlessProvisionedConcurrencyUtilization => "ServerlessProvisionedConcurrencyUtilization",
+            Metric::ApproximateBacklogSize => "ApproximateBacklogSize",
+            Metric::ApproximateBacklogSizePerInstance => "ApproximateBacklogSizePerInstance",
+            Metric::ApproximateAgeOfOldestRequest => "ApproximateAgeOfOldestRequest",
+            Metric::HasBacklogWithoutCapacity => "HasBacklogWithoutCapacity",
+            Metric::TimeInBacklog => "TimeInBacklog",
+            Metric::TotalProcessingTime => "TotalProcessingTime",
+            Metric::InvocationFailures => "InvocationFailures",
+            Metric::ExpiredRequests => "ExpiredRequests",
         }
     }
 
@@ -98,6 +136,9 @@ impl Metric {
                 | Metric::ModelLoadingWaitTime
                 | Metric::ModelDownloadingTime
                 | Metric::ModelLoadingTime
+                | Metric::ModelSetupTime
+                | Metric::TimeInBacklog
+                | Metric::TotalProcessingTime
         )
     }
 
@@ -119,6 +160,18 @@ impl Metric {
             Metric::CpuUtilizationNormalized => "cpu_utilization_normalized",
             Metric::GpuUtilizationNormalized => "gpu_utilization_normalized",
             Metric::MemoryUtilizationNormalized => "memory_utilization_normalized",
+            Metric::ModelSetupTime => "model_setup_time",
+            Metric::ServerlessConcurrentExecutionsUtilization => "serverless_concurrent_executions_utilization",
+            Metric::ServerlessProvisionedConcurrencySpilloverInvocations => "serverless_spillover_invocations",
+            Metric::ServerlessProvisionedConcurrencyUtilization => "serverless_provisioned_utilization",
+            Metric::ApproximateBacklogSize => "approximate_backlog_size",
+            Metric::ApproximateBacklogSizePerInstance => "approximate_backlog_size_per_instance",
+            Metric::ApproximateAgeOfOldestRequest => "approximate_age_of_oldest_request",
+            Metric::HasBacklogWithoutCapacity => "has_backlog_without_capacity",
+            Metric::TimeInBacklog => "time_in_backlog",
+            Metric::TotalProcessingTime => "total_processing_time",
+            Metric::InvocationFailures => "invocation_failures",
+            Metric::ExpiredRequests => "expired_requests",
         }
     }
 }
@@ -144,6 +197,32 @@ const MME_QUERIES: [(Metric, &str); 6] = [
     (Metric::ModelDownloadingTime, "Average"),
     (Metric::ModelLoadingTime, "Average"),
     (Metric::LoadedModelCount, "Average"),
+];
+
+/// Extra queries of a serverless variant (its OverheadLatency p99 is among every variant's).
+const SERVERLESS_QUERIES: [(Metric, &str); 5] = [
+    (Metric::ModelSetupTime, "Average"),
+    (Metric::ModelSetupTime, "SampleCount"),
+    (Metric::ServerlessConcurrentExecutionsUtilization, "Maximum"),
+    (Metric::ServerlessProvisionedConcurrencySpilloverInvocations, "Sum"),
+    (Metric::ServerlessProvisionedConcurrencyUtilization, "Average"),
+];
+
+/// Extra queries of an asynchronous endpoint's variant.
+const ASYNC_QUERIES: [(Metric, &str); 4] = [
+    (Metric::TimeInBacklog, "Average"),
+    (Metric::TotalProcessingTime, "Average"),
+    (Metric::InvocationFailures, "Sum"),
+    (Metric::ExpiredRequests, "Sum"),
+];
+
+/// An asynchronous endpoint's queue: published with the EndpointName dimension only (planned
+/// after its first variant's queries, whose series they join).
+const QUEUE_QUERIES: [(Metric, &str); 4] = [
+    (Metric::ApproximateBacklogSize, "Average"),
+    (Metric::ApproximateBacklogSizePerInstance, "Average"),
+    (Metric::ApproximateAgeOfOldestRequest, "Maximum"),
+    (Metric::HasBacklogWithoutCapacity, "Maximum"),
 ];
 
 /// Queries of every inference component (dimension `InferenceComponentName` only).
@@ -182,6 +261,9 @@ pub struct PlannedQuery {
     pub metric: Metric,
     /// Statistic (`p99`, `Sum`, `Average`).
     pub stat: &'static str,
+    /// Whether the metric carries the EndpointName dimension only (an async endpoint's queue).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub endpoint_only: bool,
 }
 
 /// Every query of one refresh.
@@ -216,17 +298,37 @@ impl MetricsPlan {
         let mut queries = Vec::new();
         let mut variants = Vec::new();
         for ep in endpoints {
-            for v in &ep.variants {
+            // Shadow variants publish under their own names: planned beside production.
+            for (i, v) in ep.variants.iter().chain(&ep.shape.shadow_variants).enumerate() {
                 variants.push((ep.name.clone(), v.name.clone(), v.multi_model));
                 let extra: &[(Metric, &str)] = if v.multi_model { &MME_QUERIES } else { &[] };
-                for (metric, stat) in VARIANT_QUERIES.iter().chain(extra) {
+                let serverless: &[(Metric, &str)] = if v.serverless.is_some() {
+                    &SERVERLESS_QUERIES
+                } else {
+                    &[]
+                };
+                let asynchronous: &[(Metric, &str)] = if ep.kind.is_async() { &ASYNC_QUERIES } else { &[] };
+                let queue: &[(Metric, &str)] = if ep.kind.is_async() && i == 0 {
+                    &QUEUE_QUERIES
+                } else {
+                    &[]
+                };
+                let planned = VARIANT_QUERIES
+                    .iter()
+                    .chain(extra)
+                    .chain(serverless)
+                    .chain(asynchronous);
+                for (&(metric, stat), endpoint_only) in
+                    planned.map(|q| (q, false)).chain(queue.iter().map(|q| (q, true)))
+                {
                     queries.push(PlannedQuery {
                         id: format!("q{}", queries.len()),
                         endpoint: ep.name.clone(),
                         variant: v.name.clone(),
                         component: None,
-                        metric: *metric,
+                        metric,
                         stat,
+                        endpoint_only,
                     });
                 }
             }
@@ -254,6 +356,7 @@ impl MetricsPlan {
                     component: Some(component.clone()),
                     metric,
                     stat,
+                    endpoint_only: false,
                 });
             }
         }

@@ -51,6 +51,12 @@ pub enum FindingKind {
     PoliciesFight,
     /// A policy for a variant with no scalable target.
     NoTarget,
+    /// An asynchronous endpoint's backlog metric named with a VariantName dimension.
+    BacklogVariantDimension,
+    /// Scale to zero on an asynchronous endpoint without the step policy that wakes it.
+    AsyncScaleToZero,
+    /// A scale-in cooldown shorter than the invocation timeout (asynchronous endpoints).
+    CooldownBelowTimeout,
 }
 
 /// One problem with the autoscaling of an endpoint.
@@ -105,6 +111,8 @@ pub struct LintInput {
     pub policies: Vec<PolicySpec>,
     /// ListMetrics answers for every metric the policies name.
     pub metrics: Vec<MetricCheck>,
+    /// Whether the endpoint is asynchronous (its queue, scale to zero and long requests).
+    pub asynchronous: bool,
 }
 
 /// Who a finding is about: the endpoint linted, a variant and a policy (or a pair of them).

@@ -2,11 +2,13 @@
 //! of an endpoint (or a PutScalingPolicy request before anyone sends it) is checked against the
 //! endpoint's variants, its scalable targets and what CloudWatch publishes (ListMetrics,
 //! gathered by the caller into [`MetricCheck`]s). Each [`Finding`] says what is wrong, what
-//! will happen, and the sagedeck command that fixes it.
+//! will happen, and the sagedeck command that fixes it. `shape.rs` holds the lints of an
+//! asynchronous endpoint's queue, scale to zero and long requests.
 
 mod finding;
 mod pairs;
 mod policy;
+mod shape;
 #[cfg(test)]
 mod tests;
 mod tracked;
@@ -14,9 +16,11 @@ mod tracked;
 use crate::aws::scaling::spec::PolicySpec;
 use pairs::lint_pairs;
 use policy::lint_target;
+use shape::lint_shape;
 
 pub use finding::{API_STATISTICS, Finding, FindingKind, LintInput, MetricCheck, SAGEMAKER_METRICS, TargetBounds};
 pub use policy::lint_policy;
+pub use shape::{ASYNC_BACKLOG_METRICS, ASYNC_INVOCATION_TIMEOUT_S};
 pub use tracked::{Tracked, is_cloudwatch_stat, metrics_of, sagemaker_metric};
 
 /// Lints everything of an endpoint: each target, each policy, and each pair of policies.
@@ -29,6 +33,7 @@ pub fn lint(input: &LintInput) -> Vec<Finding> {
         out.extend(lint_policy(input, p));
     }
     out.extend(lint_pairs(input, &input.policies, None));
+    out.extend(lint_shape(input, &input.policies));
     out
 }
 
@@ -48,5 +53,6 @@ pub fn lint_request(input: &LintInput, request: &PolicySpec) -> Vec<Finding> {
         .collect();
     policies.push(request.clone());
     out.extend(lint_pairs(input, &policies, Some(&request.policy_name)));
+    out.extend(lint_shape(input, std::slice::from_ref(request)));
     out
 }

@@ -14,7 +14,8 @@ pub(super) fn lint_target(input: &LintInput, t: &TargetBounds) -> Vec<Finding> {
         policy: String::new(),
     };
     let mut out = Vec::new();
-    if t.min == 0 {
+    // Zero instances is how an asynchronous endpoint idles: `shape.rs` checks what wakes it.
+    if t.min == 0 && !input.asynchronous {
         out.push(ctx.finding(
             FindingKind::MinZero,
             "MinCapacity is 0".into(),

@@ -68,6 +68,7 @@ fn input(policies: &[&str]) -> LintInput {
             listed: true,
             elsewhere: vec![],
         }],
+        asynchronous: false,
     }
 }
 
@@ -157,4 +158,66 @@ fn policies_that_fight_are_found() {
 fn statistics_are_told_apart() {
     assert!(is_cloudwatch_stat("p99") && is_cloudwatch_stat("p99.9") && is_cloudwatch_stat("Average"));
     assert!(!is_cloudwatch_stat("P99") && !is_cloudwatch_stat("p") && !is_cloudwatch_stat("p101"));
+}
+
+/// Target tracking on the backlog per instance, as AWS's async guide writes it, with
+/// `{DIMS}` for the dimensions.
+const BACKLOG: &str = r#"{"PolicyName": "backlog", "ServiceNamespace": "sagemaker",
+  "ResourceId": "endpoint/mcp-endpoint/variant/AllTraffic", "ScalableDimension": "sagemaker:variant:DesiredInstanceCount",
+  "PolicyType": "TargetTrackingScaling",
+  "TargetTrackingScalingPolicyConfiguration": {"TargetValue": 5.0,
+    "CustomizedMetricSpecification": {"MetricName": "ApproximateBacklogSizePerInstance", "Namespace": "AWS/SageMaker",
+      "Dimensions": {DIMS}, "Statistic": "Average"},
+    "ScaleInCooldown": 600, "ScaleOutCooldown": 300}}"#;
+
+/// The step policy that wakes an asynchronous endpoint from zero.
+const WAKE: &str = r#"{"PolicyName": "wake", "ServiceNamespace": "sagemaker",
+  "ResourceId": "endpoint/mcp-endpoint/variant/AllTraffic", "ScalableDimension": "sagemaker:variant:DesiredInstanceCount",
+  "PolicyType": "StepScaling", "StepScalingPolicyConfiguration": {"AdjustmentType": "ChangeInCapacity",
+  "Cooldown": 300, "StepAdjustments": [{"MetricIntervalLowerBound": 0.0, "ScalingAdjustment": 1}]}}"#;
+
+fn async_input(policies: &[&str], min: i32) -> LintInput {
+    let mut i = input(policies);
+    i.asynchronous = true;
+    i.targets[0].min = min;
+    i.metrics.clear();
+    i
+}
+
+#[test]
+fn async_backlog_metrics_take_the_endpoint_dimension_only() {
+    let endpoint_only = BACKLOG
+        .replace("600", "900")
+        .replace("{DIMS}", r#"[{"Name": "EndpointName", "Value": "mcp-endpoint"}]"#);
+    let with_variant = BACKLOG.replace(
+        "{DIMS}",
+        r#"[{"Name": "EndpointName", "Value": "mcp-endpoint"}, {"Name": "VariantName", "Value": "AllTraffic"}]"#,
+    );
+    let f = lint(&async_input(&[&with_variant], 1));
+    assert!(kinds(&f).contains(&FindingKind::BacklogVariantDimension), "{f:#?}");
+    // 600 s is shorter than the 900 s an async request may run.
+    assert!(kinds(&f).contains(&FindingKind::CooldownBelowTimeout), "{f:#?}");
+    let cooldown = f.iter().find(|f| f.kind == FindingKind::CooldownBelowTimeout).unwrap();
+    assert!(cooldown.fix.ends_with("--scale-in-cooldown 900"), "{}", cooldown.fix);
+    let f = lint(&async_input(&[&endpoint_only], 1));
+    assert!(!kinds(&f).contains(&FindingKind::BacklogVariantDimension), "{f:#?}");
+    assert!(!kinds(&f).contains(&FindingKind::CooldownBelowTimeout), "{f:#?}");
+}
+
+#[test]
+fn async_scale_to_zero_needs_the_wake_step_policy() {
+    let backlog = BACKLOG
+        .replace("600", "900")
+        .replace("{DIMS}", r#"[{"Name": "EndpointName", "Value": "mcp-endpoint"}]"#);
+    let f = lint(&async_input(&[&backlog], 0));
+    assert!(kinds(&f).contains(&FindingKind::AsyncScaleToZero), "{f:#?}");
+    // Zero instances is an async endpoint's idle state, not the real-time MinZero finding.
+    assert!(!kinds(&f).contains(&FindingKind::MinZero), "{f:#?}");
+    let f = lint(&async_input(&[&backlog, WAKE], 0));
+    assert!(!kinds(&f).contains(&FindingKind::AsyncScaleToZero), "{f:#?}");
+    // The same target on a real-time endpoint is the MinZero finding, no async one.
+    let mut realtime = async_input(&[&backlog], 0);
+    realtime.asynchronous = false;
+    let f = lint(&realtime);
+    assert!(kinds(&f).contains(&FindingKind::MinZero) && !kinds(&f).contains(&FindingKind::AsyncScaleToZero));
 }

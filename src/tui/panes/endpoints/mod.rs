@@ -1,6 +1,6 @@
 //! Endpoints: every endpoint with status, variants, instances, MME marker, autoscaling,
 //! invocations/min, p99 model latency, 5XX rate and last modification. Sort by any column, `/`
-//! filter (substring, or regex; `!` inverts), Enter drills in, `d` describes. Only the visible
+//! filter (substring, or regex; `!` inverts; a kind's name or `kind:NAME` keeps that kind), Enter drills in, `d` describes. Only the visible
 //! rows are built on each frame.
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -117,6 +117,16 @@ fn instances(e: &EndpointInfo) -> i32 {
 }
 
 fn instances_text(e: &EndpointInfo) -> String {
+    // Serverless variants have no instances to count: their memory and concurrency instead.
+    if !e.variants.is_empty() && e.variants.iter().all(|v| v.serverless.is_some()) {
+        return e
+            .variants
+            .iter()
+            .filter_map(|v| v.serverless.as_ref())
+            .map(serverless_text)
+            .collect::<Vec<_>>()
+            .join(",");
+    }
     let mut types: Vec<String> = Vec::new();
     for v in &e.variants {
         let t = v.instance_type.clone().unwrap_or_else(|| "serverless".into());
@@ -127,15 +137,37 @@ fn instances_text(e: &EndpointInfo) -> String {
     format!("{} × {}", types.join("+"), instances(e))
 }
 
-/// The kind mark of an endpoint: `MME`, `IC` (inference components), `SLS`, `ASYNC`; nothing
-/// for a real-time endpoint serving one model per variant.
-fn kind_text(e: &EndpointInfo) -> &'static str {
+/// A serverless variant in the INSTANCES column: `sls 4 GB max 20`, `sls 4 GB 5/20 warm` with
+/// provisioned concurrency.
+fn serverless_text(s: &crate::aws::endpoints::shape::ServerlessInfo) -> String {
+    let memory = format!("{} GB", f64::from(s.memory_mb) / 1024.0);
+    match s.provisioned.filter(|n| *n > 0) {
+        Some(p) => format!("sls {memory} {p}/{} warm", s.max_concurrency),
+        None => format!("sls {memory} max {}", s.max_concurrency),
+    }
+}
+
+/// The kind mark of an endpoint: `MME`, `IC` (inference components), `SLS`, `SLS+PC`, `ASYNC`;
+/// nothing for a real-time endpoint serving one model per variant; `SHADOW` (after the mark)
+/// when it has shadow variants.
+fn kind_text(e: &EndpointInfo) -> String {
     use crate::aws::endpoints::kind::EndpointKind;
-    match e.kind {
+    let mark = match e.kind {
         EndpointKind::RealTime if e.multi_model => "MME",
         EndpointKind::RealTime => "",
         kind => kind.mark(),
+    };
+    match (mark, e.shape.has_shadow()) {
+        (m, false) => m.to_string(),
+        ("", true) => "SHADOW".into(),
+        (m, true) => format!("{m}+SHADOW"),
     }
+}
+
+/// Whether the typed filter word names the endpoint's kind (`async`, `kind:sls`, `shadow`).
+fn kind_named(e: &EndpointInfo, word: &str) -> bool {
+    let word = word.strip_prefix("kind:").unwrap_or(word);
+    e.kind.answers_to(word) || (e.shape.has_shadow() && word.eq_ignore_ascii_case("shadow"))
 }
 
 fn scaling_text(e: &EndpointInfo) -> String {
@@ -162,7 +194,10 @@ impl EndpointsPane {
             .and_then(|i| data.inventory.get(*i))
             .map(|e| e.name.clone());
         let mut view: Vec<usize> = (0..data.inventory.len())
-            .filter(|i| self.filter.matches(&data.inventory[*i].name))
+            .filter(|i| {
+                let e = &data.inventory[*i];
+                self.filter.matches_or(&e.name, |word| kind_named(e, word))
+            })
             .collect();
         let key_f = |e: &EndpointInfo| -> f64 {
             match self.sort {

@@ -157,13 +157,21 @@ impl EndpointsPane {
             .max()
             .unwrap_or(4)
             .clamp(8, 48) as u16;
+        // KIND is as wide as its longest mark (`ASYNC+SHADOW`), four at least.
+        let kind_width = self
+            .view
+            .iter()
+            .map(|i| kind_text(&data.inventory[*i]).chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(4, 16) as u16;
         // Columns by priority: on a narrow terminal the least important ones go first.
         let all_widths = [
             name_width,
             10,
             16,
             20,
-            4,
+            kind_width,
             8,
             9,
             12,
@@ -206,7 +214,7 @@ impl EndpointsPane {
             match column {
                 2 => e.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(","),
                 3 => instances_text(e),
-                4 => kind_text(e).to_string(),
+                4 => kind_text(e),
                 5 => scaling_text(e),
                 c => super::regions::texts(data, index)[c - 10].clone(),
             }

@@ -50,6 +50,9 @@ pub fn error_text(e: &AwsError) -> String {
             "inference component {} has no copies (scaled to zero): wake it on the Components pane (w), then send again",
             component.as_deref().unwrap_or("?")
         ),
+        AwsError::AsyncOnly { endpoint, .. } => format!(
+            "{endpoint} is an asynchronous endpoint: the Invoke pane sends synchronous calls; use `sagedeck invoke-async {endpoint}`"
+        ),
         other => other.to_string(),
     }
 }
@@ -72,5 +75,11 @@ mod tests {
             components: vec!["llm".into()],
         };
         assert!(error_text(&missing).contains("one of: llm"));
+        let queued = AwsError::AsyncOnly {
+            message: "m".into(),
+            endpoint: "summarize".into(),
+        };
+        let text = error_text(&queued);
+        assert!(text.contains("sagedeck invoke-async summarize") && !text.contains('\n'), "{text}");
     }
 }

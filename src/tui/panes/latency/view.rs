@@ -153,7 +153,8 @@ impl LatencyPane {
         }
         let variants: Vec<&VariantInfo> = match self.focused(e) {
             Some(name) => e.variants.iter().filter(|v| v.name == name).collect(),
-            None => e.variants.iter().collect(),
+            // A shadow's charts beside production's: it publishes under its own name.
+            None => e.variants.iter().chain(&e.shape.shadow_variants).collect(),
         };
         let fit = ((rows.height / ROW_MIN) as usize).max(1);
         let hidden = variants.len().saturating_sub(fit);

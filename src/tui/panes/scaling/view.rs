@@ -26,7 +26,10 @@ pub fn severity(kind: FindingKind) -> (Role, &'static str) {
         | FindingKind::MetricNotPublished
         | FindingKind::Units
         | FindingKind::Dimensions
-        | FindingKind::NoTarget => (Role::StatusError, "error"),
+        | FindingKind::NoTarget
+        | FindingKind::BacklogVariantDimension
+        | FindingKind::AsyncScaleToZero => (Role::StatusError, "error"),
+        FindingKind::CooldownBelowTimeout => (Role::StatusWarn, "warning"),
         FindingKind::MinZero | FindingKind::Cooldowns | FindingKind::MaxBelowCurrent | FindingKind::PoliciesFight => {
             (Role::StatusWarn, "warning")
         }
@@ -45,6 +48,9 @@ pub fn badge(kind: FindingKind) -> &'static str {
         FindingKind::MaxBelowCurrent => "max < current",
         FindingKind::PoliciesFight => "policies fight",
         FindingKind::NoTarget => "no target",
+        FindingKind::BacklogVariantDimension => "backlog dims",
+        FindingKind::AsyncScaleToZero => "zero, no wake",
+        FindingKind::CooldownBelowTimeout => "cooldown < timeout",
     }
 }
 

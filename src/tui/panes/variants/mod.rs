@@ -25,6 +25,7 @@ use crate::tui::widgets::scroll;
 
 pub mod deploy;
 pub mod promotion;
+mod shape;
 mod view;
 pub mod weight_editor;
 
@@ -192,6 +193,7 @@ impl VariantsPane {
         if let Some(components) = super::components::head_line(data, e, theme) {
             head.extend(crate::tui::widgets::pack::pack_line(components, width));
         }
+        head.extend(crate::tui::widgets::pack::pack_lines(shape::shape_lines(data, e, theme), width));
         match self::view::alarm_line(data, e, theme) {
             Some(alarms) => {
                 let firing = data.alarms.get(&e.name).is_some_and(|a| a.iter().any(|x| x.firing()));

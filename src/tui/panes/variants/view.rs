@@ -191,13 +191,16 @@ impl VariantsPane {
             Span::styled(format!("({}) ", role(is_base).name()), theme.fg(role(is_base))),
             Span::styled(" model ", muted),
             Span::styled(v.model_name.clone().unwrap_or_else(|| "-".into()), fg),
-            Span::styled("  instances ", muted),
+            Span::styled(if v.serverless.is_some() { "  serverless " } else { "  instances " }, muted),
             Span::styled(
-                format!(
-                    "{} × {}",
-                    v.instance_type.clone().unwrap_or_else(|| "serverless".into()),
-                    v.current_instances
-                ),
+                match &v.serverless {
+                    Some(s) => s.text(),
+                    None => format!(
+                        "{} × {}",
+                        v.instance_type.clone().unwrap_or_else(|| "serverless".into()),
+                        v.current_instances
+                    ),
+                },
                 fg,
             ),
         ];
@@ -282,7 +285,14 @@ fn configuration_cells(v: &VariantInfo, theme: &Theme) -> Vec<Cell<'static>> {
     } else {
         theme.fg(Role::Fg)
     };
-    let (inst, inst_style) = if v.desired_instances != v.current_instances {
+    // A serverless variant has no instances: its (provisioned) concurrency instead.
+    let (inst, inst_style) = if let Some(s) = &v.serverless {
+        let text = match s.provisioned {
+            Some(p) => format!("{p}/{} pc", s.max_concurrency),
+            None => format!("max {}", s.max_concurrency),
+        };
+        (text, if s.changing() { moving } else { theme.fg(Role::Fg) })
+    } else if v.desired_instances != v.current_instances {
         (format!("{} → {}", v.current_instances, v.desired_instances), moving)
     } else {
         (v.current_instances.to_string(), theme.fg(Role::Fg))

@@ -1,0 +1,201 @@
+//! Each endpoint shape on the console: the Variants view of a serverless endpoint (memory,
+//! concurrency, cold starts, no instance count), an asynchronous one (its S3 paths and queue),
+//! and one with a shadow (side by side with production), snapshotted at 80x24 and 140x40; the
+//! Endpoints table's KIND column and `/` filtering on the kind. Fixtures are built by hand.
+
+use std::collections::BTreeMap;
+
+use sagedeck::aws::endpoints::inventory::EndpointInfo;
+use sagedeck::aws::endpoints::kind::EndpointKind;
+use sagedeck::aws::endpoints::shape::AsyncInfo;
+use sagedeck::aws::observe::metrics::{Metric, MetricsSnapshot, Series, VariantMetrics, VariantSummary, series_name};
+use sagedeck::tui::app::App;
+use sagedeck::tui::data::Data;
+use sagedeck::tui::panes::Tab;
+use sagedeck::tui::theme::Theme;
+
+use crate::common::builders::{endpoint, variant};
+use crate::common::tui::{self, press, tap};
+
+fn summary(p50: f64, p99: f64, e5: f64) -> VariantSummary {
+    VariantSummary {
+        model_latency_p50_ms: Some(p50),
+        model_latency_p99_ms: Some(p99),
+        overhead_latency_p99_ms: Some(41.0),
+        invocations: 900.0,
+        invocations_per_min: 60.0,
+        error_rate_5xx: Some(e5),
+        ..Default::default()
+    }
+}
+
+/// A variant's metrics with `series`, each one value.
+fn vm(ep: &str, variant: &str, summary: VariantSummary, series: &[(Metric, &str, f64)]) -> VariantMetrics {
+    let series: BTreeMap<String, Series> = series
+        .iter()
+        .map(|(m, stat, v)| {
+            let s = Series {
+                timestamps: vec![1_700_000_840.0],
+                values: vec![*v],
+            };
+            (series_name(*m, stat), s)
+        })
+        .collect();
+    VariantMetrics {
+        endpoint: ep.into(),
+        variant: variant.into(),
+        multi_model: false,
+        summary,
+        series,
+    }
+}
+
+fn app_on(e: EndpointInfo, variants: Vec<VariantMetrics>) -> App {
+    let data = Data {
+        context: tui::context(),
+        selected: Some(e.name.clone()),
+        inventory: vec![e],
+        loaded: true,
+        fleet_metrics: Some(MetricsSnapshot {
+            start: 1_700_000_000.0,
+            end: 1_700_000_900.0,
+            period: 60,
+            variants,
+            components: Vec::new(),
+            queries: 0,
+            calls: 1,
+            warnings: vec![],
+        }),
+        ..Default::default()
+    };
+    let mut app = App::new(data, Theme::default_theme());
+    app.tab = Tab::Variants;
+    app
+}
+
+fn serverless() -> App {
+    let e = endpoint("intent-sls")
+        .variants([variant("AllTraffic").serverless(4096, 20, Some(5))])
+        .kind(EndpointKind::ServerlessProvisioned)
+        .build();
+    let figures = [
+        (Metric::ModelSetupTime, "SampleCount", 3.0),
+        (Metric::ModelSetupTime, "Average", 2100.0),
+        (Metric::ServerlessConcurrentExecutionsUtilization, "Maximum", 0.45),
+        (Metric::ServerlessProvisionedConcurrencySpilloverInvocations, "Sum", 7.0),
+    ];
+    let m = vm("intent-sls", "AllTraffic", summary(80.0, 240.0, 0.0), &figures);
+    app_on(e, vec![m])
+}
+
+fn asynchronous() -> App {
+    let config = AsyncInfo {
+        output_path: Some("s3://async-io/output".into()),
+        failure_path: Some("s3://async-io/failure".into()),
+        success_topic: None,
+        error_topic: Some("arn:aws:sns:us-east-1:123456789012:async-errors".into()),
+        max_concurrent_per_instance: Some(4),
+    };
+    let e = endpoint("summarize-async")
+        .variants([variant("AllTraffic").instances(2)])
+        .asynchronous(config)
+        .build();
+    let figures = [
+        (Metric::ApproximateBacklogSize, "Average", 12.0),
+        (Metric::ApproximateBacklogSizePerInstance, "Average", 6.0),
+        (Metric::ApproximateAgeOfOldestRequest, "Maximum", 95.0),
+        (Metric::HasBacklogWithoutCapacity, "Maximum", 0.0),
+        (Metric::TimeInBacklog, "Average", 41_000.0),
+        (Metric::TotalProcessingTime, "Average", 52_500.0),
+        (Metric::InvocationFailures, "Sum", 2.0),
+        (Metric::ExpiredRequests, "Sum", 1.0),
+    ];
+    let m = vm(
+        "summarize-async",
+        "AllTraffic",
+        summary(9_000.0, 30_000.0, 0.0),
+        &figures,
+    );
+    app_on(e, vec![m])
+}
+
+fn shadowed() -> App {
+    let e = endpoint("fraud-detector")
+        .variants([variant("Production").model("fraud-v1").instances(2)])
+        .shadow(variant("Shadow").model("fraud-v2").share(0.5))
+        .build();
+    let metrics = vec![
+        vm("fraud-detector", "Production", summary(12.4, 31.0, 0.001), &[]),
+        vm("fraud-detector", "Shadow", summary(19.8, 74.2, 0.012), &[]),
+    ];
+    app_on(e, metrics)
+}
+
+#[test]
+fn each_kind_shows_its_own_figures_on_variants() {
+    for (name, mut app) in [
+        ("serverless", serverless()),
+        ("async", asynchronous()),
+        ("shadow", shadowed()),
+    ] {
+        for (w, h) in [(80, 24), (140, 40)] {
+            let screen = tui::render(&mut app, w, h);
+            insta::assert_snapshot!(format!("shapes_{name}_{w}x{h}"), screen);
+        }
+    }
+    let wide = tui::render(&mut serverless(), 140, 40);
+    assert!(wide.contains("4 GB · max 20 · prov 5"), "{wide}");
+    assert!(wide.contains("cold starts 3 (setup 2100 ms)"), "{wide}");
+    assert!(
+        !wide.contains("serverless × "),
+        "no instance count for serverless:\n{wide}"
+    );
+    let queue = tui::render(&mut asynchronous(), 140, 40);
+    assert!(
+        queue.contains("backlog 12 (6.0/instance)") && queue.contains("s3://async-io/failure"),
+        "{queue}"
+    );
+    let shadow = tui::render(&mut shadowed(), 140, 40);
+    assert!(
+        shadow.contains("copies 50%") && shadow.contains("p99 74.2 / 31.0"),
+        "{shadow}"
+    );
+}
+
+#[test]
+fn the_endpoints_table_filters_on_the_kind() {
+    let sls = endpoint("intent-sls")
+        .variants([variant("AllTraffic").serverless(2048, 10, None)])
+        .kind(EndpointKind::Serverless)
+        .build();
+    let queue = endpoint("summarize")
+        .variants([variant("AllTraffic")])
+        .asynchronous(AsyncInfo::default())
+        .build();
+    let plain = endpoint("fraud")
+        .variants([variant("Production")])
+        .shadow(variant("Shadow").share(0.2))
+        .build();
+    let data = Data {
+        context: tui::context(),
+        inventory: vec![sls, queue, plain],
+        loaded: true,
+        ..Default::default()
+    };
+    let mut app = App::new(data, Theme::default_theme());
+    app.tab = Tab::Endpoints;
+    let all = tui::render(&mut app, 140, 20);
+    assert!(
+        all.contains("SLS") && all.contains("ASYNC") && all.contains("SHADOW"),
+        "{all}"
+    );
+    assert!(all.contains("sls 2 GB max 10"), "{all}");
+    press(&mut app, "/kind:async");
+    tap(&mut app, crossterm::event::KeyCode::Enter);
+    let filtered = tui::render(&mut app, 140, 20);
+    assert!(
+        filtered.contains("summarize") && !filtered.contains("intent-sls"),
+        "{filtered}"
+    );
+    assert!(!filtered.contains("fraud"), "{filtered}");
+}

@@ -1,0 +1,109 @@
+//! Asynchronous endpoints through the CLI: the kind and S3 paths in `endpoints --json`,
+//! `invoke-async --wait` followed to its output (inline, and uploaded under `--input-prefix`
+//! first) and to its failure, and the synchronous `invoke` refused in one line.
+
+use super::{ASYNC_BUCKET, async_endpoint};
+use crate::common::{run_cli, sandbox, sdk_config};
+
+#[tokio::test]
+async fn an_async_request_is_followed_to_its_output() {
+    let sb = sandbox().await;
+    async_endpoint(&sdk_config(&sb).await, "queue").await;
+    let listed = run_cli(&sb, &["--json", "endpoints"]).await;
+    let ep = &listed.json()["endpoints"][0];
+    assert_eq!(ep["kind"], "async", "{ep:#}");
+    assert_eq!(
+        ep["shape"]["async"]["output_path"],
+        format!("s3://{ASYNC_BUCKET}/output"),
+        "{ep:#}"
+    );
+
+    let inline = run_cli(
+        &sb,
+        &[
+            "--json",
+            "invoke-async",
+            "queue",
+            "--body",
+            "1,2,3",
+            "--content-type",
+            "text/csv",
+            "--inference-id",
+            "inline-1",
+            "--wait",
+            "--timeout",
+            "30",
+        ],
+    )
+    .await;
+    assert_eq!(inline.code, 0, "{}\n{}", inline.stdout, inline.stderr);
+    let out = inline.json();
+    assert_eq!(out["accepted"]["inference_id"], "inline-1", "{out:#}");
+    assert_eq!(out["outcome"]["state"], "succeeded", "{out:#}");
+    assert!(!out["body"].is_null(), "{out:#}");
+
+    let prefix = format!("s3://{ASYNC_BUCKET}/input/");
+    let uploaded = run_cli(
+        &sb,
+        &[
+            "invoke-async",
+            "queue",
+            "--body",
+            "4,5,6",
+            "--content-type",
+            "text/csv",
+            "--input-prefix",
+            &prefix,
+            "--wait",
+            "--timeout",
+            "30",
+        ],
+    )
+    .await;
+    assert_eq!(uploaded.code, 0, "{}\n{}", uploaded.stdout, uploaded.stderr);
+    assert!(
+        uploaded.stdout.contains(&format!("Input        {prefix}")),
+        "{}",
+        uploaded.stdout
+    );
+    assert!(uploaded.stderr.contains("succeeded"), "{}", uploaded.stderr);
+}
+
+#[tokio::test]
+async fn an_async_request_is_followed_to_its_failure() {
+    let sb = sandbox().await;
+    async_endpoint(&sdk_config(&sb).await, "queue").await;
+    let missing = format!("s3://{ASYNC_BUCKET}/input/missing.json");
+    let failed = run_cli(
+        &sb,
+        &[
+            "invoke-async",
+            "queue",
+            "--input-location",
+            &missing,
+            "--wait",
+            "--timeout",
+            "30",
+        ],
+    )
+    .await;
+    assert_eq!(failed.code, 4, "{}\n{}", failed.stdout, failed.stderr);
+    assert!(failed.stdout.contains("InferenceId"), "{}", failed.stdout);
+    assert!(
+        failed.stderr.contains("failed") && failed.stderr.contains("DownloadFailure"),
+        "{}",
+        failed.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_synchronous_invoke_names_invoke_async_in_one_line() {
+    let sb = sandbox().await;
+    async_endpoint(&sdk_config(&sb).await, "queue").await;
+    let sync = run_cli(&sb, &["invoke", "queue", "--body", "{}"]).await;
+    assert_eq!(sync.code, 2, "{}", sync.stderr);
+    assert_eq!(sync.stderr.trim().lines().count(), 1, "{}", sync.stderr);
+    assert!(sync.stderr.contains("sagedeck invoke-async queue"), "{}", sync.stderr);
+    let json = run_cli(&sb, &["--json", "invoke", "queue", "--body", "{}"]).await;
+    assert_eq!(json.json()["error"]["error"]["class"], "async_only", "{}", json.stdout);
+}
