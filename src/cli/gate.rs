@@ -26,6 +26,8 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Components(a) if a.is_change() => Some("components --set-copies/--update"),
         Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),
+        // A token invokes the endpoint for whoever holds it.
+        Command::OpenaiEnv(_) => Some("openai-env"),
         Command::Tools(t) if matches!(t.command, ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
         Command::Mcp(_) => Some("mcp serve"),
