@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
+use crate::aws::invoke::session::SessionInfo;
 use crate::aws::retry::RetryPolicy;
 
 /// SageMaker's real-time payload limit.
@@ -38,6 +39,10 @@ pub struct InvokeSpec {
     pub inference_id: Option<String>,
     /// The inference component to call, on an endpoint that hosts components.
     pub inference_component: Option<String>,
+    /// `SessionId`: `NEW_SESSION` opens a stateful session, an id keeps the call on its instance.
+    pub session_id: Option<String>,
+    /// `PrefixAwareId`: the prefix-aware routing hint.
+    pub prefix_aware_id: Option<String>,
 }
 
 /// A successful invocation.
@@ -62,6 +67,8 @@ pub struct InvokeResult {
     pub attempts: u32,
     /// Classes of the errors that were retried.
     pub retried: Vec<String>,
+    /// The session the call opened, kept or closed.
+    pub session: SessionInfo,
 }
 
 /// A failed invocation: the final error and what it took.
@@ -143,6 +150,8 @@ impl Fleet {
                     .set_custom_attributes(spec.custom_attributes.clone())
                     .set_inference_id(spec.inference_id.clone())
                     .set_inference_component_name(spec.inference_component.clone())
+                    .set_session_id(spec.session_id.clone())
+                    .set_prefix_aware_id(spec.prefix_aware_id.clone())
                     .body(Blob::new(spec.body.clone()))
                     .send()
                     .await
@@ -153,6 +162,11 @@ impl Fleet {
         let total = start.elapsed();
         match run.result {
             Ok((mut out, latency)) => Ok(InvokeResult {
+                session: SessionInfo::from_headers(
+                    spec.session_id.as_deref(),
+                    out.new_session_id(),
+                    out.closed_session_id(),
+                ),
                 body: out.body.take().map(Blob::into_inner).unwrap_or_default(),
                 content_type: out.content_type,
                 invoked_variant: out.invoked_production_variant,
@@ -187,6 +201,8 @@ impl Fleet {
             .set_custom_attributes(spec.custom_attributes.clone())
             .set_inference_id(spec.inference_id.clone())
             .set_inference_component_name(spec.inference_component.clone())
+            .set_session_id(spec.session_id.clone())
+            .set_prefix_aware_id(spec.prefix_aware_id.clone())
             .body(Blob::new(spec.body.clone()))
             .send()
             .await

@@ -197,6 +197,8 @@ impl InvokePane {
         };
         let opt = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         let spec = InvokeSpec {
+            session_id: None,
+            prefix_aware_id: None,
             endpoint: form.endpoint.clone(),
             body,
             content_type: form.content_type.trim().to_string(),
