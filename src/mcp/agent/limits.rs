@@ -54,9 +54,7 @@ fn cut(text: &str, drop: usize) -> &str {
 impl Agent {
     /// The body the next LLM call would send for `messages`.
     pub(super) fn body_for(&self, messages: &[Message]) -> Result<Value, String> {
-        let native = self
-            .config
-            .native_tools
+        let native = (self.config.native_tools || self.config.shape.always_native())
             .then(|| super::prompt::native_tools(&self.tools));
         let spec = BodySpec {
             shape: self.config.shape,
