@@ -25,6 +25,7 @@ mod guardrails;
 mod llm;
 mod logs;
 mod mme;
+mod openai;
 mod runtime;
 mod s3;
 mod slow_clients;

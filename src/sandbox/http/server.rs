@@ -168,6 +168,7 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         sb.count_request(match rest.rsplit('/').next() {
             Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
             Some("async-invocations") => "InvokeEndpointAsync",
+            Some("completions") => "OpenAIChatCompletions",
             _ => "InvokeEndpoint",
         });
         return runtime::handle(sb.clone(), &method, rest, &headers, body).await;

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 
 use super::errors::validation_error;
 use super::invoke::invoke;
 use super::request::{InvokeRequest, Outcome};
+use super::stream::dropped_response;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::{ApiError, Protocol, bytes_response};
 use crate::sandbox::world::clock::now_epoch;
@@ -21,8 +22,12 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Serves `POST /endpoints/{name}/invocations[-response-stream]` and `/async-invocations`.
+/// Serves `POST /endpoints/{name}/invocations[-response-stream]` and `/async-invocations`, and
+/// hands the OpenAI-compatible paths to [`super::openai`].
 pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &HeaderMap, body: Bytes) -> Response {
+    if let Some(target) = super::openai::target(rest) {
+        return super::openai::handle(sb, method, target, headers, body).await;
+    }
     let (name, action) = rest.split_once('/').unwrap_or((rest, ""));
     let stream = match streaming_action(method, rest, name, action) {
         Ok(stream) => stream,
@@ -120,18 +125,4 @@ async fn streamed_answer(outcome: &Outcome, req: &InvokeRequest<'_>, sleep_model
         .map(|r| r.content_type.clone())
         .unwrap_or_default();
     crate::sandbox::runtime::stream::stream_response(parts.unwrap_or_default(), per_part, &content_type)
-}
-
-/// A response whose body fails after the headers: the client sees the connection cut mid-answer.
-fn dropped_response() -> Response {
-    let stream = futures_util::stream::once(async {
-        Err::<Bytes, std::io::Error>(std::io::Error::new(
-            std::io::ErrorKind::ConnectionReset,
-            "dropped by fault",
-        ))
-    });
-    let mut resp = Response::new(Body::from_stream(stream));
-    resp.headers_mut()
-        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("1024"));
-    resp
 }

@@ -1,5 +1,6 @@
 //! SageMaker Runtime (restJson1): InvokeEndpoint, InvokeEndpointWithResponseStream (AWS
-//! event-stream frames) and a clear refusal of InvokeEndpointAsync. One synchronous core,
+//! event-stream frames), a clear refusal of InvokeEndpointAsync, and the OpenAI-compatible
+//! Chat Completions paths (`openai/`). One synchronous core,
 //! [`invoke::invoke`], serves both the HTTP front end (`http.rs`) and the traffic generator, so
 //! generated and real invocations feed the same metrics.
 
@@ -7,5 +8,6 @@ pub mod component;
 pub mod errors;
 pub mod http;
 pub mod invoke;
+pub mod openai;
 pub mod request;
 pub mod stream;

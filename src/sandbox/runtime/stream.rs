@@ -79,3 +79,17 @@ pub fn stream_response(parts: Vec<Vec<u8>>, total_wait: f64, content_type: &str)
     }
     resp
 }
+
+/// A response whose body fails after the headers: the client sees the connection cut mid-answer.
+pub fn dropped_response() -> Response {
+    let stream = futures_util::stream::once(async {
+        Err::<Bytes, std::io::Error>(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "dropped by fault",
+        ))
+    });
+    let mut resp = Response::new(Body::from_stream(stream));
+    resp.headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("1024"));
+    resp
+}
