@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::run::{Agent, Event};
 use super::shape::{Reply, StreamReader, read_reply};
@@ -132,10 +132,8 @@ impl Agent {
             link.openai = Some(client);
         }
         let client = link.openai.clone().expect("made above");
-        let mut body = request.clone();
-        body["model"] = json!(self.config.inference_component.as_deref().unwrap_or(&self.config.llm));
         let call = ChatCall {
-            body: body.to_string().into_bytes(),
+            body: request.to_string().into_bytes(),
             session_id: link.session.clone(),
             prefix_aware_id: None,
         };

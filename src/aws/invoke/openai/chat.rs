@@ -113,7 +113,7 @@ impl OpenAiClient {
         }
         let code = header(&response, "x-amzn-ErrorType");
         let body = response.bytes().await.unwrap_or_default();
-        if status == 401 {
+        if refuses_token(status, &message_of(&body)) {
             self.tokens.forget().await;
         }
         Err(classify(status, code.as_deref(), &body, &self.endpoint, self.component.as_deref()))
@@ -238,11 +238,8 @@ pub fn classify(status: u16, code: Option<&str>, body: &[u8], endpoint: &str, co
         None => format!("endpoint {endpoint}"),
     };
     match status {
-        401 => AwsError::AccessDenied(format!(
+        401 | 403 if refuses_token(status, &message) => AwsError::AccessDenied(format!(
             "the bearer token was refused ({message}): it is minted from credentials that need `sagemaker:CallWithBearerToken`, and lives 12 h at most"
-        )),
-        403 if message.contains("CallWithBearerToken") => AwsError::AccessDenied(format!(
-            "{message}: the credentials that minted the token need `sagemaker:CallWithBearerToken`"
         )),
         403 => AwsError::AccessDenied(format!(
             "{message}: the credentials that minted the token need `sagemaker:InvokeEndpoint` on {target}"
@@ -253,6 +250,13 @@ pub fn classify(status: u16, code: Option<&str>, body: &[u8], endpoint: &str, co
         },
     }
     .for_call(endpoint, component)
+}
+
+/// Whether a 401 or 403 refuses the token itself (missing, malformed, expired, or its minting
+/// not allowed) rather than the call.
+pub fn refuses_token(status: u16, message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    status == 401 || m.contains("callwithbearertoken") || m.contains("api key") || m.contains("token")
 }
 
 fn by_status(status: u16, message: String) -> AwsError {
@@ -283,6 +287,9 @@ mod tests {
     fn refusals_name_the_missing_permission() {
         let e = classify(401, None, br#"{"message":"Token expired"}"#, "llm", None);
         assert!(e.to_string().contains("sagemaker:CallWithBearerToken"), "{e}");
+        let expired = br#"{"message":"Authentication failed: Please make sure your API Key is valid. (the token expired at 2026-12-04T21:00:00Z)"}"#;
+        let e = classify(403, Some("AccessDeniedException"), expired, "llm", None);
+        assert!(e.to_string().contains("sagemaker:CallWithBearerToken") && e.to_string().contains("expired"), "{e}");
         let e = classify(403, Some("AccessDeniedException"), br#"{"message":"not authorized"}"#, "llm", Some("ic"));
         assert!(e.to_string().contains("`sagemaker:InvokeEndpoint` on endpoint llm (inference component ic)"), "{e}");
         assert_eq!(e.class(), "access_denied");
