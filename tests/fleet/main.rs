@@ -20,6 +20,7 @@ mod judge_scipy;
 mod layers;
 mod logs;
 mod metrics;
+mod openai_client;
 mod openai_env;
 mod refresh;
 mod regions;
