@@ -225,7 +225,7 @@ async fn once(
                 eprintln!(
                     "sagedeck: variant {}{} · {:.1} ms · {} attempt{}{}",
                     r.invoked_variant.as_deref().unwrap_or("?"),
-                    r.session.line().map(|s| format!(" · {s}")).unwrap_or_default(),
+                    r.session.line().map(|s| format!(" · {}", crate::format::escape_line(&s))).unwrap_or_default(),
                     r.latency.as_secs_f64() * 1000.0,
                     r.attempts,
                     if r.attempts == 1 { "" } else { "s" },
