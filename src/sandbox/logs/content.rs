@@ -113,7 +113,7 @@ pub fn on_invocation(sb: &Sandbox, endpoint: &str, out: &Outcome, now: f64) {
         return;
     };
     let kind = sim.kind;
-    let (_, index) = instance_of(sb, endpoint, variant);
+    let index = out.instance;
     let group = group_name(endpoint);
     let mut lines: Vec<String> = Vec::new();
     for (inst, model) in sim.take_evictions() {

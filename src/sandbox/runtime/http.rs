@@ -11,6 +11,7 @@ use axum::response::Response;
 use super::errors::validation_error;
 use super::invoke::invoke;
 use super::request::{InvokeRequest, Outcome};
+use super::sessions;
 use super::stream::dropped_response;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::{ApiError, Protocol, bytes_response};
@@ -33,18 +34,34 @@ pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &Hea
         Ok(stream) => stream,
         Err(refused) => return *refused,
     };
+    let now = now_epoch();
+    let component = header_str(headers, "x-amzn-sagemaker-inference-component");
+    let session_id = header_str(headers, "x-amzn-sagemaker-session-id");
+    let session = match sessions::pinned(&sb, (name, component), session_id, stream, now) {
+        Ok(session) => session,
+        Err(e) => return e.into_response(Protocol::RestJson1),
+    };
     let req = InvokeRequest {
         endpoint: name,
         content_type: header_str(headers, "content-type").unwrap_or("application/octet-stream"),
         accept: header_str(headers, "accept").or_else(|| header_str(headers, "x-amzn-sagemaker-accept")),
         body: &body,
-        target_variant: header_str(headers, "x-amzn-sagemaker-target-variant"),
+        target_variant: session
+            .as_ref()
+            .map(|s| s.variant.as_str())
+            .or_else(|| header_str(headers, "x-amzn-sagemaker-target-variant")),
         target_model: header_str(headers, "x-amzn-sagemaker-target-model"),
-        inference_component: header_str(headers, "x-amzn-sagemaker-inference-component"),
+        inference_component: component,
         custom_attributes: header_str(headers, "x-amzn-sagemaker-custom-attributes"),
         stream,
+        session_id,
+        instance: session.as_ref().map(|s| s.instance),
+        prefix_aware_id: header_str(headers, "x-amzn-sagemaker-prefix-aware-id"),
+        openai: false,
     };
-    let outcome = invoke(&sb, &req, now_epoch());
+    let outcome = invoke(&sb, &req, now);
+    let mut answer_headers = sessions::answer_headers(&sb, &req, &outcome, now);
+    answer_headers.extend(super::instance::header(req.endpoint, &outcome));
     let sleep_model = sb.config.timing.sleep_model_latency;
     let wait = outcome.forced_wait + if sleep_model { outcome.model_wait } else { 0.0 };
     match outcome.transport_fault {
@@ -71,6 +88,11 @@ pub async fn handle(sb: Arc<Sandbox>, method: &Method, rest: &str, headers: &Hea
     }
     if let Some(v) = req.custom_attributes.and_then(|v| HeaderValue::from_str(v).ok()) {
         h.insert("x-amzn-sagemaker-custom-attributes", v);
+    }
+    for (name, value) in answer_headers {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            h.insert(name, v);
+        }
     }
     resp
 }

@@ -9,9 +9,9 @@ use axum::http::StatusCode;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::ApiError;
-use crate::sandbox::runtime::component;
 use crate::sandbox::runtime::errors::{MAX_PAYLOAD, model_error, payload_too_large, validation_error};
 use crate::sandbox::runtime::request::{InvokeRequest, Outcome};
+use crate::sandbox::runtime::{component, instance, sessions};
 use crate::sandbox::world::containers::answer::ContainerError;
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{EndpointStatus, World};
@@ -37,6 +37,7 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
     let mut out = Outcome {
         variant: Some(variant.clone()),
         sim: Some(sim.clone()),
+        instance: instance::pick(sb, req, &variant, &sim),
         result: Err(validation_error("unreachable")),
         model_wait: 0.0,
         forced_wait: 0.0,
@@ -68,6 +69,11 @@ fn invoke_unlogged(sb: &Sandbox, req: &InvokeRequest<'_>, now: f64) -> Outcome {
         Some(FaultKind::Slow { ms }) => *ms as f64 * 1e3,
         _ => 0.0,
     };
+    if let Some(reply) = sessions::control_reply(req) {
+        record_outcome(&sim, now, 0.0, None);
+        out.result = Ok(reply);
+        return out;
+    }
     run_container(sb, req, &sim, slow_us, &mut out, now);
     out
 }

@@ -7,7 +7,9 @@
 pub mod component;
 pub mod errors;
 pub mod http;
+pub mod instance;
 pub mod invoke;
 pub mod openai;
 pub mod request;
+pub mod sessions;
 pub mod stream;

@@ -29,6 +29,14 @@ pub struct InvokeRequest<'a> {
     pub custom_attributes: Option<&'a str>,
     /// Whether this is the response-stream call.
     pub stream: bool,
+    /// X-Amzn-SageMaker-Session-Id (`SessionId`): `NEW_SESSION` or an open session's id.
+    pub session_id: Option<&'a str>,
+    /// The instance a session pins the call to (index within the routed variant).
+    pub instance: Option<usize>,
+    /// X-Amzn-SageMaker-Prefix-Aware-Id (`PrefixAwareId`), the prefix-aware routing hint.
+    pub prefix_aware_id: Option<&'a str>,
+    /// Whether the call came on the OpenAI-compatible paths.
+    pub openai: bool,
 }
 
 /// What an invocation produced, and how long the answer takes.
@@ -37,6 +45,8 @@ pub struct Outcome {
     pub variant: Option<String>,
     /// The simulation of that variant.
     pub sim: Option<Arc<VariantSim>>,
+    /// The index of the variant's instance that answered (0 when routing did not get that far).
+    pub instance: usize,
     /// The answer.
     pub result: Result<Reply, ApiError>,
     /// Seconds of model and loading latency the answer takes.
@@ -55,6 +65,7 @@ impl Outcome {
         Outcome {
             variant,
             sim: None,
+            instance: 0,
             result: Err(error),
             model_wait: 0.0,
             forced_wait: 0.0,

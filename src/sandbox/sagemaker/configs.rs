@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
+use crate::sandbox::sagemaker::routing;
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::resources::{ConfigVariant, EndpointConfig};
 use crate::sandbox::world::sandbox::Sandbox;
@@ -83,6 +84,7 @@ pub(super) fn create_endpoint_config(sb: &Sandbox, input: CreateEndpointConfigIn
                 v.variant_name
             )));
         }
+        routing::check(&v.variant_name, &v.extra)?;
         let hosts_components = v.model_name.is_none();
         let variant = ConfigVariant {
             name: v.variant_name,

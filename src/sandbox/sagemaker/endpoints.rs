@@ -104,9 +104,11 @@ pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
         .iter()
         .map(|v| {
             let mut j = variant_json(ep, v, world);
+            let cv = config.and_then(|c| c.variants.iter().find(|cv| cv.name == v.name));
             if let Some(host) = world.components.hosts.get(&(ep.name.clone(), v.name.clone())) {
-                let cv = config.and_then(|c| c.variants.iter().find(|cv| cv.name == v.name));
                 hosts::overlay_variant(&mut j, host, cv);
+            } else if let Some(routing) = cv.and_then(|cv| cv.extra.get("RoutingConfig")) {
+                j["RoutingConfig"] = routing.clone();
             }
             j
         })

@@ -10,4 +10,5 @@ pub mod endpoints;
 pub mod instance_types;
 pub mod models;
 pub mod params;
+pub mod routing;
 pub mod tags;

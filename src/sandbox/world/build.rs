@@ -51,6 +51,7 @@ impl Sandbox {
             autoscaling: Mutex::new(AutoScaling::default()),
             faults: Faults::default(),
             logs: LogStore::default(),
+            sessions: Default::default(),
             requests: Mutex::new(HashMap::new()),
             regions: build(&config),
             config,

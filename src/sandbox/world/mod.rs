@@ -12,6 +12,7 @@ pub mod fleet;
 pub mod hash;
 pub mod resources;
 pub mod sandbox;
+pub mod sessions;
 pub mod state;
 pub mod ticker;
 pub mod traffic;

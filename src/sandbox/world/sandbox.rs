@@ -12,6 +12,7 @@ use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::faults::Faults;
 use crate::sandbox::logs::store::LogStore;
 use crate::sandbox::world::config::SandboxConfig;
+use crate::sandbox::world::sessions::SessionStore;
 use crate::sandbox::world::state::World;
 
 /// The shared state of a running sandbox.
@@ -30,6 +31,8 @@ pub struct Sandbox {
     pub faults: Faults,
     /// CloudWatch Logs: what the containers wrote.
     pub logs: LogStore,
+    /// SageMaker Runtime's stateful sessions.
+    pub sessions: SessionStore,
     /// Requests served, by operation (benchmarks and tests count API calls with it).
     pub requests: Mutex<HashMap<String, u64>>,
     /// The other regions' emulated states, by region name.

@@ -71,6 +71,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "logs/store.rs",
                 "autoscaling/store.rs",
                 "faults/mod.rs",
+                "world/sessions.rs",
             ],
             &["world/variant.rs", "world/components", "world/state.rs"],
             &["world/sandbox.rs"],

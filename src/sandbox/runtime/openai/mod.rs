@@ -22,6 +22,7 @@ use axum::response::Response;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::{ApiError, bytes_response};
 use crate::sandbox::runtime::errors::{model_error, validation_error};
+use crate::sandbox::runtime::instance;
 use crate::sandbox::runtime::invoke::invoke;
 use crate::sandbox::runtime::request::{InvokeRequest, Outcome};
 use crate::sandbox::runtime::stream::dropped_response;
@@ -83,6 +84,10 @@ pub async fn handle(
         content_type: "application/json",
         body: &body,
         inference_component: target.component,
+        prefix_aware_id: headers
+            .get("x-amzn-sagemaker-prefix-aware-id")
+            .and_then(|v| v.to_str().ok()),
+        openai: true,
         ..Default::default()
     };
     let mut outcome = invoke(&sb, &req, now);
@@ -91,7 +96,14 @@ pub async fn handle(
     {
         outcome.result = Err(not_served(&sb, target.endpoint, kind));
     }
-    answer(&sb, outcome, stream).await
+    let instance = instance::header(target.endpoint, &outcome);
+    let mut resp = answer(&sb, outcome, stream).await;
+    if let Some((name, value)) = instance
+        && let Ok(v) = HeaderValue::from_str(&value)
+    {
+        resp.headers_mut().insert(name, v);
+    }
+    resp
 }
 
 /// The refusal, if any, before the container: the method, the operation, the token, the

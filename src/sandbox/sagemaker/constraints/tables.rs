@@ -101,10 +101,21 @@ const MANAGED_SCALING: Rule = Rule::Struct(&[
     opt("MaxInstanceCount", Rule::Int(Some(1), None)),
 ]);
 
-const ROUTING: Rule = Rule::Struct(&[opt(
-    "RoutingStrategy",
-    Rule::Enum(&["LEAST_OUTSTANDING_REQUESTS", "RANDOM", "PREFIX_AWARE"]),
-)]);
+/// ProductionVariantRoutingConfig: KV_AWARE is in botocore's model (1.44), not yet in the Rust
+/// crate's; PrefixAwareRoutingConfig's bounds are botocore's.
+const ROUTING: Rule = Rule::Struct(&[
+    req(
+        "RoutingStrategy",
+        Rule::Enum(&["LEAST_OUTSTANDING_REQUESTS", "RANDOM", "PREFIX_AWARE", "KV_AWARE"]),
+    ),
+    opt(
+        "PrefixAwareRoutingConfig",
+        Rule::Struct(&[
+            opt("PrefixLength", Rule::Int(Some(1024), Some(65536))),
+            opt("ConcurrencyThreshold", Rule::Int(Some(1), Some(1024))),
+        ]),
+    ),
+]);
 
 const DESIRED: Rule = Rule::Struct(&[
     req("VariantName", RESOURCE_NAME),
