@@ -101,6 +101,7 @@ fn ok(variant: &str, ms: u64, body: &str) -> Result<InvokeResult, InvokeFailure>
         attempts: 1,
         retried: vec![],
         session: Default::default(),
+        instance: None,
     })
 }
 

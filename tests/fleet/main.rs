@@ -25,6 +25,7 @@ mod openai_env;
 mod refresh;
 mod regions;
 mod scale_to_zero;
+mod sessions;
 mod timeline;
 mod variants_report;
 mod variants_report_range;

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
+use crate::aws::invoke::instance::InstanceReader;
 use crate::aws::invoke::session::SessionInfo;
 use crate::aws::retry::RetryPolicy;
 
@@ -69,6 +70,9 @@ pub struct InvokeResult {
     pub retried: Vec<String>,
     /// The session the call opened, kept or closed.
     pub session: SessionInfo,
+    /// The instance that answered, where the runtime names it (AWS does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 /// A failed invocation: the final error and what it took.
@@ -139,6 +143,7 @@ impl Fleet {
         let run = policy
             .run(|_| async {
                 let t = Instant::now();
+                let reader = InstanceReader::default();
                 let out = self
                     .runtime
                     .invoke_endpoint()
@@ -153,15 +158,18 @@ impl Fleet {
                     .set_session_id(spec.session_id.clone())
                     .set_prefix_aware_id(spec.prefix_aware_id.clone())
                     .body(Blob::new(spec.body.clone()))
+                    .customize()
+                    .interceptor(reader.clone())
                     .send()
                     .await
                     .map_err(|e| classify(e).for_call(&spec.endpoint, spec.inference_component.as_deref()))?;
-                Ok((out, t.elapsed()))
+                Ok((out, t.elapsed(), reader.instance()))
             })
             .await;
         let total = start.elapsed();
         match run.result {
-            Ok((mut out, latency)) => Ok(InvokeResult {
+            Ok((mut out, latency, instance)) => Ok(InvokeResult {
+                instance,
                 session: SessionInfo::from_headers(
                     spec.session_id.as_deref(),
                     out.new_session_id(),

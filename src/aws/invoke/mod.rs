@@ -3,6 +3,7 @@
 //! endpoint's models, and the variant log every invocation can be written to.
 
 pub mod call;
+pub mod instance;
 pub mod log;
 pub mod openai;
 pub mod prewarm;

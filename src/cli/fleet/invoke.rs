@@ -223,8 +223,9 @@ async fn once(
             } else {
                 outln!("{}", body_text(r.content_type.as_deref(), &r.body))?;
                 eprintln!(
-                    "sagedeck: variant {}{} · {:.1} ms · {} attempt{}{}",
+                    "sagedeck: variant {}{}{} · {:.1} ms · {} attempt{}{}",
                     r.invoked_variant.as_deref().unwrap_or("?"),
+                    r.instance.as_deref().map(|i| format!(" · instance {}", crate::format::escape_line(i))).unwrap_or_default(),
                     r.session.line().map(|s| format!(" · {}", crate::format::escape_line(&s))).unwrap_or_default(),
                     r.latency.as_secs_f64() * 1000.0,
                     r.attempts,

@@ -12,6 +12,7 @@ use super::token::TokenSource;
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
 use crate::aws::invoke::call::{InvokeFailure, StreamSummary};
+use crate::aws::invoke::instance::INSTANCE_HEADER;
 use crate::aws::invoke::session::{
     CLOSED_SESSION_HEADER, NEW_SESSION_HEADER, PREFIX_AWARE_HEADER, SESSION_HEADER, SessionInfo,
 };
@@ -50,6 +51,8 @@ pub struct ChatOutcome {
     pub invoked_variant: Option<String>,
     /// The session it opened, kept or closed.
     pub session: SessionInfo,
+    /// The instance that answered, where the runtime names it (AWS does not).
+    pub instance: Option<String>,
     /// Client-side latency of the successful attempt.
     pub latency: Duration,
     /// Attempts made.
@@ -128,6 +131,7 @@ impl OpenAiClient {
                 let response = self.send(call).await?;
                 let invoked_variant = header(&response, INVOKED_VARIANT_HEADER);
                 let session = session_of(&response, call);
+                let instance = header(&response, INSTANCE_HEADER);
                 let body = response
                     .bytes()
                     .await
@@ -136,6 +140,7 @@ impl OpenAiClient {
                     body: body.to_vec(),
                     invoked_variant,
                     session,
+                    instance,
                     latency: t.elapsed(),
                     attempts: 0,
                 })
