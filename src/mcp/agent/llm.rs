@@ -50,6 +50,8 @@ pub(super) struct LlmAnswer {
     pub attempts: u32,
     /// The session the call was kept in.
     pub session: Option<String>,
+    /// The instance that answered, where the runtime names it.
+    pub instance: Option<String>,
 }
 
 impl LlmLink {
@@ -87,6 +89,7 @@ impl Agent {
                     variant: r.invoked_variant,
                     attempts: r.attempts,
                     session: link.learn(&r.session),
+                    instance: r.instance,
                 }),
                 Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
             };
@@ -117,6 +120,7 @@ impl Agent {
                 variant,
                 attempts: run.attempts,
                 session: link.session.clone().filter(|s| s != NEW_SESSION),
+                instance: None,
             }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }
@@ -144,6 +148,7 @@ impl Agent {
                     variant: out.invoked_variant,
                     attempts: out.attempts,
                     session: link.learn(&out.session),
+                    instance: out.instance,
                 }),
                 Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
             };
@@ -173,6 +178,7 @@ impl Agent {
                 variant,
                 attempts: run.attempts,
                 session: link.learn(&session),
+                instance: None,
             }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }

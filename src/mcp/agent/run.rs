@@ -329,6 +329,7 @@ impl Agent {
         rec.invoked_variant = answer.variant;
         rec.llm_attempts = answer.attempts;
         rec.session = answer.session;
+        rec.instance = answer.instance;
         rec.tokens_in = reply.tokens_in;
         rec.tokens_out = reply.tokens_out;
         st.tokens += reply.tokens_in.unwrap_or(0) + reply.tokens_out.unwrap_or(0);
