@@ -57,7 +57,10 @@ async fn the_openai_client_chats_with_what_openai_env_prints() {
         .map(|a| format!("'{}'", a.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ");
-    let script = format!("eval \"$({line})\" && exec '{}' -c \"$0\"", venv.join("bin/python").display());
+    let script = format!(
+        "eval \"$({line})\" && exec '{}' -c \"$0\"",
+        venv.join("bin/python").display()
+    );
     let out = tokio::process::Command::new("sh")
         .arg("-c")
         .arg(script)
@@ -84,6 +87,10 @@ async fn the_openai_client_chats_with_what_openai_env_prints() {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         // The prefix, and the base64 every token's body opens with (`sagemaker.amazonaws.com/?Action`).
         assert!(!text.contains("sagemaker-api-key-"), "{}", file.display());
-        assert!(!text.contains("c2FnZW1ha2VyLmFtYXpvbmF3cy5jb20vP0FjdGlvbj"), "{}", file.display());
+        assert!(
+            !text.contains("c2FnZW1ha2VyLmFtYXpvbmF3cy5jb20vP0FjdGlvbj"),
+            "{}",
+            file.display()
+        );
     }
 }

@@ -61,8 +61,14 @@ async fn a_session_keeps_three_calls_on_one_instance_and_closes() {
     let opened = invoke(&sb, &["--session", "new"]).await;
     assert_eq!(opened["session"]["opened"], true, "{opened}");
     let id = opened["session"]["id"].as_str().expect("a session id").to_string();
-    assert!(opened["session"]["expires"].as_str().is_some_and(|e| e.ends_with('Z')), "{opened}");
-    let instance = opened["instance"].as_str().expect("the instance that answered").to_string();
+    assert!(
+        opened["session"]["expires"].as_str().is_some_and(|e| e.ends_with('Z')),
+        "{opened}"
+    );
+    let instance = opened["instance"]
+        .as_str()
+        .expect("the instance that answered")
+        .to_string();
     for _ in 0..2 {
         let kept = invoke(&sb, &["--session", &id]).await;
         assert_eq!(kept["instance"], instance.as_str(), "{kept}");

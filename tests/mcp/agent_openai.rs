@@ -36,7 +36,12 @@ async fn radio_over_stdio_through_the_openai_api_whole_and_streamed_and_no_token
         assert_eq!(request.get("stream").is_some(), stream, "{label}");
         assert_eq!(t.steps[0].parsed.as_ref().unwrap().source, "native", "{label}");
         let answered = &t.steps[1].request["messages"];
-        let tool_msg = answered.as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap();
+        let tool_msg = answered
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool")
+            .unwrap();
         assert!(tool_msg["tool_call_id"].is_string(), "{label}: {tool_msg}");
         assert!(!format!("{t:?}").contains("sagemaker-api-key-"), "{label}");
     }
@@ -73,5 +78,10 @@ async fn a_run_keeps_one_session_on_one_instance() {
     let id = t.steps[0].session.clone().expect("the first call opened a session");
     assert_eq!(t.steps[1].session.as_deref(), Some(id.as_str()), "{:#?}", t.steps);
     let instance = t.steps[0].instance.clone().expect("the instance that answered");
-    assert_eq!(t.steps[1].instance.as_deref(), Some(instance.as_str()), "{:#?}", t.steps);
+    assert_eq!(
+        t.steps[1].instance.as_deref(),
+        Some(instance.as_str()),
+        "{:#?}",
+        t.steps
+    );
 }

@@ -85,7 +85,10 @@ mod tests {
     fn new_and_closed_sessions_are_read_from_their_headers() {
         let s = SessionInfo::from_headers(Some(NEW_SESSION), Some("abc-1; Expires=2026-12-04T22:00:00Z"), None);
         assert_eq!(s.id.as_deref(), Some("abc-1"));
-        assert_eq!(s.line().unwrap(), "session abc-1 (opened, expires 2026-12-04T22:00:00Z)");
+        assert_eq!(
+            s.line().unwrap(),
+            "session abc-1 (opened, expires 2026-12-04T22:00:00Z)"
+        );
         let s = SessionInfo::from_headers(Some("abc-1"), None, Some("abc-1"));
         assert_eq!(s.line().unwrap(), "session abc-1 (closed)");
         let s = SessionInfo::from_headers(Some("abc-1"), None, None);

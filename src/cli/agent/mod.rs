@@ -156,7 +156,10 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         return Err("--native-tools needs --shape messages (the openai shape always sends them)".into());
     }
     if shape == Shape::Openai && (a.target_variant.is_some() || a.target_model.is_some()) {
-        return Err("--shape openai takes neither --target-variant nor --target-model (the OpenAI-compatible API has neither)".into());
+        return Err(
+            "--shape openai takes neither --target-variant nor --target-model (the OpenAI-compatible API has neither)"
+                .into(),
+        );
     }
     if a.stream && a.target_model.is_some() {
         return Err(

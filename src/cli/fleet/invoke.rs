@@ -131,7 +131,9 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> CmdResult {
         other => other.map(str::to_string),
     };
     if session_id.is_some() && args.repeat > 1 {
-        return Err(Exit::usage("--session takes no --repeat (one call at a time keeps the session in view)"));
+        return Err(Exit::usage(
+            "--session takes no --repeat (one call at a time keeps the session in view)",
+        ));
     }
     let spec = InvokeSpec {
         session_id,
@@ -225,8 +227,14 @@ async fn once(
                 eprintln!(
                     "sagedeck: variant {}{}{} · {:.1} ms · {} attempt{}{}",
                     r.invoked_variant.as_deref().unwrap_or("?"),
-                    r.instance.as_deref().map(|i| format!(" · instance {}", crate::format::escape_line(i))).unwrap_or_default(),
-                    r.session.line().map(|s| format!(" · {}", crate::format::escape_line(&s))).unwrap_or_default(),
+                    r.instance
+                        .as_deref()
+                        .map(|i| format!(" · instance {}", crate::format::escape_line(i)))
+                        .unwrap_or_default(),
+                    r.session
+                        .line()
+                        .map(|s| format!(" · {}", crate::format::escape_line(&s)))
+                        .unwrap_or_default(),
                     r.latency.as_secs_f64() * 1000.0,
                     r.attempts,
                     if r.attempts == 1 { "" } else { "s" },

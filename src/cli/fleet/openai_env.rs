@@ -54,7 +54,9 @@ fn quoted(value: &str, shell: ShellKind) -> String {
 /// Runs `openai-env`.
 pub async fn run(g: &GlobalArgs, args: OpenAiEnvArgs) -> CmdResult {
     if args.expires.is_zero() || args.expires > MAX_TOKEN_LIFE {
-        return Err(Exit::usage("--expires must be between 1s and 12h (AWS's longest token life)"));
+        return Err(Exit::usage(
+            "--expires must be between 1s and 12h (AWS's longest token life)",
+        ));
     }
     let fleet = g.connect().await?;
     let base_url = fleet

@@ -119,7 +119,13 @@ impl OpenAiClient {
         if refuses_token(status, &message_of(&body)) {
             self.tokens.forget().await;
         }
-        Err(classify(status, code.as_deref(), &body, &self.endpoint, self.component.as_deref()))
+        Err(classify(
+            status,
+            code.as_deref(),
+            &body,
+            &self.endpoint,
+            self.component.as_deref(),
+        ))
     }
 
     /// One call under `policy`, its body read to the end.
@@ -294,9 +300,22 @@ mod tests {
         assert!(e.to_string().contains("sagemaker:CallWithBearerToken"), "{e}");
         let expired = br#"{"message":"Authentication failed: Please make sure your API Key is valid. (the token expired at 2026-12-04T21:00:00Z)"}"#;
         let e = classify(403, Some("AccessDeniedException"), expired, "llm", None);
-        assert!(e.to_string().contains("sagemaker:CallWithBearerToken") && e.to_string().contains("expired"), "{e}");
-        let e = classify(403, Some("AccessDeniedException"), br#"{"message":"not authorized"}"#, "llm", Some("ic"));
-        assert!(e.to_string().contains("`sagemaker:InvokeEndpoint` on endpoint llm (inference component ic)"), "{e}");
+        assert!(
+            e.to_string().contains("sagemaker:CallWithBearerToken") && e.to_string().contains("expired"),
+            "{e}"
+        );
+        let e = classify(
+            403,
+            Some("AccessDeniedException"),
+            br#"{"message":"not authorized"}"#,
+            "llm",
+            Some("ic"),
+        );
+        assert!(
+            e.to_string()
+                .contains("`sagemaker:InvokeEndpoint` on endpoint llm (inference component ic)"),
+            "{e}"
+        );
         assert_eq!(e.class(), "access_denied");
     }
 
@@ -306,7 +325,13 @@ mod tests {
         assert!(e.retryable() && e.class() == "service_unavailable");
         let e = classify(424, None, br#"{"error":{"message":"boom"}}"#, "llm", None);
         assert_eq!(e.class(), "model_error");
-        let e = classify(400, Some("ValidationError:http://x"), br#"{"message":"bad"}"#, "llm", None);
+        let e = classify(
+            400,
+            Some("ValidationError:http://x"),
+            br#"{"message":"bad"}"#,
+            "llm",
+            None,
+        );
         assert_eq!(e.class(), "validation");
         assert!(!e.retryable());
     }

@@ -49,7 +49,11 @@ impl BearerToken {
 
     /// Whether it still has more than its renewal margin of life at `now`.
     pub fn is_fresh_at(&self, now: SystemTime) -> bool {
-        let margin = self.life.mul_f64(RENEW_SHARE).max(Duration::from_secs(60)).min(self.life / 2);
+        let margin = self
+            .life
+            .mul_f64(RENEW_SHARE)
+            .max(Duration::from_secs(60))
+            .min(self.life / 2);
         self.expires_at.duration_since(now).is_ok_and(|left| left > margin)
     }
 }
@@ -226,7 +230,13 @@ mod tests {
 
     #[test]
     fn the_token_is_aws_generators_byte_for_byte() {
-        let creds = Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None, None, "t");
+        let creds = Credentials::new(
+            "AKIDEXAMPLE",
+            "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            None,
+            None,
+            "t",
+        );
         let t = mint(&creds, "us-west-2", fixed_time(), Duration::from_secs(3600)).unwrap();
         assert_eq!(t.expose(), AWS_STATIC);
         assert_eq!(t.expires_at, fixed_time() + Duration::from_secs(3600));
@@ -243,25 +253,48 @@ mod tests {
 
     #[test]
     fn the_secret_never_shows_in_debug_or_display() {
-        let creds = Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None, None, "t");
+        let creds = Credentials::new(
+            "AKIDEXAMPLE",
+            "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            None,
+            None,
+            "t",
+        );
         let t = mint(&creds, "us-west-2", fixed_time(), Duration::from_secs(3600)).unwrap();
         for shown in [format!("{t}"), format!("{t:?}"), format!("{:?}", Some(&t))] {
             assert!(!shown.contains(&t.expose()[TOKEN_PREFIX.len()..]), "{shown}");
             assert!(!shown.contains("c2FnZW1ha2Vy"), "{shown}");
         }
-        assert_eq!(t.to_string(), "sagemaker-api-key-… (us-west-2, until 2026-12-04T22:00:00Z)");
+        assert_eq!(
+            t.to_string(),
+            "sagemaker-api-key-… (us-west-2, until 2026-12-04T22:00:00Z)"
+        );
     }
 
     #[test]
     fn lives_are_bounded_and_renewed_before_the_end() {
         let creds = Credentials::new("A", "S", None, None, "t");
         assert!(mint(&creds, "us-east-1", fixed_time(), Duration::ZERO).is_err());
-        assert!(mint(&creds, "us-east-1", fixed_time(), MAX_TOKEN_LIFE + Duration::from_secs(1)).is_err());
+        assert!(
+            mint(
+                &creds,
+                "us-east-1",
+                fixed_time(),
+                MAX_TOKEN_LIFE + Duration::from_secs(1)
+            )
+            .is_err()
+        );
         let t = mint(&creds, "us-east-1", fixed_time(), Duration::from_secs(3600)).unwrap();
         assert!(t.is_fresh_at(fixed_time() + Duration::from_secs(2000)));
         assert!(!t.is_fresh_at(fixed_time() + Duration::from_secs(3000)));
         assert!(!t.is_fresh_at(fixed_time() + Duration::from_secs(4000)));
-        let short = Credentials::new("A", "S", Some("T".into()), Some(fixed_time() + Duration::from_secs(600)), "t");
+        let short = Credentials::new(
+            "A",
+            "S",
+            Some("T".into()),
+            Some(fixed_time() + Duration::from_secs(600)),
+            "t",
+        );
         let t = mint(&short, "us-east-1", fixed_time(), Duration::from_secs(3600)).unwrap();
         assert_eq!(t.expires_at, fixed_time() + Duration::from_secs(600));
     }
