@@ -68,7 +68,8 @@ pub struct InvokeResult {
     pub attempts: u32,
     /// Classes of the errors that were retried.
     pub retried: Vec<String>,
-    /// The session the call opened, kept or closed.
+    /// The session the call opened, kept or closed (left out of JSON when there is none).
+    #[serde(skip_serializing_if = "SessionInfo::is_none")]
     pub session: SessionInfo,
     /// The instance that answered, where the runtime names it (AWS does not).
     #[serde(skip_serializing_if = "Option::is_none")]

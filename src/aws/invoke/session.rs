@@ -29,6 +29,11 @@ pub struct SessionInfo {
 }
 
 impl SessionInfo {
+    /// Whether the call had no session.
+    pub fn is_none(&self) -> bool {
+        self.id.is_none()
+    }
+
     /// From the response headers (`new` and `closed`) of a call sent with session `sent`.
     pub fn from_headers(sent: Option<&str>, new: Option<&str>, closed: Option<&str>) -> SessionInfo {
         if let Some(header) = new {
