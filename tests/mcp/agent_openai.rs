@@ -85,3 +85,26 @@ async fn a_run_keeps_one_session_on_one_instance() {
         t.steps
     );
 }
+
+#[tokio::test]
+async fn sagedeck_agent_shape_openai_answers_and_refuses_a_session_on_a_stream() {
+    let sb = crate::common::sandbox_with(crate::common::demo_config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = crate::agent_cli::radio_config(&dir).await;
+    let audit = dir.path().join("audit.jsonl");
+    let a = audit.to_string_lossy();
+    let mut args = crate::agent_cli::radio_agent(&cfg);
+    args.extend(["--shape", "openai", "--stream", "--json", "--audit-file", &a, QUESTION]);
+    let r = crate::common::run_cli(&sb, &args).await;
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let answer = r.json()["end"]["answer"].as_str().unwrap_or_default().to_string();
+    assert!(answer.contains("In the end"), "{}", r.stdout);
+    assert!(!r.stdout.contains("sagemaker-api-key-") && !r.stderr.contains("sagemaker-api-key-"));
+    assert!(!std::fs::read_to_string(&audit).unwrap().contains("sagemaker-api-key-"));
+
+    let mut args = crate::agent_cli::radio_agent(&cfg);
+    args.extend(["--stream", "--session", "new", QUESTION]);
+    let r = crate::common::run_cli(&sb, &args).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("NEW_SESSION"), "{}", r.stderr);
+}

@@ -155,6 +155,10 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
     if a.native_tools && shape == Shape::Generate {
         return Err("--native-tools needs --shape messages (the openai shape always sends them)".into());
     }
+    let streamed = a.stream || d.stream.unwrap_or(false);
+    if streamed && shape != Shape::Openai && matches!(a.session.as_deref(), Some("new" | "NEW_SESSION")) {
+        return Err("--session new cannot open a session on a response stream (SageMaker refuses NEW_SESSION there): open one with `sagedeck invoke ENDPOINT --session new` and pass its id".into());
+    }
     if shape == Shape::Openai && (a.target_variant.is_some() || a.target_model.is_some()) {
         return Err(
             "--shape openai takes neither --target-variant nor --target-model (the OpenAI-compatible API has neither)"
