@@ -192,3 +192,36 @@ async fn malformed_ids_and_sessions_opened_on_the_stream_are_refused() {
         .expect_err("no session is created on the stream");
     assert_eq!(e.code(), Some("ValidationError"));
 }
+
+#[tokio::test]
+async fn a_session_opened_on_the_openai_path_keeps_its_instance() {
+    let sb = sandbox().await;
+    three_instance_llm(&sb).await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let token = crate::openai::token(now, "us-east-1/sagemaker", 3600);
+    let url = format!("{}/endpoints/{ENDPOINT}/openai/v1/chat/completions", sb.endpoint_url());
+    let post = |session: &str| {
+        reqwest::Client::new()
+            .post(&url)
+            .header("authorization", format!("Bearer {token}"))
+            .header("x-amzn-sagemaker-session-id", session)
+            .body(chat())
+            .send()
+    };
+    let opened = post("NEW_SESSION").await.unwrap();
+    assert_eq!(opened.status().as_u16(), 200);
+    let header = |r: &reqwest::Response, name: &str| r.headers().get(name).map(|v| v.to_str().unwrap().to_string());
+    let new = header(&opened, "x-amzn-sagemaker-new-session-id").expect("a session opened");
+    let id = new.split(';').next().unwrap().to_string();
+    let first = header(&opened, "x-sandbox-instance-id").expect("the instance");
+    for _ in 0..3 {
+        let r = post(&id).await.unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        assert_eq!(header(&r, "x-sandbox-instance-id").as_deref(), Some(first.as_str()));
+    }
+    let unknown = post("0f3c2a1e-unknown").await.unwrap();
+    assert_eq!(unknown.status().as_u16(), 400);
+}

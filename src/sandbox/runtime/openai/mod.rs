@@ -7,7 +7,9 @@
 //! `tool_calls`, `stream: true` → server-sent events ending `data: [DONE]`, usage); a container
 //! that does not serve Chat Completions (the XGBoost, text- and image-classifier ones) answers
 //! 404, which SageMaker reports as a ModelError (424) quoting it. Only `chat/completions` is
-//! routed, as on AWS; the inference component goes in the path, never in the header.
+//! routed, as on AWS; the inference component goes in the path, never in the header. The
+//! session and prefix-aware headers of InvokeEndpoint are read here too (whether AWS honours
+//! them on these paths is not documented; the sandbox does).
 
 pub mod reply;
 pub mod token;
@@ -22,10 +24,10 @@ use axum::response::Response;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::http::wire::{ApiError, bytes_response};
 use crate::sandbox::runtime::errors::{model_error, validation_error};
-use crate::sandbox::runtime::instance;
 use crate::sandbox::runtime::invoke::invoke;
 use crate::sandbox::runtime::request::{InvokeRequest, Outcome};
 use crate::sandbox::runtime::stream::dropped_response;
+use crate::sandbox::runtime::{instance, sessions};
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::containers::ContainerKind;
 use crate::sandbox::world::sandbox::Sandbox;
@@ -79,14 +81,21 @@ pub async fn handle(
         .ok()
         .and_then(|v| v.get("stream")?.as_bool())
         .unwrap_or(false);
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let session_id = header("x-amzn-sagemaker-session-id");
+    let session = match sessions::pinned(&sb, (target.endpoint, target.component), session_id, false, now) {
+        Ok(session) => session,
+        Err(e) => return reply::error(e),
+    };
     let req = InvokeRequest {
         endpoint: target.endpoint,
         content_type: "application/json",
         body: &body,
+        target_variant: session.as_ref().map(|s| s.variant.as_str()),
         inference_component: target.component,
-        prefix_aware_id: headers
-            .get("x-amzn-sagemaker-prefix-aware-id")
-            .and_then(|v| v.to_str().ok()),
+        session_id,
+        instance: session.as_ref().map(|s| s.instance),
+        prefix_aware_id: header("x-amzn-sagemaker-prefix-aware-id"),
         openai: true,
         ..Default::default()
     };
@@ -96,12 +105,13 @@ pub async fn handle(
     {
         outcome.result = Err(not_served(&sb, target.endpoint, kind));
     }
-    let instance = instance::header(target.endpoint, &outcome);
+    let mut extra = sessions::answer_headers(&sb, &req, &outcome, now);
+    extra.extend(instance::header(target.endpoint, &outcome));
     let mut resp = answer(&sb, outcome, stream).await;
-    if let Some((name, value)) = instance
-        && let Ok(v) = HeaderValue::from_str(&value)
-    {
-        resp.headers_mut().insert(name, v);
+    for (name, value) in extra {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            resp.headers_mut().insert(name, v);
+        }
     }
     resp
 }
