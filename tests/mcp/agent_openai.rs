@@ -65,25 +65,27 @@ async fn radio_over_legacy_sse_through_the_openai_api_streamed() {
 #[tokio::test]
 async fn a_run_keeps_one_session_on_one_instance() {
     let f = Fixture::new(radio_stdio().await).await;
-    let mut agent = f
-        .agent(AgentConfig {
-            shape: Shape::Messages,
-            native_tools: true,
-            session: Some("new".into()),
-            ..Default::default()
-        })
-        .await;
-    let t = agent.run(QUESTION).await;
-    assert_seed_run(&t, "messages with a session");
-    let id = t.steps[0].session.clone().expect("the first call opened a session");
-    assert_eq!(t.steps[1].session.as_deref(), Some(id.as_str()), "{:#?}", t.steps);
-    let instance = t.steps[0].instance.clone().expect("the instance that answered");
-    assert_eq!(
-        t.steps[1].instance.as_deref(),
-        Some(instance.as_str()),
-        "{:#?}",
-        t.steps
-    );
+    for shape in [Shape::Messages, Shape::Openai] {
+        let mut agent = f
+            .agent(AgentConfig {
+                shape,
+                native_tools: true,
+                session: Some("new".into()),
+                ..Default::default()
+            })
+            .await;
+        let t = agent.run(QUESTION).await;
+        assert_seed_run(&t, &format!("{shape:?} with a session"));
+        let id = t.steps[0].session.clone().expect("the first call opened a session");
+        assert_eq!(t.steps[1].session.as_deref(), Some(id.as_str()), "{:#?}", t.steps);
+        let instance = t.steps[0].instance.clone().expect("the instance that answered");
+        assert_eq!(
+            t.steps[1].instance.as_deref(),
+            Some(instance.as_str()),
+            "{:#?}",
+            t.steps
+        );
+    }
 }
 
 #[tokio::test]
