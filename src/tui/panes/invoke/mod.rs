@@ -9,6 +9,7 @@ mod calls;
 mod component;
 mod form;
 mod keys;
+mod session;
 mod view;
 
 use std::collections::{HashMap, HashSet};
@@ -19,7 +20,6 @@ use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand, ctrl};
 use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
-use crate::aws::invoke::session::NEW_SESSION;
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, FleetJob, FleetKind, INVOKING, Job, JobKind};
 use crate::tui::theme::Theme;
@@ -383,20 +383,9 @@ impl Pane for InvokePane {
         if name != "session" {
             return false;
         }
-        self.session = match arg.map(str::trim) {
-            None | Some("") => {
-                let now = self.session.as_deref().unwrap_or("off").to_string();
-                out.toast(Level::Info, format!("session: {now} (:session new|ID|off)"));
-                return true;
-            }
-            Some("off") => None,
-            Some("new") => Some(NEW_SESSION.to_string()),
-            Some(id) => Some(id.to_string()),
-        };
-        let text = self.session.as_deref().map_or("off: calls go where the router sends them", |s| {
-            if s == NEW_SESSION { "the next call opens a session" } else { "the next calls keep this session" }
-        });
-        out.toast(Level::Info, format!("session {}: {text}", self.session.as_deref().unwrap_or("")));
+        let (session, text) = session::command(self.session.take(), arg);
+        self.session = session;
+        out.toast(Level::Info, text);
         true
     }
 
