@@ -4,7 +4,10 @@
 //!   `llm-tgi-chat` with its simulated model latency) calling `classify_intent` of `mcp serve
 //!   --demo-tools` over streamable HTTP in-process; each step's trace splits its time into the LLM
 //!   call, the tool call and sagedeck's own time (building the body, rendering the template,
-//!   parsing, checking the arguments, audit lines, trace). Medians are printed per request shape.
+//!   parsing, checking the arguments, audit lines, trace). Medians are printed per request shape:
+//!   `/invocations` (messages, with the tools in the prompt or native; generate) against the
+//!   OpenAI-compatible path (`openai`: Chat Completions over reqwest with a bearer token, minted
+//!   at the run's first call and reused).
 //! * **criterion**: finding the tool call in a 32 KB reply (prose with the call at the end in a
 //!   fence, and prose alone), and building a step's generate body (Llama 3 template).
 //!
@@ -125,9 +128,11 @@ async fn end_to_end(runs: u64) {
         "{:<18} {:>9} {:>9} {:>10} {:>13} {:>15}",
         "shape", "LLM", "tool", "sagedeck", "of it: audit", "sagedeck-audit"
     );
-    for (label, shape, template) in [
-        ("messages", Shape::Messages, Template::Chatml),
-        ("generate/llama3", Shape::Generate, Template::Llama3),
+    for (label, shape, template, native_tools) in [
+        ("messages", Shape::Messages, Template::Chatml, false),
+        ("messages/native", Shape::Messages, Template::Chatml, true),
+        ("openai", Shape::Openai, Template::Chatml, true),
+        ("generate/llama3", Shape::Generate, Template::Llama3, false),
     ] {
         let mut agent = Agent {
             fleet: fleet.clone(),
@@ -137,6 +142,7 @@ async fn end_to_end(runs: u64) {
                 llm: "llm-tgi-chat".into(),
                 shape,
                 template,
+                native_tools,
                 approval: Some(ApprovalMode::Auto),
                 ..Default::default()
             },

@@ -20,6 +20,7 @@ fn endpoint(i: usize, mme: bool) -> EndpointInfo {
         name: name.into(),
         model_name: Some("m".into()),
         instance_type: Some("ml.m5.large".into()),
+        routing: None,
         current_weight: w,
         desired_weight: w,
         traffic_share: 0.5,

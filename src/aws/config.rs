@@ -83,6 +83,8 @@ pub struct Fleet {
     pub region: String,
     /// Endpoint URL override, if any.
     pub endpoint_url: Option<String>,
+    /// The credentials the clients sign with (the OpenAI API's bearer tokens are minted from them).
+    pub credentials: Option<aws_credential_types::provider::SharedCredentialsProvider>,
 }
 
 impl std::fmt::Debug for Fleet {
@@ -124,6 +126,7 @@ impl Fleet {
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
             endpoint_url,
+            credentials: conf.credentials_provider(),
         }
     }
 

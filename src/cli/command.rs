@@ -21,6 +21,7 @@ use super::fleet::invoke::InvokeArgs;
 use super::fleet::logs::LogsArgs;
 use super::fleet::metrics::MetricsArgs;
 use super::fleet::models::{ModelsArgs, PrewarmArgs};
+use super::fleet::openai_env::OpenAiEnvArgs;
 use super::fleet::timeline::TimelineArgs;
 use super::mcp::serve::McpArgs;
 use super::mcp::tools::ToolsArgs;
@@ -91,6 +92,9 @@ pub enum Command {
     /// Send one request to an asynchronous endpoint (inline, uploaded to S3 first, or from S3);
     /// `--wait` follows it to its output or failure object.
     InvokeAsync(On<InvokeAsyncArgs>),
+    /// `OPENAI_BASE_URL` and a fresh bearer token (`OPENAI_API_KEY`) for any OpenAI client of
+    /// an endpoint's OpenAI-compatible API (`eval "$(sagedeck openai-env EP)"`).
+    OpenaiEnv(On<OpenAiEnvArgs>),
     /// List a multi-model endpoint's model catalog (its S3 prefix).
     Models(On<ModelsArgs>),
     /// Prewarm multi-model endpoint models with one warm-up invocation each.
@@ -142,6 +146,7 @@ impl Command {
             Command::Components(c) => Some(&c.aws),
             Command::Invoke(c) => Some(&c.aws),
             Command::InvokeAsync(c) => Some(&c.aws),
+            Command::OpenaiEnv(c) => Some(&c.aws),
             Command::Models(c) => Some(&c.aws),
             Command::Prewarm(c) => Some(&c.aws),
             Command::Metrics(c) => Some(&c.aws),

@@ -29,6 +29,8 @@ pub fn mutation_of(cmd: &Command) -> Option<&'static str> {
         Command::Autoscaling(a) if a.is_change() => Some("autoscaling changes"),
         Command::Invoke(_) => Some("invoke"),
         Command::InvokeAsync(_) => Some("invoke-async"),
+        // A token invokes the endpoint for whoever holds it.
+        Command::OpenaiEnv(_) => Some("openai-env"),
         Command::Tools(t) if matches!(t.command, ToolsCommand::Call(_)) => Some("tools call"),
         // Its tools invoke endpoints for whoever connects.
         Command::Mcp(_) => Some("mcp serve"),

@@ -122,7 +122,7 @@ pub struct AgentDefaults {
     pub llm: Option<String>,
     /// The inference component serving the LLM, on an endpoint that hosts components.
     pub inference_component: Option<String>,
-    /// Request shape: `messages` or `generate`.
+    /// Request shape: `messages`, `generate` or `openai`.
     pub shape: Option<String>,
     /// Chat template: `chatml`, `llama3`, `mistral` or a tokenizer_config.json path.
     pub template: Option<String>,

@@ -22,6 +22,7 @@ pub fn variant(name: &str) -> VariantBuilder {
         name: name.into(),
         model_name: Some(format!("{name}-model")),
         instance_type: Some("ml.m5.large".into()),
+        routing: None,
         current_weight: 1.0,
         desired_weight: 1.0,
         traffic_share: 1.0,

@@ -119,6 +119,7 @@ fn described(name: &str, modified: f64, variants: usize) -> EndpointInfo {
         name: format!("v{i}"),
         model_name: Some(format!("{name}-model")),
         instance_type: Some("ml.m5.large".into()),
+        routing: None,
         current_weight: 1.0,
         desired_weight: 1.0,
         traffic_share: 1.0 / variants as f64,

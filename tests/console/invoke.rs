@@ -100,6 +100,8 @@ fn ok(variant: &str, ms: u64, body: &str) -> Result<InvokeResult, InvokeFailure>
         total: Duration::from_millis(ms + 1),
         attempts: 1,
         retried: vec![],
+        session: Default::default(),
+        instance: None,
     })
 }
 

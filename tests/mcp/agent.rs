@@ -41,14 +41,14 @@ async fn hub_of(entry: ServerEntry) -> McpHub {
     hub
 }
 
-struct Fixture {
-    sb: SandboxHandle,
-    hub: McpHub,
-    audit_dir: tempfile::TempDir,
+pub(crate) struct Fixture {
+    pub(crate) sb: SandboxHandle,
+    pub(crate) hub: McpHub,
+    pub(crate) audit_dir: tempfile::TempDir,
 }
 
 impl Fixture {
-    async fn new(entry: ServerEntry) -> Fixture {
+    pub(crate) async fn new(entry: ServerEntry) -> Fixture {
         Fixture {
             sb: sandbox_with(demo_config()).await,
             hub: hub_of(entry).await,
@@ -56,11 +56,11 @@ impl Fixture {
         }
     }
 
-    fn audit_path(&self) -> std::path::PathBuf {
+    pub(crate) fn audit_path(&self) -> std::path::PathBuf {
         self.audit_dir.path().join("audit.jsonl")
     }
 
-    async fn agent(&self, config: AgentConfig) -> Agent {
+    pub(crate) async fn agent(&self, config: AgentConfig) -> Agent {
         self.agent_with_audit(config, Audit::open(self.audit_path()).unwrap())
             .await
     }
@@ -109,7 +109,7 @@ fn answer_of(t: &Transcript) -> String {
 }
 
 /// The seed's conversation: step 1 calls top_song {"sign": "WZPZ"}, step 2 answers with its result.
-fn assert_seed_run(t: &Transcript, label: &str) {
+pub(crate) fn assert_seed_run(t: &Transcript, label: &str) {
     assert_eq!(t.steps.len(), 2, "{label}: {:#?}", t.steps);
     let tool = t.steps[0]
         .tool

@@ -18,7 +18,7 @@ fn write_config(dir: &tempfile::TempDir, servers: Value) -> String {
 }
 
 /// `sagedeck agent` on the sandbox's LLM with the Radio Station, every call approved.
-fn radio_agent(cfg: &str) -> Vec<&str> {
+pub(crate) fn radio_agent(cfg: &str) -> Vec<&str> {
     vec![
         "agent",
         "--llm",
@@ -38,7 +38,7 @@ fn expect(r: &CliRun, code: i32, stdout_has: &str) {
     assert!(r.stdout.contains(stdout_has), "{}", r.stdout);
 }
 
-async fn radio_config(dir: &tempfile::TempDir) -> String {
+pub(crate) async fn radio_config(dir: &tempfile::TempDir) -> String {
     let py = setup(python).await;
     write_config(
         dir,

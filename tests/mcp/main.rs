@@ -12,6 +12,7 @@ mod common;
 mod agent;
 mod agent_cli;
 mod agent_limits;
+mod agent_openai;
 mod agent_parse;
 mod cli;
 mod everything;

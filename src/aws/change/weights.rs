@@ -271,6 +271,7 @@ mod tests {
             name: name.into(),
             model_name: None,
             instance_type: None,
+            routing: None,
             current_weight: w,
             desired_weight: w,
             traffic_share: 0.0,

@@ -15,6 +15,7 @@ use crate::aws::config::Fleet;
 use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
 use crate::aws::endpoints::kind::EndpointKind;
 use crate::aws::endpoints::shape::{AsyncInfo, ServerlessInfo, sampled_share};
+use crate::aws::endpoints::routing::RoutingInfo;
 use crate::aws::error::AwsError;
 
 /// One production variant as the console shows it.
@@ -26,6 +27,9 @@ pub struct VariantInfo {
     pub model_name: Option<String>,
     /// Instance type (None for serverless).
     pub instance_type: Option<String>,
+    /// Its RoutingConfig, when the configuration sets one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingInfo>,
     /// Weight routing uses now.
     pub current_weight: f64,
     /// Weight being rolled out.
@@ -390,6 +394,7 @@ fn live_variants(
             let current = v.current_weight().unwrap_or(0.0) as f64;
             VariantInfo {
                 instance_type: cv.and_then(|c| c.instance_type()).map(|t| t.as_str().to_string()),
+                routing: cv.and_then(RoutingInfo::of),
                 model_name,
                 current_weight: current,
                 desired_weight: v.desired_weight().map(f64::from).unwrap_or(current),
@@ -423,6 +428,7 @@ fn configured_variants(config_variants: &[ConfigVariant], models: &HashMap<Strin
                 name: c.variant_name().unwrap_or_default().to_string(),
                 model_name,
                 instance_type: c.instance_type().map(|t| t.as_str().to_string()),
+                routing: RoutingInfo::of(c),
                 current_weight: w,
                 desired_weight: w,
                 traffic_share: 0.0,

@@ -1,6 +1,8 @@
 //! What the fleet holds: the inventory of endpoints (with each variant's autoscaling targets and
 //! policies; `autoscaling.rs` also reads recent scaling activities), configurations and models
-//! described once, a multi-model endpoint's model catalog, warm sets, the kind of an endpoint (`kind.rs`) and the figures of its shape — serverless concurrency, asynchronous paths, shadow variants (`shape.rs`), and one inventory across
+//! described once, a multi-model endpoint's model catalog, warm sets, the kind of an endpoint
+//! (`kind.rs`) and the figures of its shape — serverless concurrency, asynchronous paths, shadow
+//! variants (`shape.rs`), a variant's RoutingConfig (`routing.rs`), and one inventory across
 //! profiles and regions; `progressive.rs` reports the inventory page by page as it comes.
 
 pub mod autoscaling;
@@ -12,4 +14,5 @@ pub mod multi;
 pub mod profiles;
 pub mod progressive;
 pub mod shape;
+pub mod routing;
 pub mod warmset;

@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
+use crate::aws::invoke::instance::InstanceReader;
+use crate::aws::invoke::session::SessionInfo;
 use crate::aws::retry::RetryPolicy;
 
 /// SageMaker's real-time payload limit.
@@ -38,6 +40,10 @@ pub struct InvokeSpec {
     pub inference_id: Option<String>,
     /// The inference component to call, on an endpoint that hosts components.
     pub inference_component: Option<String>,
+    /// `SessionId`: `NEW_SESSION` opens a stateful session, an id keeps the call on its instance.
+    pub session_id: Option<String>,
+    /// `PrefixAwareId`: the prefix-aware routing hint.
+    pub prefix_aware_id: Option<String>,
 }
 
 /// A successful invocation.
@@ -62,6 +68,12 @@ pub struct InvokeResult {
     pub attempts: u32,
     /// Classes of the errors that were retried.
     pub retried: Vec<String>,
+    /// The session the call opened, kept or closed (left out of JSON when there is none).
+    #[serde(skip_serializing_if = "SessionInfo::is_none")]
+    pub session: SessionInfo,
+    /// The instance that answered, where the runtime names it (AWS does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 /// A failed invocation: the final error and what it took.
@@ -132,6 +144,7 @@ impl Fleet {
         let run = policy
             .run(|_| async {
                 let t = Instant::now();
+                let reader = InstanceReader::default();
                 let out = self
                     .runtime
                     .invoke_endpoint()
@@ -143,16 +156,26 @@ impl Fleet {
                     .set_custom_attributes(spec.custom_attributes.clone())
                     .set_inference_id(spec.inference_id.clone())
                     .set_inference_component_name(spec.inference_component.clone())
+                    .set_session_id(spec.session_id.clone())
+                    .set_prefix_aware_id(spec.prefix_aware_id.clone())
                     .body(Blob::new(spec.body.clone()))
+                    .customize()
+                    .interceptor(reader.clone())
                     .send()
                     .await
                     .map_err(|e| classify(e).for_call(&spec.endpoint, spec.inference_component.as_deref()))?;
-                Ok((out, t.elapsed()))
+                Ok((out, t.elapsed(), reader.instance()))
             })
             .await;
         let total = start.elapsed();
         match run.result {
-            Ok((mut out, latency)) => Ok(InvokeResult {
+            Ok((mut out, latency, instance)) => Ok(InvokeResult {
+                instance,
+                session: SessionInfo::from_headers(
+                    spec.session_id.as_deref(),
+                    out.new_session_id(),
+                    out.closed_session_id(),
+                ),
                 body: out.body.take().map(Blob::into_inner).unwrap_or_default(),
                 content_type: out.content_type,
                 invoked_variant: out.invoked_production_variant,
@@ -189,6 +212,8 @@ impl Fleet {
             .set_custom_attributes(spec.custom_attributes.clone())
             .set_inference_id(spec.inference_id.clone())
             .set_inference_component_name(spec.inference_component.clone())
+            .set_session_id(spec.session_id.clone())
+            .set_prefix_aware_id(spec.prefix_aware_id.clone())
             .body(Blob::new(spec.body.clone()))
             .send()
             .await

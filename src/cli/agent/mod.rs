@@ -48,7 +48,8 @@ pub struct AgentArgs {
     /// Never offer tools matching (repeatable).
     #[arg(long, value_name = "PATTERN")]
     pub deny: Vec<String>,
-    /// Request shape (default messages).
+    /// Request shape (default messages; `openai`: the endpoint's OpenAI-compatible Chat
+    /// Completions API with a bearer token minted from the session's credentials).
     #[arg(long, value_enum)]
     pub shape: Option<Shape>,
     /// Chat template for `--shape generate`: chatml, llama3, mistral, or a tokenizer_config.json.
@@ -57,9 +58,13 @@ pub struct AgentArgs {
     /// Send the tools in the `tools` field and read native `tool_calls` (messages shape).
     #[arg(long)]
     pub native_tools: bool,
-    /// Stream the replies (InvokeEndpointWithResponseStream).
+    /// Stream the replies (InvokeEndpointWithResponseStream; server-sent events on `openai`).
     #[arg(long)]
     pub stream: bool,
+    /// Keep the run's LLM calls in one stateful session: `new` opens one at the first call, an
+    /// id joins one.
+    #[arg(long, value_name = "new|ID")]
+    pub session: Option<String>,
     /// System prompt file; `{tools}` is replaced by the tool list (default: the seed's prompt).
     #[arg(long, value_name = "FILE")]
     pub system_prompt: Option<PathBuf>,
@@ -135,9 +140,8 @@ fn defaults(g: &GlobalArgs) -> AgentDefaults {
 fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> Result<AgentConfig, String> {
     let shape = match (a.shape, d.shape.as_deref()) {
         (Some(s), _) => s,
-        (None, Some("generate")) => Shape::Generate,
-        (None, Some("messages") | None) => Shape::Messages,
-        (None, Some(other)) => return Err(format!("config: [agent] shape `{other}` is not messages or generate")),
+        (None, None) => Shape::Messages,
+        (None, Some(name)) => Shape::named(name).map_err(|e| format!("config: [agent] {e}"))?,
     };
     let template = Template::named(a.template.as_deref().or(d.template.as_deref()).unwrap_or("chatml"))?;
     let approval = match (a.approve, d.approve.as_deref()) {
@@ -148,8 +152,18 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         (None, None) => None,
         (None, Some(other)) => return Err(format!("config: [agent] approve `{other}` is not auto, ask or never")),
     };
-    if a.native_tools && shape != Shape::Messages {
-        return Err("--native-tools needs --shape messages".into());
+    if a.native_tools && shape == Shape::Generate {
+        return Err("--native-tools needs --shape messages (the openai shape always sends them)".into());
+    }
+    let streamed = a.stream || d.stream.unwrap_or(false);
+    if streamed && shape != Shape::Openai && matches!(a.session.as_deref(), Some("new" | "NEW_SESSION")) {
+        return Err("--session new cannot open a session on a response stream (SageMaker refuses NEW_SESSION there): open one with `sagedeck invoke ENDPOINT --session new` and pass its id".into());
+    }
+    if shape == Shape::Openai && (a.target_variant.is_some() || a.target_model.is_some()) {
+        return Err(
+            "--shape openai takes neither --target-variant nor --target-model (the OpenAI-compatible API has neither)"
+                .into(),
+        );
     }
     if a.stream && a.target_model.is_some() {
         return Err(
@@ -177,6 +191,7 @@ fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> R
         template,
         native_tools: a.native_tools,
         stream: a.stream || d.stream.unwrap_or(false),
+        session: a.session.clone(),
         system_prompt,
         max_steps: a.max_steps,
         token_budget: a.token_budget,

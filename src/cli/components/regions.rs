@@ -39,6 +39,7 @@ pub async fn list(g: &GlobalArgs, args: &ComponentsArgs, filter: ComponentFilter
         regions: args.regions.clone(),
         profiles: args.profiles.clone(),
         fleet: args.fleet.clone(),
+        kind: None,
     };
     let (profiles, regions) = resolve(g, &set, &conf).map_err(Exit::usage)?;
     let all = multi_components(&targets(&profiles, &regions), &g.aws_options(), &filter).await;

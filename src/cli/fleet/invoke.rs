@@ -1,5 +1,6 @@
 //! `sagedeck invoke ENDPOINT [--body JSON | --body-file FILE] ... [--repeat N] [--stream]
-//! [--inference-component IC [--wait-for-capacity] [--deadline 15m]]`.
+//! [--inference-component IC [--wait-for-capacity] [--deadline 15m]] [--session new|ID
+//! [--close-session]] [--prefix-aware-id ID]`.
 
 use crate::format::body_text;
 use std::collections::BTreeMap;
@@ -10,6 +11,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::aws::invoke::call::{InvokeFailure, InvokeSpec, is_json, validate_body};
+use crate::aws::invoke::session::NEW_SESSION;
 use crate::aws::observe::latency::LatencyStats;
 use crate::aws::{AwsError, RetryPolicy};
 use crate::cli::args::GlobalArgs;
@@ -62,6 +64,17 @@ pub struct InvokeArgs {
     /// Use InvokeEndpointWithResponseStream and print parts as they arrive.
     #[arg(long)]
     pub stream: bool,
+    /// A stateful session: `new` opens one (its id and expiry are printed), an id keeps the
+    /// call on the session's instance.
+    #[arg(long, value_name = "new|ID")]
+    pub session: Option<String>,
+    /// Close the `--session ID` with this call (the container is sent `{"requestType":
+    /// "CLOSE"}` when no body is given).
+    #[arg(long, requires = "session")]
+    pub close_session: bool,
+    /// The prefix-aware routing hint (`PrefixAwareId`).
+    #[arg(long, value_name = "ID")]
+    pub prefix_aware_id: Option<String>,
     /// Attempts per invocation (retrying throttling, 500, 503 and ModelNotReady).
     #[arg(long, default_value_t = 4)]
     pub max_attempts: u32,
@@ -82,6 +95,7 @@ pub fn read_body_from(body: &Option<String>, body_file: &Option<String>) -> Resu
             Ok(buf)
         }
         (None, Some(f)) => std::fs::read(f).map_err(|e| format!("cannot read body file {f}: {e}")),
+        (None, None) if args.close_session => Ok(br#"{"requestType": "CLOSE"}"#.to_vec()),
         (None, None) => Err("give a body with --body JSON or --body-file FILE".into()),
     }
 }
@@ -114,7 +128,21 @@ pub async fn run(g: &GlobalArgs, args: InvokeArgs) -> CmdResult {
             "--wait-for-capacity takes no --repeat (wake the component first with `sagedeck components ENDPOINT --wake IC --wait`)",
         ));
     }
+    let session_id = match args.session.as_deref() {
+        Some("new" | "NEW_SESSION") if args.close_session => {
+            return Err(Exit::usage("--close-session closes a session by its id: --session ID"));
+        }
+        Some("new" | "NEW_SESSION") => Some(NEW_SESSION.to_string()),
+        other => other.map(str::to_string),
+    };
+    if session_id.is_some() && args.repeat > 1 {
+        return Err(Exit::usage(
+            "--session takes no --repeat (one call at a time keeps the session in view)",
+        ));
+    }
     let spec = InvokeSpec {
+        session_id,
+        prefix_aware_id: args.prefix_aware_id.clone(),
         endpoint: args.endpoint.clone(),
         body,
         content_type: args.content_type.clone(),
@@ -202,8 +230,16 @@ async fn once(
             } else {
                 outln!("{}", body_text(r.content_type.as_deref(), &r.body))?;
                 eprintln!(
-                    "sagedeck: variant {} · {:.1} ms · {} attempt{}{}",
+                    "sagedeck: variant {}{}{} · {:.1} ms · {} attempt{}{}",
                     r.invoked_variant.as_deref().unwrap_or("?"),
+                    r.instance
+                        .as_deref()
+                        .map(|i| format!(" · instance {}", crate::format::escape_line(i)))
+                        .unwrap_or_default(),
+                    r.session
+                        .line()
+                        .map(|s| format!(" · {}", crate::format::escape_line(&s)))
+                        .unwrap_or_default(),
                     r.latency.as_secs_f64() * 1000.0,
                     r.attempts,
                     if r.attempts == 1 { "" } else { "s" },

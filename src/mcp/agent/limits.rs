@@ -54,9 +54,7 @@ fn cut(text: &str, drop: usize) -> &str {
 impl Agent {
     /// The body the next LLM call would send for `messages`.
     pub(super) fn body_for(&self, messages: &[Message]) -> Result<Value, String> {
-        let native = self
-            .config
-            .native_tools
+        let native = (self.config.native_tools || self.config.shape.always_native())
             .then(|| super::prompt::native_tools(&self.tools));
         let spec = BodySpec {
             shape: self.config.shape,
@@ -65,7 +63,13 @@ impl Agent {
             max_new_tokens: self.config.max_new_tokens,
             stream: self.config.stream,
         };
-        body(&spec, messages)
+        let mut b = body(&spec, messages)?;
+        if self.config.shape == super::Shape::Openai {
+            // OpenAI clients must name a model; the endpoint (or component) is the one served.
+            let model = self.config.inference_component.as_deref().unwrap_or(&self.config.llm);
+            b["model"] = serde_json::json!(model);
+        }
+        Ok(b)
     }
 
     /// `result` as it can go back to the model: whole when the next body (`feed` applied to the

@@ -1,5 +1,11 @@
 //! The LLM call of a step, through the fleet layer: InvokeEndpoint under the retry policy, or the
-//! response stream (tokens reported as they arrive, an attempt retried only as a whole).
+//! response stream (tokens reported as they arrive, an attempt retried only as a whole), or —
+//! `--shape openai` — Chat Completions on the endpoint's OpenAI-compatible API with a bearer token
+//! the fleet layer mints and renews (never seen here but as an opaque header value). A run's calls
+//! share one [`LlmLink`]: the OpenAI client and the stateful session (`--session`).
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -7,10 +13,64 @@ use super::run::{Agent, Event};
 use super::shape::{Reply, StreamReader, read_reply};
 use super::{AgentConfig, Shape, Template};
 use crate::aws::invoke::call::InvokeSpec;
+use crate::aws::invoke::openai::{ChatCall, OpenAiClient};
+use crate::aws::invoke::session::{NEW_SESSION, SessionInfo};
+
+/// The life of the tokens a run mints (renewed before they end).
+const TOKEN_LIFE: Duration = Duration::from_secs(3600);
+
+/// What the LLM calls of one run share.
+#[derive(Debug, Default)]
+pub(super) struct LlmLink {
+    /// The OpenAI client, made at the first call of `--shape openai`.
+    openai: Option<OpenAiClient>,
+    /// The session the next call is sent with (`NEW_SESSION` until one is opened).
+    session: Option<String>,
+}
+
+/// The link of a run, shared by its steps.
+pub(super) type SharedLink = Arc<tokio::sync::Mutex<LlmLink>>;
+
+/// A new run's link: its session as `--session` asks (`new` or an id).
+pub(super) fn link_for(config: &AgentConfig) -> SharedLink {
+    let session = config.session.as_deref().map(|s| match s {
+        "new" => NEW_SESSION.to_string(),
+        id => id.to_string(),
+    });
+    Arc::new(tokio::sync::Mutex::new(LlmLink { openai: None, session }))
+}
+
+/// What one LLM call brought back.
+pub(super) struct LlmAnswer {
+    /// The reply.
+    pub reply: Reply,
+    /// The variant that answered.
+    pub variant: Option<String>,
+    /// Attempts made.
+    pub attempts: u32,
+    /// The session the call was kept in.
+    pub session: Option<String>,
+    /// The instance that answered, where the runtime names it.
+    pub instance: Option<String>,
+}
+
+impl LlmLink {
+    /// Keeps the session a call opened for the next calls.
+    fn learn(&mut self, info: &SessionInfo) -> Option<String> {
+        if info.opened {
+            self.session = info.id.clone();
+        }
+        self.session.clone().filter(|s| s != NEW_SESSION)
+    }
+}
 
 impl Agent {
-    /// One LLM call through the fleet layer: the reply, the invoked variant, the attempts.
-    pub(super) async fn invoke_llm(&self, request: &Value) -> Result<(Reply, Option<String>, u32), String> {
+    /// One LLM call: the reply, the invoked variant, the attempts and the session.
+    pub(super) async fn invoke_llm(&self, request: &Value, link: &SharedLink) -> Result<LlmAnswer, String> {
+        let mut link = link.lock().await;
+        if self.config.shape == Shape::Openai {
+            return self.invoke_openai(request, &mut link).await;
+        }
         let spec = InvokeSpec {
             endpoint: self.config.llm.clone(),
             body: request.to_string().into_bytes(),
@@ -19,11 +79,18 @@ impl Agent {
             target_variant: self.config.target_variant.clone(),
             target_model: self.config.target_model.clone(),
             inference_component: self.config.inference_component.clone(),
+            session_id: link.session.clone(),
             ..Default::default()
         };
         if !self.config.stream {
             return match self.fleet.invoke(&spec, &self.config.retry).await {
-                Ok(r) => read_reply(&r.body).map(|reply| (reply, r.invoked_variant, r.attempts)),
+                Ok(r) => read_reply(&r.body).map(|reply| LlmAnswer {
+                    reply,
+                    variant: r.invoked_variant,
+                    attempts: r.attempts,
+                    session: link.learn(&r.session),
+                    instance: r.instance,
+                }),
                 Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
             };
         }
@@ -48,7 +115,71 @@ impl Agent {
             })
             .await;
         match run.result {
-            Ok((reply, variant)) => Ok((reply, variant, run.attempts)),
+            Ok((reply, variant)) => Ok(LlmAnswer {
+                reply,
+                variant,
+                attempts: run.attempts,
+                session: link.session.clone().filter(|s| s != NEW_SESSION),
+                instance: None,
+            }),
+            Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
+        }
+    }
+
+    /// One Chat Completions call on the OpenAI-compatible API, streamed when asked.
+    async fn invoke_openai(&self, request: &Value, link: &mut LlmLink) -> Result<LlmAnswer, String> {
+        if link.openai.is_none() {
+            let ic = self.config.inference_component.as_deref();
+            let client = OpenAiClient::new(&self.fleet, &self.config.llm, ic, TOKEN_LIFE)
+                .await
+                .map_err(|e| e.to_string())?;
+            link.openai = Some(client);
+        }
+        let client = link.openai.clone().expect("made above");
+        let call = ChatCall {
+            body: request.to_string().into_bytes(),
+            session_id: link.session.clone(),
+            prefix_aware_id: None,
+        };
+        if !self.config.stream {
+            return match client.chat(&call, &self.config.retry).await {
+                Ok(out) => read_reply(&out.body).map(|reply| LlmAnswer {
+                    reply,
+                    variant: out.invoked_variant,
+                    attempts: out.attempts,
+                    session: link.learn(&out.session),
+                    instance: out.instance,
+                }),
+                Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
+            };
+        }
+        let on = self.on_event.clone();
+        let run = self
+            .config
+            .retry
+            .run(|_| {
+                let (call, on, client) = (&call, on.clone(), &client);
+                async move {
+                    let mut reader = StreamReader::default();
+                    let (summary, session) = client
+                        .chat_stream(call, |p| {
+                            for t in reader.push(p) {
+                                on(&Event::Token(t));
+                            }
+                        })
+                        .await?;
+                    Ok((reader.finish(), summary.invoked_variant, session))
+                }
+            })
+            .await;
+        match run.result {
+            Ok((reply, variant, session)) => Ok(LlmAnswer {
+                reply,
+                variant,
+                attempts: run.attempts,
+                session: link.learn(&session),
+                instance: None,
+            }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }
     }
@@ -58,6 +189,7 @@ impl Agent {
 pub(super) fn spec_name(c: &AgentConfig) -> String {
     match c.shape {
         Shape::Messages => "messages".into(),
+        Shape::Openai => "openai".into(),
         Shape::Generate => format!("generate/{}", template_name(&c.template)),
     }
 }

@@ -160,8 +160,11 @@ pub struct AgentConfig {
     pub template: Template,
     /// Send the tools in the `tools` field and read native `tool_calls` (messages shape only).
     pub native_tools: bool,
-    /// Use InvokeEndpointWithResponseStream.
+    /// Use InvokeEndpointWithResponseStream (server-sent events on the OpenAI shape).
     pub stream: bool,
+    /// A stateful session kept for the whole run: `new` opens one at the first call, an id
+    /// joins one (None: no session).
+    pub session: Option<String>,
     /// A system prompt template with `{tools}` (None: the seed's).
     pub system_prompt: Option<String>,
     /// LLM calls at most.
@@ -195,6 +198,7 @@ impl Default for AgentConfig {
             template: Template::Chatml,
             native_tools: false,
             stream: false,
+            session: None,
             system_prompt: None,
             max_steps: 8,
             token_budget: None,

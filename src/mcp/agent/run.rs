@@ -95,6 +95,8 @@ struct State {
     bad: u32,
     /// Time spent writing (and fsyncing) audit lines in the current step.
     audit: Duration,
+    /// The OpenAI client and the session the run's LLM calls share.
+    link: super::llm::SharedLink,
 }
 
 /// How one step ended.
@@ -197,6 +199,7 @@ impl Agent {
             tokens: 0,
             bad: 0,
             audit: Duration::ZERO,
+            link: super::llm::link_for(&self.config),
         };
         let mut n = first;
         let (stop, answer, detail) = loop {
@@ -301,15 +304,16 @@ impl Agent {
         };
         let t_llm = Instant::now();
         let cancel = self.cancel.clone();
+        let link = st.link.clone();
         let called = tokio::select! {
-            r = tokio::time::timeout(self.remaining(st), self.invoke_llm(&request)) => r,
+            r = tokio::time::timeout(self.remaining(st), self.invoke_llm(&request, &link)) => r,
             _ = cancel.cancelled() => {
                 self.audit_finish(st, &pending, Err("cancelled".into()));
                 return self.finish_step(st, rec, Outcome::Stop(Stop::Cancelled, None, None));
             }
         };
         rec.llm_ms = ms(t_llm.elapsed());
-        let (reply, variant, attempts) = match called {
+        let answer = match called {
             Err(_) => {
                 self.audit_finish(st, &pending, Err("deadline".into()));
                 return self.finish_step(st, rec, Outcome::Stop(Stop::Deadline, None, None));
@@ -321,8 +325,11 @@ impl Agent {
             Ok(Ok(r)) => r,
         };
         self.audit_finish(st, &pending, Ok(()));
-        rec.invoked_variant = variant;
-        rec.llm_attempts = attempts;
+        let reply = answer.reply;
+        rec.invoked_variant = answer.variant;
+        rec.llm_attempts = answer.attempts;
+        rec.session = answer.session;
+        rec.instance = answer.instance;
         rec.tokens_in = reply.tokens_in;
         rec.tokens_out = reply.tokens_out;
         st.tokens += reply.tokens_in.unwrap_or(0) + reply.tokens_out.unwrap_or(0);

@@ -18,6 +18,9 @@ pub struct Message {
     /// A native tool call the assistant made (chat shape with tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Value>,
+    /// The id of the native call a `tool` message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl Message {
@@ -27,6 +30,7 @@ impl Message {
             role: role.into(),
             content: content.into(),
             tool_calls: None,
+            tool_call_id: None,
         }
     }
 }
@@ -39,6 +43,26 @@ pub enum Shape {
     Messages,
     /// Text generation (`inputs` + `parameters`) with a chat template.
     Generate,
+    /// SageMaker's OpenAI-compatible Chat Completions API (`…/openai/v1/chat/completions`) with a
+    /// bearer token minted from the session's credentials; native `tools`/`tool_calls`.
+    Openai,
+}
+
+impl Shape {
+    /// A shape by the name `[agent] shape` gives it.
+    pub fn named(name: &str) -> Result<Shape, String> {
+        match name {
+            "messages" => Ok(Shape::Messages),
+            "generate" => Ok(Shape::Generate),
+            "openai" => Ok(Shape::Openai),
+            other => Err(format!("shape `{other}` is not messages, generate or openai")),
+        }
+    }
+
+    /// Whether the tools go in the `tools` field (always on the OpenAI API).
+    pub fn always_native(self) -> bool {
+        self == Shape::Openai
+    }
 }
 
 /// A chat template for the generate shape.
@@ -213,12 +237,13 @@ pub struct BodySpec<'a> {
 /// Builds the JSON body.
 pub fn body(spec: &BodySpec<'_>, messages: &[Message]) -> Result<Value, String> {
     match spec.shape {
-        Shape::Messages => {
+        Shape::Messages | Shape::Openai => {
             let msgs: Vec<Value> = messages
                 .iter()
-                .map(|m| match &m.tool_calls {
-                    Some(calls) => json!({"role": m.role, "tool_calls": calls}),
-                    None => json!({"role": m.role, "content": m.content}),
+                .map(|m| match (&m.tool_calls, &m.tool_call_id) {
+                    (Some(calls), _) => json!({"role": m.role, "tool_calls": calls}),
+                    (None, Some(id)) => json!({"role": m.role, "content": m.content, "tool_call_id": id}),
+                    (None, None) => json!({"role": m.role, "content": m.content}),
                 })
                 .collect();
             let mut b = json!({"messages": msgs, "max_tokens": spec.max_new_tokens});
@@ -387,12 +412,19 @@ pub(super) fn feed_into(
     let native = call.is_some_and(|c| c.source == "native");
     match (&reply.message, native) {
         (Some(m), true) => {
+            // The loop answers the first call only, so the assistant turn keeps that one.
+            let first = m.pointer("/tool_calls/0").cloned();
+            let id = first.as_ref().and_then(|c| c["id"].as_str()).map(str::to_string);
             messages.push(Message {
                 role: "assistant".into(),
                 content: String::new(),
-                tool_calls: m.get("tool_calls").cloned(),
+                tool_calls: first.map(|c| Value::Array(vec![c])),
+                tool_call_id: None,
             });
-            messages.push(Message::new("tool", text));
+            messages.push(Message {
+                tool_call_id: id,
+                ..Message::new("tool", text)
+            });
         }
         _ => {
             messages.push(Message::new("assistant", reply.text.clone()));

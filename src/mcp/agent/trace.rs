@@ -104,6 +104,12 @@ pub struct Step {
     pub tokens_out: Option<u64>,
     /// The variant that answered.
     pub invoked_variant: Option<String>,
+    /// The stateful session the LLM call was kept in (`--session`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The instance that answered the LLM call, where the runtime names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// sagedeck's own time in the step (ms): everything but the LLM, the tool and approval
     /// (audit log writes included).
     pub own_ms: f64,

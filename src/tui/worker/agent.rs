@@ -21,9 +21,8 @@ use crate::tui::event::{AgentJob, AgentRun, AgentUpdate, AppEvent};
 /// The loop's configuration from the console's settings (`[agent]` of config.toml).
 pub fn agent_config(s: &AgentDefaults, llm: String) -> Result<AgentConfig, String> {
     let shape = match s.shape.as_deref() {
-        None | Some("messages") => Shape::Messages,
-        Some("generate") => Shape::Generate,
-        Some(other) => return Err(format!("[agent] shape `{other}` is not messages or generate")),
+        None => Shape::Messages,
+        Some(name) => Shape::named(name).map_err(|e| format!("[agent] {e}"))?,
     };
     let approval = match s.approve.as_deref() {
         None => None,

@@ -9,6 +9,7 @@ mod calls;
 mod component;
 mod form;
 mod keys;
+mod session;
 mod view;
 
 use std::collections::{HashMap, HashSet};
@@ -17,7 +18,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::{KeyHint, Outbox, Pane, ctrl};
+use super::{KeyHint, Outbox, Pane, PaneCommand, ctrl};
 use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, FleetJob, FleetKind, INVOKING, Job, JobKind};
@@ -59,6 +60,9 @@ pub struct InvokePane {
     catalogs_requested: HashSet<String>,
     /// Components of IC endpoints already asked for.
     components_requested: HashSet<String>,
+    /// The stateful session the next calls are sent in (`:session new|ID|off`): `NEW_SESSION`
+    /// until a call opens one, then its id, until a call closes it.
+    session: Option<String>,
 }
 
 impl InvokePane {
@@ -197,6 +201,8 @@ impl InvokePane {
         };
         let opt = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         let spec = InvokeSpec {
+            session_id: self.session.clone(),
+            prefix_aware_id: None,
             endpoint: form.endpoint.clone(),
             body,
             content_type: form.content_type.trim().to_string(),
@@ -302,6 +308,13 @@ impl InvokePane {
             return;
         };
         let failure = result.as_ref().err().map(|f| component::error_text(&f.error));
+        if let Ok(r) = &result {
+            if r.session.opened {
+                self.session = r.session.id.clone();
+            } else if r.session.closed {
+                self.session = None;
+            }
+        }
         let done = c.record(result);
         if c.repeat == 1 {
             if let Some(e) = failure {
@@ -352,6 +365,28 @@ impl Pane for InvokePane {
 
     fn capturing_text(&self) -> bool {
         self.focus.is_some() || self.history_open
+    }
+
+    fn commands(&self) -> &'static [PaneCommand] {
+        &[PaneCommand {
+            name: "session",
+            takes_arg: true,
+            help: "Invoke: send the next calls in a stateful session: new, an id, or off",
+        }]
+    }
+
+    fn command_args(&self, name: &str) -> &'static [&'static str] {
+        if name == "session" { &["new", "off"] } else { &[] }
+    }
+
+    fn run_command(&mut self, name: &str, arg: Option<&str>, _data: &mut Data, out: &mut Outbox) -> bool {
+        if name != "session" {
+            return false;
+        }
+        let (session, text) = session::command(self.session.take(), arg);
+        self.session = session;
+        out.toast(Level::Info, text);
+        true
     }
 
     fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {

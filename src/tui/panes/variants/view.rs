@@ -210,6 +210,10 @@ impl VariantsPane {
             first.push(Span::styled("  image ", muted));
             first.push(Span::styled(short.to_string(), fg));
         }
+        if let Some(r) = &v.routing {
+            first.push(Span::styled("  routing ", muted));
+            first.push(Span::styled(r.text(), fg));
+        }
         // The latency figures describe the last complete period: say which, and on how many
         // samples (a thin period is no basis for a judgement).
         if let Some((Some(at), Some(n))) = data

@@ -193,6 +193,14 @@ fn response_lines(call: Option<&Call>, theme: &Theme) -> Vec<Line<'static>> {
                 theme.fg(Role::StatusWarn),
             ));
         }
+        if let Some(instance) = &r.instance {
+            head.push(Span::styled(" · instance ", muted));
+            head.push(Span::styled(crate::format::escape_line(instance).into_owned(), theme.fg(Role::Fg)));
+        }
+        if let Some(session) = r.session.line() {
+            head.push(Span::styled(" · ", muted));
+            head.push(Span::styled(crate::format::escape_line(&session).into_owned(), theme.fg(Role::Fg)));
+        }
         lines.push(Line::from(head));
         lines.push(Line::from(Span::styled(
             format!(
