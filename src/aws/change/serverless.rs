@@ -270,6 +270,7 @@ mod tests {
             name: "AllTraffic".into(),
             model_name: Some("m".into()),
             instance_type: None,
+            routing: None,
             current_weight: 1.0,
             desired_weight: 1.0,
             traffic_share: 1.0,

@@ -81,6 +81,9 @@ pub struct InvokeArgs {
 }
 
 fn read_body(args: &InvokeArgs) -> Result<Vec<u8>, String> {
+    if args.body.is_none() && args.body_file.is_none() && args.close_session {
+        return Ok(br#"{"requestType": "CLOSE"}"#.to_vec());
+    }
     read_body_from(&args.body, &args.body_file)
 }
 
@@ -95,7 +98,6 @@ pub fn read_body_from(body: &Option<String>, body_file: &Option<String>) -> Resu
             Ok(buf)
         }
         (None, Some(f)) => std::fs::read(f).map_err(|e| format!("cannot read body file {f}: {e}")),
-        (None, None) if args.close_session => Ok(br#"{"requestType": "CLOSE"}"#.to_vec()),
         (None, None) => Err("give a body with --body JSON or --body-file FILE".into()),
     }
 }
