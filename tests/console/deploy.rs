@@ -62,6 +62,7 @@ pub fn sample_plan(seen: EndpointInfo) -> DeployPlan {
             max_time_secs: 3600,
             alarms: vec!["ep-5xx".into()],
             retain_all: false,
+            retain_deployment: false,
         },
         gates: vec![],
     }
@@ -77,6 +78,7 @@ pub fn plan_job(seen: EndpointInfo) -> GuardJob {
             alarms: vec![],
             gate_alarms: false,
             retain_all: false,
+            retain_deployment: false,
             expected_config: seen.config_name.clone(),
         }),
         info: Box::new(seen),

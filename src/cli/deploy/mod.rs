@@ -56,6 +56,7 @@ fn ask(args: &DeployArgs) -> Result<DeployAsk, String> {
         alarms: args.alarms.clone(),
         gate_alarms: args.gate_alarms,
         retain_all: args.retain_variant_properties,
+        retain_deployment: args.retain_deployment_config,
         expected_config: args.expect_config.clone(),
     })
 }
@@ -65,6 +66,13 @@ fn ask(args: &DeployArgs) -> Result<DeployAsk, String> {
 fn notes(p: &DeployPlan) -> (Vec<String>, bool) {
     let mut notes = silent_fallbacks(&p.spec, &p.facts);
     let fallback = !notes.is_empty();
+    if p.spec.retain_deployment {
+        notes.push(format!(
+            "RetainDeploymentConfig: {}'s last deployment policy is sent again ({})",
+            p.info.name,
+            crate::aws::deploy::stepper::policy_text(&p.spec.policy)
+        ));
+    }
     if !p.spec.retain_all && !p.info.autoscaling.is_empty() {
         notes.push(format!(
             "{} is autoscaled: --retain-variant-properties keeps its live instance counts (else the configuration's are launched)",

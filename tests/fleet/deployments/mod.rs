@@ -5,6 +5,7 @@
 
 mod outcomes;
 mod refusals;
+mod retained;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -207,6 +207,7 @@ impl DeployForm {
             alarms,
             gate_alarms: false,
             retain_all: false,
+            retain_deployment: false,
             expected_config: self.seen.config_name.clone(),
         })
     }
