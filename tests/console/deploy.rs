@@ -65,6 +65,7 @@ pub fn sample_plan(seen: EndpointInfo) -> DeployPlan {
             retain_deployment: false,
         },
         gates: vec![],
+        keep_alarms: false,
     }
 }
 
@@ -77,6 +78,7 @@ pub fn plan_job(seen: EndpointInfo) -> GuardJob {
             max_time_secs: None,
             alarms: vec![],
             gate_alarms: false,
+            keep_alarms: false,
             retain_all: false,
             retain_deployment: false,
             expected_config: seen.config_name.clone(),

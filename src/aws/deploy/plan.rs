@@ -40,6 +40,9 @@ pub struct DeployAsk {
     pub alarms: Vec<String>,
     /// Create the gate alarms too.
     pub gate_alarms: bool,
+    /// Keep the gate alarms after the deployment (recorded in their description, so any
+    /// watcher leaves them).
+    pub keep_alarms: bool,
     /// RetainAllVariantProperties.
     pub retain_all: bool,
     /// RetainDeploymentConfig: deploy by the endpoint's LastDeploymentConfig (the policy, the
@@ -116,6 +119,8 @@ pub struct DeployPlan {
     pub spec: DeploySpec,
     /// The gate alarms to create.
     pub gates: Vec<GateAlarm>,
+    /// Keep the gate alarms after the deployment.
+    pub keep_alarms: bool,
 }
 
 impl Fleet {
@@ -246,6 +251,7 @@ impl Fleet {
             target,
             spec,
             gates,
+            keep_alarms: ask.keep_alarms,
         })
     }
 
@@ -262,7 +268,8 @@ impl Fleet {
             self.create_derived_config(from, &plan.target.name, variants, audited, reason.clone())
                 .await?;
         }
-        self.create_gate_alarms(&plan.gates, audited, reason.clone()).await?;
+        self.create_gate_alarms(&plan.gates, plan.keep_alarms, audited, reason.clone())
+            .await?;
         let req = DeployRequest {
             endpoint: plan.info.name.clone(),
             new_config: plan.target.name.clone(),

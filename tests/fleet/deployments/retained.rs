@@ -86,8 +86,7 @@ async fn the_last_canary_is_scheduled_and_sent_again() {
     let start = state
         .audit()
         .into_iter()
-        .filter(|r| r.action == "deploy.start" && r.phase == AuditPhase::Intent)
-        .last()
+        .rfind(|r| r.action == "deploy.start" && r.phase == AuditPhase::Intent)
         .expect("the second start audited");
     assert_eq!(
         start.after["deployment"]["retain_deployment"], true,

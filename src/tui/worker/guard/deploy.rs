@@ -74,7 +74,11 @@ pub(super) async fn start(
                 format!("the deployment's outcome could not be logged: {e}"),
             );
         }
-        let gates = plan.gate_names();
+        let gates = if plan.keep_alarms {
+            Vec::new()
+        } else {
+            plan.gate_names()
+        };
         if !gates.is_empty()
             && let Err(e) = f.delete_gate_alarms(&gates, &audited, reason).await
         {
