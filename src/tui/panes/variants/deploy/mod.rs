@@ -28,10 +28,10 @@ pub use form::{DeployForm, FormField, PolicyKind};
 pub struct DeployWatch {
     /// Endpoint.
     pub endpoint: String,
-    /// The configuration it goes onto.
+    /// The configuration it goes onto (for one attached to, from its first read).
     pub target: String,
-    /// The policy sent.
-    pub policy: Policy,
+    /// The policy sent (for one attached to, LastDeploymentConfig's, from its first read).
+    pub policy: Option<Policy>,
     /// The last read.
     pub stepper: Option<Stepper>,
     /// The outcome, or why the start or the watch failed.
@@ -78,6 +78,35 @@ impl DeployUi {
         self.form = Some(DeployForm::new(e));
     }
 
+    /// `A`: attaches the stepper to the deployment in flight on the selected endpoint (the `⇄`
+    /// mark: started by the CLI, CloudFormation or anyone), followed as `deploy --watch` does;
+    /// the one already followed is opened again.
+    pub fn attach(&mut self, data: &Data, out: &mut Outbox) {
+        let Some(e) = data.selected_endpoint() else {
+            return out.toast(Level::Warn, "no endpoint selected: pick one on the Endpoints tab (1)");
+        };
+        if self.watch(&e.name).is_some_and(|w| w.outcome.is_none()) {
+            self.open = Some(e.name.clone());
+            return;
+        }
+        if !e.deploying {
+            return out.toast(Level::Info, format!("{} has no deployment in flight", e.name));
+        }
+        self.watches.retain(|w| w.endpoint != e.name);
+        self.watches.push(DeployWatch {
+            endpoint: e.name.clone(),
+            target: String::new(),
+            policy: None,
+            stepper: None,
+            outcome: None,
+        });
+        self.open = Some(e.name.clone());
+        out.job(crate::tui::event::GuardJob::DeployAttach {
+            endpoint: e.name.clone(),
+            delete_leftover_gates: !data.read_only,
+        });
+    }
+
     /// The deployment followed on `endpoint`.
     pub fn watch(&self, endpoint: &str) -> Option<&DeployWatch> {
         self.watches.iter().find(|w| w.endpoint == endpoint)
@@ -115,7 +144,7 @@ impl DeployUi {
         watches.push(DeployWatch {
             endpoint: plan.info.name.clone(),
             target: plan.target.name.clone(),
-            policy: plan.spec.policy,
+            policy: Some(plan.spec.policy),
             stepper: None,
             outcome: None,
         });
@@ -155,6 +184,10 @@ impl DeployUi {
                         self.form = None;
                         self.open = Some(endpoint.clone());
                     }
+                    if let (true, Some(pending)) = (w.target.is_empty(), &stepper.pending_config) {
+                        w.target = pending.clone();
+                    }
+                    w.policy = w.policy.or(stepper.policy);
                     w.stepper = Some((**stepper).clone());
                 }
             }

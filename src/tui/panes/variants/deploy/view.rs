@@ -204,11 +204,9 @@ impl DeployForm {
 /// counts, the alarms, the times, the outcome.
 pub fn stepper_lines(w: &DeployWatch, theme: &Theme) -> Vec<Line<'static>> {
     let muted = theme.fg(Role::Muted);
-    let mut out = vec![Line::from(format!(
-        "→ {} · {}",
-        escape_text(&w.target),
-        policy_text(&w.policy)
-    ))];
+    let target = if w.target.is_empty() { "(reading…)" } else { &w.target };
+    let policy = w.policy.as_ref().map_or("policy not read yet".into(), policy_text);
+    let mut out = vec![Line::from(format!("→ {} · {policy}", escape_text(target)))];
     if let Some(s) = &w.stepper {
         out.extend(read_lines(s, theme));
     } else {
