@@ -28,5 +28,6 @@ mod mme;
 mod runtime;
 mod s3;
 mod slow_clients;
+mod step_math;
 mod tags;
 mod validation;
