@@ -14,6 +14,7 @@ mod components_wire;
 mod deploy;
 mod deploy_attach;
 mod deploy_form;
+mod deploy_tmux;
 mod e2e;
 mod first_rows;
 mod gate;
