@@ -257,6 +257,17 @@ impl GlobalArgs {
             ctx: AuditContext::from_fleet(fleet).await,
         })
     }
+
+    /// Whether read-only is on (the flag or the profile's `read_only`; an unreadable config
+    /// file counts as on, as at the gate): for the clean-up a read command makes on the way
+    /// (`deploy --watch` deleting the gate alarms a stopped deployment left).
+    pub fn read_only_on(&self) -> bool {
+        let config = match crate::local::dirs::config_dir() {
+            Some(d) => crate::tui::config::ConfigFile::load(&d.join("config.toml")),
+            None => Ok(Default::default()),
+        };
+        self.read_only || config.map_or(true, |f| f.for_profile(&self.profile_name()).read_only == Some(true))
+    }
 }
 
 /// Longest `--since`: CloudWatch keeps 1-minute data for 15 days.

@@ -62,8 +62,10 @@ pub fn sample_plan(seen: EndpointInfo) -> DeployPlan {
             max_time_secs: 3600,
             alarms: vec!["ep-5xx".into()],
             retain_all: false,
+            retain_deployment: false,
         },
         gates: vec![],
+        keep_alarms: false,
     }
 }
 
@@ -76,7 +78,9 @@ pub fn plan_job(seen: EndpointInfo) -> GuardJob {
             max_time_secs: None,
             alarms: vec![],
             gate_alarms: false,
+            keep_alarms: false,
             retain_all: false,
+            retain_deployment: false,
             expected_config: seen.config_name.clone(),
         }),
         info: Box::new(seen),

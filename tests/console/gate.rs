@@ -190,6 +190,10 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
         GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
         GuardKind::DeployPlan => vec![super::deploy::plan_job(*seen)],
         GuardKind::Deploy => vec![super::deploy::deploy_job(*seen)],
+        GuardKind::DeployAttach => vec![GuardJob::DeployAttach {
+            endpoint,
+            delete_leftover_gates: true,
+        }],
     }
 }
 

@@ -19,6 +19,7 @@ mod inventory;
 mod judge_scipy;
 mod layers;
 mod logs;
+mod math_alarms;
 mod metrics;
 mod openai_client;
 mod openai_env;

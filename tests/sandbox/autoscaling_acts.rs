@@ -101,7 +101,7 @@ pub(crate) async fn delete_policy(
 }
 
 /// Publishes `count` samples of `value` to MCP/Test Load of the Stable variant.
-async fn load(cw: &aws_sdk_cloudwatch::Client, value: f64, count: f64) {
+pub(crate) async fn load(cw: &aws_sdk_cloudwatch::Client, value: f64, count: f64) {
     cw.put_metric_data()
         .namespace("MCP/Test")
         .metric_data(
@@ -134,7 +134,7 @@ async fn load(cw: &aws_sdk_cloudwatch::Client, value: f64, count: f64) {
         .unwrap();
 }
 
-async fn stable_count(sm: &aws_sdk_sagemaker::Client, want: i32) -> Option<i32> {
+pub(crate) async fn stable_count(sm: &aws_sdk_sagemaker::Client, want: i32) -> Option<i32> {
     let d = sm.describe_endpoint().endpoint_name("acts").send().await.ok()?;
     let n = d.production_variants()[0].current_instance_count()?;
     (d.endpoint_status() == Some(&EndpointStatus::InService) && n == want).then_some(n)

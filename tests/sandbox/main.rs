@@ -32,5 +32,6 @@ mod s3;
 mod sessions;
 mod shapes;
 mod slow_clients;
+mod step_math;
 mod tags;
 mod validation;

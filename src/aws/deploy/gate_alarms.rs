@@ -2,7 +2,10 @@
 //! auto-rollback, per variant, over both fleets (dimensions EndpointName and VariantName, as
 //! AWS's guardrails documentation's first example): p99 ModelLatency above a ceiling taken from
 //! the old fleet's last 24 hours, and the 5XX and 4XX rates by metric math over Invocations.
-//! Named `sagedeck-ENDPOINT-VARIANT-…`, created and deleted with an audit line each.
+//! Named `sagedeck-ENDPOINT-VARIANT-…`, created and deleted with an audit line each. Each one's
+//! AlarmDescription ends with a mark saying whose gate it is and whether it is kept after the
+//! deployment (`--keep-alarms`), so that any later watcher, on any machine, deletes the ones a
+//! stopped `deploy` left once their deployment has ended, and leaves the kept ones.
 
 use aws_sdk_cloudwatch::operation::RequestId;
 use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension, Metric, MetricDataQuery, MetricStat};
@@ -22,6 +25,13 @@ pub const LATENCY_HEADROOM: f64 = 1.25;
 pub const MAX_5XX_PERCENT: f64 = 1.0;
 /// The 4XX rate (percent of invocations) that rolls back.
 pub const MAX_4XX_PERCENT: f64 = 5.0;
+
+/// The mark at the end of a gate alarm's AlarmDescription: its endpoint, and whether it is kept
+/// after the deployment.
+pub fn after_mark(endpoint: &str, keep: bool) -> String {
+    let after = if keep { "keep" } else { "delete" };
+    format!("[sagedeck gate of {endpoint}; after the deployment: {after}]")
+}
 
 /// What a gate alarm watches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -139,10 +149,12 @@ impl Fleet {
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))))
     }
 
-    /// Creates `alarms` (audited, each); on a failure, the ones already created are deleted.
+    /// Creates `alarms` (audited, each), marked kept after the deployment when `keep`; on a
+    /// failure, the ones already created are deleted.
     pub async fn create_gate_alarms(
         &self,
         alarms: &[GateAlarm],
+        keep: bool,
         audited: &Audited,
         reason: Option<String>,
     ) -> Result<(), DeployError> {
@@ -154,7 +166,7 @@ impl Fleet {
                 after: json!(a),
                 reason: reason.clone(),
             })?;
-            match self.put_gate_alarm(a).await {
+            match self.put_gate_alarm(a, keep).await {
                 Ok(rid) => {
                     let _ = audited.finish(&pending, Ok(rid));
                 }
@@ -169,12 +181,13 @@ impl Fleet {
         Ok(())
     }
 
-    async fn put_gate_alarm(&self, a: &GateAlarm) -> Result<Option<String>, AwsError> {
+    async fn put_gate_alarm(&self, a: &GateAlarm, keep: bool) -> Result<Option<String>, AwsError> {
+        let description = format!("sagedeck deploy gate: {} {}", a.text(), after_mark(&a.endpoint, keep));
         let mut put = self
             .cloudwatch
             .put_metric_alarm()
             .alarm_name(&a.name)
-            .alarm_description(format!("sagedeck deploy gate: {}", a.text()))
+            .alarm_description(description)
             .evaluation_periods(3)
             .datapoints_to_alarm(2)
             .threshold(a.threshold)
@@ -206,6 +219,50 @@ impl Fleet {
         };
         let out = put.send().await.map_err(AwsError::from_sdk)?;
         Ok(out.request_id().map(str::to_string))
+    }
+
+    /// The gate alarms of `endpoint` marked to be deleted after their deployment (those a
+    /// stopped `deploy` left; the kept ones and any other alarm are not named).
+    pub async fn leftover_gate_alarms(&self, endpoint: &str) -> Result<Vec<String>, AwsError> {
+        let mark = after_mark(endpoint, false);
+        let mut names = Vec::new();
+        let mut token = None;
+        loop {
+            let out = self
+                .cloudwatch
+                .describe_alarms()
+                .alarm_name_prefix(format!("sagedeck-{endpoint}-"))
+                .set_next_token(token)
+                .send()
+                .await
+                .map_err(AwsError::from_sdk)?;
+            let marked = out
+                .metric_alarms()
+                .iter()
+                .filter(|a| a.alarm_description().is_some_and(|d| d.ends_with(&mark)));
+            names.extend(marked.filter_map(|a| a.alarm_name()).map(str::to_string));
+            token = out.next_token().map(str::to_string);
+            if token.is_none() {
+                return Ok(names);
+            }
+        }
+    }
+
+    /// Deletes (audited) the gate alarms a deployment of `endpoint` that has ended left behind
+    /// (see [`Fleet::leftover_gate_alarms`]), unless a deployment is in flight again: they may
+    /// be its own. Returns the names deleted.
+    pub async fn delete_leftover_gate_alarms(
+        &self,
+        endpoint: &str,
+        audited: &Audited,
+        reason: Option<String>,
+    ) -> Result<Vec<String>, DeployError> {
+        let names = self.leftover_gate_alarms(endpoint).await?;
+        if names.is_empty() || self.read_deployment(endpoint).await?.in_flight() {
+            return Ok(Vec::new());
+        }
+        self.delete_gate_alarms(&names, audited, reason).await?;
+        Ok(names)
     }
 
     /// Deletes the gate alarms `names` (audited; unknown names are skipped by CloudWatch).

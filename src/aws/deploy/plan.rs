@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
 use aws_sdk_sagemaker::operation::describe_endpoint_config::DescribeEndpointConfigOutput;
-use aws_sdk_sagemaker::types::ProductionVariant;
+use aws_sdk_sagemaker::types::{DeploymentConfig, ProductionVariant};
 
 use crate::aws::Fleet;
 use crate::aws::change::guard::Audited;
@@ -15,6 +15,7 @@ use crate::aws::deploy::gate_alarms::{GateAlarm, gate_alarms};
 use crate::aws::deploy::new_config::{ModelSwap, derived_config_name, stamp_now, swapped_variants};
 use crate::aws::deploy::policy::{DeployFacts, DeploySpec, Policy, refusals};
 use crate::aws::deploy::send::{DeployError, DeployRequest, Started};
+use crate::aws::deploy::stepper::policy_of;
 use crate::aws::endpoints::inventory::EndpointInfo;
 
 /// The configuration to deploy.
@@ -39,8 +40,14 @@ pub struct DeployAsk {
     pub alarms: Vec<String>,
     /// Create the gate alarms too.
     pub gate_alarms: bool,
+    /// Keep the gate alarms after the deployment (recorded in their description, so any
+    /// watcher leaves them).
+    pub keep_alarms: bool,
     /// RetainAllVariantProperties.
     pub retain_all: bool,
+    /// RetainDeploymentConfig: deploy by the endpoint's LastDeploymentConfig (the policy, the
+    /// timeout and the alarms above are not used).
+    pub retain_deployment: bool,
     /// The configuration the operator saw the endpoint on (None: as read now).
     pub expected_config: Option<String>,
 }
@@ -56,6 +63,49 @@ pub struct NewConfig {
     pub derived_from: Option<Arc<DescribeEndpointConfigOutput>>,
 }
 
+/// What a deployment asks besides its configuration: the policy, the timeout, the alarms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyAsk {
+    /// The policy.
+    pub policy: Policy,
+    /// The timeout, when one is given.
+    pub max_time_secs: Option<i32>,
+    /// The rollback alarms.
+    pub alarms: Vec<String>,
+}
+
+/// The policy, timeout and alarms a LastDeploymentConfig carries (no policy: all at once
+/// without a bake, as AWS deploys without one).
+pub fn retained_policy(last: &DeploymentConfig) -> PolicyAsk {
+    let policy = policy_of(last).unwrap_or(Policy::BlueGreen {
+        shift: crate::aws::deploy::policy::Shift::AllAtOnce,
+        bake_secs: 0,
+        final_bake_secs: 0,
+    });
+    let max_time_secs = last
+        .blue_green_update_policy()
+        .and_then(|b| b.maximum_execution_timeout_in_seconds())
+        .or_else(|| {
+            last.rolling_update_policy()
+                .and_then(|r| r.maximum_execution_timeout_in_seconds())
+        });
+    let alarms = last
+        .auto_rollback_configuration()
+        .map(|a| {
+            a.alarms()
+                .iter()
+                .filter_map(|a| a.alarm_name())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    PolicyAsk {
+        policy,
+        max_time_secs,
+        alarms,
+    }
+}
+
 /// A deployment checked and ready to confirm and run.
 #[derive(Debug, Clone)]
 pub struct DeployPlan {
@@ -69,6 +119,8 @@ pub struct DeployPlan {
     pub spec: DeploySpec,
     /// The gate alarms to create.
     pub gates: Vec<GateAlarm>,
+    /// Keep the gate alarms after the deployment.
+    pub keep_alarms: bool,
 }
 
 impl Fleet {
@@ -110,34 +162,71 @@ impl Fleet {
         Ok(gate_alarms(&facts.endpoint, &ceilings))
     }
 
+    /// The endpoint's LastDeploymentConfig, when it has one.
+    pub async fn last_deployment_config(&self, endpoint: &str) -> Result<Option<DeploymentConfig>, DeployError> {
+        let d = self
+            .sagemaker
+            .describe_endpoint()
+            .endpoint_name(endpoint)
+            .send()
+            .await
+            .map_err(crate::aws::AwsError::from_sdk)?;
+        Ok(d.last_deployment_config().cloned())
+    }
+
+    /// The policy `ask` gives: its own, or for RetainDeploymentConfig the endpoint's last one
+    /// (refused in one line when there is none, or when alarms are asked on top of it).
+    async fn asked_policy(&self, endpoint: &str, ask: &DeployAsk) -> Result<PolicyAsk, DeployError> {
+        if !ask.retain_deployment {
+            return Ok(PolicyAsk {
+                policy: ask.policy,
+                max_time_secs: ask.max_time_secs,
+                alarms: ask.alarms.clone(),
+            });
+        }
+        if ask.gate_alarms || !ask.alarms.is_empty() {
+            return Err(DeployError::Invalid(vec![
+                "retain-deployment-config: the last DeploymentConfig is sent as it is; alarms cannot be added to it (give the policy instead)".into(),
+            ]));
+        }
+        match self.last_deployment_config(endpoint).await? {
+            Some(last) => Ok(retained_policy(&last)),
+            None => Err(DeployError::Invalid(vec![format!(
+                "retain-deployment-config: {endpoint} has no LastDeploymentConfig to retain (give the policy instead)"
+            )])),
+        }
+    }
+
     /// Plans `ask` on `info` and checks it: each rule's refusal ([`DeployError::Invalid`]), the
     /// rollback alarms, the configuration seen and the status. Nothing is sent.
     pub async fn plan_deployment(&self, info: EndpointInfo, ask: &DeployAsk) -> Result<DeployPlan, DeployError> {
+        let asked = self.asked_policy(&info.name, ask).await?;
         let target = self.deployment_target(&info, &ask.config).await?;
         let facts = self
             .deploy_facts(&info, &target.name, &target.variants, ask.retain_all)
             .await?;
-        let max_time_secs = ask
+        let max_time_secs = asked
             .max_time_secs
-            .unwrap_or_else(|| DeploySpec::default_max_time(&ask.policy, &facts));
+            .unwrap_or_else(|| DeploySpec::default_max_time(&asked.policy, &facts));
         let gates = if ask.gate_alarms {
             self.plan_gate_alarms(&facts).await?
         } else {
             Vec::new()
         };
-        let mut alarms = ask.alarms.clone();
+        let mut alarms = asked.alarms.clone();
         alarms.extend(gates.iter().map(|a| a.name.clone()));
         let spec = DeploySpec {
-            policy: ask.policy,
+            policy: asked.policy,
             max_time_secs,
             alarms,
             retain_all: ask.retain_all,
+            retain_deployment: ask.retain_deployment,
         };
         let refused = refusals(&spec, &facts);
         if !refused.is_empty() {
             return Err(DeployError::Invalid(refused));
         }
-        self.check_rollback_alarms(&ask.alarms).await?;
+        self.check_rollback_alarms(&asked.alarms).await?;
         let expected = ask
             .expected_config
             .clone()
@@ -162,6 +251,7 @@ impl Fleet {
             target,
             spec,
             gates,
+            keep_alarms: ask.keep_alarms,
         })
     }
 
@@ -178,7 +268,8 @@ impl Fleet {
             self.create_derived_config(from, &plan.target.name, variants, audited, reason.clone())
                 .await?;
         }
-        self.create_gate_alarms(&plan.gates, audited, reason.clone()).await?;
+        self.create_gate_alarms(&plan.gates, plan.keep_alarms, audited, reason.clone())
+            .await?;
         let req = DeployRequest {
             endpoint: plan.info.name.clone(),
             new_config: plan.target.name.clone(),

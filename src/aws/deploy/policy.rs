@@ -92,6 +92,9 @@ pub struct DeploySpec {
     /// RetainAllVariantProperties: keep the live instance counts and weights (autoscaled counts
     /// are not reset to the new configuration's).
     pub retain_all: bool,
+    /// RetainDeploymentConfig: the policy, timeout and alarms above are the endpoint's
+    /// LastDeploymentConfig, and that is what is sent (no DeploymentConfig of its own).
+    pub retain_deployment: bool,
 }
 
 /// One variant as the checks and the schedule need it.

@@ -183,6 +183,7 @@ mod tests {
             max_time_secs: 3600,
             alarms: vec!["sagedeck-ep-5xx-rate".into()],
             retain_all: false,
+            retain_deployment: false,
         };
         assert_eq!(
             schedule(&spec, &facts(4), 1320).text(),

@@ -145,15 +145,19 @@ impl Fleet {
             reason,
         })?;
         let at = aws_smithy_types::DateTime::from(std::time::SystemTime::now()).as_secs_f64();
-        let sent = self
+        let update = self
             .sagemaker
             .update_endpoint()
             .endpoint_name(&req.endpoint)
             .endpoint_config_name(&req.new_config)
-            .deployment_config(req.spec.wire())
-            .retain_all_variant_properties(req.spec.retain_all)
-            .send()
-            .await;
+            .retain_all_variant_properties(req.spec.retain_all);
+        // Retained: SageMaker runs the LastDeploymentConfig again; none is sent.
+        let update = if req.spec.retain_deployment {
+            update.retain_deployment_config(true)
+        } else {
+            update.deployment_config(req.spec.wire())
+        };
+        let sent = update.send().await;
         match sent {
             Ok(out) => {
                 let request_id = out.request_id().map(str::to_string);

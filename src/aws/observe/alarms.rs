@@ -1,9 +1,10 @@
 //! CloudWatch alarms as the fleet layer reads them: the states of named alarms (metric and
 //! composite), the alarms that watch an endpoint (metric alarms with its `EndpointName`
-//! dimension, and composite alarms whose rule names one of them), and whether an alarm entered
+//! dimension — a metric-math alarm's in its queries' metrics —, and composite alarms whose rule
+//! names one of them), and whether an alarm entered
 //! ALARM since a time (its current state or a StateUpdate in its history).
 
-use aws_sdk_cloudwatch::types::{AlarmType, HistoryItemType, StateValue};
+use aws_sdk_cloudwatch::types::{AlarmType, Dimension, HistoryItemType, MetricAlarm, MetricDataQuery, StateValue};
 use aws_smithy_types::DateTime;
 use serde::Serialize;
 
@@ -34,6 +35,87 @@ impl AlarmStatus {
     }
 }
 
+/// `Name=value,...` of `dims`.
+fn dims_text(dims: &[Dimension]) -> String {
+    let each = dims
+        .iter()
+        .map(|d| format!("{}={}", d.name().unwrap_or(""), d.value().unwrap_or("")));
+    each.collect::<Vec<_>>().join(",")
+}
+
+/// The status of a metric alarm and the endpoints it watches (its `EndpointName` dimension; for
+/// a metric-math alarm, those of its queries' metrics). A math alarm's `watches` is its returned
+/// expression, then each metric query: `e1 = 100*m1/m2 (m1 = AWS/SageMaker/Invocation5XXErrors
+/// Sum (EndpointName=ep,VariantName=v), m2 = …) > 1`.
+fn metric_status(a: &MetricAlarm) -> (AlarmStatus, Vec<String>) {
+    let name = a.alarm_name().unwrap_or_default().to_string();
+    let stat_dims = a
+        .metrics()
+        .iter()
+        .filter_map(|q| q.metric_stat()?.metric())
+        .flat_map(|m| m.dimensions());
+    let mut endpoints: Vec<String> = a
+        .dimensions()
+        .iter()
+        .chain(stat_dims)
+        .filter(|d| d.name() == Some("EndpointName"))
+        .filter_map(|d| d.value().map(str::to_string))
+        .collect();
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    let op = a.comparison_operator().map(|c| c.as_str()).unwrap_or("");
+    let threshold = a.threshold().unwrap_or_default();
+    let watches = if a.metrics().is_empty() {
+        let stat = a
+            .statistic()
+            .map(|s| s.as_str().to_string())
+            .or_else(|| a.extended_statistic().map(str::to_string))
+            .unwrap_or_default();
+        format!(
+            "{}/{} {stat} ({}) {op} {threshold}",
+            a.namespace().unwrap_or(""),
+            a.metric_name().unwrap_or(""),
+            dims_text(a.dimensions()),
+        )
+    } else {
+        format!("{} {op} {threshold}", math_text(a.metrics()))
+    };
+    let status = AlarmStatus {
+        name,
+        kind: "metric",
+        state: a.state_value().map(|s| s.as_str().to_string()).unwrap_or_default(),
+        reason: a.state_reason().unwrap_or_default().to_string(),
+        updated: secs(a.state_updated_timestamp()),
+        watches,
+    };
+    (status, endpoints)
+}
+
+/// A metric-math alarm's queries in a line: the returned expression, then each metric query.
+fn math_text(queries: &[MetricDataQuery]) -> String {
+    let returned = queries
+        .iter()
+        .find(|q| q.return_data().unwrap_or(true) && q.expression().is_some())
+        .map(|q| format!("{} = {}", q.id().unwrap_or(""), q.expression().unwrap_or("")))
+        .unwrap_or_default();
+    let stats: Vec<String> = queries
+        .iter()
+        .filter_map(|q| {
+            let s = q.metric_stat()?;
+            let m = s.metric()?;
+            Some(format!(
+                "{} = {}/{} {} ({})",
+                q.id().unwrap_or(""),
+                m.namespace().unwrap_or(""),
+                m.metric_name().unwrap_or(""),
+                s.stat().unwrap_or(""),
+                dims_text(m.dimensions())
+            ))
+        })
+        .collect();
+    format!("{returned} ({})", stats.join(", ")).trim_start().to_string()
+}
+
 fn secs(t: Option<&DateTime>) -> Option<f64> {
     t.map(|t| t.as_secs_f64())
 }
@@ -59,37 +141,9 @@ impl Fleet {
                 .await
                 .map_err(AwsError::from_sdk)?;
             for a in out_page.metric_alarms() {
-                let name = a.alarm_name().unwrap_or_default().to_string();
-                let dims: Vec<String> = a
-                    .dimensions()
-                    .iter()
-                    .map(|d| format!("{}={}", d.name().unwrap_or(""), d.value().unwrap_or("")))
-                    .collect();
-                for d in a.dimensions() {
-                    if d.name() == Some("EndpointName") {
-                        endpoint_dims.push((name.clone(), d.value().unwrap_or_default().to_string()));
-                    }
-                }
-                let stat = a
-                    .statistic()
-                    .map(|s| s.as_str().to_string())
-                    .or_else(|| a.extended_statistic().map(str::to_string))
-                    .unwrap_or_default();
-                out.push(AlarmStatus {
-                    name,
-                    kind: "metric",
-                    state: a.state_value().map(|s| s.as_str().to_string()).unwrap_or_default(),
-                    reason: a.state_reason().unwrap_or_default().to_string(),
-                    updated: secs(a.state_updated_timestamp()),
-                    watches: format!(
-                        "{}/{} {stat} ({}) {} {}",
-                        a.namespace().unwrap_or(""),
-                        a.metric_name().unwrap_or(""),
-                        dims.join(","),
-                        a.comparison_operator().map(|c| c.as_str()).unwrap_or(""),
-                        a.threshold().unwrap_or_default()
-                    ),
-                });
+                let (status, endpoints) = metric_status(a);
+                endpoint_dims.extend(endpoints.into_iter().map(|e| (status.name.clone(), e)));
+                out.push(status);
             }
             for a in out_page.composite_alarms() {
                 out.push(AlarmStatus {

@@ -63,6 +63,12 @@ pub struct DeployArgs {
     /// are not reset to the configuration's).
     #[arg(long)]
     pub retain_variant_properties: bool,
+    /// RetainDeploymentConfig: deploy by the endpoint's LastDeploymentConfig (its policy, timeout
+    /// and alarms; the schedule is drawn from it), refused when it has none.
+    #[arg(long, conflicts_with_all = [
+        "policy", "bake", "termination_wait", "max_time", "rollback_batch", "alarms", "gate_alarms", "watch",
+    ])]
+    pub retain_deployment_config: bool,
     /// The configuration you saw the endpoint on: refuse, sending nothing, unless it still is
     /// (default: as read at the start).
     #[arg(long, value_name = "CONFIG")]

@@ -55,7 +55,9 @@ fn ask(args: &DeployArgs) -> Result<DeployAsk, String> {
         max_time_secs: args.max_time()?,
         alarms: args.alarms.clone(),
         gate_alarms: args.gate_alarms,
+        keep_alarms: args.keep_alarms,
         retain_all: args.retain_variant_properties,
+        retain_deployment: args.retain_deployment_config,
         expected_config: args.expect_config.clone(),
     })
 }
@@ -65,6 +67,13 @@ fn ask(args: &DeployArgs) -> Result<DeployAsk, String> {
 fn notes(p: &DeployPlan) -> (Vec<String>, bool) {
     let mut notes = silent_fallbacks(&p.spec, &p.facts);
     let fallback = !notes.is_empty();
+    if p.spec.retain_deployment {
+        notes.push(format!(
+            "RetainDeploymentConfig: {}'s last deployment policy is sent again ({})",
+            p.info.name,
+            crate::aws::deploy::stepper::policy_text(&p.spec.policy)
+        ));
+    }
     if !p.spec.retain_all && !p.info.autoscaling.is_empty() {
         notes.push(format!(
             "{} is autoscaled: --retain-variant-properties keeps its live instance counts (else the configuration's are launched)",
@@ -81,6 +90,7 @@ pub async fn run(g: &GlobalArgs, args: DeployArgs) -> CmdResult {
         let fleet = g.connect().await?;
         let poll = Duration::from_millis(args.poll_ms);
         let watched = follow(&fleet, &args.endpoint, None, poll, g.json).await?;
+        delete_leftover_gates(g, &fleet, &args.endpoint).await;
         return finish(g, &args.endpoint, &watched);
     }
     let ask = ask(&args).map_err(Exit::usage)?;
@@ -140,8 +150,13 @@ async fn send_and_follow(g: &GlobalArgs, fleet: &Fleet, args: &DeployArgs, p: &D
     let gate_names = p.gate_names();
     if !gate_names.is_empty() {
         if args.keep_alarms || watched.is_err() {
+            let later = if args.keep_alarms {
+                String::new()
+            } else {
+                format!(" (`sagedeck deploy {endpoint} --watch` deletes them once the deployment has ended)")
+            };
             eprint_line(format_args!(
-                "sagedeck: the gate alarms stay: {}",
+                "sagedeck: the gate alarms stay: {}{later}",
                 gate_names.join(", ")
             ));
         } else if let Err(e) = fleet.delete_gate_alarms(&gate_names, &audited, g.reason.clone()).await {
@@ -151,6 +166,40 @@ async fn send_and_follow(g: &GlobalArgs, fleet: &Fleet, args: &DeployArgs, p: &D
         }
     }
     finish(g, endpoint, &watched?)
+}
+
+/// Once the deployment followed has ended: deletes the gate alarms a stopped `deploy` left
+/// (marked to be deleted; `--keep-alarms` ones stay), audited; in read-only mode they are named
+/// and left.
+async fn delete_leftover_gates(g: &GlobalArgs, fleet: &Fleet, endpoint: &str) {
+    if g.read_only_on() {
+        if let Ok(names) = fleet.leftover_gate_alarms(endpoint).await
+            && !names.is_empty()
+        {
+            eprint_line(format_args!(
+                "sagedeck: read-only: the gate alarms a stopped deployment left stay: {}",
+                names.join(", ")
+            ));
+        }
+        return;
+    }
+    let deleted = match g.audited(fleet).await {
+        Ok(audited) => fleet
+            .delete_leftover_gate_alarms(endpoint, &audited, g.reason.clone())
+            .await
+            .map_err(|e| e.to_string()),
+        Err(e) => Err(e.message().unwrap_or("the audit log could not be opened").to_string()),
+    };
+    match deleted {
+        Ok(names) if !names.is_empty() => eprint_line(format_args!(
+            "sagedeck: deleted the gate alarms a stopped deployment left: {}",
+            names.join(", ")
+        )),
+        Ok(_) => {}
+        Err(e) => eprint_line(format_args!(
+            "sagedeck: warning: the gate alarms a stopped deployment left could not be deleted: {e}"
+        )),
+    }
 }
 
 /// Prints how the deployment ended (JSON with `--json`) and returns its exit.

@@ -1,5 +1,6 @@
 //! `sagedeck alarms ENDPOINT`: the CloudWatch alarms that watch an endpoint (metric alarms with
-//! its `EndpointName` dimension, and composite alarms over them), with their states.
+//! its `EndpointName` dimension, metric-math ones by their metrics' dimensions, and composite
+//! alarms over them), with their states.
 
 use clap::Args;
 

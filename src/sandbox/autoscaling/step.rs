@@ -1,7 +1,8 @@
 //! Step scaling driven by its alarm: a CloudWatch alarm in the sandbox's store whose AlarmActions
 //! name the policy's ARN triggers it while in ALARM. The step whose bounds (relative to the alarm
 //! threshold) contain how far the metric is past the threshold sets the change, by the policy's
-//! AdjustmentType, within MinCapacity/MaxCapacity, at most once per Cooldown.
+//! AdjustmentType, within MinCapacity/MaxCapacity, at most once per Cooldown. A metric-math
+//! alarm acts as a plain one: its returned query's value is the metric.
 
 use serde_json::Value;
 
@@ -9,6 +10,8 @@ use super::activities::apply_scaling;
 use super::request::current_count;
 use super::store::{AutoScaling, Policy};
 use crate::sandbox::cloudwatch::alarms::StateValue;
+use crate::sandbox::cloudwatch::alarms::math;
+use crate::sandbox::cloudwatch::alarms::types::MetricAlarmSpec;
 use crate::sandbox::cloudwatch::metrics::SeriesKey;
 use crate::sandbox::world::sandbox::Sandbox;
 
@@ -39,6 +42,28 @@ pub fn step_capacity(config: &Value, count: i64, delta: f64) -> Option<i64> {
     })
 }
 
+/// The value the alarm `spec` watches now: its metric's statistic over the last period, or for
+/// a metric-math alarm its returned query's value in the newest period that has one (the one
+/// running, else the one before), as the alarm itself evaluates it.
+fn alarm_value(sb: &Sandbox, spec: &MetricAlarmSpec, now: f64) -> Option<f64> {
+    if spec.is_math() {
+        let period = spec.evaluation_period().max(1);
+        let newest = (now / f64::from(period)).floor() * f64::from(period);
+        let starts = [newest, newest - f64::from(period)];
+        return math::period_values(&spec.metrics, &sb.metrics, &starts, period)
+            .into_iter()
+            .flatten()
+            .next();
+    }
+    let key = SeriesKey::from_owned(
+        spec.namespace.clone(),
+        spec.metric_name.clone(),
+        spec.dimensions.clone(),
+    );
+    sb.metrics
+        .window_stat(&key, now - spec.period as f64, now, spec.stat_name())
+}
+
 /// Runs a step policy when one of its alarms is in ALARM (see the module docs).
 pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now: f64) {
     let Some(target) = aas.targets.get(&p.target).cloned() else {
@@ -56,15 +81,7 @@ pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now
         if !spec.actions_enabled || !spec.actions[1].contains(&p.arn) {
             continue;
         }
-        let key = SeriesKey::from_owned(
-            spec.namespace.clone(),
-            spec.metric_name.clone(),
-            spec.dimensions.clone(),
-        );
-        let value = sb
-            .metrics
-            .window_stat(&key, now - spec.period as f64, now, spec.stat_name())
-            .unwrap_or(spec.threshold);
+        let value = alarm_value(sb, &spec, now).unwrap_or(spec.threshold);
         let Some(wanted) = step_capacity(&p.config, count, value - spec.threshold) else {
             continue;
         };

@@ -3,8 +3,10 @@
 //! canary deployment to success and one rolled back, `--watch` from a second process, and
 //! kill -9 of `deploy` leaving the deployment running.
 
+mod leftover_gates;
 mod outcomes;
 mod refusals;
+mod retained;
 
 use std::path::PathBuf;
 use std::time::Duration;

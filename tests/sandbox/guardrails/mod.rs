@@ -7,6 +7,7 @@
 mod boto3;
 mod policies;
 mod refusals;
+mod retain;
 mod sdk;
 
 use std::time::Duration;

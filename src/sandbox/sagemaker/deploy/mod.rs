@@ -9,7 +9,8 @@
 //! everything back; after the final bake the blue fleet is terminated and EndpointConfigName
 //! switches. `progress.rs` walks the steps (`world/deployment.rs`) on every tick and request.
 //! DescribeEndpoint shows the PendingDeploymentSummary and each variant's VariantStatus meanwhile,
-//! LastDeploymentConfig after (kept by `RetainDeploymentConfig` when none is given).
+//! LastDeploymentConfig after. `RetainDeploymentConfig` without a DeploymentConfig deploys by
+//! the LastDeploymentConfig (policy and alarms) and keeps it; without a last one, all at once.
 //!
 //! With `RetainAllVariantProperties`, a new variant named like a current one keeps its current
 //! weight and instance count, unless `ExcludeRetainedVariantProperties` names `DesiredWeight` or
@@ -126,7 +127,12 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     if input.retain_all_variant_properties {
         retain(current, &mut green, &excluded);
     }
-    let policy = policy::read(input.deployment_config.as_ref(), current, (&config, &green), &world)?;
+    // RetainDeploymentConfig without a DeploymentConfig runs the last one again, as AWS does.
+    let retained = input
+        .retain_deployment_config
+        .then_some(current.last_deployment_config.as_ref());
+    let asked = input.deployment_config.as_ref().or(retained.flatten());
+    let policy = policy::read(asked, current, (&config, &green), &world)?;
     // A model whose environment sets SAGEDECK_DEPLOY_FAILS fails its launch with that reason
     // (as a container that never passes its health check would).
     let launch_secs = slow_launch(&world, &config);

@@ -154,6 +154,17 @@ pub enum GuardJob {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Follow the deployment in flight on `endpoint`, whoever started it, to its outcome
+    /// ([`crate::tui::event::AppEvent::Deployment`], then
+    /// [`crate::tui::event::AppEvent::DeploymentEnded`]); once it has ended, the gate alarms a
+    /// stopped `deploy` left (marked to be deleted) are deleted, audited, when
+    /// `delete_leftover_gates` (not in read-only mode).
+    DeployAttach {
+        /// Endpoint.
+        endpoint: String,
+        /// Delete the gate alarms marked to be deleted once it has ended.
+        delete_leftover_gates: bool,
+    },
     /// Build an endpoint's timeline since `since` (epoch seconds), audit log included
     /// ([`crate::tui::event::AppEvent::Timeline`]); the guard holds the audit log.
     Timeline {
@@ -178,6 +189,7 @@ super::kinds!(GuardJob => GuardKind {
     Timeline,
     DeployPlan,
     Deploy,
+    DeployAttach,
 });
 
 super::effects!(GuardJob, |job| match job {
@@ -198,6 +210,8 @@ super::effects!(GuardJob, |job| match job {
     },
     GuardJob::Deploy { reason, .. } => Effect::Audited(DEPLOYING, reason),
     GuardJob::Activity | GuardJob::Timeline { .. } | GuardJob::DeployPlan { .. } => Effect::Reads,
+    // A read; its clean-up of ended deployments' gate alarms is asked only outside read-only.
+    GuardJob::DeployAttach { .. } => Effect::Reads,
 });
 
 /// What an autoscaling change is called by its first change.
@@ -224,7 +238,8 @@ impl GuardJob {
             | GuardJob::ChangeComponentScaling { endpoint, .. }
             | GuardJob::SetCopies { endpoint, .. }
             | GuardJob::UpdateComponent { endpoint, .. }
-            | GuardJob::Timeline { endpoint, .. } => Some(endpoint),
+            | GuardJob::Timeline { endpoint, .. }
+            | GuardJob::DeployAttach { endpoint, .. } => Some(endpoint),
             GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
             GuardJob::Promote { spec, .. } => Some(&spec.endpoint),
             GuardJob::DeployPlan { info, .. } => Some(&info.name),
@@ -260,6 +275,7 @@ impl GuardJob {
             GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
             GuardJob::DeployPlan { info, .. } => format!("planning a deployment of {}", info.name),
             GuardJob::Deploy { plan, .. } => format!("starting a deployment of {}", plan.info.name),
+            GuardJob::DeployAttach { endpoint, .. } => format!("following the deployment of {endpoint}"),
         }
     }
 }

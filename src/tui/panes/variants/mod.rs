@@ -224,6 +224,7 @@ impl Pane for VariantsPane {
         match key.code {
             KeyCode::Char('w') => self.open_editor(data, out),
             KeyCode::Char('D') => self.deploy.open(data, out),
+            KeyCode::Char('A') => self.deploy.attach(data, out),
             KeyCode::Char('d') => match data.selected.clone() {
                 Some(name) => {
                     out.overlay = Some(Overlay::Describe(DescribeView::loading(format!("describe {name}"))));
@@ -353,6 +354,9 @@ impl Pane for VariantsPane {
             keys.push(KeyHint::new("Esc", "endpoints"));
         }
         keys.push(KeyHint::when("D", "deploy", data.refusal(Some(DEPLOYING)).is_some() || none));
+        if data.selected_endpoint().is_some_and(|e| e.deploying) {
+            keys.push(KeyHint::new("A", "attach stepper"));
+        }
         keys.extend([
             KeyHint::new("r", "refresh"),
             KeyHint::new("?", "help"),
@@ -365,6 +369,7 @@ impl Pane for VariantsPane {
         vec![
             KeyHint::new("P", "promotion plan: editor, then a confirmation"),
             KeyHint::new("D", "deploy (SageMaker guardrails): form, schedule, confirmation, stepper"),
+            KeyHint::new("A", "attach the stepper to a deployment in flight (⇄), started anywhere"),
             KeyHint::new("Esc", "while a plan runs: h holds, b rolls back, whatever its phase"),
             KeyHint::new("R", "resume this endpoint's held or interrupted plan"),
             KeyHint::new("B", "roll this endpoint's held or interrupted plan back"),

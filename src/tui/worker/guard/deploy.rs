@@ -74,7 +74,11 @@ pub(super) async fn start(
                 format!("the deployment's outcome could not be logged: {e}"),
             );
         }
-        let gates = plan.gate_names();
+        let gates = if plan.keep_alarms {
+            Vec::new()
+        } else {
+            plan.gate_names()
+        };
         if !gates.is_empty()
             && let Err(e) = f.delete_gate_alarms(&gates, &audited, reason).await
         {
@@ -82,6 +86,53 @@ pub(super) async fn start(
         }
         let _ = events.send(AppEvent::DeploymentEnded {
             endpoint: plan.info.name.clone(),
+            result: watched.map(|w| w.outcome).map_err(|e| e.to_string()),
+        });
+    });
+}
+
+/// Follows the deployment in flight on `endpoint` (started anywhere) in its own task, as
+/// `deploy --watch` does; once it has ended, deletes the gate alarms marked to be deleted when
+/// `delete_leftover_gates`.
+pub(super) async fn attach(
+    g: &Guard,
+    f: &Fleet,
+    endpoint: String,
+    delete_leftover_gates: bool,
+    events: &UnboundedSender<AppEvent>,
+) {
+    let audited = if delete_leftover_gates {
+        g.audited(f).await.ok()
+    } else {
+        None
+    };
+    let (f, events) = (f.clone(), events.clone());
+    tokio::spawn(async move {
+        let each = |s: &crate::aws::deploy::stepper::Stepper| {
+            let _ = events.send(AppEvent::Deployment {
+                endpoint: endpoint.clone(),
+                stepper: Box::new(s.clone()),
+            });
+        };
+        let watched = f.watch_deployment(&endpoint, None, WATCH_INTERVAL, each).await;
+        if watched.is_ok()
+            && let Some(audited) = &audited
+        {
+            match f.delete_leftover_gate_alarms(&endpoint, audited, None).await {
+                Ok(names) if !names.is_empty() => notice(
+                    &events,
+                    false,
+                    format!(
+                        "deleted the gate alarms a stopped deployment left: {}",
+                        names.join(", ")
+                    ),
+                ),
+                Ok(_) => {}
+                Err(e) => notice(&events, true, format!("the gate alarms left could not be deleted: {e}")),
+            }
+        }
+        let _ = events.send(AppEvent::DeploymentEnded {
+            endpoint: endpoint.clone(),
             result: watched.map(|w| w.outcome).map_err(|e| e.to_string()),
         });
     });

@@ -277,6 +277,13 @@ pub(super) async fn run(
         ) => copies::update_component(g, f, (endpoint, &seen), &update, reason, events).await,
         (GuardJob::DeployPlan { info, ask }, f) => deploy::plan(f, *info, *ask, events).await,
         (GuardJob::Deploy { plan, reason }, f) => deploy::start(g, f, *plan, reason, events).await,
+        (
+            GuardJob::DeployAttach {
+                endpoint,
+                delete_leftover_gates,
+            },
+            f,
+        ) => deploy::attach(g, f, endpoint, delete_leftover_gates, events).await,
         // Answered above, before the fleet is needed.
         (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
     }
@@ -333,6 +340,10 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         },
         GuardJob::Deploy { plan, .. } => AppEvent::DeploymentEnded {
             endpoint: plan.info.name,
+            result: Err(e.to_string()),
+        },
+        GuardJob::DeployAttach { endpoint, .. } => AppEvent::DeploymentEnded {
+            endpoint,
             result: Err(e.to_string()),
         },
         GuardJob::Activity | GuardJob::PromoteControl { .. } => return,

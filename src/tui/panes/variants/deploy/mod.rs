@@ -1,322 +1,37 @@
-//! The deploy form of the Variants pane (`D`) and the stepper it opens: the configuration (a
-//! named one, or VARIANT=MODEL written from the live one), the policy (canary, linear, all at
-//! once, rolling) with its sizes and bakes, the rollback alarms; Enter plans it (a read: the
+//! The deploy form of the Variants pane (`D`, its fields in `form.rs`) and the stepper it
+//! opens: the configuration (a named one, or VARIANT=MODEL written from the live one), the
+//! policy (canary, linear, all at once, rolling) with its sizes, bakes, timeout and rollback
+//! batch, the rollback and gate alarms, RetainDeploymentConfig and RetainAllVariantProperties;
+//! Enter plans it (a read: the
 //! schedule, or the refusals as one line), Enter again asks for confirmation, and the start goes
 //! through the guard runner's audited, read-only-gated job. The stepper is refreshed by the
 //! watch task's events; Esc leaves it (the deployment runs on SageMaker), `D` opens it again.
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::aws::deploy::new_config::ModelSwap;
-use crate::aws::deploy::plan::{ConfigChoice, DeployAsk, DeployPlan};
-use crate::aws::deploy::policy::{Capacity, Policy, Shift};
+use crate::aws::deploy::plan::DeployPlan;
+use crate::aws::deploy::policy::Policy;
 use crate::aws::deploy::stepper::{Outcome, Stepper};
-use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, DEPLOYING, GuardJob};
+use crate::tui::event::{AppEvent, DEPLOYING};
 use crate::tui::panes::{KeyHint, Outbox};
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::toasts::Level;
 
+pub mod form;
 pub mod view;
 
-/// Longest value that can be typed in a field.
-const MAX_TEXT: usize = 120;
-
-/// How traffic moves, as the form picks it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PolicyKind {
-    /// Blue/green, a canary then the rest.
-    #[default]
-    Canary,
-    /// Blue/green, linear steps.
-    Linear,
-    /// Blue/green, everything at once.
-    AllAtOnce,
-    /// Rolling batches.
-    Rolling,
-}
-
-impl PolicyKind {
-    const ALL: [PolicyKind; 4] = [
-        PolicyKind::Canary,
-        PolicyKind::Linear,
-        PolicyKind::AllAtOnce,
-        PolicyKind::Rolling,
-    ];
-
-    /// Its name in the form.
-    pub fn name(self) -> &'static str {
-        match self {
-            PolicyKind::Canary => "canary",
-            PolicyKind::Linear => "linear",
-            PolicyKind::AllAtOnce => "all at once",
-            PolicyKind::Rolling => "rolling",
-        }
-    }
-
-    fn step(self, by: isize) -> PolicyKind {
-        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0) as isize;
-        Self::ALL[(i + by).rem_euclid(Self::ALL.len() as isize) as usize]
-    }
-}
-
-/// The form's fields, in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FormField {
-    /// CONFIG or VARIANT=MODEL.
-    #[default]
-    Config,
-    /// The policy kind.
-    Policy,
-    /// Canary size (`1` instance or `10%`), linear step or rolling batch (percent).
-    Size,
-    /// WaitIntervalInSeconds.
-    Bake,
-    /// TerminationWaitInSeconds.
-    FinalBake,
-    /// Rollback alarms, comma-separated.
-    Alarms,
-}
-
-impl FormField {
-    const ALL: [FormField; 6] = [
-        FormField::Config,
-        FormField::Policy,
-        FormField::Size,
-        FormField::Bake,
-        FormField::FinalBake,
-        FormField::Alarms,
-    ];
-
-    fn step(self, by: isize) -> FormField {
-        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0) as isize;
-        Self::ALL[(i + by).clamp(0, Self::ALL.len() as isize - 1) as usize]
-    }
-}
-
-/// The deploy form's state.
-#[derive(Debug, Clone)]
-pub struct DeployForm {
-    /// The endpoint as the operator saw it when the form opened.
-    pub seen: Box<EndpointInfo>,
-    /// CONFIG or VARIANT=MODEL.
-    pub config: String,
-    /// The policy kind.
-    pub kind: PolicyKind,
-    /// The size, as typed.
-    pub size: String,
-    /// The bake in seconds, as typed.
-    pub bake: String,
-    /// The final bake in seconds, as typed.
-    pub final_bake: String,
-    /// The rollback alarms, as typed.
-    pub alarms: String,
-    /// The focused field.
-    pub field: FormField,
-    /// The plan for the values shown, or its refusals in one line.
-    pub planned: Option<Result<Box<DeployPlan>, String>>,
-    /// Whether a plan was asked and has not come back.
-    pub planning: bool,
-    /// Why the last Enter was refused (cleared by the next edit).
-    pub message: Option<String>,
-}
-
-fn seconds(what: &str, text: &str) -> Result<i32, String> {
-    text.trim()
-        .parse::<i32>()
-        .ok()
-        .filter(|n| *n >= 0)
-        .ok_or_else(|| format!("{what} `{}` is not a number of seconds", text.trim()))
-}
-
-fn percent(what: &str, text: &str) -> Result<i32, String> {
-    let t = text.trim().trim_end_matches('%');
-    t.parse::<i32>()
-        .map_err(|_| format!("{what} `{}` is not a percentage", text.trim()))
-}
-
-impl DeployForm {
-    /// A form for `e`, offering its first variant's model to be replaced.
-    pub fn new(e: &EndpointInfo) -> DeployForm {
-        let first = e.variants.first().map(|v| format!("{}=", v.name)).unwrap_or_default();
-        DeployForm {
-            seen: Box::new(e.clone()),
-            config: first,
-            kind: PolicyKind::Canary,
-            size: "1".into(),
-            bake: "300".into(),
-            final_bake: "300".into(),
-            alarms: String::new(),
-            field: FormField::Config,
-            planned: None,
-            planning: false,
-            message: None,
-        }
-    }
-
-    /// The policy the fields give, or why they do not give one.
-    pub fn policy(&self) -> Result<Policy, String> {
-        let bake_secs = seconds("bake", &self.bake)?;
-        let final_bake_secs = seconds("final bake", &self.final_bake)?;
-        let blue_green = |shift| Policy::BlueGreen {
-            shift,
-            bake_secs,
-            final_bake_secs,
-        };
-        Ok(match self.kind {
-            PolicyKind::Canary if self.size.trim().ends_with('%') => {
-                blue_green(Shift::Canary(Capacity::Percent(percent("canary", &self.size)?)))
-            }
-            PolicyKind::Canary => {
-                let n = self.size.trim().parse::<i32>();
-                let n = n.map_err(|_| format!("canary `{}` is not a number of instances or N%", self.size.trim()))?;
-                blue_green(Shift::Canary(Capacity::Instances(n)))
-            }
-            PolicyKind::Linear => blue_green(Shift::Linear(percent("linear step", &self.size)?)),
-            PolicyKind::AllAtOnce => blue_green(Shift::AllAtOnce),
-            PolicyKind::Rolling => Policy::Rolling {
-                batch_percent: percent("batch", &self.size)?,
-                bake_secs,
-                rollback_percent: None,
-            },
-        })
-    }
-
-    /// What the form asks for, or why it asks for nothing yet.
-    pub fn ask(&self) -> Result<DeployAsk, String> {
-        let text = self.config.trim();
-        let config = if text.is_empty() {
-            return Err("enter a configuration name, or VARIANT=MODEL".into());
-        } else if text.contains('=') {
-            ConfigChoice::Swap(ModelSwap::parse(text)?)
-        } else {
-            ConfigChoice::Named(text.to_string())
-        };
-        let alarms = self
-            .alarms
-            .split(',')
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .map(str::to_string)
-            .collect();
-        Ok(DeployAsk {
-            config,
-            policy: self.policy()?,
-            max_time_secs: None,
-            alarms,
-            gate_alarms: false,
-            retain_all: false,
-            expected_config: self.seen.config_name.clone(),
-        })
-    }
-
-    fn text_mut(&mut self) -> Option<&mut String> {
-        match self.field {
-            FormField::Config => Some(&mut self.config),
-            FormField::Policy => None,
-            FormField::Size => Some(&mut self.size),
-            FormField::Bake => Some(&mut self.bake),
-            FormField::FinalBake => Some(&mut self.final_bake),
-            FormField::Alarms => Some(&mut self.alarms),
-        }
-    }
-
-    fn edited(&mut self) {
-        self.planned = None;
-        self.message = None;
-    }
-
-    fn enter(&mut self, data: &Data, out: &mut Outbox) {
-        if out.refused(data, DEPLOYING) {
-            return;
-        }
-        if self.planning {
-            self.message = Some("the plan is being read".into());
-            return;
-        }
-        match &self.planned {
-            Some(Ok(plan)) => out.overlay = Some(Overlay::Confirm(view::confirm(plan))),
-            _ => match self.ask() {
-                Ok(ask) => {
-                    self.planning = true;
-                    self.planned = None;
-                    out.job(GuardJob::DeployPlan {
-                        info: self.seen.clone(),
-                        ask: Box::new(ask),
-                    });
-                }
-                Err(e) => self.message = Some(e),
-            },
-        }
-    }
-
-    /// Handles a key; false closes the form.
-    pub fn handle_key(&mut self, key: KeyEvent, data: &Data, out: &mut Outbox) -> bool {
-        match key.code {
-            KeyCode::Esc => {
-                out.toast(Level::Info, format!("no deployment of {} started", self.seen.name));
-                return false;
-            }
-            KeyCode::Enter => self.enter(data, out),
-            KeyCode::Up | KeyCode::BackTab => self.field = self.field.step(-1),
-            KeyCode::Down | KeyCode::Tab => self.field = self.field.step(1),
-            KeyCode::Left if self.field == FormField::Policy => {
-                self.kind = self.kind.step(-1);
-                self.edited();
-            }
-            KeyCode::Right | KeyCode::Char(' ') if self.field == FormField::Policy => {
-                self.kind = self.kind.step(1);
-                self.edited();
-            }
-            KeyCode::Backspace => {
-                if let Some(t) = self.text_mut() {
-                    t.pop();
-                }
-                self.edited();
-            }
-            KeyCode::Char(c) if !c.is_control() => {
-                if let Some(t) = self.text_mut()
-                    && t.chars().count() < MAX_TEXT
-                {
-                    t.push(c);
-                }
-                self.edited();
-            }
-            _ => {}
-        }
-        true
-    }
-
-    /// The plan (or refusal) asked for, when it is for this form's endpoint.
-    fn on_planned(&mut self, endpoint: &str, result: &Result<Box<DeployPlan>, String>) {
-        if endpoint == self.seen.name && self.planning {
-            self.planning = false;
-            self.planned = Some(result.clone());
-        }
-    }
-
-    /// The form's keys, for the footer.
-    pub fn keys(&self) -> Vec<KeyHint> {
-        let confirm = matches!(self.planned, Some(Ok(_)));
-        vec![
-            KeyHint::new("↑↓", "field"),
-            KeyHint::new("←→", "policy"),
-            KeyHint::new("Enter", if confirm { "confirm" } else { "plan" }),
-            KeyHint::new("Esc", "cancel"),
-        ]
-    }
-}
+pub use form::{DeployForm, FormField, PolicyKind};
 
 /// A deployment the console follows: the last read and, once decided, the outcome.
 #[derive(Debug, Clone)]
 pub struct DeployWatch {
     /// Endpoint.
     pub endpoint: String,
-    /// The configuration it goes onto.
+    /// The configuration it goes onto (for one attached to, from its first read).
     pub target: String,
-    /// The policy sent.
-    pub policy: Policy,
+    /// The policy sent (for one attached to, LastDeploymentConfig's, from its first read).
+    pub policy: Option<Policy>,
     /// The last read.
     pub stepper: Option<Stepper>,
     /// The outcome, or why the start or the watch failed.
@@ -363,6 +78,35 @@ impl DeployUi {
         self.form = Some(DeployForm::new(e));
     }
 
+    /// `A`: attaches the stepper to the deployment in flight on the selected endpoint (the `⇄`
+    /// mark: started by the CLI, CloudFormation or anyone), followed as `deploy --watch` does;
+    /// the one already followed is opened again.
+    pub fn attach(&mut self, data: &Data, out: &mut Outbox) {
+        let Some(e) = data.selected_endpoint() else {
+            return out.toast(Level::Warn, "no endpoint selected: pick one on the Endpoints tab (1)");
+        };
+        if self.watch(&e.name).is_some_and(|w| w.outcome.is_none()) {
+            self.open = Some(e.name.clone());
+            return;
+        }
+        if !e.deploying {
+            return out.toast(Level::Info, format!("{} has no deployment in flight", e.name));
+        }
+        self.watches.retain(|w| w.endpoint != e.name);
+        self.watches.push(DeployWatch {
+            endpoint: e.name.clone(),
+            target: String::new(),
+            policy: None,
+            stepper: None,
+            outcome: None,
+        });
+        self.open = Some(e.name.clone());
+        out.job(crate::tui::event::GuardJob::DeployAttach {
+            endpoint: e.name.clone(),
+            delete_leftover_gates: !data.read_only,
+        });
+    }
+
     /// The deployment followed on `endpoint`.
     pub fn watch(&self, endpoint: &str) -> Option<&DeployWatch> {
         self.watches.iter().find(|w| w.endpoint == endpoint)
@@ -400,7 +144,7 @@ impl DeployUi {
         watches.push(DeployWatch {
             endpoint: plan.info.name.clone(),
             target: plan.target.name.clone(),
-            policy: plan.spec.policy,
+            policy: Some(plan.spec.policy),
             stepper: None,
             outcome: None,
         });
@@ -440,6 +184,10 @@ impl DeployUi {
                         self.form = None;
                         self.open = Some(endpoint.clone());
                     }
+                    if let (true, Some(pending)) = (w.target.is_empty(), &stepper.pending_config) {
+                        w.target = pending.clone();
+                    }
+                    w.policy = w.policy.or(stepper.policy);
                     w.stepper = Some((**stepper).clone());
                 }
             }

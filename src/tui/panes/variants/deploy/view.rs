@@ -33,6 +33,16 @@ pub fn confirm(plan: &DeployPlan) -> Confirm {
     if plan.target.derived_from.is_some() {
         lines.push(format!("  CreateEndpointConfig {} first (the live one, model replaced)", plan.target.name));
     }
+    if plan.spec.retain_deployment {
+        lines.push("  RetainDeploymentConfig: the endpoint's last DeploymentConfig, sent again".into());
+    }
+    if plan.spec.retain_all {
+        lines.push("  RetainAllVariantProperties: the live weights and instance counts are kept".into());
+    }
+    for g in &plan.gates {
+        let after = if plan.keep_alarms { "kept after" } else { "deleted after" };
+        lines.push(format!("  gate alarm {} ({after})", g.text()));
+    }
     lines.push(format!("  schedule: {}", sched.text()));
     lines.push(String::new());
     lines.push("SageMaker runs it; the console follows it in the stepper (Esc leaves".into());
@@ -77,6 +87,15 @@ fn outcome_text(o: &Outcome) -> String {
     }
 }
 
+/// The value typed, or what an empty field means.
+fn or_default(text: &str, empty: &str) -> String {
+    if text.trim().is_empty() {
+        format!("({empty})")
+    } else {
+        text.to_string()
+    }
+}
+
 fn size_label(kind: PolicyKind) -> &'static str {
     match kind {
         PolicyKind::Canary => "canary (N or N%)",
@@ -99,6 +118,34 @@ impl DeployForm {
             Span::styled(format!("{mark}{label:<18}"), theme.fg(Role::Muted)),
             Span::styled(value, style),
         ])
+    }
+
+    /// The lines of the fields shown, in order.
+    fn field_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let switch = |on: bool| if on { "[x]" } else { "[ ]" }.to_string();
+        let retained = if self.retain_deployment {
+            "[x] the last DeploymentConfig"
+        } else {
+            "[ ]"
+        };
+        let all = [
+            (FormField::Config, "config or V=MODEL", format!("{}▏", self.config)),
+            (FormField::Policy, "policy", format!("‹ {} ›", self.kind.name())),
+            (FormField::Size, size_label(self.kind), self.size.clone()),
+            (FormField::Bake, "bake (s)", self.bake.clone()),
+            (FormField::FinalBake, "final bake (s)", self.final_bake.clone()),
+            (FormField::MaxTime, "max time (s)", or_default(&self.max_time, "waits + 30m")),
+            (FormField::RollbackBatch, "rollback batch %", or_default(&self.rollback_batch, "all at once")),
+            (FormField::Alarms, "rollback alarms", self.alarms.clone()),
+            (FormField::GateAlarms, "gate alarms", switch(self.gate_alarms)),
+            (FormField::KeepAlarms, "keep gate alarms", switch(self.keep_alarms)),
+            (FormField::RetainDeployment, "retain deployment", retained.to_string()),
+            (FormField::RetainAll, "retain all props", switch(self.retain_all)),
+        ];
+        all.into_iter()
+            .filter(|(f, _, _)| self.shows(*f))
+            .map(|(f, label, value)| self.field_line(f, label, value, theme))
+            .collect()
     }
 
     fn plan_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
@@ -137,14 +184,9 @@ impl DeployForm {
                 ),
                 theme.fg(Role::Muted),
             ),
-            self.field_line(FormField::Config, "config or V=MODEL", format!("{}▏", self.config), theme),
-            self.field_line(FormField::Policy, "policy", format!("‹ {} ›", self.kind.name()), theme),
-            self.field_line(FormField::Size, size_label(self.kind), self.size.clone(), theme),
-            self.field_line(FormField::Bake, "bake (s)", self.bake.clone(), theme),
-            self.field_line(FormField::FinalBake, "final bake (s)", self.final_bake.clone(), theme),
-            self.field_line(FormField::Alarms, "rollback alarms", self.alarms.clone(), theme),
-            Line::from(""),
         ];
+        lines.extend(self.field_lines(theme));
+        lines.push(Line::from(""));
         lines.extend(self.plan_lines(theme));
         let rect = centered(area, 90, 10, 60, (lines.len() as u16 + 4).min(area.height));
         modal(
@@ -162,11 +204,9 @@ impl DeployForm {
 /// counts, the alarms, the times, the outcome.
 pub fn stepper_lines(w: &DeployWatch, theme: &Theme) -> Vec<Line<'static>> {
     let muted = theme.fg(Role::Muted);
-    let mut out = vec![Line::from(format!(
-        "→ {} · {}",
-        escape_text(&w.target),
-        policy_text(&w.policy)
-    ))];
+    let target = if w.target.is_empty() { "(reading…)" } else { &w.target };
+    let policy = w.policy.as_ref().map_or("policy not read yet".into(), policy_text);
+    let mut out = vec![Line::from(format!("→ {} · {policy}", escape_text(target)))];
     if let Some(s) = &w.stepper {
         out.extend(read_lines(s, theme));
     } else {
