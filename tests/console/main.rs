@@ -28,6 +28,7 @@ mod plan_e2e;
 mod regions;
 mod scaling;
 mod scaling_components;
+mod scaling_serverless;
 mod schema_form_props;
 mod shapes;
 mod tools;

@@ -1,12 +1,13 @@
 //! Autoscaling of a serverless variant's provisioned concurrency through `sagedeck autoscaling
 //! --variant V`: the scalable target and the target-tracking policy written on
 //! `sagemaker:variant:DesiredProvisionedConcurrency`, audited and refused in read-only mode;
-//! the instance-count flags refused on a serverless variant.
+//! the console's Scaling view of that variant; the instance-count flags refused on a serverless
+//! variant.
 
 use aws_sdk_applicationautoscaling::types::{ScalableDimension, ServiceNamespace};
 
 use super::serverless_endpoint;
-use crate::common::{run_cli, run_cli_in, sandbox, sdk_config};
+use crate::common::{fleet, run_cli, run_cli_in, sandbox, sdk_config};
 
 const PROVISIONED: &str = "sagemaker:variant:DesiredProvisionedConcurrency";
 
@@ -68,6 +69,27 @@ async fn provisioned_concurrency_is_autoscaled_on_its_own_dimension() {
         tt.predefined_metric_specification()
             .map(|m| m.predefined_metric_type().as_str()),
         Some("SageMakerVariantProvisionedConcurrencyUtilization")
+    );
+
+    // The console's Scaling view: the serverless page counts provisioned concurrency and charts
+    // the utilization its policy tracks.
+    let view = fleet(&sb)
+        .await
+        .scaling_view("pc", std::time::SystemTime::now())
+        .await
+        .expect("scaling view");
+    let page = &view.variants[0];
+    assert!(page.serverless, "{page:?}");
+    assert_eq!(
+        (page.bounds, page.desired, page.current),
+        (Some((1, 4)), 1, 1),
+        "{page:?}"
+    );
+    let tracked = page.tracked.first().expect("the tracked metric");
+    assert!(tracked.error.is_none(), "{tracked:?}");
+    assert!(
+        tracked.label.starts_with("ServerlessProvisionedConcurrencyUtilization"),
+        "{tracked:?}"
     );
 
     let shown = run_cli(&sb, &["autoscaling", "pc"]).await;
