@@ -11,6 +11,7 @@ mod app;
 mod components;
 mod components_tmux;
 mod components_wire;
+mod concurrency;
 mod deploy;
 mod e2e;
 mod first_rows;

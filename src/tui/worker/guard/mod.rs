@@ -6,6 +6,7 @@
 mod copies;
 mod deploy;
 mod promotion;
+mod serverless;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -236,6 +237,11 @@ pub(super) async fn run(
                 result: r,
             });
         }
+        (GuardJob::SetServerless { plan, reason }, f) => {
+            let endpoint = plan.endpoint.clone();
+            let r = serverless::set(g, f, &plan, reason, limits, events).await;
+            let _ = events.send(AppEvent::ServerlessSet { endpoint, result: r });
+        }
         (
             GuardJob::SetCopies {
                 endpoint,
@@ -297,6 +303,10 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         GuardJob::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
             endpoint,
             variant,
+            result: Err(e.to_string()),
+        },
+        GuardJob::SetServerless { plan, .. } => AppEvent::ServerlessSet {
+            endpoint: plan.endpoint,
             result: Err(e.to_string()),
         },
         GuardJob::SetCopies { endpoint, seen, .. } => AppEvent::CopiesSet {
