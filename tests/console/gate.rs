@@ -157,6 +157,22 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
             }),
             reason: None,
         }],
+        GuardKind::SetServerless => vec![GuardJob::SetServerless {
+            plan: Box::new(sagedeck::aws::change::serverless::ServerlessPlan {
+                endpoint,
+                variant: "AllTraffic".into(),
+                before: sagedeck::aws::endpoints::shape::ServerlessInfo {
+                    memory_mb: 2048,
+                    max_concurrency: 4,
+                    desired_max_concurrency: 4,
+                    provisioned: None,
+                    desired_provisioned: None,
+                },
+                max_concurrency: 8,
+                provisioned: Some(2),
+            }),
+            reason: None,
+        }],
         GuardKind::SetCopies => [(1, 2, false), (0, 1, true)]
             .map(|(seen, copies, wake)| GuardJob::SetCopies {
                 endpoint: endpoint.clone(),
@@ -238,6 +254,7 @@ const REFUSED: &[&str] = &[
     "removing a scaling policy",
     "setting the instance count",
     "setting up scale to zero",
+    "setting serverless concurrency",
     "setting copies",
     "waking a component",
     "updating a component",
@@ -280,7 +297,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 19, "every mutating sample was tried");
+    assert_eq!(mutations, 20, "every mutating sample was tried");
 }
 
 #[test]
@@ -366,7 +383,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 17, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 18, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -395,7 +412,8 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
             }
         }
     }
-    // Weights, promotion, prewarm, four autoscaling changes, a component's scale-to-zero plan,
-    // copies set, a wake and a rolling update, a deployment, a tool call, an agent run.
-    assert_eq!(audited, 14, "every audited sample was stamped");
+    // Weights, promotion, prewarm, four autoscaling changes, a component's scale-to-zero plan, a
+    // serverless concurrency change, copies set, a wake and a rolling update, a deployment, a tool
+    // call, an agent run.
+    assert_eq!(audited, 15, "every audited sample was stamped");
 }

@@ -118,6 +118,7 @@ pub(crate) fn hand_made_view(app: &App) -> ScalingView {
     let stable = VariantView {
         variant: "Stable".into(),
         bounds: Some((2, 6)),
+        serverless: false,
         desired: 2,
         current: 2,
         tracked,
@@ -126,6 +127,7 @@ pub(crate) fn hand_made_view(app: &App) -> ScalingView {
     let canary = VariantView {
         variant: "Canary".into(),
         bounds: None,
+        serverless: false,
         desired: 1,
         current: 1,
         tracked: vec![],

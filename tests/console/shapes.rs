@@ -73,7 +73,7 @@ fn app_on(e: EndpointInfo, variants: Vec<VariantMetrics>) -> App {
     app
 }
 
-fn serverless() -> App {
+pub(crate) fn serverless() -> App {
     let e = endpoint("intent-sls")
         .variants([variant("AllTraffic").serverless(4096, 20, Some(5))])
         .kind(EndpointKind::ServerlessProvisioned)

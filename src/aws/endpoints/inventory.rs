@@ -14,8 +14,8 @@ use crate::aws::cache::ModelFacts;
 use crate::aws::config::Fleet;
 use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
 use crate::aws::endpoints::kind::EndpointKind;
-use crate::aws::endpoints::shape::{AsyncInfo, ServerlessInfo, sampled_share};
 use crate::aws::endpoints::routing::RoutingInfo;
+use crate::aws::endpoints::shape::{AsyncInfo, ServerlessInfo, sampled_share};
 use crate::aws::error::AwsError;
 
 /// One production variant as the console shows it.

@@ -13,6 +13,6 @@ pub mod kind;
 pub mod multi;
 pub mod profiles;
 pub mod progressive;
-pub mod shape;
 pub mod routing;
+pub mod shape;
 pub mod warmset;

@@ -14,7 +14,7 @@ use crate::aws::change::guard::{Audited, Difference, GuardError};
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
 use crate::aws::scaling::check::EndpointScaling;
-use crate::aws::scaling::scope::{NO_CAPACITY_METRIC, ScalingScope};
+use crate::aws::scaling::scope::{NO_CAPACITY_METRIC, PROVISIONED_DIMENSION, PROVISIONED_UTILIZATION, ScalingScope};
 use crate::aws::scaling::send::request_id;
 use crate::aws::scaling::spec::{
     CustomizedMetric, Dimension, INVOCATIONS_PER_INSTANCE, MetricQuery, MetricRef, MetricStat, PolicySpec,
@@ -86,12 +86,16 @@ pub struct ScalingSnapshot {
 }
 
 impl ScalingSnapshot {
-    /// The variant's autoscaling as read.
+    /// The variant's autoscaling as read (of a serverless variant: its provisioned concurrency
+    /// as the desired count).
     pub fn of(state: &EndpointScaling, variant: &str) -> ScalingSnapshot {
         ScalingSnapshot {
             bounds: state.target_of(variant).map(|t| (t.min, t.max)),
             policies: state.policies_of(variant).cloned().collect(),
-            desired_instances: state.info.variant(variant).map(|v| v.desired_instances),
+            desired_instances: state.info.variant(variant).map(|v| match &v.serverless {
+                Some(s) => s.desired_provisioned.or(s.provisioned).unwrap_or(0),
+                None => v.desired_instances,
+            }),
             alarms: Vec::new(),
         }
     }
@@ -230,6 +234,30 @@ pub fn invocations_policy(
     tracking_policy(endpoint, variant, name, tt)
 }
 
+/// Target tracking on a serverless variant's SageMakerVariantProvisionedConcurrencyUtilization
+/// (`sagemaker:variant:DesiredProvisionedConcurrency`), `target` from 0 to 1.
+pub fn provisioned_policy(
+    endpoint: &str,
+    variant: &str,
+    name: &str,
+    target: f64,
+    cooldowns: (Option<i32>, Option<i32>),
+) -> PolicySpec {
+    let tt = TargetTracking {
+        target_value: target,
+        predefined_metric_specification: Some(PredefinedMetric {
+            predefined_metric_type: PROVISIONED_UTILIZATION.into(),
+            resource_label: None,
+        }),
+        scale_in_cooldown: cooldowns.0,
+        scale_out_cooldown: cooldowns.1,
+        ..Default::default()
+    };
+    let mut spec = tracking_policy(endpoint, variant, name, tt);
+    spec.scalable_dimension = PROVISIONED_DIMENSION.into();
+    spec
+}
+
 /// Target tracking on the variant's ModelLatency p99: metric math (a MetricStat with Stat p99),
 /// namespace `AWS/SageMaker`, the variant's dimensions, `ms` converted to microseconds.
 pub fn p99_policy(
@@ -352,17 +380,17 @@ impl Fleet {
         audited: &Audited,
         reason: Option<String>,
     ) -> Result<Vec<Option<String>>, GuardError> {
-        let scope = ScalingScope::Variant {
-            endpoint: endpoint.to_string(),
-            variant: variant.to_string(),
-        };
-        self.apply_scaling_scoped(&scope, changes, seen, audited, reason).await
+        let state = self.endpoint_scaling(endpoint).await?;
+        let scope = ScalingScope::of_variant(&state.info, variant);
+        let now = ScalingSnapshot::of(&state, variant);
+        self.apply_scaling_against(&scope, changes, seen, &now, audited, reason)
+            .await
     }
 
     /// What the autoscaling of `scope` is now, as a snapshot.
     async fn scaling_now(&self, scope: &ScalingScope) -> Result<ScalingSnapshot, AwsError> {
         Ok(match scope {
-            ScalingScope::Variant { endpoint, variant } => {
+            ScalingScope::Variant { endpoint, variant } | ScalingScope::Provisioned { endpoint, variant } => {
                 ScalingSnapshot::of(&self.endpoint_scaling(endpoint).await?, variant)
             }
             ScalingScope::Component { endpoint, component } => {
@@ -382,8 +410,22 @@ impl Fleet {
         reason: Option<String>,
     ) -> Result<Vec<Option<String>>, GuardError> {
         let now = self.scaling_now(scope).await?;
+        self.apply_scaling_against(scope, changes, seen, &now, audited, reason)
+            .await
+    }
+
+    /// Sends `changes` to `scope` if `now` (read right before) is still as `seen`.
+    async fn apply_scaling_against(
+        &self,
+        scope: &ScalingScope,
+        changes: &[ScalingChange],
+        seen: &ScalingSnapshot,
+        now: &ScalingSnapshot,
+        audited: &Audited,
+        reason: Option<String>,
+    ) -> Result<Vec<Option<String>>, GuardError> {
         let target = scope.resource_id();
-        let mut differences = seen.differences(scope.name(), &now);
+        let mut differences = seen.differences(scope.name(), now);
         differences.extend(self.config_differences(scope.endpoint(), changes).await?);
         if !differences.is_empty() {
             let err = GuardError::Changed {

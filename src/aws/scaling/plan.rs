@@ -5,10 +5,10 @@
 //! reads as one line before → after ([`change_lines`]).
 
 use crate::aws::scaling::change::{
-    ScalingChange, ScalingSnapshot, alarm_text, invocations_policy, p99_policy, policy_text,
+    ScalingChange, ScalingSnapshot, alarm_text, invocations_policy, p99_policy, policy_text, provisioned_policy,
 };
 use crate::aws::scaling::check::EndpointScaling;
-use crate::aws::scaling::scope::NO_CAPACITY_METRIC;
+use crate::aws::scaling::scope::{NO_CAPACITY_METRIC, PROVISIONED_DIMENSION};
 use crate::aws::scaling::zero::read::InstanceScaling;
 
 /// What the operator asks of one variant's autoscaling (each field optional; the CLI's flags).
@@ -22,6 +22,8 @@ pub struct ChangeRequest {
     pub target_invocations: Option<f64>,
     /// Target tracking on ModelLatency p99, in milliseconds.
     pub target_p99_ms: Option<f64>,
+    /// Target tracking on a serverless variant's provisioned concurrency utilization (0 to 1).
+    pub target_provisioned_utilization: Option<f64>,
     /// Scale-in cooldown (s).
     pub scale_in_cooldown: Option<i32>,
     /// Scale-out cooldown (s).
@@ -161,7 +163,17 @@ pub fn plan(args: &ChangeRequest, state: &EndpointScaling, variant: &str) -> Res
         out.push(ScalingChange::Bounds { min, max });
     }
     let bounds = bounds.or(seen.bounds);
-    out.extend(plan_policies(args, &seen, endpoint, variant, bounds)?);
+    let serverless = state.info.variant(variant).is_some_and(|v| v.serverless.is_some());
+    check_kind(args, variant, serverless)?;
+    let mut policies = plan_policies(args, &seen, endpoint, variant, bounds)?;
+    if serverless {
+        for change in &mut policies {
+            if let ScalingChange::Policy { spec } = change {
+                spec.scalable_dimension = PROVISIONED_DIMENSION.into();
+            }
+        }
+    }
+    out.extend(policies);
     if let Some(name) = &args.remove_policy {
         if !seen.policies.iter().any(|p| &p.policy_name == name) {
             return Err(format!("{variant} has no policy {name}"));
@@ -173,6 +185,33 @@ pub fn plan(args: &ChangeRequest, state: &EndpointScaling, variant: &str) -> Res
         out.push(ScalingChange::Instances { count });
     }
     Ok(out)
+}
+
+/// The flags that fit the variant: a serverless variant scales its provisioned concurrency
+/// (no instances, no invocations per instance), an instance-backed one has none.
+fn check_kind(args: &ChangeRequest, variant: &str, serverless: bool) -> Result<(), String> {
+    if serverless {
+        if args.target_invocations.is_some() {
+            return Err(format!(
+                "{variant} is serverless: it has no instances to count invocations per; track --target-provisioned-utilization (0 to 1) instead"
+            ));
+        }
+        if args.instances.is_some() {
+            return Err(format!(
+                "{variant} is serverless: it has no instance count; set its provisioned concurrency with `sagedeck serverless ENDPOINT --provisioned N`"
+            ));
+        }
+    } else if args.target_provisioned_utilization.is_some() {
+        return Err(format!(
+            "{variant} is not serverless: --target-provisioned-utilization tracks a serverless variant's provisioned concurrency"
+        ));
+    }
+    match args.target_provisioned_utilization {
+        Some(u) if !(u > 0.0 && u <= 1.0) => Err(format!(
+            "--target-provisioned-utilization {u}: a utilization is above 0 and at most 1"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The policies the target flags write (or, without them, the one the cooldown flags edit),
@@ -190,6 +229,7 @@ fn plan_policies(
     for (value, what) in [
         (args.target_invocations, "--target-invocations"),
         (args.target_p99_ms, "--target-p99-ms"),
+        (args.target_provisioned_utilization, "--target-provisioned-utilization"),
     ] {
         let Some(v) = value else { continue };
         if !(v.is_finite() && v > 0.0) {
@@ -218,7 +258,18 @@ fn plan_policies(
         let spec = p99_policy(endpoint, variant, &name, ms, policy_cooldowns(args, seen, &name));
         out.push(ScalingChange::Policy { spec: Box::new(spec) });
     }
-    if args.target_invocations.is_none() && args.target_p99_ms.is_none() {
+    if let Some(u) = args.target_provisioned_utilization {
+        let name = args
+            .policy_name
+            .clone()
+            .unwrap_or_else(|| "sagedeck-provisioned-utilization".into());
+        let spec = provisioned_policy(endpoint, variant, &name, u, policy_cooldowns(args, seen, &name));
+        out.push(ScalingChange::Policy { spec: Box::new(spec) });
+    }
+    if args.target_invocations.is_none()
+        && args.target_p99_ms.is_none()
+        && args.target_provisioned_utilization.is_none()
+    {
         out.extend(cooldown_policy(args, seen, variant)?);
     }
     Ok(out)

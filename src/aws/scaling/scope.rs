@@ -1,11 +1,19 @@
 //! What a scaling change acts on: a variant's instance count
-//! (`endpoint/E/variant/V`, `sagemaker:variant:DesiredInstanceCount`) or an inference
-//! component's copy count (`inference-component/IC`,
+//! (`endpoint/E/variant/V`, `sagemaker:variant:DesiredInstanceCount`), a serverless variant's
+//! provisioned concurrency (`endpoint/E/variant/V`, `sagemaker:variant:DesiredProvisionedConcurrency`)
+//! or an inference component's copy count (`inference-component/IC`,
 //! `sagemaker:inference-component:DesiredCopyCount`).
 
 use aws_sdk_applicationautoscaling::types::ScalableDimension;
 
+use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::scaling::spec::{VARIANT_DIMENSION, variant_resource_id};
+
+/// The scalable dimension of a serverless variant's provisioned concurrency.
+pub const PROVISIONED_DIMENSION: &str = "sagemaker:variant:DesiredProvisionedConcurrency";
+/// The predefined metric of provisioned concurrency (concurrent executions over provisioned
+/// concurrency, 0 to 1).
+pub const PROVISIONED_UTILIZATION: &str = "SageMakerVariantProvisionedConcurrencyUtilization";
 
 /// The scalable dimension of an inference component.
 pub const COMPONENT_DIMENSION: &str = "sagemaker:inference-component:DesiredCopyCount";
@@ -37,6 +45,13 @@ pub enum ScalingScope {
         /// Variant.
         variant: String,
     },
+    /// A serverless variant of an endpoint (its provisioned concurrency).
+    Provisioned {
+        /// Endpoint.
+        endpoint: String,
+        /// Variant.
+        variant: String,
+    },
     /// An inference component of an endpoint (its copy count).
     Component {
         /// Endpoint hosting it.
@@ -47,17 +62,31 @@ pub enum ScalingScope {
 }
 
 impl ScalingScope {
+    /// The scope of `variant` of `info`: its provisioned concurrency when it is serverless, else
+    /// its instance count.
+    pub fn of_variant(info: &EndpointInfo, variant: &str) -> ScalingScope {
+        let (endpoint, variant) = (info.name.clone(), variant.to_string());
+        let serverless = info.variant(&variant).is_some_and(|v| v.serverless.is_some());
+        if serverless {
+            ScalingScope::Provisioned { endpoint, variant }
+        } else {
+            ScalingScope::Variant { endpoint, variant }
+        }
+    }
+
     /// The endpoint.
     pub fn endpoint(&self) -> &str {
         match self {
-            ScalingScope::Variant { endpoint, .. } | ScalingScope::Component { endpoint, .. } => endpoint,
+            ScalingScope::Variant { endpoint, .. }
+            | ScalingScope::Provisioned { endpoint, .. }
+            | ScalingScope::Component { endpoint, .. } => endpoint,
         }
     }
 
     /// The variant's or the component's name.
     pub fn name(&self) -> &str {
         match self {
-            ScalingScope::Variant { variant, .. } => variant,
+            ScalingScope::Variant { variant, .. } | ScalingScope::Provisioned { variant, .. } => variant,
             ScalingScope::Component { component, .. } => component,
         }
     }
@@ -65,7 +94,9 @@ impl ScalingScope {
     /// Application Auto Scaling's ResourceId.
     pub fn resource_id(&self) -> String {
         match self {
-            ScalingScope::Variant { endpoint, variant } => variant_resource_id(endpoint, variant),
+            ScalingScope::Variant { endpoint, variant } | ScalingScope::Provisioned { endpoint, variant } => {
+                variant_resource_id(endpoint, variant)
+            }
             ScalingScope::Component { component, .. } => component_resource_id(component),
         }
     }
@@ -74,6 +105,7 @@ impl ScalingScope {
     pub fn dimension_text(&self) -> &'static str {
         match self {
             ScalingScope::Variant { .. } => VARIANT_DIMENSION,
+            ScalingScope::Provisioned { .. } => PROVISIONED_DIMENSION,
             ScalingScope::Component { .. } => COMPONENT_DIMENSION,
         }
     }
@@ -83,10 +115,11 @@ impl ScalingScope {
         ScalableDimension::from(self.dimension_text())
     }
 
-    /// What a count of this resource is called (`instances`, `copies`).
+    /// What a count of this resource is called (`instances`, `provisioned concurrency`, `copies`).
     pub fn unit(&self) -> &'static str {
         match self {
             ScalingScope::Variant { .. } => "instances",
+            ScalingScope::Provisioned { .. } => "provisioned concurrency",
             ScalingScope::Component { .. } => "copies",
         }
     }

@@ -4,7 +4,9 @@
 
 use aws_sdk_applicationautoscaling::types::{PolicyType, ServiceNamespace};
 use aws_sdk_cloudwatch::types::{ComparisonOperator, Dimension as CwDimension, Statistic};
-use aws_sdk_sagemaker::types::{DesiredWeightAndCapacity, InferenceComponentRuntimeConfig};
+use aws_sdk_sagemaker::types::{
+    DesiredWeightAndCapacity, InferenceComponentRuntimeConfig, ProductionVariantServerlessUpdateConfig,
+};
 
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
@@ -107,7 +109,8 @@ impl Fleet {
             .map_err(AwsError::from_sdk)
     }
 
-    /// Sets the desired count now: a variant's instances or a component's copies.
+    /// Sets the desired count now: a variant's instances, a serverless variant's provisioned
+    /// concurrency (ServerlessUpdateConfig, MaxConcurrency left as it is) or a component's copies.
     pub(crate) async fn set_count(&self, scope: &ScalingScope, count: i32) -> Result<Option<String>, AwsError> {
         match scope {
             ScalingScope::Variant { endpoint, variant } => self
@@ -118,6 +121,24 @@ impl Fleet {
                     DesiredWeightAndCapacity::builder()
                         .variant_name(variant)
                         .desired_instance_count(count)
+                        .build(),
+                )
+                .send()
+                .await
+                .map(|o| request_id(&o))
+                .map_err(AwsError::from_sdk),
+            ScalingScope::Provisioned { endpoint, variant } => self
+                .sagemaker
+                .update_endpoint_weights_and_capacities()
+                .endpoint_name(endpoint)
+                .desired_weights_and_capacities(
+                    DesiredWeightAndCapacity::builder()
+                        .variant_name(variant)
+                        .serverless_update_config(
+                            ProductionVariantServerlessUpdateConfig::builder()
+                                .provisioned_concurrency(count)
+                                .build(),
+                        )
                         .build(),
                 )
                 .send()

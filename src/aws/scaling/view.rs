@@ -16,6 +16,7 @@ use crate::aws::error::AwsError;
 use crate::aws::observe::metrics::Series;
 use crate::aws::scaling::check::EndpointScaling;
 use crate::aws::scaling::lint::{Finding, lint, metrics_of, sagemaker_metric};
+use crate::aws::scaling::scope::PROVISIONED_UTILIZATION;
 use crate::aws::scaling::spec::{INVOCATIONS_PER_INSTANCE, MetricRef, PolicySpec, TargetTracking};
 use crate::aws::scaling::zero::view::ComponentView;
 
@@ -54,9 +55,12 @@ pub struct VariantView {
     pub variant: String,
     /// `(min, max)` of its scalable target, if registered.
     pub bounds: Option<(i32, i32)>,
-    /// Desired instance count.
+    /// Whether it is serverless: its counts are then provisioned concurrency
+    /// (`sagemaker:variant:DesiredProvisionedConcurrency`), not instances.
+    pub serverless: bool,
+    /// Desired instance count (serverless: provisioned concurrency).
     pub desired: i32,
-    /// Current instance count.
+    /// Current instance count (serverless: provisioned concurrency).
     pub current: i32,
     /// Its target-tracking policies' metrics.
     pub tracked: Vec<TrackedMetric>,
@@ -175,17 +179,19 @@ pub fn instance_history(current: i32, activities: &[&ActivityInfo], start: f64, 
 }
 
 /// The metric a target-tracking configuration tracks, as a GetMetricData query, with its label:
-/// the predefined invocations metric, the single customized form, or the metric-math form's
+/// the predefined invocations or provisioned-concurrency utilization metric, the single customized form, or the metric-math form's
 /// plain `MetricStat` (an expression is not charted).
 fn tracked_query(endpoint: &str, variant: &str, tt: &TargetTracking) -> Result<(MetricRef, String), String> {
     if let Some(pre) = &tt.predefined_metric_specification {
-        if pre.predefined_metric_type != INVOCATIONS_PER_INSTANCE {
-            return Err(format!("{} is not charted", pre.predefined_metric_type));
-        }
+        let (metric_name, stat) = match pre.predefined_metric_type.as_str() {
+            INVOCATIONS_PER_INSTANCE => ("InvocationsPerInstance", "Sum"),
+            PROVISIONED_UTILIZATION => ("ServerlessProvisionedConcurrencyUtilization", "Average"),
+            other => return Err(format!("{other} is not charted")),
+        };
         let dims = [("EndpointName", endpoint), ("VariantName", variant)];
         let metric = MetricRef {
             namespace: "AWS/SageMaker".into(),
-            metric_name: "InvocationsPerInstance".into(),
+            metric_name: metric_name.into(),
             dimensions: dims
                 .iter()
                 .map(|(n, v)| crate::aws::scaling::spec::Dimension {
@@ -194,7 +200,7 @@ fn tracked_query(endpoint: &str, variant: &str, tt: &TargetTracking) -> Result<(
                 })
                 .collect(),
         };
-        return Ok((metric, "Sum".into()));
+        return Ok((metric, stat.into()));
     }
     let tracked = metrics_of(tt);
     let t = tracked.first().ok_or("a metric-math expression is not charted")?;
@@ -250,13 +256,21 @@ impl Fleet {
                 .iter()
                 .filter(|a| a.resource_id.ends_with(&format!("/variant/{}", v.name)))
                 .collect();
+            let (desired, current) = match &v.serverless {
+                Some(s) => (
+                    s.desired_provisioned.or(s.provisioned).unwrap_or(0),
+                    s.provisioned.unwrap_or(0),
+                ),
+                None => (v.desired_instances, v.current_instances),
+            };
             variants.push(VariantView {
                 variant: v.name.clone(),
                 bounds: state.target_of(&v.name).map(|t| (t.min, t.max)),
-                desired: v.desired_instances,
-                current: v.current_instances,
+                serverless: v.serverless.is_some(),
+                desired,
+                current,
                 tracked,
-                instances: instance_history(v.current_instances, &mine, start, end),
+                instances: instance_history(current, &mine, start, end),
             });
         }
         let (components, components_error) = match self.component_views(endpoint, ACTIVITIES).await {

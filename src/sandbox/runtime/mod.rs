@@ -13,6 +13,6 @@ pub mod invoke;
 pub mod openai;
 pub mod request;
 pub mod serverless;
-pub mod shadow;
 pub mod sessions;
+pub mod shadow;
 pub mod stream;

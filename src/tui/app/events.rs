@@ -112,6 +112,19 @@ impl App {
                     Err(e) => self.toasts.push(Level::Error, format!("weights of {endpoint}: {e}")),
                 }
             }
+            AppEvent::ServerlessSet { endpoint, result } => {
+                self.data.weights_progress = None;
+                match result {
+                    Ok(info) => {
+                        let text = format!("concurrency of {endpoint}: InService with the new settings");
+                        self.toasts.push(Level::Info, text);
+                        replace_endpoint(&mut self.data, (**info).clone());
+                    }
+                    Err(e) => self
+                        .toasts
+                        .push(Level::Error, format!("concurrency of {endpoint}: {e}")),
+                }
+            }
             AppEvent::Invoked { result: Ok(r), .. } => self.data.own_latency.record(r.latency),
             AppEvent::Catalog { endpoint, result } => match result {
                 Ok(c) => {

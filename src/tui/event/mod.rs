@@ -192,6 +192,14 @@ pub enum AppEvent {
         /// The read, or why the components could not be listed.
         result: Result<Box<crate::tui::data::ComponentsRead>, AwsError>,
     },
+    /// A serverless variant's concurrency change ended ([`GuardJob::SetServerless`]): the
+    /// endpoint InService again with it, or the refusal or error (nothing sent, or what failed).
+    ServerlessSet {
+        /// Endpoint.
+        endpoint: String,
+        /// The endpoint after the change, or why not.
+        result: Result<Box<EndpointInfo>, String>,
+    },
     /// A copy-count change ended ([`GuardJob::SetCopies`]): the component as described after
     /// it was sent, or the refusal (it changed since it was read) or the error.
     CopiesSet {

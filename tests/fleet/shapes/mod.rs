@@ -4,6 +4,7 @@
 //! refused in one line) and shadow (judged against production).
 
 mod asynchronous;
+mod provisioned;
 mod serverless;
 mod shadow;
 

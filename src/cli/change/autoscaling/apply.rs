@@ -41,6 +41,7 @@ fn request(args: &AutoscalingArgs) -> ChangeRequest {
         max: args.max,
         target_invocations: args.target_invocations,
         target_p99_ms: args.target_p99_ms,
+        target_provisioned_utilization: args.target_provisioned_utilization,
         scale_in_cooldown: args.scale_in_cooldown,
         scale_out_cooldown: args.scale_out_cooldown,
         policy_name: args.policy_name.clone(),

@@ -32,6 +32,10 @@ pub struct AutoscalingArgs {
     /// Target tracking on the variant's ModelLatency p99, in milliseconds (metric math, AWS/SageMaker).
     #[arg(long, value_name = "MS")]
     pub target_p99_ms: Option<f64>,
+    /// Target tracking on a serverless variant's SageMakerVariantProvisionedConcurrencyUtilization
+    /// (0 to 1; scales sagemaker:variant:DesiredProvisionedConcurrency between --min and --max).
+    #[arg(long, value_name = "FRACTION")]
+    pub target_provisioned_utilization: Option<f64>,
     /// Scale-in cooldown in seconds (of the policy written, or of --policy-name).
     #[arg(long, value_name = "SECONDS")]
     pub scale_in_cooldown: Option<i32>,
@@ -72,6 +76,7 @@ impl AutoscalingArgs {
             || self.max.is_some()
             || self.target_invocations.is_some()
             || self.target_p99_ms.is_some()
+            || self.target_provisioned_utilization.is_some()
             || self.scale_in_cooldown.is_some()
             || self.scale_out_cooldown.is_some()
             || self.remove_policy.is_some()

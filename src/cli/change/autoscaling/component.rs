@@ -25,6 +25,10 @@ fn refuse_variant_flags(args: &AutoscalingArgs) -> Result<(), Exit> {
     let given = [
         ("--target-invocations", args.target_invocations.is_some()),
         ("--target-p99-ms", args.target_p99_ms.is_some()),
+        (
+            "--target-provisioned-utilization",
+            args.target_provisioned_utilization.is_some(),
+        ),
         ("--scale-in-cooldown", args.scale_in_cooldown.is_some()),
         ("--scale-out-cooldown", args.scale_out_cooldown.is_some()),
         ("--remove-policy", args.remove_policy.is_some()),

@@ -26,6 +26,10 @@ pub const SETTING_COPIES: &str = "setting copies";
 /// What the read-only refusal calls waking a component from zero copies.
 pub const WAKING_A_COMPONENT: &str = "waking a component";
 
+/// What the read-only refusal calls a change of a serverless variant's concurrency (the
+/// Variants pane asks it before opening its editor).
+pub const SETTING_CONCURRENCY: &str = "setting serverless concurrency";
+
 /// What the read-only refusal calls a rolling update of a component's model.
 pub const UPDATING_A_COMPONENT: &str = "updating a component";
 
@@ -108,6 +112,16 @@ pub enum GuardJob {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// Change a serverless variant's max and provisioned concurrency in place
+    /// (UpdateEndpointWeightsAndCapacities with ServerlessUpdateConfig): compare-and-swapped
+    /// against the variant as the plan saw it, audited before it is sent, followed to InService
+    /// ([`crate::tui::event::AppEvent::ServerlessSet`]).
+    SetServerless {
+        /// The checked plan (the variant as seen inside).
+        plan: Box<crate::aws::change::serverless::ServerlessPlan>,
+        /// The operator's reason (audited; the session's `:reason` when None at submit).
+        reason: Option<String>,
+    },
     /// Set an inference component's copy count now (UpdateInferenceComponentRuntimeConfig):
     /// compare-and-swapped against the desired count the operator saw, audited before it is sent
     /// ([`crate::tui::event::AppEvent::CopiesSet`]). A wake is the same change from zero.
@@ -184,6 +198,7 @@ super::kinds!(GuardJob => GuardKind {
     Prewarm,
     ChangeScaling,
     ChangeComponentScaling,
+    SetServerless,
     SetCopies,
     UpdateComponent,
     Timeline,
@@ -198,6 +213,7 @@ super::effects!(GuardJob, |job| match job {
     GuardJob::Prewarm { reason, .. } => Effect::Audited(PREWARMING, reason),
     GuardJob::ChangeScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
     GuardJob::ChangeComponentScaling { changes, reason, .. } => Effect::Audited(scaling_change(changes), reason),
+    GuardJob::SetServerless { reason, .. } => Effect::Audited(SETTING_CONCURRENCY, reason),
     GuardJob::SetCopies { wake: true, reason, .. } => Effect::Audited(WAKING_A_COMPONENT, reason),
     GuardJob::SetCopies { reason, .. } => Effect::Audited(SETTING_COPIES, reason),
     GuardJob::UpdateComponent { reason, .. } => Effect::Audited(UPDATING_A_COMPONENT, reason),
@@ -241,6 +257,7 @@ impl GuardJob {
             | GuardJob::Timeline { endpoint, .. }
             | GuardJob::DeployAttach { endpoint, .. } => Some(endpoint),
             GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
+            GuardJob::SetServerless { plan, .. } => Some(&plan.endpoint),
             GuardJob::Promote { spec, .. } => Some(&spec.endpoint),
             GuardJob::DeployPlan { info, .. } => Some(&info.name),
             GuardJob::Deploy { plan, .. } => Some(&plan.info.name),
@@ -266,6 +283,9 @@ impl GuardJob {
             }
             GuardJob::ChangeComponentScaling { component, .. } => {
                 format!("changing the autoscaling of component {component}")
+            }
+            GuardJob::SetServerless { plan, .. } => {
+                format!("setting the concurrency of {} {}", plan.endpoint, plan.variant)
             }
             GuardJob::SetCopies { seen, wake: true, .. } => format!("waking {}", seen.component),
             GuardJob::SetCopies { seen, copies, .. } => format!("setting {} to {copies} copies", seen.component),

@@ -76,6 +76,8 @@ pub struct Editor {
     pub input: String,
     /// Why the input cannot be sent (shown under it).
     pub error: Option<String>,
+    /// Whether the variant is serverless (`t` then targets provisioned concurrency utilization).
+    pub serverless: bool,
 }
 
 fn fmt_num(v: f64) -> String {
@@ -109,7 +111,16 @@ impl Editor {
             policy: None,
             input,
             error: None,
+            serverless: false,
         })
+    }
+
+    /// What the editor asks for (of a serverless variant, `t` asks for a utilization).
+    pub fn prompt(&self) -> &'static str {
+        match self.kind {
+            EditKind::TargetInvocations if self.serverless => "provisioned concurrency utilization (0 to 1)",
+            kind => kind.prompt(),
+        }
     }
 
     /// An editor prefilled with the variant's current values.
@@ -126,6 +137,11 @@ impl Editor {
                 .and_then(|v| v.bounds)
                 .map(|(a, b)| format!("{a} {b}"))
                 .unwrap_or_default(),
+            EditKind::TargetInvocations if v.is_some_and(|v| v.serverless) => {
+                tt(Some("sagedeck-provisioned-utilization"))
+                    .map(|t| fmt_num(t.target_value))
+                    .unwrap_or_default()
+            }
             EditKind::TargetInvocations => tt(Some("sagedeck-invocations"))
                 .or_else(|| {
                     v.and_then(|v| v.tracked.iter().find(|t| t.label.starts_with("InvocationsPerInstance")))
@@ -160,6 +176,7 @@ impl Editor {
             policy: policy.map(str::to_string),
             input,
             error: None,
+            serverless: v.is_some_and(|v| v.serverless),
         })
     }
 
@@ -172,7 +189,7 @@ impl Editor {
             if words.len() == n {
                 Ok(())
             } else {
-                Err(format!("type {}", self.kind.prompt()))
+                Err(format!("type {}", self.prompt()))
             }
         };
         let mut r = ChangeRequest::default();
@@ -180,6 +197,10 @@ impl Editor {
             EditKind::Bounds => {
                 want(2)?;
                 (r.min, r.max) = (Some(int(words[0])?), Some(int(words[1])?));
+            }
+            EditKind::TargetInvocations if self.serverless => {
+                want(1)?;
+                r.target_provisioned_utilization = Some(num(words[0])?);
             }
             EditKind::TargetInvocations => {
                 want(1)?;

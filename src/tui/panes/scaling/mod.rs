@@ -330,16 +330,21 @@ impl Pane for ScalingPane {
                     ];
                 }
                 let no_policy = self.selected_policy(data).is_none();
+                let serverless = self
+                    .view(data)
+                    .and_then(|v| self.variant(v))
+                    .is_some_and(|v| v.serverless);
+                let target = if serverless { "target util" } else { "target inv" };
                 vec![
                     KeyHint::when("v", "variant", none),
                     KeyHint::when("↑↓", "policy", no_policy),
                     KeyHint::when("f", "findings", none),
                     KeyHint::when("m", "min/max", off),
-                    KeyHint::when("t", "target inv", off),
+                    KeyHint::when("t", target, off),
                     KeyHint::when("p", "target p99", off),
                     KeyHint::when("c", "cooldowns", off || no_policy),
                     KeyHint::when("x", "remove policy", off || no_policy),
-                    KeyHint::when("n", "instances", off),
+                    KeyHint::when("n", "instances", off || serverless),
                     KeyHint::new("r", "refresh"),
                 ]
             }

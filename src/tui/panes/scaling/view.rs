@@ -90,8 +90,9 @@ fn head_line(view: &ScalingView, v: &VariantView, index: usize, theme: &Theme) -
         Some((min, max)) => spans.push(Span::raw(format!("target min {min} · max {max}"))),
         None => spans.push(Span::styled("no scalable target (m registers one)", theme.fg(Role::StatusWarn))),
     }
+    let what = if v.serverless { " · provisioned concurrency" } else { "" };
     spans.push(Span::raw(format!(
-        " · desired {} · current {}",
+        "{what} · desired {} · current {}",
         v.desired, v.current
     )));
     let own = view
@@ -105,10 +106,12 @@ fn head_line(view: &ScalingView, v: &VariantView, index: usize, theme: &Theme) -
 fn policy_lines(pane: &ScalingPane, view: &ScalingView, v: &VariantView, theme: &Theme) -> Vec<Line<'static>> {
     let policies: Vec<_> = view.state.policies_of(&v.variant).collect();
     if policies.is_empty() {
-        return vec![Line::from(muted(
-            "no scaling policy (t: target invocations, p: target p99 ms)",
-            theme,
-        ))];
+        let hint = if v.serverless {
+            "no scaling policy (t: target provisioned concurrency utilization, p: target p99 ms)"
+        } else {
+            "no scaling policy (t: target invocations, p: target p99 ms)"
+        };
+        return vec![Line::from(muted(hint, theme))];
     }
     let selected = pane.policy.min(policies.len() - 1);
     policies
@@ -294,7 +297,7 @@ fn draw_charts(f: &mut Frame, area: Rect, view: &ScalingView, v: &VariantView, t
     }
     sets.push(line_set(&pts, theme.fg(Role::Chart2)));
     let heading = vec![
-        title(" instances ", theme),
+        title(if v.serverless { " provisioned concurrency " } else { " instances " }, theme),
         Span::styled(format!("{} ", v.current), theme.fg(Role::Chart2)),
         muted(
             v.bounds
@@ -456,7 +459,7 @@ fn draw_editor(f: &mut Frame, area: Rect, e: &super::Editor, theme: &Theme) {
         lines.push(Line::from(vec![muted("policy  ", theme), Span::raw(p.clone())]));
     }
     lines.push(Line::from(vec![
-        muted(format!("{}: ", e.kind.prompt()), theme),
+        muted(format!("{}: ", e.prompt()), theme),
         Span::styled(format!("{}▏", e.input), theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
     ]));
     if let Some(err) = &e.error {

@@ -189,7 +189,10 @@ impl Pane for TimelinePane {
             AppEvent::Timeline { endpoint, result } => self.apply(endpoint, result, data),
             AppEvent::Invoked { id, result: Err(f), .. } => self.own_error(*id, f),
             // The console changed something: read again now.
-            AppEvent::WeightsDone { .. } | AppEvent::PromotionEnded { .. } | AppEvent::PrewarmDone { .. } => {
+            AppEvent::WeightsDone { .. }
+            | AppEvent::ServerlessSet { .. }
+            | AppEvent::PromotionEnded { .. }
+            | AppEvent::PrewarmDone { .. } => {
                 self.request(data, out, true)
             }
             _ => {}

@@ -2,7 +2,8 @@
 //! share, instances, variant status — beside their live p50/p99 model latency, 5XX rate and the
 //! share of traffic actually observed (the variant's invocations / the endpoint's). The baseline
 //! (largest current weight) and the canaries are labelled and coloured with the theme's
-//! `baseline` and `canary` roles. `w` opens the weight editor; while a weight change is followed
+//! `baseline` and `canary` roles. `w` opens the weight editor (`c`, on a serverless variant,
+//! the concurrency editor); while a weight change is followed
 //! the pane shows the endpoint going Updating → InService with desired and current converging.
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -15,14 +16,16 @@ use ratatui::widgets::Paragraph;
 use super::{KeyHint, Outbox, Pane, Tab};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, CHANGING_WEIGHTS, DEPLOYING, FleetJob, RESUMING_A_PROMOTION};
+use crate::tui::event::{AppEvent, CHANGING_WEIGHTS, DEPLOYING, FleetJob, RESUMING_A_PROMOTION, SETTING_CONCURRENCY};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::describe::DescribeView;
 use crate::tui::widgets::toasts::Level;
+use concurrency::ConcurrencyEditor;
 use weight_editor::WeightEditor;
 use crate::tui::widgets::{Overlay, pane_frame};
 use crate::tui::widgets::scroll;
 
+pub mod concurrency;
 pub mod deploy;
 pub mod promotion;
 mod shape;
@@ -164,6 +167,8 @@ pub struct VariantsPane {
     pub editor: Option<WeightEditor>,
     /// The deploy form and the steppers of deployments started here.
     pub deploy: self::deploy::DeployUi,
+    /// The concurrency editor of a serverless variant, while open (it takes every key).
+    pub concurrency: Option<ConcurrencyEditor>,
 }
 
 impl VariantsPane {
@@ -180,6 +185,22 @@ impl VariantsPane {
         }
         if let Some(e) = shown_endpoint(data) {
             self.editor = Some(WeightEditor::new(e, self.cursor));
+        }
+    }
+
+    fn open_concurrency(&mut self, data: &Data, out: &mut Outbox) {
+        if out.refused(data, SETTING_CONCURRENCY) {
+            return;
+        }
+        let Some(e) = shown_endpoint(data) else {
+            return out.toast(Level::Warn, "no endpoint selected");
+        };
+        if following(data, e) {
+            return out.toast(Level::Warn, format!("{}: a change is still being applied", e.name));
+        }
+        match ConcurrencyEditor::open(e, self.cursor) {
+            Ok(editor) => self.concurrency = Some(editor),
+            Err(why) => out.toast(Level::Warn, why),
         }
     }
 }
@@ -214,6 +235,12 @@ impl Pane for VariantsPane {
             }
             return true;
         }
+        if let Some(editor) = self.concurrency.as_mut() {
+            if !editor.handle_key(key, out) {
+                self.concurrency = None;
+            }
+            return true;
+        }
         if self.deploy.capturing() && self.deploy.handle_key(key, data, out) {
             return true;
         }
@@ -223,6 +250,7 @@ impl Pane for VariantsPane {
         let n = data.selected_endpoint().map(|e| e.variants.len()).unwrap_or(0);
         match key.code {
             KeyCode::Char('w') => self.open_editor(data, out),
+            KeyCode::Char('c') => self.open_concurrency(data, out),
             KeyCode::Char('D') => self.deploy.open(data, out),
             KeyCode::Char('A') => self.deploy.attach(data, out),
             KeyCode::Char('d') => match data.selected.clone() {
@@ -316,11 +344,17 @@ impl Pane for VariantsPane {
         if let Some(editor) = self.editor.as_mut() {
             editor.render(f, area, data, theme);
         }
+        if let Some(editor) = &self.concurrency {
+            editor.render(f, area, theme);
+        }
         self.deploy.render(f, area, theme);
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {
         if let Some(editor) = &self.editor {
+            return editor.keys();
+        }
+        if let Some(editor) = &self.concurrency {
             return editor.keys();
         }
         if let Some(keys) = self.deploy.keys() {
@@ -344,6 +378,13 @@ impl Pane for VariantsPane {
             ),
             KeyHint::when("P", "promote", self.promo.refusal(data).is_some() || none),
         ]);
+        if shown_endpoint(data).is_some_and(|e| e.kind.is_serverless()) {
+            keys.push(KeyHint::when(
+                "c",
+                "concurrency",
+                data.refusal(Some(SETTING_CONCURRENCY)).is_some(),
+            ));
+        }
         if self.promo.interrupted(data) {
             let refused = data.refusal(Some(RESUMING_A_PROMOTION)).is_some();
             keys.push(KeyHint::when("R", "resume plan", refused));
@@ -370,6 +411,7 @@ impl Pane for VariantsPane {
             KeyHint::new("P", "promotion plan: editor, then a confirmation"),
             KeyHint::new("D", "deploy (SageMaker guardrails): form, schedule, confirmation, stepper"),
             KeyHint::new("A", "attach the stepper to a deployment in flight (⇄), started anywhere"),
+            KeyHint::new("c", "a serverless variant's max and provisioned concurrency, before → after"),
             KeyHint::new("Esc", "while a plan runs: h holds, b rolls back, whatever its phase"),
             KeyHint::new("R", "resume this endpoint's held or interrupted plan"),
             KeyHint::new("B", "roll this endpoint's held or interrupted plan back"),
@@ -378,7 +420,7 @@ impl Pane for VariantsPane {
     }
 
     fn capturing_text(&self) -> bool {
-        self.editor.is_some() || self.deploy.form.is_some() || self.promo.capturing()
+        self.editor.is_some() || self.concurrency.is_some() || self.deploy.form.is_some() || self.promo.capturing()
     }
 
     fn on_refresh(&mut self, _visible: bool, data: &Data, out: &mut Outbox) {

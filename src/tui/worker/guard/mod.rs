@@ -7,6 +7,7 @@ mod copies;
 mod deploy;
 mod promotion;
 mod scaling;
+mod serverless;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -237,6 +238,11 @@ pub(super) async fn run(
                 result: r,
             });
         }
+        (GuardJob::SetServerless { plan, reason }, f) => {
+            let endpoint = plan.endpoint.clone();
+            let r = serverless::set(g, f, &plan, reason, limits, events).await;
+            let _ = events.send(AppEvent::ServerlessSet { endpoint, result: r });
+        }
         (
             GuardJob::ChangeComponentScaling {
                 endpoint,
@@ -322,6 +328,10 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         } => AppEvent::ScalingChanged {
             endpoint,
             variant: component,
+            result: Err(e.to_string()),
+        },
+        GuardJob::SetServerless { plan, .. } => AppEvent::ServerlessSet {
+            endpoint: plan.endpoint,
             result: Err(e.to_string()),
         },
         GuardJob::SetCopies { endpoint, seen, .. } => AppEvent::CopiesSet {
