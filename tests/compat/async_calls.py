@@ -12,48 +12,21 @@ Prints one line per check and "all N async checks passed"; exits non-zero on the
 
 import io
 import sys
-import time
 
 import boto3
 from botocore.exceptions import ClientError
+import peer
+from peer import check, wait_for
 
 ENDPOINT_URL = sys.argv[1]
-DEADLINE_SECS = 30.0
 ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
 EP = "boto3-async"
 BUCKET = "boto3-async-io"
 
-kw = dict(
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
+kw = peer.client_args(ENDPOINT_URL)
 sm = boto3.client("sagemaker", **kw)
 smr = boto3.client("sagemaker-runtime", **kw)
 s3 = boto3.client("s3", **kw)
-checks = 0
-
-
-def check(what, ok, detail=""):
-    global checks
-    if not ok:
-        print(f"FAILED: {what} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok: {what}")
-
-
-def wait_for(what, probe):
-    start = time.time()
-    while time.time() - start < DEADLINE_SECS:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.1)
-    check(what, False, "(timed out)")
-
-
 def object_at(location):
     bucket, key = location[len("s3://"):].split("/", 1)
     try:
@@ -126,4 +99,4 @@ try:
     check("a synchronous invoke is refused", False)
 except ClientError as e:
     check("a synchronous invoke is refused", e.response["Error"]["Code"] == "ValidationError", str(e.response))
-print(f"all {checks} async checks passed")
+print(f"all {peer.checks} async checks passed")

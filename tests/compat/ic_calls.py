@@ -15,47 +15,20 @@ first failure.
 
 import json
 import sys
-import time
 
 import boto3
 from botocore.exceptions import ClientError
+import peer
+from peer import check, wait_for
 
 ENDPOINT_URL = sys.argv[1]
-DEADLINE_SECS = 30.0
 ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
 EP = "boto3-ic-endpoint"
 IC = "boto3-llm-ic"
 
-kw = dict(
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
+kw = peer.client_args(ENDPOINT_URL)
 sm = boto3.client("sagemaker", **kw)
 smr = boto3.client("sagemaker-runtime", **kw)
-checks = 0
-
-
-def check(what, ok, detail=""):
-    global checks
-    if not ok:
-        print(f"FAILED: {what} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok: {what}")
-
-
-def wait_for(what, probe):
-    start = time.time()
-    while time.time() - start < DEADLINE_SECS:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.1)
-    check(what, False, "(timed out)")
-
-
 sm.create_model(
     ModelName="boto3-ic-llm",
     ExecutionRoleArn=ROLE,
@@ -243,4 +216,4 @@ sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config")
 sm.delete_endpoint_config(EndpointConfigName="boto3-ic-config-g6")
 sm.delete_model(ModelName="boto3-ic-llm")
 check("teardown in AWS's order", True)
-print(f"all {checks} inference component checks passed")
+print(f"all {peer.checks} inference component checks passed")

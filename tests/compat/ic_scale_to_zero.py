@@ -17,52 +17,24 @@ failure.
 
 import json
 import sys
-import time
 
 import boto3
 from botocore.exceptions import ClientError
+import peer
+from peer import check
 
 ENDPOINT_URL = sys.argv[1]
-DEADLINE_SECS = 30.0
 ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
 EP = "boto3-zero-endpoint"
 IC = "boto3-zero-ic"
 RESOURCE = f"inference-component/{IC}"
 DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
 
-kw = dict(
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
+kw = peer.client_args(ENDPOINT_URL)
 sm = boto3.client("sagemaker", **kw)
 smr = boto3.client("sagemaker-runtime", **kw)
 aas = boto3.client("application-autoscaling", **kw)
 cw = boto3.client("cloudwatch", **kw)
-checks = 0
-
-
-def check(what, ok, detail=""):
-    global checks
-    if not ok:
-        print(f"FAILED: {what} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok: {what}")
-
-
-def wait_for(what, probe):
-    start = time.time()
-    while time.time() - start < DEADLINE_SECS:
-        value = probe()
-        if value:
-            check(what, True)
-            return value
-        time.sleep(0.1)
-    check(what, False, "(timed out)")
-
-
 def copies():
     return sm.describe_inference_component(InferenceComponentName=IC)["RuntimeConfig"]
 
@@ -90,7 +62,7 @@ sm.create_endpoint_config(
     ],
 )
 sm.create_endpoint(EndpointName=EP, EndpointConfigName="boto3-zero-config")
-wait_for("endpoint InService", lambda: sm.describe_endpoint(EndpointName=EP)["EndpointStatus"] == "InService")
+peer.wait_for("endpoint InService", lambda: sm.describe_endpoint(EndpointName=EP)["EndpointStatus"] == "InService", counted=True)
 sm.create_inference_component(
     InferenceComponentName=IC,
     EndpointName=EP,
@@ -105,7 +77,7 @@ sm.create_inference_component(
     },
     RuntimeConfig={"CopyCount": 1},
 )
-wait_for("one copy serving", lambda: copies().get("CurrentCopyCount") == 1)
+peer.wait_for("one copy serving", lambda: copies().get("CurrentCopyCount") == 1, counted=True)
 
 aas.register_scalable_target(
     ServiceNamespace="sagemaker",
@@ -127,8 +99,8 @@ aas.put_scaling_policy(
         "ScaleOutCooldown": 300,
     },
 )
-wait_for("idle: scaled in to zero copies", lambda: copies().get("CurrentCopyCount") == 0)
-wait_for("and to zero instances", lambda: instances() == 0)
+peer.wait_for("idle: scaled in to zero copies", lambda: copies().get("CurrentCopyCount") == 0, counted=True)
+peer.wait_for("and to zero instances", lambda: instances() == 0, counted=True)
 
 step = aas.put_scaling_policy(
     PolicyName="boto3-zero-step",
@@ -175,10 +147,10 @@ def call():
 # Two failed calls: with GreaterThanThreshold 1 the first one alone does not fire the alarm.
 for _ in range(2):
     check("refused at zero", call() is None)
-wait_for("the alarm fires", lambda: cw.describe_alarms(AlarmNames=["boto3-zero-wake"])["MetricAlarms"][0]["StateValue"] == "ALARM")
-wait_for("the step policy adds a copy", lambda: copies().get("CurrentCopyCount") == 1)
-wait_for("an instance came back", lambda: instances() == 1)
-answer = wait_for("the component serves again", call)
+peer.wait_for("the alarm fires", lambda: cw.describe_alarms(AlarmNames=["boto3-zero-wake"])["MetricAlarms"][0]["StateValue"] == "ALARM", counted=True)
+peer.wait_for("the step policy adds a copy", lambda: copies().get("CurrentCopyCount") == 1, counted=True)
+peer.wait_for("an instance came back", lambda: instances() == 1, counted=True)
+answer = peer.wait_for("the component serves again", call, counted=True)
 check("the answer is the model's", "generated_text" in answer, answer)
 acts = aas.describe_scaling_activities(ServiceNamespace="sagemaker", ResourceId=RESOURCE)["ScalingActivities"]
 wake = [a for a in acts if "boto3-zero-wake" in a["Cause"]]
@@ -187,4 +159,4 @@ check(
     wake and "triggered policy boto3-zero-step" in wake[0]["Cause"] and wake[0]["Description"] == "Setting desired copy count to 1.",
     acts,
 )
-print(f"all {checks} scale-to-zero checks passed")
+print(f"all {peer.checks} scale-to-zero checks passed")

@@ -16,32 +16,17 @@ import time
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
+import peer
+from peer import check
 
 ENDPOINT_URL = sys.argv[1]
 DEADLINE_SECS = 30.0
 ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
 EP = "boto3-serverless"
 
-kw = dict(
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
+kw = peer.client_args(ENDPOINT_URL)
 sm = boto3.client("sagemaker", **kw)
 smr = boto3.client("sagemaker-runtime", config=Config(retries={"total_max_attempts": 1}), **kw)
-checks = 0
-
-
-def check(what, ok, detail=""):
-    global checks
-    if not ok:
-        print(f"FAILED: {what} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok: {what}")
-
-
 def wait_status(status):
     start = time.time()
     while time.time() - start < DEADLINE_SECS:
@@ -113,4 +98,4 @@ check(
 )
 r = smr.invoke_endpoint(EndpointName=EP, ContentType="text/csv", Body=b"1,2,3")
 check("a third call fits the new max concurrency", r["ResponseMetadata"]["HTTPStatusCode"] == 200)
-print(f"all {checks} serverless checks passed")
+print(f"all {peer.checks} serverless checks passed")

@@ -14,44 +14,18 @@ import sys
 import time
 
 import boto3
+import peer
+from peer import check, wait_for
 
 ENDPOINT_URL = sys.argv[1]
-DEADLINE_SECS = 30.0
 ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
 EP = "boto3-shadow"
 IMAGE = "683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1"
 
-kw = dict(
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
+kw = peer.client_args(ENDPOINT_URL)
 sm = boto3.client("sagemaker", **kw)
 smr = boto3.client("sagemaker-runtime", **kw)
 cw = boto3.client("cloudwatch", **kw)
-checks = 0
-
-
-def check(what, ok, detail=""):
-    global checks
-    if not ok:
-        print(f"FAILED: {what} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok: {what}")
-
-
-def wait_for(what, probe):
-    start = time.time()
-    while time.time() - start < DEADLINE_SECS:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.1)
-    check(what, False, "(timed out)")
-
-
 for name in ("boto3-production-model", "boto3-shadow-model"):
     sm.create_model(
         ModelName=name,
@@ -119,4 +93,4 @@ def shadow_invocations():
 
 wait_for("the shadow's own Invocations", shadow_invocations)
 check("the shadow counted its copies under its own VariantName", True)
-print(f"all {checks} shadow checks passed")
+print(f"all {peer.checks} shadow checks passed")
