@@ -66,6 +66,12 @@ fn fleet_samples(kind: FleetKind, endpoint: String) -> Vec<FleetJob> {
             detail: false,
         }],
         FleetKind::Describe => vec![FleetJob::Describe { endpoint }],
+        FleetKind::Chat => vec![FleetJob::Chat {
+            endpoint,
+            component: None,
+            body: b"{}".to_vec(),
+            session_id: None,
+        }],
         FleetKind::Invoke => vec![FleetJob::Invoke {
             spec: InvokeSpec {
                 endpoint,
