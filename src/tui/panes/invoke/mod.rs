@@ -338,23 +338,6 @@ impl InvokePane {
     }
 }
 
-impl InvokePane {
-    /// `L`: the Logs pane around the shown call's latest error.
-    fn logs_at_error(&self, data: &mut Data, out: &mut Outbox) {
-        match self.shown_call().and_then(|c| Some((c, c.failed_at?))) {
-            Some((c, at)) => {
-                data.logs_jump = Some(crate::tui::data::LogsJump {
-                    endpoint: c.spec.endpoint.clone(),
-                    variant: c.spec.target_variant.clone(),
-                    at,
-                });
-                out.switch_to = Some(super::Tab::Logs);
-            }
-            None => out.toast(Level::Info, "the call shown has no error to look up in the logs"),
-        }
-    }
-}
-
 impl Pane for InvokePane {
     fn on_submitted(&mut self, id: u64, job: &Job) {
         if job.kind() == JobKind::Fleet(FleetKind::Invoke) {
