@@ -66,6 +66,12 @@ fn fleet_samples(kind: FleetKind, endpoint: String) -> Vec<FleetJob> {
             detail: false,
         }],
         FleetKind::Describe => vec![FleetJob::Describe { endpoint }],
+        FleetKind::Chat => vec![FleetJob::Chat {
+            endpoint,
+            component: None,
+            body: b"{}".to_vec(),
+            session_id: None,
+        }],
         FleetKind::Invoke => vec![FleetJob::Invoke {
             spec: InvokeSpec {
                 endpoint,
@@ -297,7 +303,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 20, "every mutating sample was tried");
+    assert_eq!(mutations, 21, "every mutating sample was tried");
 }
 
 #[test]
@@ -383,7 +389,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 18, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 19, "every mutating sample on an endpoint was tried");
 }
 
 #[test]

@@ -23,6 +23,7 @@ mod guardrails;
 mod invocation_log;
 mod invoke;
 mod invoke_component;
+mod invoke_openai;
 mod logs_timeline;
 mod models_latency;
 mod newcomer;

@@ -84,6 +84,20 @@ pub enum AppEvent {
         /// Outcome.
         result: Result<InvokeResult, InvokeFailure>,
     },
+    /// Bytes of a streamed Chat Completions answer (server-sent events, as they arrived).
+    ChatPart {
+        /// Job id.
+        id: u64,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// A Chat Completions call ended: the session it left, or why it failed.
+    Chatted {
+        /// Job id.
+        id: u64,
+        /// The session info, or the classified failure.
+        result: Result<crate::aws::invoke::session::SessionInfo, AwsError>,
+    },
     /// An MME catalog.
     Catalog {
         /// Endpoint.

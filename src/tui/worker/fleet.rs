@@ -32,6 +32,7 @@ pub(super) fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: FleetJob, e
             endpoint,
             result: Err(e),
         },
+        FleetJob::Chat { .. } => AppEvent::Chatted { id, result: Err(e) },
         FleetJob::Logs { query, follow, .. } => AppEvent::Logs {
             endpoint: query.endpoint,
             follow,
@@ -121,6 +122,40 @@ async fn invoke(
     }
 }
 
+/// One streamed Chat Completions call: each part of the answer as an event, then how it ended.
+/// The token is minted and used here only.
+async fn chat(
+    f: &Fleet,
+    id: u64,
+    job: (String, Option<String>, Vec<u8>, Option<String>),
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+) {
+    let (endpoint, component, body, session_id) = job;
+    let life = crate::aws::invoke::openai::MAX_TOKEN_LIFE.min(Duration::from_secs(900));
+    let run = async {
+        let client = crate::aws::invoke::openai::OpenAiClient::new(f, &endpoint, component.as_deref(), life).await?;
+        let call = crate::aws::invoke::openai::ChatCall {
+            body,
+            session_id,
+            prefix_aware_id: None,
+        };
+        let (_, session) = client
+            .chat_stream(&call, |part| {
+                let _ = events.send(AppEvent::ChatPart {
+                    id,
+                    bytes: part.to_vec(),
+                });
+            })
+            .await?;
+        Ok(session)
+    };
+    let result = tokio::time::timeout(limits.invoke, run)
+        .await
+        .unwrap_or_else(|_| Err(timeout_error("the chat call", limits.invoke)));
+    let _ = events.send(AppEvent::Chatted { id, result });
+}
+
 /// Runs a plain fleet-layer job (a read or an invocation), each within its time limit.
 pub(super) async fn run(
     f: &Fleet,
@@ -162,6 +197,12 @@ pub(super) async fn run(
             send(AppEvent::Described { endpoint, result: r });
         }
         FleetJob::Invoke { spec, repeat } => invoke(f, id, (&spec, repeat), limits, events, guard).await,
+        FleetJob::Chat {
+            endpoint,
+            component,
+            body,
+            session_id,
+        } => chat(f, id, (endpoint, component, body, session_id), limits, events).await,
         FleetJob::Catalog { endpoint, prefix } => {
             let r = within(limits.metrics, "the catalog listing", f.list_catalog(&prefix, None)).await;
             send(AppEvent::Catalog { endpoint, result: r });

@@ -35,6 +35,18 @@ pub enum FleetJob {
         /// How many times.
         repeat: u32,
     },
+    /// One streamed Chat Completions call on the OpenAI path (the Invoke pane's OpenAI mode);
+    /// the bearer token is minted in the worker and never leaves it.
+    Chat {
+        /// Endpoint.
+        endpoint: String,
+        /// The inference component, on an IC endpoint.
+        component: Option<String>,
+        /// The request (`"stream": true`).
+        body: Vec<u8>,
+        /// `SessionId` to send, if any.
+        session_id: Option<String>,
+    },
     /// List an MME's catalog.
     Catalog {
         /// Endpoint.
@@ -73,6 +85,7 @@ super::kinds!(FleetJob => FleetKind {
     Metrics,
     Describe,
     Invoke,
+    Chat,
     Catalog,
     ScalingView,
     Components,
@@ -81,7 +94,7 @@ super::kinds!(FleetJob => FleetKind {
 });
 
 super::effects!(FleetJob, |job| match job {
-    FleetJob::Invoke { .. } => Effect::Changes(INVOKING),
+    FleetJob::Invoke { .. } | FleetJob::Chat { .. } => Effect::Changes(INVOKING),
     FleetJob::Inventory
     | FleetJob::Metrics { .. }
     | FleetJob::Describe { .. }
@@ -99,7 +112,8 @@ impl FleetJob {
             FleetJob::Describe { endpoint }
             | FleetJob::Catalog { endpoint, .. }
             | FleetJob::ScalingView { endpoint }
-            | FleetJob::Components { endpoint } => Some(endpoint),
+            | FleetJob::Components { endpoint }
+            | FleetJob::Chat { endpoint, .. } => Some(endpoint),
             FleetJob::Invoke { spec, .. } => Some(&spec.endpoint),
             FleetJob::Logs { query, .. } => Some(&query.endpoint),
             FleetJob::Metrics {
@@ -119,6 +133,7 @@ impl FleetJob {
             FleetJob::Describe { endpoint } => format!("describing {endpoint}"),
             FleetJob::Invoke { spec, repeat } if *repeat > 1 => format!("invoking {} ×{repeat}", spec.endpoint),
             FleetJob::Invoke { spec, .. } => format!("invoking {}", spec.endpoint),
+            FleetJob::Chat { endpoint, .. } => format!("chatting with {endpoint}"),
             FleetJob::Catalog { endpoint, .. } => format!("listing models of {endpoint}"),
             FleetJob::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
             FleetJob::Components { endpoint } => format!("reading the components of {endpoint}"),

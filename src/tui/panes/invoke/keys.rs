@@ -1,5 +1,5 @@
-//! The Invoke pane's keys while a field has focus (every key is the field's) and while the
-//! history list is open.
+//! The Invoke pane's keys while a field has focus (every key is the field's), while the
+//! history list is open, and `L` (the Logs pane around the shown call's error).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -105,6 +105,23 @@ impl InvokePane {
             self.scroll = 0;
         }
         true
+    }
+}
+
+impl InvokePane {
+    /// `L`: the Logs pane around the shown call's latest error.
+    pub(super) fn logs_at_error(&self, data: &mut Data, out: &mut Outbox) {
+        match self.shown_call().and_then(|c| Some((c, c.failed_at?))) {
+            Some((c, at)) => {
+                data.logs_jump = Some(crate::tui::data::LogsJump {
+                    endpoint: c.spec.endpoint.clone(),
+                    variant: c.spec.target_variant.clone(),
+                    at,
+                });
+                out.switch_to = Some(crate::tui::panes::Tab::Logs);
+            }
+            None => out.toast(crate::tui::widgets::toasts::Level::Info, "the call shown has no error to look up in the logs"),
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! [`FleetJob::Invoke`]; read-only mode refuses it.
 
 mod calls;
+mod chat;
 mod component;
 mod form;
 mod keys;
@@ -27,6 +28,7 @@ use crate::tui::widgets::toasts::Level;
 use crate::tui::widgets::scroll;
 
 pub use calls::{Call, CallState};
+pub use chat::ChatView;
 pub use form::{BodyCheck, CONTENT_TYPES, Field, Form, PayloadKind, check_body, reindent};
 use keys::model_completions;
 
@@ -63,6 +65,10 @@ pub struct InvokePane {
     /// The stateful session the next calls are sent in (`:session new|ID|off`): `NEW_SESSION`
     /// until a call opens one, then its id, until a call closes it.
     session: Option<String>,
+    /// OpenAI mode (`o`): the body is a Chat Completions request, streamed over the OpenAI path.
+    openai: bool,
+    /// The latest chat call of OpenAI mode.
+    chat: Option<chat::ChatView>,
 }
 
 impl InvokePane {
@@ -92,6 +98,11 @@ impl InvokePane {
     /// Why the last send was refused.
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
+    }
+
+    /// Whether OpenAI mode is on, and its latest chat call.
+    pub fn openai(&self) -> (bool, Option<&ChatView>) {
+        (self.openai, self.chat.as_ref())
     }
 
     /// Whether the history list is open.
@@ -327,27 +338,12 @@ impl InvokePane {
     }
 }
 
-impl InvokePane {
-    /// `L`: the Logs pane around the shown call's latest error.
-    fn logs_at_error(&self, data: &mut Data, out: &mut Outbox) {
-        match self.shown_call().and_then(|c| Some((c, c.failed_at?))) {
-            Some((c, at)) => {
-                data.logs_jump = Some(crate::tui::data::LogsJump {
-                    endpoint: c.spec.endpoint.clone(),
-                    variant: c.spec.target_variant.clone(),
-                    at,
-                });
-                out.switch_to = Some(super::Tab::Logs);
-            }
-            None => out.toast(Level::Info, "the call shown has no error to look up in the logs"),
-        }
-    }
-}
-
 impl Pane for InvokePane {
     fn on_submitted(&mut self, id: u64, job: &Job) {
         if job.kind() == JobKind::Fleet(FleetKind::Invoke) {
             self.take_id(id);
+        } else if job.kind() == JobKind::Fleet(FleetKind::Chat) {
+            self.chat_submitted(id);
         }
     }
 
@@ -361,6 +357,7 @@ impl Pane for InvokePane {
         if let AppEvent::Invoked { id, result, .. } = ev {
             self.on_result(*id, result.clone(), out);
         }
+        self.on_chat_event(ev, out);
     }
 
     fn capturing_text(&self) -> bool {
@@ -396,7 +393,11 @@ impl Pane for InvokePane {
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
         self.sync(data, Some(out));
         if ctrl(&key, 's') || key.code == KeyCode::F(5) {
-            self.send(data, out);
+            if self.openai {
+                self.send_chat(data, out);
+            } else {
+                self.send(data, out);
+            }
             return true;
         }
         if let Some(field) = self.focus {
@@ -445,13 +446,17 @@ impl Pane for InvokePane {
                 }
             }
             KeyCode::Char('L') => self.logs_at_error(data, out),
+            KeyCode::Char('o') => self.toggle_openai(out),
             _ => return scroll::offset_key(&mut self.scroll, &key, scroll::PAGE as u16),
         }
         true
     }
 
     fn help(&self) -> Vec<KeyHint> {
-        vec![KeyHint::new("L", "logs around the shown call's error")]
+        vec![
+            KeyHint::new("L", "logs around the shown call's error"),
+            KeyHint::new("o", "OpenAI mode: the body is a chat request, the answer streamed"),
+        ]
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
@@ -491,6 +496,7 @@ impl Pane for InvokePane {
         let ic = self.form.as_ref().is_some_and(|f| f.hosts_components);
         vec![
             send,
+            KeyHint::when("o", if self.openai { "raw" } else { "openai" }, none),
             KeyHint::when("i/⏎", "edit", none),
             KeyHint::when("c/a", "type/accept", none),
             KeyHint::when("v", "variant", none),

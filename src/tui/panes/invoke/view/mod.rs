@@ -55,10 +55,15 @@ pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data,
         right
     };
     let call = p.shown.and_then(|i| p.history.get(i));
-    let lines = response_lines(call, theme);
+    let chat = p.chat.as_ref().filter(|_| p.openai);
+    let lines = match chat {
+        Some(c) => c.lines(theme),
+        None => response_lines(call, theme),
+    };
     let max = lines.len().saturating_sub(1).min(u16::MAX as usize) as u16;
     p.scroll = p.scroll.min(max);
     let heading = match call {
+        _ if p.openai => " Response · OpenAI chat ".to_string(),
         Some(c) => format!(" Response · call #{} ", c.number),
         None => " Response ".to_string(),
     };
