@@ -54,6 +54,19 @@ pub fn derived_config_name(old: &str, stamp: &str) -> String {
     format!("{}-{stamp}", base.trim_end_matches('-'))
 }
 
+/// A name for a configuration written from `old` now ([`derived_config_name`] at
+/// [`stamp_now`]). When `old` was itself written this second, the name would be `old` again
+/// (CreateEndpointConfig refuses it), so this waits for the clock's next second.
+pub async fn fresh_config_name(old: &str) -> String {
+    loop {
+        let name = derived_config_name(old, &stamp_now());
+        if name != old {
+            return name;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// Now as `YYYYMMDDHHMMSS` (UTC).
 pub fn stamp_now() -> String {
     let now = aws_smithy_types::DateTime::from(std::time::SystemTime::now());

@@ -12,7 +12,7 @@ use aws_sdk_sagemaker::types::{DeploymentConfig, ProductionVariant};
 use crate::aws::Fleet;
 use crate::aws::change::guard::Audited;
 use crate::aws::deploy::gate_alarms::{GateAlarm, gate_alarms};
-use crate::aws::deploy::new_config::{ModelSwap, derived_config_name, stamp_now, swapped_variants};
+use crate::aws::deploy::new_config::{ModelSwap, fresh_config_name, swapped_variants};
 use crate::aws::deploy::policy::{DeployFacts, DeploySpec, Policy, refusals};
 use crate::aws::deploy::send::{DeployError, DeployRequest, Started};
 use crate::aws::deploy::stepper::policy_of;
@@ -145,7 +145,7 @@ impl Fleet {
                 let from = self.endpoint_config(&live, &calls).await?;
                 let variants = swapped_variants(&from, swap).map_err(|e| DeployError::Invalid(vec![e]))?;
                 Ok(NewConfig {
-                    name: derived_config_name(&live, &stamp_now()),
+                    name: fresh_config_name(&live).await,
                     variants,
                     derived_from: Some(from),
                 })

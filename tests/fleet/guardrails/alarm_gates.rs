@@ -76,7 +76,7 @@ async fn a_composite_alarm_firing_mid_bake_rolls_the_step_back() {
         .expect("composite");
     let st = State::new();
     let args = two_step_plan(
-        "4s",
+        "20s",
         &[
             "--min-invocations",
             "10",

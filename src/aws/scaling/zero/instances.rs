@@ -16,7 +16,7 @@ use aws_sdk_sagemaker::types::{
 
 use crate::aws::change::guard::Difference;
 use crate::aws::config::Fleet;
-use crate::aws::deploy::new_config::{derived_config_name, stamp_now};
+use crate::aws::deploy::new_config::fresh_config_name;
 use crate::aws::error::AwsError;
 use crate::aws::scaling::change::ScalingChange;
 
@@ -107,7 +107,7 @@ impl Fleet {
             .await
             .map_err(AwsError::from_sdk)?;
         let variants = zeroed_variants(from.production_variants(), variant, max).map_err(AwsError::Config)?;
-        let name = derived_config_name(from_config, &stamp_now());
+        let name = fresh_config_name(from_config).await;
         self.derived_config_request(&from, &name, variants)
             .send()
             .await
