@@ -11,60 +11,22 @@ Prints one line per check and "all N alarm checks passed"; exits non-zero on the
 import datetime
 import json
 import sys
-import time
 
 import boto3
-from botocore.exceptions import ClientError
+import peer
+from peer import error_code, ok, poll_until, require
 
 ENDPOINT_URL = sys.argv[1]
-DEADLINE_SECS = 30.0
 NS = "Sandbox/Boto3Alarms"
 DIMS = [{"Name": "EndpointName", "Value": "ep-b"}]
 
-cw = boto3.client(
-    "cloudwatch",
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
-checks = 0
-
-
-def ok(name, detail=""):
-    global checks
-    checks += 1
-    print(f"ok   {name}" + (f": {detail}" if detail else ""), flush=True)
-
-
-def check(cond, what):
-    if not cond:
-        print(f"FAIL {what}", flush=True)
-        sys.exit(1)
-
-
-def poll_until(what, fn):
-    start = time.monotonic()
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() - start > DEADLINE_SECS:
-            check(False, f"timed out waiting for {what}")
-        time.sleep(0.05)
+cw = boto3.client("cloudwatch", **peer.client_args(ENDPOINT_URL))
 
 
 def metric_alarm(name):
     alarms = cw.describe_alarms(AlarmNames=[name])["MetricAlarms"]
     return alarms[0] if alarms else None
 
-
-def error_code(fn):
-    try:
-        fn()
-    except ClientError as e:
-        return e.response["Error"]["Code"]
-    return None
 
 
 cw.put_metric_alarm(
@@ -82,10 +44,10 @@ cw.put_metric_alarm(
     TreatMissingData="missing",
 )
 fresh = metric_alarm("errors-high")
-check(fresh is not None, "the new alarm is listed")
-check(fresh["StateValue"] == "INSUFFICIENT_DATA", f"a new alarm starts INSUFFICIENT_DATA: {fresh}")
-check(isinstance(fresh["StateUpdatedTimestamp"], datetime.datetime), "timestamps parse as datetimes")
-check(fresh["Period"] == 60 and fresh["Threshold"] == 5.0 and fresh["Statistic"] == "Sum", f"config echoed: {fresh}")
+require(fresh is not None, "the new alarm is listed")
+require(fresh["StateValue"] == "INSUFFICIENT_DATA", f"a new alarm starts INSUFFICIENT_DATA: {fresh}")
+require(isinstance(fresh["StateUpdatedTimestamp"], datetime.datetime), "timestamps parse as datetimes")
+require(fresh["Period"] == 60 and fresh["Threshold"] == 5.0 and fresh["Statistic"] == "Sum", f"config echoed: {fresh}")
 ok("put_metric_alarm / describe_alarms", fresh["StateReason"])
 
 cw.put_metric_data(
@@ -93,7 +55,7 @@ cw.put_metric_data(
     MetricData=[{"MetricName": "Invocation5XXErrors", "Dimensions": DIMS, "Value": 9.0}],
 )
 fired = poll_until("errors-high in ALARM", lambda: (a := metric_alarm("errors-high")) and a["StateValue"] == "ALARM" and a)
-check(
+require(
     fired["StateReason"].startswith("Threshold Crossed: 1 out of the last 2 datapoints [9.0 (")
     and "was greater than the threshold (5.0)" in fired["StateReason"],
     f"AWS-like reason: {fired['StateReason']}",
@@ -123,14 +85,14 @@ composite = poll_until(
     and c[0]["StateValue"] == "ALARM"
     and c[0],
 )
-check("errors-high transitioned to ALARM" in composite["StateReason"], composite["StateReason"])
+require("errors-high transitioned to ALARM" in composite["StateReason"], composite["StateReason"])
 ok("put_composite_alarm follows its children", composite["StateReason"])
 
 cw.set_alarm_state(AlarmName="latency-p99", StateValue="ALARM", StateReason="drill from boto3")
-check(metric_alarm("latency-p99")["StateValue"] == "ALARM", "set_alarm_state sets the state")
+require(metric_alarm("latency-p99")["StateValue"] == "ALARM", "set_alarm_state sets the state")
 alarming = cw.describe_alarms(StateValue="ALARM", AlarmTypes=["MetricAlarm", "CompositeAlarm"])
 names = sorted(a["AlarmName"] for a in alarming["MetricAlarms"] + alarming["CompositeAlarms"])
-check(names == ["endpoint-unhealthy", "errors-high", "latency-p99"], f"state filter: {names}")
+require(names == ["endpoint-unhealthy", "errors-high", "latency-p99"], f"state filter: {names}")
 ok("set_alarm_state / describe by state", ", ".join(names))
 
 for i in range(5):
@@ -146,23 +108,23 @@ for i in range(5):
     )
 pages = list(cw.get_paginator("describe_alarms").paginate(AlarmNamePrefix="paged-", PaginationConfig={"PageSize": 2}))
 paged = [a["AlarmName"] for p in pages for a in p["MetricAlarms"]]
-check(len(pages) == 3 and paged == [f"paged-{i}" for i in range(5)], f"paginator: {len(pages)} pages, {paged}")
+require(len(pages) == 3 and paged == [f"paged-{i}" for i in range(5)], f"paginator: {len(pages)} pages, {paged}")
 ok("describe_alarms paginator", f"{len(pages)} pages")
 
 history = cw.describe_alarm_history(AlarmName="errors-high", HistoryItemType="StateUpdate")["AlarmHistoryItems"]
 fired_items = [h for h in history if h["HistorySummary"] == "Alarm updated from INSUFFICIENT_DATA to ALARM"]
-check(fired_items, f"history: {history}")
-check(json.loads(fired_items[0]["HistoryData"])["newState"]["stateValue"] == "ALARM", "history data is JSON")
-check(isinstance(fired_items[0]["Timestamp"], datetime.datetime), "history timestamps parse")
+require(fired_items, f"history: {history}")
+require(json.loads(fired_items[0]["HistoryData"])["newState"]["stateValue"] == "ALARM", "history data is JSON")
+require(isinstance(fired_items[0]["Timestamp"], datetime.datetime), "history timestamps parse")
 ok("describe_alarm_history", fired_items[0]["HistorySummary"])
 
 cw.delete_alarms(AlarmNames=["paged-0", "paged-1", "never-existed"])
 left = [a["AlarmName"] for a in cw.describe_alarms(AlarmNamePrefix="paged-")["MetricAlarms"]]
-check(left == ["paged-2", "paged-3", "paged-4"], f"delete_alarms: {left}")
+require(left == ["paged-2", "paged-3", "paged-4"], f"delete_alarms: {left}")
 ok("delete_alarms skips unknown names")
 
 code = error_code(lambda: cw.set_alarm_state(AlarmName="ghost", StateValue="OK", StateReason="x"))
-check(code == "ResourceNotFound", f"unknown alarm: {code}")
+require(code == "ResourceNotFound", f"unknown alarm: {code}")
 code = error_code(
     lambda: cw.put_metric_alarm(
         AlarmName="bad",
@@ -176,9 +138,9 @@ code = error_code(
         ComparisonOperator="GreaterThanThreshold",
     )
 )
-check(code == "InvalidParameterValue", f"DatapointsToAlarm > EvaluationPeriods: {code}")
+require(code == "InvalidParameterValue", f"DatapointsToAlarm > EvaluationPeriods: {code}")
 code = error_code(lambda: cw.put_composite_alarm(AlarmName="broken", AlarmRule="ALARM(errors-high) AND"))
-check(code == "InvalidParameterValue", f"bad rule: {code}")
+require(code == "InvalidParameterValue", f"bad rule: {code}")
 ok("errors carry CloudWatch codes")
 
-print(f"all {checks} alarm checks passed", flush=True)
+print(f"all {peer.checks} alarm checks passed", flush=True)

@@ -10,60 +10,22 @@ Prints one line per check and "all N math alarm checks passed"; exits non-zero o
 
 import datetime
 import sys
-import time
 
 import boto3
-from botocore.exceptions import ClientError
+import peer
+from peer import error_code, ok, poll_until, require
 
 ENDPOINT_URL = sys.argv[1]
-DEADLINE_SECS = 30.0
 NS = "Sandbox/Boto3MathAlarms"
 DIMS = [{"Name": "EndpointName", "Value": "ep-b"}]
 
-cw = boto3.client(
-    "cloudwatch",
-    region_name="us-east-1",
-    endpoint_url=ENDPOINT_URL,
-    aws_access_key_id="AKIDSANDBOX",
-    aws_secret_access_key="sandbox-secret",
-)
-checks = 0
-
-
-def ok(name, detail=""):
-    global checks
-    checks += 1
-    print(f"ok   {name}" + (f": {detail}" if detail else ""), flush=True)
-
-
-def check(cond, what):
-    if not cond:
-        print(f"FAIL {what}", flush=True)
-        sys.exit(1)
-
-
-def poll_until(what, fn):
-    start = time.monotonic()
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() - start > DEADLINE_SECS:
-            check(False, f"timed out waiting for {what}")
-        time.sleep(0.05)
+cw = boto3.client("cloudwatch", **peer.client_args(ENDPOINT_URL))
 
 
 def metric_alarm(name):
     alarms = cw.describe_alarms(AlarmNames=[name])["MetricAlarms"]
     return alarms[0] if alarms else None
 
-
-def error_code(fn):
-    try:
-        fn()
-    except ClientError as e:
-        return e.response["Error"]["Code"]
-    return None
 
 
 def stat_query(qid, metric, period=60):
@@ -97,11 +59,11 @@ RATIO = [
 ]
 put_alarm("boto3-error-ratio", RATIO)
 alarm = metric_alarm("boto3-error-ratio")
-check(alarm is not None and alarm["StateValue"] == "INSUFFICIENT_DATA", f"new alarm: {alarm}")
-check([m["Id"] for m in alarm["Metrics"]] == ["m1", "m2", "e1"], f"echoed ids: {alarm['Metrics']}")
-check(alarm["Metrics"][2]["Expression"] == "100*(m2/m1)", "echoed expression")
-check(alarm["Metrics"][0]["MetricStat"]["Metric"]["MetricName"] == "Invocations", "echoed metric")
-check("MetricName" not in alarm and "Period" not in alarm, f"no single metric: {alarm}")
+require(alarm is not None and alarm["StateValue"] == "INSUFFICIENT_DATA", f"new alarm: {alarm}")
+require([m["Id"] for m in alarm["Metrics"]] == ["m1", "m2", "e1"], f"echoed ids: {alarm['Metrics']}")
+require(alarm["Metrics"][2]["Expression"] == "100*(m2/m1)", "echoed expression")
+require(alarm["Metrics"][0]["MetricStat"]["Metric"]["MetricName"] == "Invocations", "echoed metric")
+require("MetricName" not in alarm and "Period" not in alarm, f"no single metric: {alarm}")
 ok("put and describe a metric-math alarm")
 
 now = datetime.datetime.now(datetime.timezone.utc)
@@ -114,8 +76,8 @@ fired = poll_until(
     "the ratio alarm in ALARM",
     lambda: (a := metric_alarm("boto3-error-ratio")) and a["StateValue"] == "ALARM" and a,
 )
-check("[10.0 (" in fired["StateReason"], f"reason: {fired['StateReason']}")
-check(
+require("[10.0 (" in fired["StateReason"], f"reason: {fired['StateReason']}")
+require(
     "was greater than or equal to the threshold (5.0)" in fired["StateReason"],
     f"reason: {fired['StateReason']}",
 )
@@ -128,8 +90,8 @@ for what, metrics, extra, code in [
     ("Metrics with Period", RATIO, {"Period": 60}, "InvalidParameterCombination"),
 ]:
     got = error_code(lambda: put_alarm("boto3-bad-math", metrics, **extra))
-    check(got == code, f"{what}: {got}")
+    require(got == code, f"{what}: {got}")
     ok(f"refused: {what}", got)
-check(metric_alarm("boto3-bad-math") is None, "nothing refused is stored")
+require(metric_alarm("boto3-bad-math") is None, "nothing refused is stored")
 
-print(f"all {checks} math alarm checks passed", flush=True)
+print(f"all {peer.checks} math alarm checks passed", flush=True)

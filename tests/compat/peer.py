@@ -40,3 +40,41 @@ def wait_for(what, probe, counted=False):
             return value
         time.sleep(0.1)
     check(what, False, "(timed out)")
+
+
+def ok(name, detail=""):
+    """Counts a passed check and prints it (the alarm scripts' form: `ok   NAME: DETAIL`)."""
+    global checks
+    checks += 1
+    print(f"ok   {name}" + (f": {detail}" if detail else ""), flush=True)
+
+
+def require(cond, what):
+    """Prints `FAIL what` and exits non-zero unless `cond`."""
+    if not cond:
+        print(f"FAIL {what}", flush=True)
+        sys.exit(1)
+
+
+def poll_until(what, fn):
+    """Polls `fn` every 50 ms until it returns something truthy (returned); `require` fails
+    after the deadline."""
+    start = time.monotonic()
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() - start > DEADLINE_SECS:
+            require(False, f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def error_code(fn):
+    """The AWS error code `fn` raised, or None when it succeeded."""
+    from botocore.exceptions import ClientError
+
+    try:
+        fn()
+    except ClientError as e:
+        return e.response["Error"]["Code"]
+    return None
