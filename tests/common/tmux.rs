@@ -30,21 +30,34 @@ impl Tmux {
             "env HOME={} TERM=xterm-256color {bin} {args}; echo sagedeck-exit:$?; {then}",
             home.path().display()
         );
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &session,
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-                &cmd,
-            ])
-            .status()
-            .expect("tmux is installed (.ci/run installs it)");
-        assert!(ok.success(), "tmux could not start the console");
+        // Tests start consoles in parallel, and when no tmux server runs yet, concurrent
+        // `new-session`s race to start one and the losers fail: retry until a deadline.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let out = Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-s",
+                    &session,
+                    "-x",
+                    &width.to_string(),
+                    "-y",
+                    &height.to_string(),
+                    &cmd,
+                ])
+                .output()
+                .expect("tmux is installed (.ci/run installs it)");
+            if out.status.success() {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "tmux could not start the console: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
         let _ = Command::new("tmux")
             .args(["set-option", "-t", &session, "remain-on-exit", "on"])
             .status();
