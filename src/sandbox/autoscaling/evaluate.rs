@@ -44,6 +44,7 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
     if now - aas.last_evaluation < 1.0 || aas.policies.is_empty() {
         return;
     }
+    let since = aas.last_evaluation;
     aas.last_evaluation = now;
     for i in 0..aas.policies.len() {
         let p = aas.policies[i].clone();
@@ -51,7 +52,7 @@ pub fn evaluate(sb: &Sandbox, now: f64) {
             continue;
         }
         if p.policy_type == "StepScaling" {
-            step::evaluate_step(sb, &mut aas, &p, now);
+            step::evaluate_step(sb, &mut aas, &p, since, now);
             continue;
         }
         let Some(target) = aas.targets.get(&p.target).cloned() else {

@@ -9,7 +9,6 @@ use serde_json::Value;
 use super::activities::apply_scaling;
 use super::request::current_count;
 use super::store::{AutoScaling, Policy};
-use crate::sandbox::cloudwatch::alarms::StateValue;
 use crate::sandbox::cloudwatch::alarms::math;
 use crate::sandbox::cloudwatch::alarms::types::MetricAlarmSpec;
 use crate::sandbox::cloudwatch::metrics::SeriesKey;
@@ -64,8 +63,9 @@ fn alarm_value(sb: &Sandbox, spec: &MetricAlarmSpec, now: f64) -> Option<f64> {
         .window_stat(&key, now - spec.period as f64, now, spec.stat_name())
 }
 
-/// Runs a step policy when one of its alarms is in ALARM (see the module docs).
-pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now: f64) {
+/// Runs a step policy when one of its alarms is in ALARM, or entered ALARM since the last pass
+/// at `last_pass` (an ALARM shorter than a pass still acts, as AWS acts on the transition).
+pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, last_pass: f64, now: f64) {
     let Some(target) = aas.targets.get(&p.target).cloned() else {
         return;
     };
@@ -74,8 +74,8 @@ pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now
     let Some(count) = current_count(sb, &p.target.1, &p.target.2) else {
         return;
     };
-    for state in sb.alarms.states().into_iter().filter(|s| s.value == StateValue::Alarm) {
-        let Some(spec) = sb.alarms.metric_alarm(&state.name) else {
+    for name in sb.alarms.firing_since(last_pass) {
+        let Some(spec) = sb.alarms.metric_alarm(&name) else {
             continue;
         };
         if !spec.actions_enabled || !spec.actions[1].contains(&p.arn) {
@@ -93,10 +93,7 @@ pub(super) fn evaluate_step(sb: &Sandbox, aas: &mut AutoScaling, p: &Policy, now
             since(&aas.last_scaling)
         };
         if wanted != count && last >= cooldown {
-            let cause = format!(
-                "monitor alarm {} in state ALARM triggered policy {}",
-                state.name, p.name
-            );
+            let cause = format!("monitor alarm {} in state ALARM triggered policy {}", name, p.name);
             apply_scaling(sb, aas, &p.target, count, wanted, cause, now);
         }
         return;

@@ -21,6 +21,9 @@ pub(crate) struct Alarm {
     pub(crate) state: AlarmState,
     pub(crate) config_updated: f64,
     pub(crate) transitioned: f64,
+    /// When it last entered ALARM (0 if never), so that an ALARM shorter than one autoscaling
+    /// pass still triggers the policies it names.
+    pub(crate) last_alarm: f64,
     /// Evaluation is paused until then (after SetAlarmState).
     pub(crate) hold_until: f64,
 }

@@ -107,6 +107,7 @@ impl AlarmStore {
                     },
                     config_updated: now,
                     transitioned: now,
+                    last_alarm: 0.0,
                     hold_until: 0.0,
                 };
                 let alarm_type = alarm.type_name();
@@ -180,6 +181,18 @@ impl AlarmStore {
     /// The current states of every alarm, by name.
     pub fn states(&self) -> Vec<AlarmState> {
         self.inner.lock().alarms.values().map(|a| a.state.clone()).collect()
+    }
+
+    /// The alarms in ALARM now or that entered ALARM at or after `since`: the alarms whose
+    /// actions an action runner that last looked at `since` has to take.
+    pub fn firing_since(&self, since: f64) -> Vec<String> {
+        let inner = self.inner.lock();
+        inner
+            .alarms
+            .values()
+            .filter(|a| a.state.value == StateValue::Alarm || (a.last_alarm > 0.0 && a.last_alarm >= since))
+            .map(|a| a.state.name.clone())
+            .collect()
     }
 
     /// The configuration of a metric alarm.
@@ -291,6 +304,9 @@ fn transition(inner: &mut Inner, name: &str, value: StateValue, reason: String, 
     let old = alarm.state.clone();
     if old.value != value {
         alarm.transitioned = now;
+        if value == StateValue::Alarm {
+            alarm.last_alarm = now;
+        }
     }
     alarm.state = AlarmState {
         name: name.to_string(),
@@ -327,4 +343,55 @@ fn push_history(inner: &mut Inner, item: HistoryItem) {
         inner.history.pop_front();
     }
     inner.history.push_back(item);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::cloudwatch::alarms::types::{Comparison, TreatMissing};
+
+    fn knock_alarm() -> MetricAlarmSpec {
+        MetricAlarmSpec {
+            name: "knock".into(),
+            description: None,
+            actions_enabled: true,
+            actions: [vec![], vec!["arn:policy".into()], vec![]],
+            namespace: "MCP/Test".into(),
+            metric_name: "Knock".into(),
+            dimensions: vec![],
+            statistic: Some("Sum".into()),
+            extended_statistic: None,
+            period: 60,
+            unit: None,
+            evaluation_periods: 1,
+            datapoints_to_alarm: None,
+            threshold: 1.0,
+            comparison: Comparison::GreaterOrEqual,
+            treat_missing: TreatMissing::Missing,
+            evaluate_low_sample_count_percentile: None,
+            metrics: vec![],
+        }
+    }
+
+    #[test]
+    fn an_alarm_that_left_alarm_since_the_last_pass_still_fires() {
+        let store = AlarmStore::new("us-east-1", "123456789012");
+        store.put_metric_alarm(knock_alarm(), 100.0).unwrap();
+        assert!(store.firing_since(0.0).is_empty(), "never in ALARM");
+        store
+            .set_state("knock", StateValue::Alarm, "knocked", None, 159.5)
+            .unwrap();
+        store
+            .set_state("knock", StateValue::InsufficientData, "new period", None, 160.0)
+            .unwrap();
+        assert_eq!(
+            store.firing_since(159.2),
+            vec!["knock".to_string()],
+            "entered ALARM after the pass"
+        );
+        assert!(
+            store.firing_since(159.8).is_empty(),
+            "entered ALARM before the pass and left it"
+        );
+    }
 }
