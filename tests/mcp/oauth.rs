@@ -3,7 +3,8 @@
 //! binary: `tools login` (the printed URL followed by an HTTP client the server approves at
 //! once), calls, a refresh before expiry, a step-up on 403, `tools logout`; the tokens never in
 //! any file but the 0600 cache nor in any output, and never sent to another origin (a recorder
-//! on a third port keeps the headers it got).
+//! on a third port keeps the headers it got); and the console in tmux logging in from its Tools
+//! tab.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -384,4 +385,87 @@ async fn preregistered_client_where_registration_is_not_offered() {
     let call = m.run(&["tools", "call", "radio", "whoami"]).await;
     assert_eq!(call.code, 0, "{}", call.stderr);
     assert!(call.stdout.contains("client sagedeck-preregistered"), "{}", call.stdout);
+}
+
+/// The authorization URL the console's login dialog shows, its wrapped lines joined (the
+/// dialog's columns are those of its title row's corners).
+fn dialog_url(screen: &str) -> Option<String> {
+    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = rows
+        .iter()
+        .position(|r| r.iter().collect::<String>().contains("┌ OAuth login:"))?;
+    let left = rows[top].iter().position(|c| *c == '┌')?;
+    let right = rows[top].iter().rposition(|c| *c == '┐')?;
+    let text = |r: &Vec<char>| {
+        r.get(left + 1..right)
+            .map(|c| c.iter().collect::<String>().trim().to_string())
+    };
+    let body: Vec<String> = rows[top + 1..]
+        .iter()
+        .map_while(|r| text(r).filter(|_| r.get(left) == Some(&'│')))
+        .collect();
+    let start = body.iter().position(|l| l.contains("in a browser to log in"))?;
+    let end = body.iter().position(|l| l.contains("Waiting for the redirect"))?;
+    let url: String = body.get(start + 1..end)?.concat();
+    url.starts_with("http://").then_some(url)
+}
+
+/// The real console in tmux: the Tools tab says the server needs a login, `o` shows the URL
+/// while the worker waits for the redirect (the UI goes on: the dialog is drawn and Esc-free
+/// keys are taken), the redirect logs in and the server connects with OAuth.
+#[tokio::test(flavor = "multi_thread")]
+async fn console_logs_in_from_the_tools_tab() {
+    use crate::common::tmux::Tmux;
+    let peer = OAuthPeer::start(&[]).await;
+    let sb = sandbox().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("mcp.json");
+    std::fs::write(
+        &cfg,
+        json!({"mcpServers": {"radio": {"url": peer.mcp_url()}}}).to_string(),
+    )
+    .unwrap();
+    let args = format!("--endpoint-url {} --mcp-config {}", sb.endpoint_url(), cfg.display());
+    let t = Tmux::start_sized("oauth-login", &args, "", 200, 50);
+    let wait = |what: &str, pred: &(dyn Fn(&str) -> bool + Sync)| {
+        tokio::task::block_in_place(|| t.wait_for(what, Duration::from_secs(60), pred))
+    };
+    t.keys(&["6"]);
+    wait("the server needing a login", &|s| s.contains("needs login (o)"));
+    t.keys(&["o"]);
+    let s = wait("the authorization URL", &|s| dialog_url(s).is_some());
+    let url = dialog_url(&s).unwrap();
+    assert!(url.contains("code_challenge_method=S256"), "{url}");
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let approved = browser.get(&url).send().await.expect("authorization server answers");
+    let back = approved.headers()["location"].to_str().unwrap().to_string();
+    let page = browser
+        .get(&back)
+        .send()
+        .await
+        .expect("the console's loopback redirect answers");
+    assert!(page.text().await.unwrap().contains("logged in"));
+    let s = wait("the server connected with OAuth", &|s| {
+        s.contains("OAuth until") && s.contains("top_song") && !s.contains("Waiting for the redirect")
+    });
+    assert!(!s.contains("needs login"), "{s}");
+    let cache = t.home().join(".local/state/sagedeck/oauth/radio.json");
+    let tokens = cached_tokens(&cache);
+    let mut all = Vec::new();
+    files(t.home(), &cache, &mut all);
+    for p in &all {
+        let text = String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+        assert!(
+            tokens.iter().all(|tok| !text.contains(tok.as_str())),
+            "a token is in {}",
+            p.display()
+        );
+    }
+    assert!(
+        tokens.iter().all(|tok| !s.contains(tok.as_str())),
+        "a token is on the screen"
+    );
 }
