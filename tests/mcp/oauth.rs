@@ -468,4 +468,24 @@ async fn console_logs_in_from_the_tools_tab() {
         tokens.iter().all(|tok| !s.contains(tok.as_str())),
         "a token is on the screen"
     );
+
+    // Step-up on the live session: the server now wants radio:admin; the call says to log in
+    // again, and `o` asks for both scopes.
+    peer.control("require", "scope=radio:admin").await;
+    t.keys(&["Enter", "Enter", "C-s"]);
+    wait("the call refused for a scope", &|s| s.contains("HTTP 403"));
+    t.keys(&["Escape", "Escape", "o"]);
+    let s = wait("the step-up URL", &|s| dialog_url(s).is_some());
+    let approved = browser.get(dialog_url(&s).unwrap()).send().await.unwrap();
+    let back = approved.headers()["location"].to_str().unwrap().to_string();
+    browser.get(&back).send().await.expect("the redirect answers");
+    wait("logged in again", &|s| {
+        s.contains("OAuth until") && !s.contains("Waiting for the redirect")
+    });
+    let stats = peer.stats().await;
+    assert_eq!(
+        stats["authorizations"][1]["scopes"],
+        json!(["radio:read", "radio:admin"]),
+        "{stats}"
+    );
 }
