@@ -220,7 +220,7 @@ fn tokens_stay_in_the_cache(m: &Machine, tokens: &[String], outputs: &[&CliRun])
 
 #[tokio::test]
 async fn login_call_refresh_logout() {
-    let peer = OAuthPeer::start(&["--ttl", "6"]).await;
+    let peer = OAuthPeer::start(&["--ttl", "16"]).await;
     let m = Machine::new().await;
     let header = json!({"Authorization": "Bearer not-a-token"});
     m.config(json!({"radio": {"url": peer.mcp_url()}, "static": {"url": peer.mcp_url(), "headers": header}}));
@@ -272,9 +272,10 @@ async fn login_call_refresh_logout() {
     assert!(call.stdout.contains("scopes radio:read"), "{}", call.stdout);
     let first = cached_tokens(&m.cache("radio"));
 
-    // Half the 6 s lifetime left: the next call refreshes first, never sending an expired token.
+    // Half the 16 s lifetime left (8 s: room for a loaded machine), the next call refreshes
+    // first, never sending an expired token.
     let mut runs = Vec::new();
-    poll_until("a refresh", Duration::from_secs(30), || {
+    poll_until("a refresh", Duration::from_secs(60), || {
         let (m, peer) = (&m, &peer);
         async move {
             let r = m
