@@ -111,6 +111,7 @@ async fn end_to_end(runs: u64) {
         cwd: None,
         url: Some(http.url()),
         headers: Default::default(),
+        oauth: Default::default(),
     };
     let hub = McpHub::new(
         &Registry {

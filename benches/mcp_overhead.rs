@@ -158,6 +158,7 @@ async fn run(calls: usize) {
         cwd: None,
         url: Some(url.clone()),
         headers: Default::default(),
+        oauth: Default::default(),
     };
     let conn = McpConnection::connect(&entry, &ConnectOptions::default())
         .await

@@ -94,6 +94,8 @@ fn run_command(cli: Cli) -> CmdResult {
             Some(C::Tools(On { args, .. })) => match args.command {
                 mcp::tools::ToolsCommand::List(a) => mcp::tools::run_list(&g, a).await,
                 mcp::tools::ToolsCommand::Call(a) => mcp::tools::run_call(&g, a).await,
+                mcp::tools::ToolsCommand::Login(a) => mcp::login::run_login(&g, a).await,
+                mcp::tools::ToolsCommand::Logout(a) => mcp::login::run_logout(&g, a).await,
             },
             Some(C::Mcp(On { args, .. })) => mcp::serve::run_mcp(&g, args).await,
             Some(C::Agent(On { args, .. })) => agent::run(&g, args).await,

@@ -95,8 +95,22 @@ impl From<ServiceError> for CallError {
             },
             ServiceError::Cancelled { .. } => CallError::Cancelled,
             ServiceError::TransportClosed => CallError::Disconnected("transport closed".into()),
-            other => CallError::Other(crate::aws::error::chain_text(&other)),
+            other => match other.auth_challenge() {
+                Some(challenge) => CallError::Other(login_hint(challenge)),
+                None => CallError::Other(crate::aws::error::chain_text(&other)),
+            },
         }
+    }
+}
+
+/// What to do when the server refuses a request of a live session with an OAuth challenge (a
+/// step-up: 403 `insufficient_scope`; or a token it no longer takes).
+fn login_hint(challenge: &str) -> String {
+    let then = "log in again: `sagedeck tools login SERVER`, or o in the console's Tools tab";
+    if challenge.contains("insufficient_scope") {
+        format!("HTTP 403: the OAuth token lacks a scope this call needs: {then}")
+    } else {
+        format!("HTTP 401: the server no longer takes the OAuth token: {then}")
     }
 }
 

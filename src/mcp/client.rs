@@ -11,7 +11,7 @@ use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNoti
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{StreamableHttpClient, StreamableHttpClientTransportConfig};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde::Serialize;
 use tokio::process::Child;
@@ -230,20 +230,28 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
             }
         }
         TransportKind::Http => {
-            let url = entry.url.clone().unwrap_or_default();
             let client = http_client(entry, timeout)?;
-            let transport = StreamableHttpClientTransport::with_client(
-                client,
-                StreamableHttpClientTransportConfig::with_uri(url.clone()),
-            );
-            match tokio::time::timeout(timeout, handler.serve(transport)).await {
-                Ok(Ok(service)) => Ok((service, None)),
-                Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Http).await),
-                Err(_) => Err(ConnectError::Timeout {
-                    after: timeout,
-                    stderr: vec![],
-                }),
-            }
+            let deadline = Instant::now() + timeout;
+            let authorized = tokio::time::timeout(timeout, super::oauth::authorized(entry, client.clone()))
+                .await
+                .map_err(|_| no_handshake(timeout))??;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let started = match authorized {
+                Some(auth) => serve_http(entry, handler, auth, left).await,
+                None => serve_http(entry, handler, client, left).await,
+            };
+            // A Bearer challenge asks for a login, unless the registry's own header was refused.
+            started.map_err(|e| match e {
+                ConnectError::LoginRequired { status, .. } if super::oauth::has_static_authorization(entry) => {
+                    ConnectError::Unauthorized { status }
+                }
+                ConnectError::LoginRequired { status, scope, .. } => ConnectError::LoginRequired {
+                    server: entry.name.clone(),
+                    status,
+                    scope,
+                },
+                other => other,
+            })
         }
         TransportKind::Sse => {
             let url = entry.url.clone().unwrap_or_default();
@@ -257,13 +265,35 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
             match tokio::time::timeout(left, handler.serve(transport)).await {
                 Ok(Ok(service)) => Ok((service, None)),
                 Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Sse).await),
-                Err(_) => Err(ConnectError::Timeout {
-                    after: timeout,
-                    stderr: vec![],
-                }),
+                Err(_) => Err(no_handshake(timeout)),
             }
         }
     }
+}
+
+/// The handshake over streamable HTTP through `client` (plain, or with OAuth).
+async fn serve_http<C>(
+    entry: &ServerEntry,
+    handler: Handler,
+    client: C,
+    timeout: Duration,
+) -> Result<Started, ConnectError>
+where
+    C: StreamableHttpClient<Error = reqwest::Error> + Send + Sync + 'static,
+{
+    let url = entry.url.clone().unwrap_or_default();
+    let transport =
+        StreamableHttpClientTransport::with_client(client, StreamableHttpClientTransportConfig::with_uri(url.clone()));
+    match tokio::time::timeout(timeout, handler.serve(transport)).await {
+        Ok(Ok(service)) => Ok((service, None)),
+        Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Http).await),
+        Err(_) => Err(no_handshake(timeout)),
+    }
+}
+
+/// An HTTP handshake that did not finish within `after`.
+fn no_handshake(after: Duration) -> ConnectError {
+    ConnectError::Timeout { after, stderr: vec![] }
 }
 
 impl McpConnection {

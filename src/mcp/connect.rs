@@ -14,6 +14,7 @@ use super::events::{LogSource, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
 use super::transport_sse::SseError;
 use rmcp::service::ClientInitializeError;
+use rmcp::transport::auth::{AuthError, WWWAuthenticateParams};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 /// Standard-error lines quoted when a child exits during the handshake.
@@ -45,6 +46,16 @@ pub enum ConnectError {
     Unauthorized {
         /// The status.
         status: u16,
+    },
+    /// HTTP 401 with a Bearer challenge (no OAuth token, or one that can no longer be renewed),
+    /// or 403 `insufficient_scope`: `sagedeck tools login SERVER` is what to do.
+    LoginRequired {
+        /// The server's registry name (filled in by the connection).
+        server: String,
+        /// 401 or 403.
+        status: u16,
+        /// The scope the challenge names, when it names one.
+        scope: Option<String>,
     },
     /// HTTP 404/405 (or a non-event-stream answer): probably the wrong transport.
     WrongTransport {
@@ -81,6 +92,7 @@ impl ConnectError {
             ConnectError::Spawn { .. } => "spawn_failed",
             ConnectError::Exited { .. } => "exited",
             ConnectError::Unauthorized { .. } => "unauthorized",
+            ConnectError::LoginRequired { .. } => "login_required",
             ConnectError::WrongTransport { .. } => "wrong_transport",
             ConnectError::Unreachable { .. } => "unreachable",
             ConnectError::Timeout { .. } => "timeout",
@@ -125,6 +137,23 @@ impl fmt::Display for ConnectError {
                 f,
                 "HTTP {status}: unauthorized (token? set \"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}})"
             ),
+            ConnectError::LoginRequired { server, status, scope } => {
+                let name = if server.is_empty() { "SERVER" } else { server };
+                match (status, scope) {
+                    (403, Some(scope)) => write!(
+                        f,
+                        "HTTP 403: the OAuth token lacks scope `{scope}`: run `sagedeck tools login {name}` to ask for it"
+                    ),
+                    (403, None) => write!(
+                        f,
+                        "HTTP 403: the OAuth token lacks a scope the server requires: run `sagedeck tools login {name}` to ask for it"
+                    ),
+                    _ => write!(
+                        f,
+                        "HTTP {status}: the server asks for an OAuth login: run `sagedeck tools login {name}`"
+                    ),
+                }
+            }
             ConnectError::WrongTransport { detail, tried } => {
                 let other = match tried {
                     TransportKind::Sse => "\"transport\": \"http\"",
@@ -330,6 +359,30 @@ pub async fn explain_sse_failure(e: &SseError, url: &str) -> ConnectError {
     }
 }
 
+/// A 401 or 403 challenge: a Bearer challenge (RFC 6750) that names the protected-resource
+/// metadata (RFC 9728, as OAuth-protected MCP servers do), or a 403 `insufficient_scope`, asks
+/// for an OAuth login; any other (a bare `Bearer` of a static-token server) is a plain
+/// authorization failure.
+fn challenge_error(challenge: &str, url: &str) -> ConnectError {
+    let bearer = challenge
+        .trim_start()
+        .get(..6)
+        .is_some_and(|s| s.eq_ignore_ascii_case("bearer"));
+    let base = reqwest::Url::parse(url).ok();
+    let params = base
+        .map(|b| WWWAuthenticateParams::parse(challenge, &b))
+        .unwrap_or_default();
+    let status = if params.is_insufficient_scope() { 403 } else { 401 };
+    if !bearer || (params.resource_metadata_url.is_none() && status == 401) {
+        return ConnectError::Unauthorized { status };
+    }
+    ConnectError::LoginRequired {
+        server: String::new(),
+        status,
+        scope: params.scope,
+    }
+}
+
 /// Explains a failed MCP handshake over HTTP (streamable, or legacy SSE once its endpoint is
 /// known) from the error's type: the transport's own error inside rmcp's.
 pub async fn explain_handshake_failure(e: &ClientInitializeError, url: &str, tried: TransportKind) -> ConnectError {
@@ -345,8 +398,17 @@ pub async fn explain_handshake_failure(e: &ClientInitializeError, url: &str, tri
         return ConnectError::Protocol(text());
     };
     match http {
-        StreamableHttpError::AuthRequired(_) => ConnectError::Unauthorized { status: 401 },
-        StreamableHttpError::InsufficientScope(_) => ConnectError::Unauthorized { status: 403 },
+        StreamableHttpError::AuthRequired(_) | StreamableHttpError::InsufficientScope(_) => {
+            challenge_error(http.auth_challenge().unwrap_or_default(), url)
+        }
+        StreamableHttpError::Auth(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)) => {
+            ConnectError::LoginRequired {
+                server: String::new(),
+                status: 401,
+                scope: None,
+            }
+        }
+        StreamableHttpError::Auth(e) => ConnectError::Protocol(format!("OAuth: {e}")),
         StreamableHttpError::HttpStatus(s) => {
             from_status(s.status, tried).unwrap_or_else(|| ConnectError::Protocol(text()))
         }
@@ -381,11 +443,19 @@ mod tests {
     #[tokio::test]
     async fn handshake_failures_are_classified_by_type() {
         let http = TransportKind::Http;
-        let auth = failed(StreamableHttpError::AuthRequired(AuthRequiredError::new(
-            "Bearer".into(),
+        for challenge in ["Basic realm=\"x\"", "Bearer"] {
+            let auth = failed(StreamableHttpError::AuthRequired(AuthRequiredError::new(
+                challenge.into(),
+            )));
+            let e = explain_handshake_failure(&auth, "http://h/mcp", http).await;
+            assert_eq!(e, ConnectError::Unauthorized { status: 401 }, "{challenge}");
+        }
+        let oauth = failed(StreamableHttpError::AuthRequired(AuthRequiredError::new(
+            r#"Bearer resource_metadata="http://h/.well-known/oauth-protected-resource""#.into(),
         )));
-        let e = explain_handshake_failure(&auth, "u", http).await;
-        assert_eq!(e, ConnectError::Unauthorized { status: 401 });
+        let e = explain_handshake_failure(&oauth, "http://h/mcp", http).await;
+        assert_eq!(e.class(), "login_required");
+        assert!(e.to_string().contains("sagedeck tools login SERVER"), "{e}");
         let gone = failed(StreamableHttpError::UnexpectedServerResponse(
             "HTTP 405 Method Not Allowed: x".into(),
         ));

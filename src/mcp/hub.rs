@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::client::{CallError, CallOptions, CallOutcome, ConnectOptions, McpConnection};
 use super::connect::ConnectError;
+use super::oauth::{AuthState, auth_state};
 use super::registry::{Registry, ServerEntry, TransportKind};
 
 /// Where a server stands.
@@ -54,6 +55,8 @@ pub struct ServerView {
     pub server: Option<String>,
     /// Its tools.
     pub tools: Vec<Tool>,
+    /// How sagedeck authenticates to it (none, static header, OAuth until …, needs login).
+    pub auth: AuthState,
 }
 
 struct Slot {
@@ -145,9 +148,11 @@ impl McpHub {
         futures_util::future::join_all(names.iter().map(|n| self.connect(n))).await;
     }
 
-    /// Every server with its status and tools.
+    /// Every server with its status, tools and auth state (its token cache is read: call this
+    /// off the render path).
     pub fn servers(&self) -> Vec<ServerView> {
-        self.slots
+        let mut views: Vec<ServerView> = self
+            .slots
             .read()
             .iter()
             .map(|s| ServerView {
@@ -166,8 +171,28 @@ impl McpHub {
                     .as_ref()
                     .map(|c| format!("{} {}", c.info().name, c.info().version)),
                 tools: s.conn.as_ref().map(|c| c.tools()).unwrap_or_default(),
+                auth: AuthState::None,
             })
-            .collect()
+            .collect();
+        for v in &mut views {
+            v.auth = match (&v.status, self.entry(&v.name)) {
+                (ServerStatus::Failed { class, .. }, _) if class == "login_required" => AuthState::NeedsLogin {
+                    why: "the server asks for one".into(),
+                },
+                (_, Some(e)) => auth_state(&e),
+                (_, None) => AuthState::None,
+            };
+        }
+        views
+    }
+
+    /// The registry entry of a server.
+    pub fn entry(&self, name: &str) -> Option<ServerEntry> {
+        self.slots
+            .read()
+            .iter()
+            .find(|s| s.entry.name == name)
+            .map(|s| s.entry.clone())
     }
 
     /// The live connection of a server.

@@ -8,6 +8,7 @@ pub mod client;
 pub mod connect;
 pub mod events;
 pub mod hub;
+pub mod oauth;
 pub mod payload;
 pub mod registry;
 pub mod result;

@@ -3,7 +3,10 @@
 //! HTTP one; an optional `transport` (or `type`) of `stdio`, `http` (streamable HTTP) or `sse`
 //! (legacy HTTP+SSE) is inferred when absent: a URL ending in `/sse` is SSE, any other URL
 //! streamable HTTP, a command stdio. `${VAR}` references are expanded from the environment.
-//! Header and environment values are secrets: `Debug` and `Display` never show them.
+//! Header and environment values are secrets: `Debug` and `Display` never show them. An HTTP
+//! server behind OAuth may name the client registered for sagedeck out of band and the scopes to
+//! ask for: `"oauth": {"clientId": "...", "clientSecret": "${SECRET}", "scopes": ["read"]}`
+//! (without a `clientId`, sagedeck registers itself where the authorization server offers it).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -80,6 +83,19 @@ pub struct ServerEntry {
     pub url: Option<String>,
     /// Extra HTTP headers (http, sse); values are secrets.
     pub headers: BTreeMap<String, Secret>,
+    /// OAuth client settings (http).
+    pub oauth: OAuthSettings,
+}
+
+/// The `oauth` object of an HTTP server: a client registered out of band, and scopes to ask for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OAuthSettings {
+    /// A pre-registered client id (else dynamic registration).
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<Secret>,
+    /// Scopes asked for at login (besides those the server names).
+    pub scopes: Vec<String>,
 }
 
 impl ServerEntry {
@@ -137,6 +153,18 @@ struct RawEntry {
     headers: BTreeMap<String, String>,
     #[serde(default)]
     disabled: bool,
+    oauth: Option<RawOAuth>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawOAuth {
+    #[serde(alias = "client_id")]
+    client_id: Option<String>,
+    #[serde(alias = "client_secret")]
+    client_secret: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 /// Expands `${VAR}` (and `${VAR:-default}`) from `lookup`; an unset variable without a default
@@ -230,6 +258,14 @@ impl Registry {
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), Secret(x(v)?))))
                     .collect::<Result<_, String>>()?,
+                oauth: match &raw.oauth {
+                    Some(o) => OAuthSettings {
+                        client_id: o.client_id.as_deref().map(x).transpose()?,
+                        client_secret: o.client_secret.as_deref().map(x).transpose()?.map(Secret),
+                        scopes: o.scopes.clone(),
+                    },
+                    None => OAuthSettings::default(),
+                },
                 name: name.clone(),
             };
             match transport {
@@ -333,6 +369,7 @@ pub fn demo_entry(exe: &Path, endpoint_url: &str) -> ServerEntry {
         cwd: None,
         url: None,
         headers: BTreeMap::new(),
+        oauth: OAuthSettings::default(),
     }
 }
 
@@ -384,5 +421,25 @@ mod tests {
         assert!(Registry::parse(r#"{"mcpServers": {"x": {}}}"#, &env).is_err());
         assert!(Registry::parse(r#"{"mcpServers": {"x": {"transport": "ws", "url": "u"}}}"#, &env).is_err());
         assert!(Registry::parse(r#"{"mcpServers": {"x": {"transport": "http"}}}"#, &env).is_err());
+    }
+
+    #[test]
+    fn oauth_settings() {
+        let text = r#"{"mcpServers": {
+            "a": {"url": "http://h/mcp", "oauth": {"clientId": "sagedeck", "clientSecret": "${TOKEN}", "scopes": ["read"]}},
+            "b": {"url": "http://h/mcp"}
+        }}"#;
+        let r = Registry::parse(text, &env).unwrap();
+        let a = &r.get("a").unwrap().oauth;
+        assert_eq!(a.client_id.as_deref(), Some("sagedeck"));
+        assert_eq!(a.client_secret.as_ref().map(Secret::expose), Some("s3cr3t"));
+        assert_eq!(a.scopes, ["read"]);
+        assert!(!format!("{r:?}").contains("s3cr3t"));
+        assert_eq!(r.get("b").unwrap().oauth, OAuthSettings::default());
+        let typo = r#"{"mcpServers": {"a": {"url": "http://h/mcp", "oauth": {"clientid": "x"}}}}"#;
+        assert!(
+            Registry::parse(typo, &env).is_err(),
+            "a misspelt key is an error, not ignored"
+        );
     }
 }

@@ -33,6 +33,8 @@ fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
             .collect(),
         JobKind::Guard(k) => guard_samples(k, seen).into_iter().map(Job::Guard).collect(),
         JobKind::Mcp(McpKind::Connect) => vec![Job::Mcp(McpJob::Connect { server: None })],
+        JobKind::Mcp(McpKind::Login) => vec![Job::Mcp(McpJob::Login { server: "s".into() })],
+        JobKind::Mcp(McpKind::Logout) => vec![Job::Mcp(McpJob::Logout { server: "s".into() })],
         JobKind::Mcp(McpKind::ToolCall) => vec![Job::Mcp(McpJob::ToolCall {
             server: "s".into(),
             tool: "t".into(),

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use sagedeck::aws::observe::metrics::{MetricsSnapshot, VariantMetrics, VariantSummary};
 use sagedeck::mcp::events::Progress;
+use sagedeck::mcp::oauth::AuthState;
 use sagedeck::mcp::result::{Block, RenderedResult};
 use sagedeck::mcp::{CallError, CallOutcome, ServerStatus, ServerView, TransportKind};
 use sagedeck::tui::app::App;
@@ -135,6 +136,7 @@ fn servers() -> Vec<ServerView> {
                     ToolAnnotations::new().read_only(false).destructive(true),
                 ),
             ],
+            auth: AuthState::None,
         },
         ServerView {
             name: "radio-station".into(),
@@ -146,6 +148,7 @@ fn servers() -> Vec<ServerView> {
             },
             server: None,
             tools: vec![],
+            auth: AuthState::None,
         },
         ServerView {
             name: "everything".into(),
@@ -154,6 +157,7 @@ fn servers() -> Vec<ServerView> {
             status: ServerStatus::Connecting,
             server: None,
             tools: vec![],
+            auth: AuthState::None,
         },
     ]
 }

@@ -2,7 +2,8 @@
 //! streamable HTTP with and without a token, every fault class through the sandbox), a Python
 //! `mcp` server (the seed's Radio Station) over stdio, streamable HTTP and legacy SSE, and the
 //! npm `@modelcontextprotocol/server-everything` (progress, ignored cancel, list_changed, image
-//! and structured content), and a hostile Python server (escape sequences, secrets, big results).
+//! and structured content), a hostile Python server (escape sequences, secrets, big results), and
+//! an OAuth-protected Python server with its own authorization server (login, refresh, step-up).
 //! Peers are installed by the setup under the target directory; the
 //! tests fail, never skip, when they cannot be.
 
@@ -19,6 +20,7 @@ mod everything;
 mod faults;
 mod hostile;
 mod hub;
+mod oauth;
 mod own_server;
 mod peers;
 mod python;
@@ -54,6 +56,7 @@ pub fn stdio_entry(name: &str, command: &str, args: &[&str], env: &[(&str, &str)
         cwd: None,
         url: None,
         headers: BTreeMap::new(),
+        oauth: Default::default(),
     }
 }
 
@@ -68,6 +71,7 @@ pub fn url_entry(name: &str, transport: TransportKind, url: &str, headers: &[(&s
         cwd: None,
         url: Some(url.into()),
         headers: headers.iter().map(|(k, v)| (k.to_string(), Secret::new(*v))).collect(),
+        oauth: Default::default(),
     }
 }
 

@@ -135,10 +135,12 @@ pub struct HttpPeer {
     pub port: u16,
 }
 
-/// Starts the Radio Station over `transport` (`sse` or `streamable-http`) and reads its port.
-pub async fn radio_http(transport: &str) -> HttpPeer {
+/// Starts the Python peer `script` (in `tests/mcp_peers/`) with `args` and returns it (killed
+/// when dropped) with the first line it prints (its port or ports), within 60 s.
+pub async fn python_peer(script: &str, args: &[&str]) -> (Child, String) {
     let mut child = Command::new(setup(python).await)
-        .args([radio_script().as_str(), transport])
+        .arg(peers_dir().join(script))
+        .args(args)
         .env("PYTHONNOUSERSITE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -150,9 +152,15 @@ pub async fn radio_http(transport: &str) -> HttpPeer {
     let mut lines = tokio::io::BufReader::new(stdout).lines();
     let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
         .await
-        .expect("the radio station prints its port within 60 s")
+        .unwrap_or_else(|_| panic!("{script} prints its port within 60 s"))
         .expect("stdout readable")
-        .expect("a PORT line");
+        .unwrap_or_else(|| panic!("{script} printed no port line"));
+    (child, line)
+}
+
+/// Starts the Radio Station over `transport` (`sse` or `streamable-http`) and reads its port.
+pub async fn radio_http(transport: &str) -> HttpPeer {
+    let (child, line) = python_peer("radio_station.py", &[transport]).await;
     let port = line
         .strip_prefix("PORT ")
         .and_then(|p| p.trim().parse().ok())

@@ -15,6 +15,7 @@ use crate::aws::change::audit::AuditContext;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, Exit};
 use crate::cli::output::{print_json, print_table, say, say_err};
+use crate::mcp::oauth::{AuthState, auth_state};
 use crate::mcp::{
     CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
 };
@@ -34,6 +35,10 @@ pub enum ToolsCommand {
     List(ListArgs),
     /// Call one tool of one server and print what came back.
     Call(CallArgs),
+    /// Log in to an HTTP server behind OAuth (the URL printed, opened in a browser if any).
+    Login(super::login::LoginArgs),
+    /// Forget an HTTP server's OAuth tokens.
+    Logout(super::login::LogoutArgs),
 }
 
 /// Where the registry is and how long to wait for a server.
@@ -83,7 +88,8 @@ fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 })
 }
 
-fn load_registry(r: &RegistryArgs) -> Result<Registry, Exit> {
+/// The registry of `--mcp-config`, or the default one; an empty one is a usage error.
+pub(super) fn load_registry(r: &RegistryArgs) -> Result<Registry, Exit> {
     match Registry::load_default(r.mcp_config.as_deref()) {
         Ok(reg) if reg.servers.is_empty() => Err(Exit::usage(
             "no MCP servers configured: pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (mcpServers format)",
@@ -121,14 +127,15 @@ fn annotations_text(t: &rmcp::model::Tool) -> String {
 fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
     let (i, tools) = (conn.info(), conn.tools());
     say(format!(
-        "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms",
+        "== {} ({}): connected to {} {} · protocol {} · {} tools · {:.1} ms · auth: {}",
         entry.name,
         entry.transport,
         i.name,
         i.version,
         i.protocol_version,
         tools.len(),
-        ms(conn.connect_time())
+        ms(conn.connect_time()),
+        auth_state(entry).label()
     ))?;
     let rows = tools
         .iter()
@@ -183,7 +190,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
                     "status": "connected", "server": conn.info(), "connect_ms": ms(conn.connect_time()),
-                    "tools": tools,
+                    "auth": auth_state(entry), "tools": tools,
                 }));
                 conn.disconnect().await;
             }
@@ -191,12 +198,19 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
                 failed += 1;
                 worst = worst.max(connect_exit(&e));
                 say_err(format!("sagedeck: {}: {e}", entry.name));
+                let auth = failed_auth(entry, &e);
                 if !g.json {
-                    say(format!("== {} ({}): FAILED: {e}", entry.name, entry.transport))?;
+                    say(format!(
+                        "== {} ({}): FAILED: {e} · auth: {}",
+                        entry.name,
+                        entry.transport,
+                        auth.label()
+                    ))?;
                 }
                 report.push(json!({
                     "name": entry.name, "transport": entry.transport, "target": entry.target(),
                     "status": "failed", "error": {"class": e.class(), "message": e.to_string()},
+                    "auth": auth,
                 }));
             }
         }
@@ -208,6 +222,19 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
         Err(Exit::code(worst))
     } else {
         Ok(())
+    }
+}
+
+/// The auth state of a server whose connection failed: a login it asks for is `needs login`.
+fn failed_auth(entry: &ServerEntry, e: &ConnectError) -> AuthState {
+    match e {
+        ConnectError::LoginRequired { status: 403, .. } => AuthState::NeedsLogin {
+            why: "a scope is missing".into(),
+        },
+        ConnectError::LoginRequired { .. } => AuthState::NeedsLogin {
+            why: "the server asks for one".into(),
+        },
+        _ => auth_state(entry),
     }
 }
 

@@ -119,6 +119,13 @@ pub enum AppEvent {
         /// Logs of the connected ones, by name.
         logs: Vec<(String, crate::mcp::events::ServerLog)>,
     },
+    /// A step of an OAuth login to an MCP server (the URL to open, then how it ended).
+    McpLogin {
+        /// Server name.
+        server: String,
+        /// The step.
+        step: crate::mcp::oauth::LoginStep,
+    },
     /// Progress of a tool call.
     ToolProgress {
         /// Job id.

@@ -6,6 +6,7 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::events::ServerEvent;
+use crate::mcp::oauth::{self, LoginOptions, LoginStep, PendingLogin};
 use crate::mcp::{CallError, CallOptions, McpHub};
 use crate::tui::event::{AppEvent, McpJob};
 
@@ -45,7 +46,9 @@ pub(super) async fn run(
 ) {
     match (job, hub) {
         (McpJob::Connect { server }, Some(hub)) => connect(hub, server, events).await,
-        (McpJob::Connect { .. }, None) => {}
+        (McpJob::Login { server }, Some(hub)) => login(hub, server, events).await,
+        (McpJob::Logout { server }, Some(hub)) => logout(hub, server, events).await,
+        (McpJob::Connect { .. } | McpJob::Login { .. } | McpJob::Logout { .. }, None) => {}
         (
             McpJob::ToolCall {
                 server,
@@ -107,6 +110,51 @@ async fn connect(hub: &McpHub, server: Option<String>, events: &UnboundedSender<
         }
     };
     futures_util::future::join_all(names.into_iter().map(connect)).await;
+}
+
+/// An OAuth login: the URL reported (and opened in a browser when there is one), the redirect
+/// awaited (cancelling the job closes the loopback port), the server reconnected once logged in.
+async fn login(hub: &McpHub, server: String, events: &UnboundedSender<AppEvent>) {
+    let step = |step: LoginStep| {
+        let _ = events.send(AppEvent::McpLogin {
+            server: server.clone(),
+            step,
+        });
+    };
+    let Some(entry) = hub.entry(&server) else {
+        return step(LoginStep::Failed(format!("no server `{server}`")));
+    };
+    let pending = match PendingLogin::begin(&entry, &LoginOptions::default()).await {
+        Ok(p) => p,
+        Err(e) => return step(LoginStep::Failed(e.to_string())),
+    };
+    let opened = oauth::login::open_browser(pending.url());
+    step(LoginStep::Open {
+        url: pending.url().to_string(),
+        opened,
+    });
+    match pending.finish(oauth::login::DEFAULT_LOGIN_TIMEOUT).await {
+        Ok(done) => {
+            step(LoginStep::Done(done.state.label()));
+            connect(hub, Some(server.clone()), events).await;
+        }
+        Err(e) => step(LoginStep::Failed(e.to_string())),
+    }
+}
+
+/// Deletes a server's token cache and reconnects it (it then asks for a login again).
+async fn logout(hub: &McpHub, server: String, events: &UnboundedSender<AppEvent>) {
+    let removed = hub.entry(&server).and_then(|e| oauth::cache_of(&e)).map(|c| c.remove());
+    let step = match removed {
+        Some(Ok(true)) => LoginStep::LoggedOut,
+        Some(Ok(false)) | None => LoginStep::Failed(format!("{server} was not logged in")),
+        Some(Err(e)) => LoginStep::Failed(format!("cannot delete the token cache: {e}")),
+    };
+    let _ = events.send(AppEvent::McpLogin {
+        server: server.clone(),
+        step,
+    });
+    connect(hub, Some(server), events).await;
 }
 
 /// A tool call, `repeat` times: audited first (refused when the log cannot be written), progress

@@ -1,4 +1,5 @@
-//! The MCP runner's jobs (`worker/mcp.rs`): connecting servers and calling tools.
+//! The MCP runner's jobs (`worker/mcp.rs`): connecting servers, logging in to and out of OAuth
+//! servers, and calling tools.
 
 use super::Effect;
 
@@ -13,6 +14,17 @@ pub enum McpJob {
     Connect {
         /// One server by name.
         server: Option<String>,
+    },
+    /// An OAuth login to an HTTP server: the URL reported, then the redirect awaited in the
+    /// background ([`crate::tui::event::AppEvent::McpLogin`]); the server reconnects after.
+    Login {
+        /// Server name.
+        server: String,
+    },
+    /// Forget a server's OAuth tokens (its token cache is deleted), then reconnect it.
+    Logout {
+        /// Server name.
+        server: String,
     },
     /// Call an MCP tool `repeat` times (Esc sends `notifications/cancelled`); audited first.
     ToolCall {
@@ -29,11 +41,12 @@ pub enum McpJob {
     },
 }
 
-super::kinds!(McpJob => McpKind { Connect, ToolCall, });
+super::kinds!(McpJob => McpKind { Connect, Login, Logout, ToolCall, });
 
 super::effects!(McpJob, |job| match job {
     McpJob::ToolCall { reason, .. } => Effect::Audited(CALLING_TOOLS, reason),
-    McpJob::Connect { .. } => Effect::Reads,
+    // A login changes no resource: it keeps a token on this machine, as reading needs.
+    McpJob::Connect { .. } | McpJob::Login { .. } | McpJob::Logout { .. } => Effect::Reads,
 });
 
 impl McpJob {
@@ -42,6 +55,8 @@ impl McpJob {
         match self {
             McpJob::Connect { server: Some(s) } => format!("refreshing MCP server {s}"),
             McpJob::Connect { server: None } => "refreshing MCP servers".into(),
+            McpJob::Login { server } => format!("logging in to {server}"),
+            McpJob::Logout { server } => format!("logging out of {server}"),
             McpJob::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
             McpJob::ToolCall { tool, .. } => format!("calling tool {tool}"),
         }

@@ -296,6 +296,8 @@ impl ToolsPane {
                     });
                 }
             }
+            KeyCode::Char('o') if matches!(self.focus, Focus::Tools | Focus::Servers) => self.start_login(false, out),
+            KeyCode::Char('O') if matches!(self.focus, Focus::Tools | Focus::Servers) => self.start_login(true, out),
             KeyCode::Char('g') => self.jump(data, out, Tab::Variants),
             KeyCode::Char('G') => self.jump(data, out, Tab::Endpoints),
             // Rows move the focused list; pages scroll the result.
@@ -349,6 +351,12 @@ impl ToolsPane {
         }
     }
 
+    /// Whether the selected server is a streamable HTTP one (it may log in with OAuth).
+    fn selected_is_http(&self) -> bool {
+        self.selected_server()
+            .is_some_and(|s| s.transport == crate::mcp::TransportKind::Http)
+    }
+
     /// The footer's keys for the current focus.
     pub(super) fn hints(&self, data: &Data) -> Vec<KeyHint> {
         let no_tool = self.selected_tool().is_none();
@@ -380,17 +388,24 @@ impl ToolsPane {
                 KeyHint::new("L", "log"),
                 KeyHint::when("g", "endpoint", self.endpoint_link().is_none()),
             ],
-            Focus::Servers | Focus::Tools => vec![
-                KeyHint::new("↑↓", "move"),
-                KeyHint::new("⏎/→", "open"),
-                KeyHint::new("←", "back"),
-                KeyHint::when("c", "reconnect", self.servers.is_empty()),
-                call,
-                KeyHint::when("J", "raw JSON", no_tool),
-                KeyHint::when("d", "whole tool", no_tool),
-                KeyHint::new("L", "log"),
-                KeyHint::when("g/G", "endpoint", self.endpoint_link().is_none()),
-            ],
+            Focus::Servers | Focus::Tools => {
+                let mut keys = vec![
+                    KeyHint::new("↑↓", "move"),
+                    KeyHint::new("⏎/→", "open"),
+                    KeyHint::new("←", "back"),
+                    KeyHint::when("c", "reconnect", self.servers.is_empty()),
+                    call,
+                    KeyHint::when("J", "raw JSON", no_tool),
+                    KeyHint::when("d", "whole tool", no_tool),
+                    KeyHint::new("L", "log"),
+                    KeyHint::when("g/G", "endpoint", self.endpoint_link().is_none()),
+                ];
+                // Only an HTTP server logs in (OAuth): the key is offered where it works.
+                if self.selected_is_http() {
+                    keys.insert(4, KeyHint::new("o/O", "log in/out"));
+                }
+                keys
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 
 mod calls;
 mod keys;
+mod login;
 mod result;
 mod view;
 
@@ -33,6 +34,7 @@ use crate::tui::widgets::schema_form::SchemaForm;
 use crate::tui::widgets::toasts::Level;
 
 pub use calls::{ArgsStore, ToolCall, ToolCallState};
+pub use login::LoginDialog;
 
 /// Calls kept in the history (all tools together).
 pub const HISTORY_LIMIT: usize = 200;
@@ -136,6 +138,7 @@ pub struct ToolsPane {
     repeat: String,
     notice: Option<String>,
     store: ArgsStore,
+    login: Option<LoginDialog>,
 }
 
 impl ToolsPane {
@@ -265,6 +268,7 @@ impl ToolsPane {
     /// A job was queued: connections mark their servers connecting; a call gets its record.
     fn take_id(&mut self, id: u64, job: &Job) {
         match job {
+            Job::Mcp(McpJob::Login { server }) => self.login_submitted(id, server),
             Job::Mcp(McpJob::Connect { server }) => {
                 for s in &mut self.servers {
                     if server.as_ref().is_none_or(|n| *n == s.name) {
@@ -322,10 +326,14 @@ impl ToolsPane {
                 let selected = self.selected_server().map(|s| s.name.clone());
                 for s in &servers {
                     let before = self.servers.iter().find(|o| o.name == s.name).map(|o| &o.status);
-                    if let ServerStatus::Failed { reason, .. } = &s.status
+                    if let ServerStatus::Failed { reason, class } = &s.status
                         && !matches!(before, Some(ServerStatus::Failed { .. }))
                     {
-                        out.toast(Level::Error, format!("MCP server {}: {reason}", s.name));
+                        let why = match class.as_str() {
+                            "login_required" => format!("{reason} (or press o in the Tools tab)"),
+                            _ => reason.clone(),
+                        };
+                        out.toast(Level::Error, format!("MCP server {}: {why}", s.name));
                     }
                 }
                 self.servers = servers;
@@ -337,6 +345,7 @@ impl ToolsPane {
                 let n = self.selected_server().map(|s| s.tools.len()).unwrap_or(0);
                 self.tool_cursor = self.tool_cursor.min(n.saturating_sub(1));
             }
+            AppEvent::McpLogin { server, step } => self.login_step(&server, &step, out),
             AppEvent::ToolProgress { id, progress } => {
                 if let Some(c) = self.history.iter_mut().find(|c| c.id == id && c.in_flight()) {
                     c.progress = Some(progress);
@@ -389,13 +398,19 @@ impl Pane for ToolsPane {
     fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, out: &mut Outbox, _visible: bool) {
         if matches!(
             ev,
-            AppEvent::McpServers { .. } | AppEvent::ToolProgress { .. } | AppEvent::ToolResult { .. }
+            AppEvent::McpServers { .. }
+                | AppEvent::McpLogin { .. }
+                | AppEvent::ToolProgress { .. }
+                | AppEvent::ToolResult { .. }
         ) {
             self.apply_event(ev.clone(), out);
         }
     }
 
     fn capturing_text(&self) -> bool {
+        if self.login.is_some() {
+            return true;
+        }
         match self.focus {
             Focus::Raw | Focus::Repeat => true,
             Focus::Form => self.tool_form().is_some_and(|f| f.form.editing),
@@ -408,6 +423,10 @@ impl Pane for ToolsPane {
     }
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        if self.login.is_some() {
+            self.on_login_key(key, out);
+            return true;
+        }
         self.ensure_form();
         self.on_key(key, data, out)
     }
@@ -415,6 +434,9 @@ impl Pane for ToolsPane {
     fn render(&mut self, f: &mut Frame, area: Rect, data: &Data, theme: &Theme) {
         self.ensure_form();
         view::render(self, f, area, data, theme);
+        if let Some(d) = &self.login {
+            login::render_login(d, f, area, theme);
+        }
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {

@@ -95,6 +95,10 @@ fn render_servers(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {
             head = head.style(theme.selection());
         }
         lines.push(head);
+        let detail = match s.auth.short_label() {
+            Some(auth) => format!("{auth} · {detail}"),
+            None => detail,
+        };
         let detail_role = if role == Role::StatusOk { Role::Muted } else { role };
         lines.push(Line::from(Span::styled(
             format!("  {}", truncate(&detail, w.saturating_sub(2))),
