@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
 use serde::Serialize;
 use tokio::process::Child;
 use tokio::sync::{broadcast, mpsc};
@@ -25,6 +25,7 @@ use super::connect::{
 };
 use super::events::{LogSource, Progress, ServerEvent, ServerLog};
 use super::registry::{ServerEntry, TransportKind};
+use super::sampling::Sampler;
 use super::stdio_lines::{CloseReason, LineGuard, MAX_MESSAGE_BYTES};
 use super::transport_sse::SseClientTransport;
 
@@ -40,12 +41,16 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 pub struct ConnectOptions {
     /// Limit of the whole handshake (spawn or HTTP connect, initialize, first tool list).
     pub timeout: Duration,
+    /// Who answers the server's sampling requests (None: sampling is not declared, and a
+    /// request is answered -32601 saying how to enable it).
+    pub sampling: Option<Arc<Sampler>>,
 }
 
 impl Default for ConnectOptions {
     fn default() -> Self {
         ConnectOptions {
             timeout: DEFAULT_CONNECT_TIMEOUT,
+            sampling: None,
         }
     }
 }
@@ -76,6 +81,10 @@ pub(super) struct Shared {
     pub(super) closed_why: CloseReason,
     /// The tools left out of the last listing (their names, escaped), and why.
     pub(super) refused: RwLock<Vec<String>>,
+    /// The server's registry name (who asks, in a sampling request).
+    pub(super) server: String,
+    /// Who answers its sampling requests.
+    pub(super) sampler: Option<Arc<Sampler>>,
 }
 
 impl Shared {
@@ -170,11 +179,32 @@ impl ClientHandler for Handler {
         });
     }
 
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _ctx: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        let Some(sampler) = &self.0.sampler else {
+            self.0.log.push(LogSource::Client, "sampling/createMessage declined: no --sampling-llm");
+            return Err(super::sampling::not_enabled());
+        };
+        let answer = sampler.answer(&self.0.server, &params).await;
+        let line = match &answer {
+            Ok(_) => format!("sampling/createMessage answered by {}", sampler.llm().name()),
+            Err(e) => format!("sampling/createMessage declined ({}): {}", e.code.0, e.message),
+        };
+        self.0.log.push(LogSource::Client, line);
+        answer
+    }
+
+    #[allow(deprecated)]
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("sagedeck", env!("CARGO_PKG_VERSION")),
-        )
+        let mut caps = ClientCapabilities::default();
+        if self.0.sampler.is_some() {
+            caps.sampling = Some(rmcp::model::SamplingCapability::default());
+        }
+        ClientConfig::new(caps, Implementation::new("sagedeck", env!("CARGO_PKG_VERSION")))
     }
 }
 
@@ -279,6 +309,8 @@ impl McpConnection {
             tools: RwLock::new(Vec::new()),
             closed_why: CloseReason::default(),
             refused: RwLock::new(Vec::new()),
+            server: entry.name.clone(),
+            sampler: opts.sampling.clone(),
         });
         let (service, child) = start(entry, Handler(shared.clone()), opts.timeout).await?;
         let peer = service.peer().clone();

@@ -8,12 +8,15 @@ pub mod client;
 pub mod connect;
 pub mod events;
 pub mod hub;
+pub mod origin;
 pub mod payload;
 pub mod registry;
 pub mod result;
+pub mod sampling;
 pub mod schema;
 pub mod server;
 pub mod stdio_lines;
+pub mod tasks;
 pub mod tools_config;
 pub mod transport_sse;
 

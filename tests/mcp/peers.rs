@@ -135,10 +135,21 @@ pub struct HttpPeer {
     pub port: u16,
 }
 
+/// `sampling_server.py` (a tool that asks its client for a completion).
+pub fn sampling_script() -> String {
+    peers_dir().join("sampling_server.py").to_string_lossy().into_owned()
+}
+
 /// Starts the Radio Station over `transport` (`sse` or `streamable-http`) and reads its port.
 pub async fn radio_http(transport: &str) -> HttpPeer {
+    python_http(&radio_script(), transport).await
+}
+
+/// Starts the Python peer `script` over `transport` (`sse` or `streamable-http`) and reads its
+/// port.
+pub async fn python_http(script: &str, transport: &str) -> HttpPeer {
     let mut child = Command::new(setup(python).await)
-        .args([radio_script().as_str(), transport])
+        .args([script, transport])
         .env("PYTHONNOUSERSITE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

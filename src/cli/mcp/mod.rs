@@ -1,5 +1,7 @@
-//! The MCP commands: `tools list|call` (`tools.rs`, audited by `audit.rs`) and `mcp serve`.
+//! The MCP commands: `tools list|call` (`tools.rs`, audited by `audit.rs`, sampling answered as
+//! `sampling.rs` says) and `mcp serve`.
 
 pub mod audit;
+pub mod sampling;
 pub mod serve;
 pub mod tools;

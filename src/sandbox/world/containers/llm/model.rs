@@ -254,6 +254,12 @@ pub fn decide(turns: &[Turn], tools: &[ToolDef], choice: &Choice, merged_system:
             arguments: fill_arguments(t, &question),
         },
         None if question.is_empty() => Decision::Answer("How can I help?".into()),
+        // Asked without tools (a completion, such as an MCP server's sampling request): it
+        // answers with what it read, so a caller sees its own words came through.
+        None if tools.is_empty() => Decision::Answer(format!(
+            "Sandbox model, asked: {}",
+            question.chars().take(400).collect::<String>()
+        )),
         None => Decision::Answer(format!(
             "I have no tool for that. You asked: {}",
             question.chars().take(200).collect::<String>()
