@@ -1,0 +1,67 @@
+//! A server's sampling request in the console: its dialog shows the server, the model, the
+//! preferences, the limit and every message (escaped), `y` sends it, `n`/Esc decline, and a
+//! second request waits for the first to be answered. Snapshot at 100×20.
+
+use crossterm::event::KeyCode;
+use sagedeck::mcp::agent::Message;
+use sagedeck::mcp::sampling::SamplingRequest;
+use sagedeck::tui::app::App;
+use sagedeck::tui::data::Data;
+use sagedeck::tui::event::AppEvent;
+use sagedeck::tui::theme::Theme;
+use sagedeck::tui::widgets::Overlay;
+use sagedeck::tui::widgets::sampling::SamplingAsk;
+use sagedeck::tui::widgets::toasts::Toasts;
+
+use crate::common::tui::{self, tap};
+
+fn request(server: &str) -> SamplingRequest {
+    SamplingRequest {
+        server: server.into(),
+        model: "llm-tgi-chat".into(),
+        messages: vec![
+            Message::new("system", "You explain intent labels to on-call engineers."),
+            Message::new("user", "In one sentence, why is \"book me a flight\" travel?\x1b[2K"),
+        ],
+        preferences: "hints claude · intelligence 0.80".into(),
+        max_tokens: 96,
+        temperature: None,
+        stop: vec![],
+    }
+}
+
+fn ask(app: &mut App, server: &str) -> std::sync::mpsc::Receiver<bool> {
+    let (answer, rx) = std::sync::mpsc::channel();
+    app.on_event(AppEvent::SamplingAsked(SamplingAsk {
+        request: request(server),
+        answer,
+    }));
+    rx
+}
+
+#[test]
+fn a_sampling_request_waits_in_a_dialog_until_answered() {
+    let mut app = App::new(Data::default(), Theme::default_theme());
+    let first = ask(&mut app, "sagedeck-demo");
+    let second = ask(&mut app, "radio");
+    app.toasts = Toasts::default();
+    let screen = tui::render(&mut app, 100, 20);
+    assert!(screen.contains("sagedeck-demo asks for a completion from llm-tgi-chat"), "{screen}");
+    assert!(screen.contains("\\x1b[2K"), "the server's control characters are written out: {screen}");
+    insta::assert_snapshot!("sampling_dialog", screen);
+
+    tap(&mut app, KeyCode::Char('x'));
+    assert!(first.try_recv().is_err(), "other keys answer nothing");
+    tap(&mut app, KeyCode::Char('y'));
+    assert_eq!(first.try_recv(), Ok(true));
+    // The second request shows once the first is answered; Esc declines it.
+    match &app.overlay {
+        Some(Overlay::Sampling(a)) => assert_eq!(a.request.server, "radio"),
+        other => panic!("expected the second request, got {other:?}"),
+    }
+    tap(&mut app, KeyCode::Esc);
+    assert_eq!(second.try_recv(), Ok(false));
+    assert!(app.overlay.is_none());
+    let said: Vec<String> = app.toasts.log.iter().map(|t| t.text.clone()).collect();
+    assert!(said.iter().any(|t| t.contains("radio declined")), "{said:?}");
+}
