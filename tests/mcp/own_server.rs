@@ -160,6 +160,7 @@ async fn http_with_and_without_the_token() {
     let url = h.url();
     let opts = ConnectOptions {
         timeout: Duration::from_secs(10),
+        ..Default::default()
     };
     let none = McpConnection::connect(&url_entry("h", TransportKind::Http, &url, &[]), &opts).await;
     match none {

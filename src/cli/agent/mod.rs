@@ -330,6 +330,7 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> CmdResult {
         &setting.registry,
         ConnectOptions {
             timeout: Duration::from_secs_f64(a.registry.connect_timeout.max(0.001)),
+            ..Default::default()
         },
     );
     let result = drive(

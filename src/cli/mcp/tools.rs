@@ -162,6 +162,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
     };
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
+        ..Default::default()
     };
     let results = futures_util::future::join_all(entries.iter().map(|e| McpConnection::connect(e, &opts))).await;
     let mut failed = 0;
@@ -268,6 +269,7 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
     }
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
+        ..Default::default()
     };
     // Who is calling (for the audit log) is looked up while the server connects.
     let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(entry, &opts));
