@@ -274,6 +274,7 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
         sampling: sampler.clone(),
+        ..Default::default()
     };
     // Who is calling (for the audit log) is looked up while the server connects.
     let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(entry, &opts));
