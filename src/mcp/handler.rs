@@ -194,7 +194,9 @@ impl ClientHandler for McpClientHandler {
         _ctx: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
         let Some(sampler) = &self.0.sampler else {
-            self.0.log.push(LogSource::Client, "sampling/createMessage declined: no --sampling-llm");
+            self.0
+                .log
+                .push(LogSource::Client, "sampling/createMessage declined: no --sampling-llm");
             return Err(super::sampling::not_enabled());
         };
         let answer = sampler.answer(&self.0.server, &params).await;

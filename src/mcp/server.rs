@@ -231,12 +231,10 @@ impl ServerHandler for ToolServer {
                 .get_or_insert_with(Default::default)
                 .insert(rmcp::model::TASKS_EXTENSION_ID.to_string(), Default::default());
         }
-        let mut info = ServerConfig::new(caps).with_server_info(
-            Implementation::new(
-                self.config.server.name.clone().unwrap_or_else(|| "sagedeck".into()),
-                env!("CARGO_PKG_VERSION"),
-            ),
-        );
+        let mut info = ServerConfig::new(caps).with_server_info(Implementation::new(
+            self.config.server.name.clone().unwrap_or_else(|| "sagedeck".into()),
+            env!("CARGO_PKG_VERSION"),
+        ));
         if let Some(i) = &self.config.server.instructions {
             info = info.with_instructions(i.clone());
         }

@@ -407,7 +407,14 @@ mod tests {
         let names: Vec<_> = c.tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(
             names,
-            ["classify_intent", "generate_text", "score_churn", "tenant_classify", "explain_intent", "summarize_async"]
+            [
+                "classify_intent",
+                "generate_text",
+                "score_churn",
+                "tenant_classify",
+                "explain_intent",
+                "summarize_async"
+            ]
         );
         let ci = c.tool("classify_intent").unwrap();
         let r = ci.request(&args(json!({"user_input": "refund please"}))).unwrap();

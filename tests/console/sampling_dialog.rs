@@ -46,8 +46,14 @@ fn a_sampling_request_waits_in_a_dialog_until_answered() {
     let second = ask(&mut app, "radio");
     app.toasts = Toasts::default();
     let screen = tui::render(&mut app, 100, 20);
-    assert!(screen.contains("sagedeck-demo asks for a completion from llm-tgi-chat"), "{screen}");
-    assert!(screen.contains("\\x1b[2K"), "the server's control characters are written out: {screen}");
+    assert!(
+        screen.contains("sagedeck-demo asks for a completion from llm-tgi-chat"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("\\x1b[2K"),
+        "the server's control characters are written out: {screen}"
+    );
     insta::assert_snapshot!("sampling_dialog", screen);
 
     tap(&mut app, KeyCode::Char('x'));
@@ -64,4 +70,71 @@ fn a_sampling_request_waits_in_a_dialog_until_answered() {
     assert!(app.overlay.is_none());
     let said: Vec<String> = app.toasts.log.iter().map(|t| t.text.clone()).collect();
     assert!(said.iter().any(|t| t.contains("radio declined")), "{said:?}");
+}
+
+/// The console's sampler (`[mcp] sampling_llm`) over the real demo server: the demo's
+/// `explain_intent` asks for a completion, the dialog's event arrives, yes sends it to the
+/// sandbox's LLM, and the explanation lands in the tool's result; the audit log has the request.
+#[tokio::test]
+async fn the_console_answers_the_demo_servers_sampling_request_after_the_dialog() {
+    use sagedeck::mcp::client::CallOptions;
+    use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
+    use sagedeck::tui::config::McpDefaults;
+    use sagedeck::tui::worker::sampling::console_sampler;
+
+    let sb = crate::common::sandbox_with(crate::common::demo_config()).await;
+    let url = sb.endpoint_url();
+    let fleet = sagedeck::aws::Fleet::for_url(&url).await;
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let settings = McpDefaults {
+        sampling_llm: Some("llm-tgi-chat".into()),
+        ..Default::default()
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let aws = sagedeck::aws::AwsOptions::default();
+    let sampler = console_sampler(&settings, &aws, Some(&fleet), Some(&audit), (tx, None)).unwrap();
+    assert!(sampler.is_some());
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck"));
+    let registry = Registry {
+        servers: vec![sagedeck::mcp::registry::demo_entry(exe, &url)],
+        ..Default::default()
+    };
+    let hub = McpHub::new(
+        &registry,
+        ConnectOptions {
+            sampling: sampler,
+            ..Default::default()
+        },
+    );
+    hub.connect("sagedeck-demo").await.expect("the demo server starts");
+    let arguments = serde_json::json!({"user_input": "refund my order"})
+        .as_object()
+        .cloned();
+    let call = hub.call("sagedeck-demo", "explain_intent", arguments, CallOptions::default());
+    let answer = async {
+        match rx.recv().await {
+            Some(AppEvent::SamplingAsked(ask)) => {
+                assert_eq!(ask.request.server, "sagedeck-demo");
+                assert!(
+                    ask.request
+                        .messages
+                        .iter()
+                        .any(|m| m.content.contains("refund my order"))
+                );
+                ask.decide(true);
+            }
+            other => panic!("expected a sampling request, got {other:?}"),
+        }
+    };
+    let (out, ()) = tokio::join!(call, answer);
+    let s = out.expect("explain_intent answers").result.structured.unwrap();
+    assert_eq!(s["sampled_by"], "llm-tgi-chat", "{s:#}");
+    assert!(s["explanation"].as_str().unwrap().contains("refund my order"), "{s:#}");
+    let log = std::fs::read_to_string(&audit).unwrap();
+    assert!(
+        log.contains("\"mcp.sampling\"") && log.contains("\"approval\":\"approved\""),
+        "{log}"
+    );
+    hub.shutdown().await;
 }

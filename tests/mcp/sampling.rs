@@ -75,7 +75,11 @@ async fn exercise(entry: &ServerEntry, fleet: &Fleet, dir: &std::path::Path, lab
     let auto = Arc::new(sampler(fleet, SamplingApproval::Auto, &log));
     let r = summarize(entry, Some(auto.clone())).await;
     assert_eq!(r["declined"], false, "{label}: {r:#}");
-    assert_eq!((r["model"].as_str(), r["role"].as_str()), (Some("llm-tgi-chat"), Some("assistant")), "{label}");
+    assert_eq!(
+        (r["model"].as_str(), r["role"].as_str()),
+        (Some("llm-tgi-chat"), Some("assistant")),
+        "{label}"
+    );
     assert!(r["text"].as_str().unwrap().contains(QUESTION), "{label}: {r:#}");
     assert_eq!(r["stop_reason"], "endTurn", "{label}");
     let totals = auto.totals();
@@ -87,7 +91,7 @@ async fn exercise(entry: &ServerEntry, fleet: &Fleet, dir: &std::path::Path, lab
     assert_eq!(lines[0]["after"]["server"], "summarizer");
     assert_eq!(lines[0]["after"]["messages"], 2, "system prompt and the user message");
     assert_eq!(lines[1]["result"], "ok");
-    assert_eq!(lines[1]["after"]["tokens_out"], totals.tokens_out);
+    assert_eq!(lines[1]["after"]["usage"]["out"], totals.tokens_out, "{:#}", lines[1]);
     assert!(
         !std::fs::read_to_string(&log).unwrap().contains(QUESTION),
         "{label}: the messages' text is never written to the audit log"
@@ -105,7 +109,11 @@ async fn exercise(entry: &ServerEntry, fleet: &Fleet, dir: &std::path::Path, lab
     let approved = summarize(entry, Some(ask.clone())).await;
     assert_eq!(approved["declined"], false, "{label}: {approved:#}");
     let denied = summarize(entry, Some(ask.clone())).await;
-    assert_eq!((denied["declined"].clone(), denied["code"].clone()), (json!(true), json!(-1)), "{label}");
+    assert_eq!(
+        (denied["declined"].clone(), denied["code"].clone()),
+        (json!(true), json!(-1)),
+        "{label}"
+    );
     assert_eq!(denied["message"], "User rejected sampling request", "{label}");
     let shown = seen.lock().unwrap().clone();
     assert_eq!(shown.len(), 2, "{label}");
@@ -115,18 +123,28 @@ async fn exercise(entry: &ServerEntry, fleet: &Fleet, dir: &std::path::Path, lab
     assert!(shown[0].messages[1].content.contains(QUESTION));
     assert_eq!(ask.totals().declined, 1, "{label}");
     let refused = audit_lines(&log).pop().unwrap();
-    assert!(refused["result"].as_str().unwrap().starts_with("refused:"), "{refused:#}");
+    assert!(
+        refused["result"].as_str().unwrap().starts_with("refused:"),
+        "{refused:#}"
+    );
 
     // never: declined without asking anyone.
     let never = Arc::new(sampler(fleet, SamplingApproval::Never, &log));
     let r = summarize(entry, Some(never.clone())).await;
-    assert_eq!((r["declined"].clone(), r["code"].clone()), (json!(true), json!(-1)), "{label}");
+    assert_eq!(
+        (r["declined"].clone(), r["code"].clone()),
+        (json!(true), json!(-1)),
+        "{label}"
+    );
     assert_eq!(never.totals().answered, 0);
 
     // No sampling model: declined with -32601, saying how to enable it.
     let r = summarize(entry, None).await;
     assert_eq!(r["code"], -32601, "{label}: {r:#}");
-    assert!(r["message"].as_str().unwrap().contains("--sampling-llm"), "{label}: {r:#}");
+    assert!(
+        r["message"].as_str().unwrap().contains("--sampling-llm"),
+        "{label}: {r:#}"
+    );
 }
 
 #[tokio::test]
@@ -153,7 +171,15 @@ async fn tools_call_answers_sampling_with_sampling_llm() {
     let audit = dir.path().join("audit.jsonl");
     let (audit, registry) = (audit.to_str().unwrap(), registry.to_str().unwrap());
     let run = |extra: &'static [&'static str]| {
-        let mut argv = vec!["--json", "--audit-file", audit, "tools", "call", "summarizer", "summarize"];
+        let mut argv = vec![
+            "--json",
+            "--audit-file",
+            audit,
+            "tools",
+            "call",
+            "summarizer",
+            "summarize",
+        ];
         argv.extend(["--arg", "text=disk full on the canary", "--mcp-config", registry]);
         argv.extend(extra);
         let home = dir.path().to_path_buf();
@@ -166,11 +192,16 @@ async fn tools_call_answers_sampling_with_sampling_llm() {
     assert_eq!(v["result"]["blocks"][0]["value"]["model"], "llm-tgi-chat", "{v:#}");
     let summary = "sampling: 1 answered by llm-tgi-chat, 0 declined";
     assert!(out.stderr.contains(summary), "{}", out.stderr);
-    // Without a terminal, ask declines; without --sampling-llm, the client declares no sampling.
-    let out = run(&["--sampling-llm", "llm-tgi-chat"]).await;
+    // never declines; without --sampling-llm, the client declares no sampling.
+    let out = run(&["--sampling-llm", "llm-tgi-chat", "--approve-sampling", "never"]).await;
     assert_eq!(out.json()["result"]["blocks"][0]["value"]["code"], -1, "{}", out.stdout);
     let out = run(&[]).await;
-    assert_eq!(out.json()["result"]["blocks"][0]["value"]["code"], -32601, "{}", out.stdout);
+    assert_eq!(
+        out.json()["result"]["blocks"][0]["value"]["code"],
+        -32601,
+        "{}",
+        out.stdout
+    );
 }
 
 #[tokio::test]
@@ -187,9 +218,14 @@ async fn the_demo_server_asks_its_client_to_explain_an_intent() {
                 sampling: sampler,
                 ..Default::default()
             };
-            let conn = McpConnection::connect(&entry, &opts).await.expect("the demo server starts");
+            let conn = McpConnection::connect(&entry, &opts)
+                .await
+                .expect("the demo server starts");
             let input = args(json!({"user_input": "book me a flight to Paris"}));
-            let out = conn.call_tool("explain_intent", input, CallOptions::default()).await.unwrap();
+            let out = conn
+                .call_tool("explain_intent", input, CallOptions::default())
+                .await
+                .unwrap();
             conn.disconnect().await;
             assert!(!out.result.is_error, "{}", out.result.to_text());
             out.result.structured.clone().unwrap()

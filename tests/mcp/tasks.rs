@@ -53,7 +53,10 @@ async fn served() -> (sagedeck::sandbox::SandboxHandle, ToolServer) {
     })
     .await;
     let fleet = Fleet::for_url(&sb.endpoint_url()).await;
-    let endpoints = ["mcp-async-summarizer".to_string(), "mcp-intent-classifier-prod".to_string()];
+    let endpoints = [
+        "mcp-async-summarizer".to_string(),
+        "mcp-intent-classifier-prod".to_string(),
+    ];
     let (found, warnings) = asynchronous_endpoints(&fleet, &endpoints).await;
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["mcp-async-summarizer"]);
@@ -121,9 +124,15 @@ async fn a_task_tool_is_followed_to_its_output_and_to_its_failure() {
     let s = result.structured_content.unwrap();
     assert!(s["label"].is_string() && s["score"].is_number(), "{s:#}");
     let output = s["sagemaker"]["output_location"].as_str().unwrap();
-    assert!(output.starts_with("s3://sagedeck-demo-async/summaries/output/"), "{s:#}");
+    assert!(
+        output.starts_with("s3://sagedeck-demo-async/summaries/output/"),
+        "{s:#}"
+    );
     assert!(!s["sagemaker"]["inference_id"].as_str().unwrap().is_empty());
-    assert_eq!(done.task.status_message.as_deref(), Some(format!("output at {output}").as_str()));
+    assert_eq!(
+        done.task.status_message.as_deref(),
+        Some(format!("output at {output}").as_str())
+    );
 
     let id = start(&client, "summarize_plain", json!({"inputs": "plain text"})).await;
     let failed = completed(&ended(&client, &id).await);
@@ -131,7 +140,10 @@ async fn a_task_tool_is_followed_to_its_output_and_to_its_failure() {
     let s = failed.structured_content.unwrap();
     assert_eq!(s["error"]["class"], "async_failure", "{s:#}");
     assert!(s["error"]["message"].as_str().unwrap().contains("415"), "{s:#}");
-    assert!(s["error"]["location"].as_str().unwrap().contains("/summaries/failure/"), "{s:#}");
+    assert!(
+        s["error"]["location"].as_str().unwrap().contains("/summaries/failure/"),
+        "{s:#}"
+    );
     client.cancel().await.unwrap();
 }
 
@@ -140,7 +152,11 @@ async fn cancelling_a_task_stops_following_it() {
     let (_sb, server) = served().await;
     let client = task_client(server).await;
     let id = start(&client, "summarize_async", json!({"inputs": "cancel me"})).await;
-    client.peer().cancel_task(CancelTaskParams::new(id.clone())).await.unwrap();
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
     let t = ended(&client, &id).await;
     assert_eq!(t.status(), TaskStatus::Cancelled, "{t:?}");
     let unknown = client.peer().get_task(GetTaskParams::new("no-such-task")).await;
@@ -153,7 +169,9 @@ async fn a_client_without_tasks_gets_the_result_in_the_call() {
     let (_sb, server) = served().await;
     let http = serve_http(server, "127.0.0.1:0".parse().unwrap(), None).await.unwrap();
     let entry = url_entry("serve", TransportKind::Http, &http.url(), &[]);
-    let conn = McpConnection::connect(&entry, &ConnectOptions::default()).await.unwrap();
+    let conn = McpConnection::connect(&entry, &ConnectOptions::default())
+        .await
+        .unwrap();
     let opts = CallOptions {
         timeout: Duration::from_secs(30),
         ..Default::default()

@@ -36,7 +36,6 @@ pub struct SamplingArgs {
     pub sampling_template: Option<String>,
 }
 
-
 /// The sampler the flags and the config ask for (None: sampling declined), its fleet connected
 /// and its audit log open (exit 6 when the log cannot be opened).
 pub async fn sampler(g: &GlobalArgs, a: &SamplingArgs) -> Result<Option<Arc<Sampler>>, Exit> {

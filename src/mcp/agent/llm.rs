@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::run::{Agent, Event};
 use super::shape::{Reply, StreamReader, read_reply};
 use super::{AgentConfig, Shape, Template};
+use crate::aws::Fleet;
 use crate::aws::invoke::call::InvokeSpec;
 use crate::aws::invoke::openai::{ChatCall, OpenAiClient};
-use crate::aws::Fleet;
 use crate::aws::invoke::session::{NEW_SESSION, SessionInfo};
 
 /// The life of the tokens a run mints (renewed before they end).

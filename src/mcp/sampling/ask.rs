@@ -28,7 +28,12 @@ pub fn fill(template: &str, values: &Map<String, Value>) -> String {
 }
 
 /// Adds the client's completion to a successful structured `result` (an error stays as it is).
-pub async fn enrich(peer: &Peer<RoleServer>, spec: &SamplingSpec, args: &Map<String, Value>, mut result: CallToolResult) -> CallToolResult {
+pub async fn enrich(
+    peer: &Peer<RoleServer>,
+    spec: &SamplingSpec,
+    args: &Map<String, Value>,
+    mut result: CallToolResult,
+) -> CallToolResult {
     if result.is_error == Some(true) {
         return result;
     }
@@ -56,8 +61,15 @@ pub async fn enrich(peer: &Peer<RoleServer>, spec: &SamplingSpec, args: &Map<Str
     result
 }
 
-async fn ask(peer: &Peer<RoleServer>, spec: &SamplingSpec, values: &Map<String, Value>) -> Result<(String, String), String> {
-    let message = SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(fill(&spec.prompt, values)));
+async fn ask(
+    peer: &Peer<RoleServer>,
+    spec: &SamplingSpec,
+    values: &Map<String, Value>,
+) -> Result<(String, String), String> {
+    let message = SamplingMessage::new(
+        Role::User,
+        SamplingMessageContentBlock::text(fill(&spec.prompt, values)),
+    );
     let mut params = CreateMessageRequestParams::new(vec![message], spec.max_tokens.unwrap_or(128));
     params.system_prompt = spec.system_prompt.as_deref().map(|s| fill(s, values));
     match peer.create_message(params).await {

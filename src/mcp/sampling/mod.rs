@@ -25,9 +25,9 @@ use serde_json::{Value, json};
 
 use super::agent::llm::{LlmLink, invoke_whole};
 use super::agent::{AgentConfig, Shape, Template};
-use crate::aws::{AwsOptions, Fleet};
 use crate::aws::change::audit::Mutation;
 use crate::aws::change::guard::Audited;
+use crate::aws::{AwsOptions, Fleet};
 pub use request::{MAX_SAMPLING_TOKENS, SamplingRequest};
 
 /// The JSON-RPC code of a sampling request the user rejected (MCP 2025-06-18 and later).
@@ -150,23 +150,44 @@ impl std::fmt::Debug for Sampler {
 
 /// The error a declined request answers.
 fn rejected(why: &str) -> ErrorData {
-    ErrorData::new(REJECTED, "User rejected sampling request", Some(json!({ "reason": why })))
+    ErrorData::new(
+        REJECTED,
+        "User rejected sampling request",
+        Some(json!({ "reason": why })),
+    )
 }
 
 impl Sampler {
     /// A sampler answering with `llm` in `shape` (and `template`, generate) over `fleet`,
     /// approving by `approval` (asking `approver` in `ask` mode).
-    pub fn new(fleet: Fleet, llm: SamplingLlm, shape: Shape, template: Template, approval: SamplingApproval) -> Sampler {
+    pub fn new(
+        fleet: Fleet,
+        llm: SamplingLlm,
+        shape: Shape,
+        template: Template,
+        approval: SamplingApproval,
+    ) -> Sampler {
         Sampler::with_source(FleetSource::Ready(fleet), llm, (shape, template), approval)
     }
 
     /// A sampler whose fleet is connected with `aws` at its first request.
-    pub fn connecting(aws: AwsOptions, llm: SamplingLlm, shape: Shape, template: Template, approval: SamplingApproval) -> Sampler {
+    pub fn connecting(
+        aws: AwsOptions,
+        llm: SamplingLlm,
+        shape: Shape,
+        template: Template,
+        approval: SamplingApproval,
+    ) -> Sampler {
         let source = FleetSource::Lazy(aws, tokio::sync::OnceCell::new());
         Sampler::with_source(source, llm, (shape, template), approval)
     }
 
-    fn with_source(fleet: FleetSource, llm: SamplingLlm, (shape, template): (Shape, Template), approval: SamplingApproval) -> Sampler {
+    fn with_source(
+        fleet: FleetSource,
+        llm: SamplingLlm,
+        (shape, template): (Shape, Template),
+        approval: SamplingApproval,
+    ) -> Sampler {
         let config = AgentConfig {
             llm: llm.endpoint.clone(),
             inference_component: llm.component.clone(),
@@ -255,7 +276,11 @@ impl Sampler {
     }
 
     /// Answers `params` from `server`: approval, the audit line, the model, the counts.
-    pub async fn answer(&self, server: &str, params: &CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorData> {
+    pub async fn answer(
+        &self,
+        server: &str,
+        params: &CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ErrorData> {
         let req = match SamplingRequest::read(server, &self.llm.name(), params) {
             Ok(r) => r,
             Err(e) => return Err(self.decline(&e, ErrorData::invalid_params(e.clone(), None))),
@@ -280,7 +305,8 @@ impl Sampler {
             Err(e) => Err(e),
         };
         let figures = match &outcome {
-            Ok(a) => json!({"tokens_in": a.reply.tokens_in, "tokens_out": a.reply.tokens_out,
+            // Token counts under `usage` (the log redacts values under names holding "token").
+            Ok(a) => json!({"usage": {"in": a.reply.tokens_in, "out": a.reply.tokens_out},
                             "invoked_variant": a.variant, "attempts": a.attempts}),
             Err(_) => Value::Null,
         };
@@ -296,8 +322,10 @@ impl Sampler {
         })?;
         let c = &self.counters;
         c.answered.fetch_add(1, Ordering::Relaxed);
-        c.tokens_in.fetch_add(answer.reply.tokens_in.unwrap_or(0), Ordering::Relaxed);
-        c.tokens_out.fetch_add(answer.reply.tokens_out.unwrap_or(0), Ordering::Relaxed);
+        c.tokens_in
+            .fetch_add(answer.reply.tokens_in.unwrap_or(0), Ordering::Relaxed);
+        c.tokens_out
+            .fetch_add(answer.reply.tokens_out.unwrap_or(0), Ordering::Relaxed);
         let full = answer.reply.tokens_out.is_some_and(|n| n >= u64::from(req.max_tokens));
         let stop = if full {
             CreateMessageResult::STOP_REASON_END_MAX_TOKEN
@@ -341,7 +369,10 @@ mod tests {
     #[test]
     fn llm_names_parse() {
         let l = SamplingLlm::parse("llm-tgi-chat/qwen-ic").unwrap();
-        assert_eq!((l.endpoint.as_str(), l.component.as_deref()), ("llm-tgi-chat", Some("qwen-ic")));
+        assert_eq!(
+            (l.endpoint.as_str(), l.component.as_deref()),
+            ("llm-tgi-chat", Some("qwen-ic"))
+        );
         assert_eq!(l.name(), "llm-tgi-chat/qwen-ic");
         assert_eq!(SamplingLlm::parse("e").unwrap().component, None);
         for bad in ["", "a/", "/b", "a/b/c", "a b"] {

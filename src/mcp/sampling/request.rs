@@ -123,9 +123,7 @@ impl SamplingRequest {
 pub fn preferences_text(p: Option<&ModelPreferences>) -> String {
     let Some(p) = p else { return "-".into() };
     let mut parts = Vec::new();
-    let hints: Vec<String> = (p.hints.iter().flatten())
-        .filter_map(|h| h.name.clone())
-        .collect();
+    let hints: Vec<String> = (p.hints.iter().flatten()).filter_map(|h| h.name.clone()).collect();
     if !hints.is_empty() {
         parts.push(format!("hints {}", hints.join(", ")));
     }
@@ -138,7 +136,11 @@ pub fn preferences_text(p: Option<&ModelPreferences>) -> String {
             parts.push(format!("{name} {v:.2}"));
         }
     }
-    if parts.is_empty() { "-".into() } else { parts.join(" · ") }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(" · ")
+    }
 }
 
 #[cfg(test)]
@@ -149,7 +151,10 @@ mod tests {
 
     fn params() -> CreateMessageRequestParams {
         let mut p = CreateMessageRequestParams::new(
-            vec![SamplingMessage::new(Role::User, SamplingMessageContentBlock::text("Why?"))],
+            vec![SamplingMessage::new(
+                Role::User,
+                SamplingMessageContentBlock::text("Why?"),
+            )],
             99_999,
         );
         p.system_prompt = Some("Be brief.".into());
@@ -170,7 +175,10 @@ mod tests {
         assert_eq!(r.messages[0], Message::new("system", "Be brief."));
         let chat = r.body(Shape::Messages, &Template::Chatml).unwrap();
         assert_eq!(chat["messages"][1], json!({"role": "user", "content": "Why?"}));
-        assert_eq!((chat["temperature"].clone(), chat["stop"].clone()), (json!(0.0), json!(["END"])));
+        assert_eq!(
+            (chat["temperature"].clone(), chat["stop"].clone()),
+            (json!(0.0), json!(["END"]))
+        );
         let generated = r.body(Shape::Generate, &Template::Chatml).unwrap();
         assert_eq!(generated["parameters"]["stop"], json!(["<|im_end|>", "END"]));
         assert!(generated["parameters"].get("temperature").is_none(), "{generated}");

@@ -138,7 +138,12 @@ fn sagemaker_block(a: &AsyncAccepted, looks: u32, started: Instant) -> Value {
 
 /// Sends `spec` with `args` by InvokeEndpointAsync and follows its output and failure objects
 /// until one appears; `status` hears each stage. The result is what the model sees.
-pub async fn follow(fleet: &Fleet, spec: &ToolSpec, args: &Map<String, Value>, status: &(dyn Fn(String) + Sync)) -> CallToolResult {
+pub async fn follow(
+    fleet: &Fleet,
+    spec: &ToolSpec,
+    args: &Map<String, Value>,
+    status: &(dyn Fn(String) + Sync),
+) -> CallToolResult {
     let req = match spec.checked_request(args) {
         Ok(r) => r,
         Err(e) => return error_result(e, None),

@@ -33,7 +33,11 @@ impl SamplingAsk {
         let r = &self.request;
         let mut out = vec![
             escape_line(&format!("{} asks for a completion from {}", r.server, r.model)).into_owned(),
-            format!("preferences: {}   up to {} tokens", escape_line(&r.preferences), r.max_tokens),
+            format!(
+                "preferences: {}   up to {} tokens",
+                escape_line(&r.preferences),
+                r.max_tokens
+            ),
             String::new(),
         ];
         for m in &r.messages {

@@ -65,7 +65,10 @@ pub fn console_sampler(
 fn dialog(events: UnboundedSender<AppEvent>) -> SamplingApprover {
     Arc::new(move |request: SamplingRequest| {
         let (answer, rx) = std::sync::mpsc::channel();
-        if events.send(AppEvent::SamplingAsked(SamplingAsk { request, answer })).is_err() {
+        if events
+            .send(AppEvent::SamplingAsked(SamplingAsk { request, answer }))
+            .is_err()
+        {
             return false;
         }
         rx.recv_timeout(ASK_LIMIT).unwrap_or(false)

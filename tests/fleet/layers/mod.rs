@@ -107,6 +107,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "promote/args.rs",
                 "promote/view.rs",
                 "mcp/audit.rs",
+                "mcp/sampling.rs",
                 "agent/view.rs",
                 "console/sandbox.rs",
             ],
