@@ -337,6 +337,21 @@ mod tests {
     }
 
     #[test]
+    fn asked_without_tools_it_answers_with_what_it_read() {
+        let turns = vec![
+            Turn::new("system", "Be terse."),
+            Turn::new("user", "Summarize: disk full"),
+        ];
+        let d = decide(&turns, &[], &Choice::Auto, false);
+        assert_eq!(d, Decision::Answer("Sandbox model, asked: Summarize: disk full".into()));
+        let d = decide(&[Turn::new("user", "Play jazz")], &radio(), &Choice::Auto, false);
+        assert!(
+            matches!(d, Decision::Answer(ref t) if t.starts_with("I have no tool")),
+            "{d:?}"
+        );
+    }
+
+    #[test]
     fn after_a_result_it_answers_and_after_an_error_it_retries() {
         let mut turns = vec![
             Turn::new("user", "What is the most played song on WZPZ?"),
