@@ -2,7 +2,7 @@
 //! (`mcp-async-summarizer`, found asynchronous by DescribeEndpoint), with an rmcp client that
 //! declares the tasks extension: a call returns a task, `tasks/get` follows it to its output and,
 //! on a request the container refuses, to its failure object; `tasks/cancel` stops following.
-//! A client without tasks gets the result in the call.
+//! A client without tasks (sagedeck's own, the Python SDK's) gets the result in the call.
 
 use std::time::Duration;
 
@@ -185,5 +185,33 @@ async fn a_client_without_tasks_gets_the_result_in_the_call() {
     assert!(s["label"].is_string(), "{s:#}");
     assert!(s["sagemaker"]["output_location"].is_string(), "{s:#}");
     conn.disconnect().await;
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_gets_a_task_tools_result_in_the_call() {
+    let (_sb, server) = served().await;
+    let http = serve_http(server, "127.0.0.1:0".parse().unwrap(), None).await.unwrap();
+    let py = crate::peers::setup(crate::peers::python).await;
+    let script = crate::peers::peers_dir().join("call_tool.py");
+    let run = tokio::process::Command::new(py)
+        .arg(script)
+        .args([http.url().as_str(), "summarize_async", r#"{"inputs": "from python"}"#])
+        .env("PYTHONNOUSERSITE", "1")
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the Python client ends within 60 s")
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v["isError"], false, "{v:#}");
+    assert!(v["structured"]["label"].is_string(), "{v:#}");
+    assert!(v["structured"]["sagemaker"]["inference_id"].is_string(), "{v:#}");
     http.shutdown().await;
 }
