@@ -223,6 +223,16 @@ impl GlobalArgs {
             .unwrap_or_else(|| "default".into())
     }
 
+    /// config.toml's settings for the selected profile (the defaults when there is no file or
+    /// it cannot be read).
+    pub fn settings(&self) -> crate::tui::config::Settings {
+        crate::local::dirs::config_dir()
+            .map(|d| d.join("config.toml"))
+            .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
+            .map(|f| f.for_profile(&self.profile_name()))
+            .unwrap_or_default()
+    }
+
     /// Connects the fleet layer.
     pub async fn connect(&self) -> Result<Fleet, Exit> {
         Ok(Fleet::connect(&self.aws_options()).await?)

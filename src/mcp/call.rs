@@ -13,9 +13,10 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::client::{McpConnection, Shared};
+use super::client::McpConnection;
 use super::connect::STDERR_LINES_SHOWN;
 use super::events::{LogSource, Progress};
+use super::handler::Shared;
 use super::result::{RenderedResult, render};
 
 /// How long a call may go without an answer or progress, unless told otherwise.

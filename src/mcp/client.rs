@@ -7,24 +7,25 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::model::Tool;
+use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::{StreamableHttpClient, StreamableHttpClientTransportConfig};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{Peer, RoleClient, ServiceExt};
 use serde::Serialize;
 use tokio::process::Child;
-use tokio::sync::{broadcast, mpsc};
-
-use crate::format::{escape_line, has_controls};
+use tokio::sync::broadcast;
 
 use super::connect::{
     ConnectError, STDERR_LINES_SHOWN, explain_child_failure, explain_handshake_failure, explain_sse_failure,
     http_client,
 };
-use super::events::{LogSource, Progress, ServerEvent, ServerLog};
+use super::elicit::Elicitor;
+use super::events::{LogSource, ServerEvent, ServerLog};
+use super::handler::{McpClientHandler, Shared};
 use super::registry::{ServerEntry, TransportKind};
+use super::sampling::Sampler;
 use super::stdio_lines::{CloseReason, LineGuard, MAX_MESSAGE_BYTES};
 use super::transport_sse::SseClientTransport;
 
@@ -40,12 +41,19 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 pub struct ConnectOptions {
     /// Limit of the whole handshake (spawn or HTTP connect, initialize, first tool list).
     pub timeout: Duration,
+    /// Who answers the server's elicitations (None: they are declined, and the log says so).
+    pub elicitor: Option<Elicitor>,
+    /// Who answers the server's sampling requests (None: sampling is not declared, and a
+    /// request is answered -32601 saying how to enable it).
+    pub sampling: Option<Arc<Sampler>>,
 }
 
 impl Default for ConnectOptions {
     fn default() -> Self {
         ConnectOptions {
             timeout: DEFAULT_CONNECT_TIMEOUT,
+            elicitor: None,
+            sampling: None,
         }
     }
 }
@@ -63,119 +71,12 @@ pub struct ServerInfo {
     pub instructions: Option<String>,
     /// Whether it offers tools.
     pub has_tools: bool,
-}
-
-/// State shared by a connection and its notification handler.
-pub(super) struct Shared {
-    pub(super) log: ServerLog,
-    pub(super) events: broadcast::Sender<ServerEvent>,
-    /// Progress token of each running call → its progress channel.
-    pub(super) routes: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<Progress>>>,
-    pub(super) tools: RwLock<Vec<Tool>>,
-    /// Why this side closed the connection (a stdio message over the limit), if it did.
-    pub(super) closed_why: CloseReason,
-    /// The tools left out of the last listing (their names, escaped), and why.
-    pub(super) refused: RwLock<Vec<String>>,
-}
-
-impl Shared {
-    /// Keeps `tools` as the listing, leaving out (with a warning in the log) every tool whose
-    /// name holds a control character: such a name could rewrite what a terminal shows around
-    /// it (an approval question), and nothing could call it by a name a person can type.
-    fn keep_tools(&self, tools: Vec<Tool>) -> Vec<Tool> {
-        let (kept, refused): (Vec<Tool>, Vec<Tool>) = tools.into_iter().partition(|t| !has_controls(&t.name));
-        let warnings: Vec<String> = refused
-            .iter()
-            .map(|t| {
-                format!(
-                    "tool `{}` left out: its name holds control characters",
-                    escape_line(&t.name)
-                )
-            })
-            .collect();
-        for w in &warnings {
-            self.log.push(LogSource::Client, w.clone());
-        }
-        *self.refused.write() = warnings;
-        *self.tools.write() = kept.clone();
-        kept
-    }
-}
-
-#[derive(Clone)]
-struct Handler(Arc<Shared>);
-
-fn token_text(t: &ProgressToken) -> String {
-    serde_json::to_value(&t.0)
-        .map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
-        .unwrap_or_default()
-}
-
-impl ClientHandler for Handler {
-    async fn on_progress(&self, params: ProgressNotificationParam, _ctx: NotificationContext<RoleClient>) {
-        let p = Progress {
-            progress: params.progress,
-            total: params.total,
-            message: params.message,
-        };
-        let routed = match self.0.routes.lock().get(&params.progress_token) {
-            Some(tx) => tx.send(p.clone()).is_ok(),
-            None => false,
-        };
-        let _ = self.0.events.send(ServerEvent::Progress {
-            token: token_text(&params.progress_token),
-            progress: p,
-            late: !routed,
-        });
-    }
-
-    #[allow(deprecated)]
-    async fn on_logging_message(
-        &self,
-        params: rmcp::model::LoggingMessageNotificationParam,
-        _ctx: NotificationContext<RoleClient>,
-    ) {
-        let level = serde_json::to_value(params.level)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| "info".into());
-        let text = match &params.data {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        self.0.log.push(LogSource::Notification(level.clone()), text.clone());
-        let _ = self.0.events.send(ServerEvent::Log {
-            level,
-            logger: params.logger,
-            text,
-        });
-    }
-
-    async fn on_tool_list_changed(&self, ctx: NotificationContext<RoleClient>) {
-        let shared = self.0.clone();
-        let peer = ctx.peer.clone();
-        tokio::spawn(async move {
-            match peer.list_all_tools().await {
-                Ok(tools) => {
-                    let count = shared.keep_tools(tools).len();
-                    shared
-                        .log
-                        .push(LogSource::Client, format!("tools/list_changed: {count} tools now"));
-                    let _ = shared.events.send(ServerEvent::ToolsChanged { count });
-                }
-                Err(e) => shared
-                    .log
-                    .push(LogSource::Client, format!("tools/list_changed: re-listing failed: {e}")),
-            }
-        });
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("sagedeck", env!("CARGO_PKG_VERSION")),
-        )
-    }
+    /// Whether it offers resources.
+    pub has_resources: bool,
+    /// Whether its resources can be subscribed to.
+    pub resources_subscribe: bool,
+    /// Whether it offers prompts.
+    pub has_prompts: bool,
 }
 
 /// A live connection to one server.
@@ -184,7 +85,7 @@ pub struct McpConnection {
     transport: TransportKind,
     pub(super) shared: Arc<Shared>,
     pub(super) peer: Peer<RoleClient>,
-    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, McpClientHandler>>>,
     child: tokio::sync::Mutex<Option<Child>>,
     info: ServerInfo,
     connect_time: Duration,
@@ -200,9 +101,9 @@ impl std::fmt::Debug for McpConnection {
     }
 }
 
-type Started = (RunningService<RoleClient, Handler>, Option<Child>);
+type Started = (RunningService<RoleClient, McpClientHandler>, Option<Child>);
 
-async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Result<Started, ConnectError> {
+async fn start(entry: &ServerEntry, handler: McpClientHandler, timeout: Duration) -> Result<Started, ConnectError> {
     let log = handler.0.log.clone();
     match entry.transport {
         TransportKind::Stdio => {
@@ -274,7 +175,7 @@ async fn start(entry: &ServerEntry, handler: Handler, timeout: Duration) -> Resu
 /// The handshake over streamable HTTP through `client` (plain, or with OAuth).
 async fn serve_http<C>(
     entry: &ServerEntry,
-    handler: Handler,
+    handler: McpClientHandler,
     client: C,
     timeout: Duration,
 ) -> Result<Started, ConnectError>
@@ -309,8 +210,11 @@ impl McpConnection {
             tools: RwLock::new(Vec::new()),
             closed_why: CloseReason::default(),
             refused: RwLock::new(Vec::new()),
+            server: entry.name.clone(),
+            elicitor: opts.elicitor.clone(),
+            sampler: opts.sampling.clone(),
         });
-        let (service, child) = start(entry, Handler(shared.clone()), opts.timeout).await?;
+        let (service, child) = start(entry, McpClientHandler(shared.clone()), opts.timeout).await?;
         let peer = service.peer().clone();
         let info = peer
             .peer_info()
@@ -323,6 +227,13 @@ impl McpConnection {
                 version: i.server_info.as_ref().map(|s| s.version.clone()).unwrap_or_default(),
                 instructions: i.instructions.clone(),
                 has_tools: i.capabilities.tools.is_some(),
+                has_resources: i.capabilities.resources.is_some(),
+                resources_subscribe: i
+                    .capabilities
+                    .resources
+                    .as_ref()
+                    .is_some_and(|r| r.subscribe == Some(true)),
+                has_prompts: i.capabilities.prompts.is_some(),
             })
             .unwrap_or_default();
         let conn = McpConnection {

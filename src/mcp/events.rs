@@ -1,5 +1,5 @@
 //! What a connected server says besides answers: its log (stderr lines of a stdio child and
-//! `notifications/message`), progress, and tool-list changes, kept per server in a bounded
+//! `notifications/message`), progress, list changes, resource updates and elicitations, kept per server in a bounded
 //! buffer and broadcast to whoever listens (the console's Tools tab, the CLI).
 
 use std::collections::VecDeque;
@@ -137,6 +137,22 @@ pub enum ServerEvent {
     ToolsChanged {
         /// Tools after the re-list.
         count: usize,
+    },
+    /// The resource list changed (`notifications/resources/list_changed`).
+    ResourcesChanged,
+    /// The prompt list changed (`notifications/prompts/list_changed`).
+    PromptsChanged,
+    /// A subscribed resource changed (`notifications/resources/updated`).
+    ResourceUpdated {
+        /// Its URI.
+        uri: String,
+    },
+    /// The server asked for input and was answered.
+    Elicited {
+        /// Its message.
+        message: String,
+        /// `accepted`, `declined` or `cancelled`.
+        answer: String,
     },
     /// The connection ended.
     Disconnected {

@@ -20,7 +20,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::schema;
+pub use super::origin::{check_origin, own_origins};
+use super::tasks::TaskTools;
 use super::tools_config::{ToolSpec, ToolsConfig};
 use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec};
 use crate::aws::invoke::log::{InvocationLog, InvocationRecord};
@@ -39,6 +40,7 @@ pub struct ToolServer {
     tools: Arc<Vec<Tool>>,
     policy: RetryPolicy,
     log: Option<Arc<InvocationLog>>,
+    tasks: TaskTools,
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -137,7 +139,20 @@ impl ToolServer {
             tools: Arc::new(tools),
             policy,
             log: None,
+            tasks: TaskTools::default(),
         }
+    }
+
+    /// Serves the tools on the `asynchronous` endpoints (and those the file marks
+    /// `asynchronous = true`) as task tools.
+    pub fn with_async_endpoints(mut self, asynchronous: &std::collections::HashSet<String>) -> ToolServer {
+        self.tasks = TaskTools::of(&self.config, asynchronous);
+        self
+    }
+
+    /// Whether `tool` is served as a task tool.
+    pub fn is_task_tool(&self, tool: &str) -> bool {
+        self.tasks.has(tool)
     }
 
     /// Appends a line per invocation to `log` (the variant log).
@@ -153,13 +168,9 @@ impl ToolServer {
 
     /// Runs one tool with these arguments: the result the model sees (never a protocol error).
     pub async fn run_tool(&self, spec: &ToolSpec, args: &Map<String, Value>, ct: &CancellationToken) -> CallToolResult {
-        let errors = schema::validate(&Value::Object(spec.input_schema()), &Value::Object(args.clone()));
-        if !errors.is_empty() {
-            return error_result(format!("invalid arguments: {}", errors.join("; ")), None);
-        }
-        let req = match spec.request(args) {
+        let req = match spec.checked_request(args) {
             Ok(r) => r,
-            Err(e) => return error_result(format!("invalid arguments: {e}"), None),
+            Err(e) => return error_result(e, None),
         };
         let policy = spec.retry.map(|r| r.policy(self.policy)).unwrap_or(self.policy);
         let outcome = tokio::select! {
@@ -214,12 +225,16 @@ impl ToolServer {
 
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new(
-                self.config.server.name.clone().unwrap_or_else(|| "sagedeck".into()),
-                env!("CARGO_PKG_VERSION"),
-            ),
-        );
+        let mut caps = ServerCapabilities::builder().enable_tools().build();
+        if self.tasks.any() {
+            caps.extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::TASKS_EXTENSION_ID.to_string(), Default::default());
+        }
+        let mut info = ServerConfig::new(caps).with_server_info(Implementation::new(
+            self.config.server.name.clone().unwrap_or_else(|| "sagedeck".into()),
+            env!("CARGO_PKG_VERSION"),
+        ));
         if let Some(i) = &self.config.server.instructions {
             info = info.with_instructions(i.clone());
         }
@@ -250,12 +265,27 @@ impl ServerHandler for ToolServer {
             ));
         };
         let args = request.arguments.unwrap_or_default();
+        let task_tool = self.tasks.has(&spec.name);
+        if task_tool && context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
+            let task = self.tasks.start(self.fleet.clone(), spec.clone(), args);
+            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
+        }
         // Slow calls (cold models, retries with backoff) report progress while they wait, which
         // keeps clients whose timeout restarts on progress from giving up; fast ones send none.
         let token = context.meta.get_progress_token();
         let started = tokio::time::Instant::now();
         let mut beat = tokio::time::interval_at(started + FIRST_HEARTBEAT, HEARTBEAT);
-        let run = self.run_tool(spec, &args, &context.ct);
+        let run = async {
+            if task_tool {
+                let follow = super::tasks::follow(&self.fleet, spec, &args, &|_| {});
+                tokio::select! {
+                    r = follow => r,
+                    _ = context.ct.cancelled() => error_result("cancelled by the client".into(), None),
+                }
+            } else {
+                self.run_tool(spec, &args, &context.ct).await
+            }
+        };
         tokio::pin!(run);
         let result = loop {
             tokio::select! {
@@ -270,7 +300,27 @@ impl ServerHandler for ToolServer {
                 }
             }
         };
+        let result = match &spec.sampling {
+            Some(s) => super::sampling::ask::enrich(&context.peer, s, &args, result).await,
+            None => result,
+        };
         Ok(result.into())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        Ok(rmcp::model::GetTaskResult::new(self.tasks.get(&request.task_id)?))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id)
     }
 }
 
@@ -329,36 +379,6 @@ fn authorized(headers: &HeaderMap, token: &str) -> bool {
     // Constant-time comparison.
     let (a, b) = (got.trim().as_bytes(), token.as_bytes());
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Checks an `--allow-origin` value: `null`, or `http(s)://HOST[:PORT]` with nothing after.
-pub fn check_origin(origin: &str) -> Result<(), String> {
-    if origin == "null" {
-        return Ok(());
-    }
-    let bad = || format!("--allow-origin `{origin}` is not an origin such as https://console.example.com:8443");
-    let url = reqwest::Url::parse(origin).map_err(|_| bad())?;
-    let bare = url.path() == "/" && url.query().is_none() && url.fragment().is_none() && !origin.ends_with('/');
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() || !bare {
-        return Err(bad());
-    }
-    Ok(())
-}
-
-/// The browser origins of a server listening on `addr`: `http://ADDR`, and on loopback also
-/// `localhost`, `127.0.0.1` and `[::1]` with its port. `null` (a sandboxed frame, a `file:` page,
-/// a redirected request) is not one of them: any page can send it, so it is allowed only when
-/// given with `--allow-origin null`.
-pub fn own_origins(addr: SocketAddr) -> Vec<String> {
-    let mut out = vec![format!("http://{addr}")];
-    if addr.ip().is_loopback() {
-        let port = addr.port();
-        for host in ["localhost", "127.0.0.1", "[::1]"] {
-            out.push(format!("http://{host}:{port}"));
-        }
-        out.dedup();
-    }
-    out
 }
 
 /// Who may reach `mcp serve --http`.

@@ -137,6 +137,32 @@ pub struct ToolSpec {
     pub retry: Option<RetrySection>,
     /// Read-only hint (default true: inference changes nothing).
     pub read_only: Option<bool>,
+    /// Call the endpoint with InvokeEndpointAsync and serve the tool as a task tool (default:
+    /// whether DescribeEndpoint shows an asynchronous endpoint when `mcp serve` starts).
+    pub asynchronous: Option<bool>,
+    /// After the endpoint answers, ask the client's model for a completion (sampling).
+    pub sampling: Option<SamplingSpec>,
+}
+
+/// `[tools.sampling]`: what a tool asks its client's model once the endpoint has answered.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingSpec {
+    /// The user message; `${name}` is an argument's or an answer field's value.
+    pub prompt: String,
+    /// A system prompt.
+    pub system_prompt: Option<String>,
+    /// Tokens the answer may take (default 128).
+    pub max_tokens: Option<u32>,
+    /// The result field the answer goes to (default `completion`).
+    pub field: Option<String>,
+}
+
+impl SamplingSpec {
+    /// The result field the answer goes to.
+    pub fn field(&self) -> String {
+        self.field.clone().unwrap_or_else(|| "completion".into())
+    }
 }
 
 fn default_ct() -> String {
@@ -290,6 +316,9 @@ impl ToolSpec {
         for field in self.answer.keys() {
             props.insert(field.clone(), json!({}));
         }
+        if let Some(s) = &self.sampling {
+            props.insert(s.field(), json!({"type": ["string", "null"]}));
+        }
         props.insert(
             "sagemaker".into(),
             json!({
@@ -312,6 +341,16 @@ impl ToolSpec {
         s.insert("properties".into(), Value::Object(props));
         s.insert("required".into(), json!(["sagemaker"]));
         s
+    }
+
+    /// The request for these arguments once they match the input schema; else what is wrong,
+    /// as the model is told (`invalid arguments: ...`).
+    pub fn checked_request(&self, args: &Map<String, Value>) -> Result<InvokeSpec, String> {
+        let errors = super::schema::validate(&Value::Object(self.input_schema()), &Value::Object(args.clone()));
+        if !errors.is_empty() {
+            return Err(format!("invalid arguments: {}", errors.join("; ")));
+        }
+        self.request(args).map_err(|e| format!("invalid arguments: {e}"))
     }
 
     /// The InvokeEndpoint request for these arguments.
@@ -368,7 +407,14 @@ mod tests {
         let names: Vec<_> = c.tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(
             names,
-            ["classify_intent", "generate_text", "score_churn", "tenant_classify"]
+            [
+                "classify_intent",
+                "generate_text",
+                "score_churn",
+                "tenant_classify",
+                "explain_intent",
+                "summarize_async"
+            ]
         );
         let ci = c.tool("classify_intent").unwrap();
         let r = ci.request(&args(json!({"user_input": "refund please"}))).unwrap();

@@ -52,6 +52,22 @@ pub struct Settings {
     pub log_inputs: Option<bool>,
     /// When figures are coloured as a warning or a breach (`[thresholds]`).
     pub thresholds: Option<Thresholds>,
+    /// The MCP client's defaults (`[mcp]`, `[profiles.NAME.mcp]`).
+    pub mcp: Option<McpDefaults>,
+}
+
+/// `[mcp]`: how the MCP client answers servers; flags win.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct McpDefaults {
+    /// The LLM that answers servers' sampling requests: `ENDPOINT` or `ENDPOINT/COMPONENT`.
+    pub sampling_llm: Option<String>,
+    /// Its request shape: `messages`, `generate` or `openai`.
+    pub sampling_shape: Option<String>,
+    /// Its chat template (generate): `chatml`, `llama3`, `mistral` or a tokenizer_config.json.
+    pub sampling_template: Option<String>,
+    /// Who approves a sampling request: `auto`, `ask` or `never`.
+    pub approve_sampling: Option<String>,
 }
 
 /// `[thresholds]`: from which value the console colours a p99 latency or a 5XX rate as a warning
@@ -223,6 +239,7 @@ impl ConfigFile {
             s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
             s.log_inputs = p.log_inputs.or(s.log_inputs);
             s.thresholds = p.thresholds.or(s.thresholds);
+            s.mcp = p.mcp.clone().or(s.mcp);
         }
         s
     }

@@ -80,6 +80,8 @@ pub struct ConsoleOptions {
     pub targets: Vec<crate::aws::endpoints::multi::FleetTarget>,
     /// Profiles whose configuration asks for read-only, in a multi-region view.
     pub read_only_profiles: Vec<String>,
+    /// How servers' sampling requests are answered (`[mcp]`: the LLM, its shape, approval).
+    pub sampling: config::McpDefaults,
 }
 
 impl ConsoleOptions {
@@ -311,7 +313,22 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
         let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
     }
     let (tx, mut rx) = unbounded_channel();
-    let hub = crate::mcp::McpHub::new(&opts.mcp, crate::mcp::ConnectOptions::default());
+    let sampling = worker::sampling::console_sampler(
+        &opts.sampling,
+        &opts.aws,
+        fleet.as_ref(),
+        opts.audit_file.as_deref(),
+        (tx.clone(), opts.reason.clone()),
+    );
+    let sampling = sampling.unwrap_or_else(|e| {
+        app.toasts.push(widgets::toasts::Level::Error, e);
+        None
+    });
+    let connect = crate::mcp::ConnectOptions {
+        sampling,
+        ..Default::default()
+    };
+    let hub = crate::mcp::McpHub::new(&opts.mcp, connect);
     load_guardrails(&mut app, &opts);
     let jobs = worker::spawn_regions(
         opts.aws.clone(),

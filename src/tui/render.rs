@@ -56,6 +56,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Some(Overlay::ErrorLog { scroll }) => render_error_log(f, body, app_log(&app.toasts), scroll, &theme),
         Some(Overlay::Describe(view)) => view.render(f, body, &theme),
         Some(Overlay::Confirm(c)) => c.render(f, body, &theme),
+        Some(Overlay::Sampling(a)) => a.render(f, body, &theme),
         None => {}
     }
     super::widgets::toasts::Toasts::render(band, f, toasts, &theme);

@@ -31,6 +31,7 @@ mod newcomer_fixes;
 mod newcomer_tmux;
 mod plan_e2e;
 mod regions;
+mod sampling_dialog;
 mod scaling;
 mod scaling_components;
 mod scaling_serverless;

@@ -853,7 +853,14 @@ async fn console_calls_classify_intent_on_the_real_server() {
         .collect();
     assert_eq!(
         names,
-        ["classify_intent", "generate_text", "score_churn", "tenant_classify"]
+        [
+            "classify_intent",
+            "generate_text",
+            "score_churn",
+            "tenant_classify",
+            "explain_intent",
+            "summarize_async"
+        ]
     );
     // Before any call the link comes from the tool's metadata.
     app.on_key(key(KeyCode::Enter));

@@ -25,10 +25,12 @@ mod own_server;
 mod peers;
 mod python;
 mod registry_input;
+mod sampling;
 mod schema_keywords;
 mod serve_guard;
 mod sse_origin;
 mod sse_props;
+mod tasks;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

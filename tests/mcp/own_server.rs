@@ -39,7 +39,14 @@ async fn stdio_demo_tools_end_to_end() {
     let names: Vec<String> = conn.tools().iter().map(|t| t.name.to_string()).collect();
     assert_eq!(
         names,
-        ["classify_intent", "generate_text", "score_churn", "tenant_classify"]
+        [
+            "classify_intent",
+            "generate_text",
+            "score_churn",
+            "tenant_classify",
+            "explain_intent",
+            "summarize_async"
+        ]
     );
     let ci = conn.tool("classify_intent").unwrap();
     assert!(ci.output_schema.is_some());
@@ -160,6 +167,7 @@ async fn http_with_and_without_the_token() {
     let url = h.url();
     let opts = ConnectOptions {
         timeout: Duration::from_secs(10),
+        ..Default::default()
     };
     let none = McpConnection::connect(&url_entry("h", TransportKind::Http, &url, &[]), &opts).await;
     match none {

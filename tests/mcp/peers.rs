@@ -135,8 +135,13 @@ pub struct HttpPeer {
     pub port: u16,
 }
 
-/// Starts the Python peer `script` (in `tests/mcp_peers/`) with `args` and returns it (killed
-/// when dropped) with the first line it prints (its port or ports), within 60 s.
+/// `sampling_server.py` (a tool that asks its client for a completion).
+pub fn sampling_script() -> String {
+    peers_dir().join("sampling_server.py").to_string_lossy().into_owned()
+}
+
+/// Starts the Python peer `script` (in `tests/mcp_peers/`, or a path) with `args` and returns it
+/// (killed when dropped) with the first line it prints (its port or ports), within 60 s.
 pub async fn python_peer(script: &str, args: &[&str]) -> (Child, String) {
     let mut child = Command::new(setup(python).await)
         .arg(peers_dir().join(script))
@@ -160,7 +165,13 @@ pub async fn python_peer(script: &str, args: &[&str]) -> (Child, String) {
 
 /// Starts the Radio Station over `transport` (`sse` or `streamable-http`) and reads its port.
 pub async fn radio_http(transport: &str) -> HttpPeer {
-    let (child, line) = python_peer("radio_station.py", &[transport]).await;
+    python_http("radio_station.py", transport).await
+}
+
+/// Starts the Python peer `script` over `transport` (`sse` or `streamable-http`) and reads its
+/// port.
+pub async fn python_http(script: &str, transport: &str) -> HttpPeer {
+    let (child, line) = python_peer(script, &[transport]).await;
     let port = line
         .strip_prefix("PORT ")
         .and_then(|p| p.trim().parse().ok())

@@ -171,6 +171,7 @@ async fn stdio_failures_are_explained_in_one_line() {
     let py = py.to_string_lossy();
     let opts = ConnectOptions {
         timeout: Duration::from_secs(20),
+        ..Default::default()
     };
     let e = McpConnection::connect(&stdio_entry("x", "sagedeck-no-such-command", &[], &[]), &opts)
         .await
@@ -198,6 +199,7 @@ async fn stdio_failures_are_explained_in_one_line() {
     let silent = stdio_entry("x", &py, &["-c", "import time; time.sleep(60)"], &[]);
     let short = ConnectOptions {
         timeout: Duration::from_millis(1500),
+        ..Default::default()
     };
     let e = McpConnection::connect(&silent, &short).await.unwrap_err();
     assert!(matches!(e, ConnectError::Timeout { .. }), "{e:?}");

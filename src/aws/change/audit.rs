@@ -359,8 +359,22 @@ impl Audit {
 
     /// Writes the result of a mutation whose intent was written: `Ok(request id)` or the error.
     pub fn finish(&self, pending: &Pending, outcome: Result<Option<String>, String>) -> Result<(), AuditError> {
+        self.finish_with(pending, outcome, Value::Null)
+    }
+
+    /// [`Audit::finish`] whose result line also carries `figures` (an object merged into
+    /// `after`: what the intent could not know, such as the tokens a model spent).
+    pub fn finish_with(
+        &self,
+        pending: &Pending,
+        outcome: Result<Option<String>, String>,
+        figures: Value,
+    ) -> Result<(), AuditError> {
         let (time, epoch) = now();
         let mut rec = pending.record.clone();
+        if let (Value::Object(after), Value::Object(more)) = (&mut rec.after, figures) {
+            after.extend(more);
+        }
         rec.time = time;
         rec.epoch = epoch;
         rec.phase = AuditPhase::Result;

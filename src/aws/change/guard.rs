@@ -241,6 +241,16 @@ impl Audited {
         self.audit.finish(pending, outcome)
     }
 
+    /// [`Audited::finish`] with figures merged into the result line's `after`.
+    pub fn finish_with(
+        &self,
+        pending: &crate::aws::change::audit::Pending,
+        outcome: Result<Option<String>, String>,
+        figures: Value,
+    ) -> Result<(), AuditError> {
+        self.audit.finish_with(pending, outcome, figures)
+    }
+
     /// Writes a single line for a refused mutation (nothing was sent). Best effort.
     pub fn refused(&self, action: &str, target: &str, why: &str, reason: Option<String>) {
         let m = Mutation {

@@ -130,11 +130,7 @@ impl AgentArgs {
 }
 
 fn defaults(g: &GlobalArgs) -> AgentDefaults {
-    crate::local::dirs::config_dir()
-        .map(|d| d.join("config.toml"))
-        .and_then(|p| crate::tui::config::ConfigFile::load(&p).ok())
-        .and_then(|f| f.for_profile(&g.profile_name()).agent)
-        .unwrap_or_default()
+    g.settings().agent.unwrap_or_default()
 }
 
 fn config_of(g: &GlobalArgs, a: &AgentArgs, d: &AgentDefaults, llm: String) -> Result<AgentConfig, String> {
@@ -330,6 +326,7 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> CmdResult {
         &setting.registry,
         ConnectOptions {
             timeout: Duration::from_secs_f64(a.registry.connect_timeout.max(0.001)),
+            ..Default::default()
         },
     );
     let result = drive(

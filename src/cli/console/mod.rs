@@ -124,6 +124,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         warmset_file: None,
         reason: g.reason.clone(),
         agent: s.agent.unwrap_or_default(),
+        sampling: s.mcp.unwrap_or_default(),
         agent_runs_dir: None,
         invocation_log: c.invocation_log.clone().or(s.invocation_log.map(PathBuf::from)),
         log_inputs: c.log_inputs || s.log_inputs.unwrap_or(false),
@@ -307,6 +308,9 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     opts.agent.llm = Some("llm-tgi-chat".into());
     opts.agent.servers = vec!["sagedeck-demo".into()];
     opts.agent.stream.get_or_insert(true);
+    // Servers' sampling requests (the demo server's `explain_intent`) go to the same LLM, asked
+    // about in a dialog first, unless `[mcp]` says otherwise.
+    opts.sampling.sampling_llm.get_or_insert("llm-tgi-chat".into());
     let r = run(opts, Some(fleet)).await;
     handle.shutdown().await;
     finish(r)

@@ -9,6 +9,7 @@ use crate::aws::invoke::log::InvocationLog;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::mcp::server::{HttpAccess, ToolServer, check_origin, serve_http_with, serve_stdio};
+use crate::mcp::tasks::asynchronous_endpoints;
 use crate::mcp::tools_config::ToolsConfig;
 
 /// `sagedeck mcp`.
@@ -81,7 +82,25 @@ pub async fn run_mcp(g: &GlobalArgs, args: McpArgs) -> CmdResult {
     (args.allow_origin.iter().try_for_each(|o| check_origin(o))).map_err(Exit::usage)?;
     let fleet = g.connect().await?;
     let n = config.tools.len();
-    let mut server = ToolServer::new(fleet, config);
+    // Tools on asynchronous endpoints are served as task tools (unless the file says).
+    let undecided: Vec<String> = (config.tools.iter())
+        .filter(|t| t.asynchronous.is_none())
+        .map(|t| t.endpoint.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let (asynchronous, warnings) = asynchronous_endpoints(&fleet, &undecided).await;
+    for w in warnings {
+        eprintln!("sagedeck: warning: {w}");
+    }
+    let mut server = ToolServer::new(fleet, config).with_async_endpoints(&asynchronous);
+    let tasks: Vec<&str> = (server.tools().iter())
+        .map(|t| t.name.as_ref())
+        .filter(|t| server.is_task_tool(t))
+        .collect();
+    if !tasks.is_empty() {
+        eprintln!("sagedeck: task tools (asynchronous endpoints): {}", tasks.join(", "));
+    }
     if let Some(path) = &args.invocation_log {
         let log = InvocationLog::open(path, args.log_inputs).map_err(Exit::usage)?;
         server = server.with_invocation_log(std::sync::Arc::new(log));

@@ -82,6 +82,9 @@ pub struct CallArgs {
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// How the server's sampling requests are answered.
+    #[command(flatten)]
+    pub sampling: super::sampling::SamplingArgs,
 }
 
 fn secs(s: f64) -> Duration {
@@ -169,6 +172,7 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
     };
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
+        ..Default::default()
     };
     let results = futures_util::future::join_all(entries.iter().map(|e| McpConnection::connect(e, &opts))).await;
     let mut failed = 0;
@@ -293,14 +297,20 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
         // Fail on bad JSON before starting anything.
         build_arguments(args.args.as_deref(), &[], None).map_err(Exit::usage)?;
     }
+    let sampler = super::sampling::sampler(g, &args.sampling).await?;
     let opts = ConnectOptions {
         timeout: secs(args.registry.connect_timeout),
+        sampling: sampler.clone(),
+        ..Default::default()
     };
     // Who is calling (for the audit log) is looked up while the server connects.
     let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(entry, &opts));
     let conn = conn.map_err(|e| Exit::new(connect_exit(&e), format!("{}: {e}", entry.name)))?;
     let result = call_on(g, &conn, &args, ctx).await;
     conn.disconnect().await;
+    if let Some(line) = sampler.as_deref().and_then(super::sampling::summary) {
+        say_err(line);
+    }
     result
 }
 

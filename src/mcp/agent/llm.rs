@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::run::{Agent, Event};
 use super::shape::{Reply, StreamReader, read_reply};
 use super::{AgentConfig, Shape, Template};
+use crate::aws::Fleet;
 use crate::aws::invoke::call::InvokeSpec;
 use crate::aws::invoke::openai::{ChatCall, OpenAiClient};
 use crate::aws::invoke::session::{NEW_SESSION, SessionInfo};
@@ -21,7 +22,7 @@ const TOKEN_LIFE: Duration = Duration::from_secs(3600);
 
 /// What the LLM calls of one run share.
 #[derive(Debug, Default)]
-pub(super) struct LlmLink {
+pub(crate) struct LlmLink {
     /// The OpenAI client, made at the first call of `--shape openai`.
     openai: Option<OpenAiClient>,
     /// The session the next call is sent with (`NEW_SESSION` until one is opened).
@@ -41,7 +42,7 @@ pub(super) fn link_for(config: &AgentConfig) -> SharedLink {
 }
 
 /// What one LLM call brought back.
-pub(super) struct LlmAnswer {
+pub(crate) struct LlmAnswer {
     /// The reply.
     pub reply: Reply,
     /// The variant that answered.
@@ -64,36 +65,95 @@ impl LlmLink {
     }
 }
 
+impl LlmLink {
+    /// The run's OpenAI client, made at its first call.
+    async fn openai_client(&mut self, fleet: &Fleet, config: &AgentConfig) -> Result<OpenAiClient, String> {
+        if let Some(c) = &self.openai {
+            return Ok(c.clone());
+        }
+        let ic = config.inference_component.as_deref();
+        let client = OpenAiClient::new(fleet, &config.llm, ic, TOKEN_LIFE)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.openai = Some(client.clone());
+        Ok(client)
+    }
+
+    /// The Chat Completions call of `request` in this link's session.
+    fn chat_call(&self, request: &Value) -> ChatCall {
+        ChatCall {
+            body: request.to_string().into_bytes(),
+            session_id: self.session.clone(),
+            prefix_aware_id: None,
+        }
+    }
+}
+
+/// One LLM call answered whole (not streamed) on `config`'s endpoint in its shape, through the
+/// fleet layer's retry policy: InvokeEndpoint, or Chat Completions on the OpenAI-compatible API.
+/// The agent's steps and the answers to a server's sampling requests both go this way.
+pub(crate) async fn invoke_whole(
+    fleet: &Fleet,
+    config: &AgentConfig,
+    request: &Value,
+    link: &mut LlmLink,
+) -> Result<LlmAnswer, String> {
+    if config.shape == Shape::Openai {
+        let client = link.openai_client(fleet, config).await?;
+        return match client.chat(&link.chat_call(request), &config.retry).await {
+            Ok(o) => answered(link, &o.body, (o.invoked_variant, o.attempts), &o.session, o.instance),
+            Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
+        };
+    }
+    match fleet.invoke(&invoke_spec(config, link, request), &config.retry).await {
+        Ok(r) => answered(link, &r.body, (r.invoked_variant, r.attempts), &r.session, r.instance),
+        Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
+    }
+}
+
+/// A whole reply read into the call's answer; its session kept for the next calls.
+fn answered(
+    link: &mut LlmLink,
+    body: &[u8],
+    (variant, attempts): (Option<String>, u32),
+    session: &SessionInfo,
+    instance: Option<String>,
+) -> Result<LlmAnswer, String> {
+    read_reply(body).map(|reply| LlmAnswer {
+        reply,
+        variant,
+        attempts,
+        session: link.learn(session),
+        instance,
+    })
+}
+
+/// The InvokeEndpoint request of one LLM call.
+fn invoke_spec(config: &AgentConfig, link: &LlmLink, request: &Value) -> InvokeSpec {
+    InvokeSpec {
+        endpoint: config.llm.clone(),
+        body: request.to_string().into_bytes(),
+        content_type: "application/json".into(),
+        accept: Some("application/json".into()),
+        target_variant: config.target_variant.clone(),
+        target_model: config.target_model.clone(),
+        inference_component: config.inference_component.clone(),
+        session_id: link.session.clone(),
+        ..Default::default()
+    }
+}
+
 impl Agent {
     /// One LLM call: the reply, the invoked variant, the attempts and the session.
     pub(super) async fn invoke_llm(&self, request: &Value, link: &SharedLink) -> Result<LlmAnswer, String> {
         let mut link = link.lock().await;
-        if self.config.shape == Shape::Openai {
-            return self.invoke_openai(request, &mut link).await;
-        }
-        let spec = InvokeSpec {
-            endpoint: self.config.llm.clone(),
-            body: request.to_string().into_bytes(),
-            content_type: "application/json".into(),
-            accept: Some("application/json".into()),
-            target_variant: self.config.target_variant.clone(),
-            target_model: self.config.target_model.clone(),
-            inference_component: self.config.inference_component.clone(),
-            session_id: link.session.clone(),
-            ..Default::default()
-        };
         if !self.config.stream {
-            return match self.fleet.invoke(&spec, &self.config.retry).await {
-                Ok(r) => read_reply(&r.body).map(|reply| LlmAnswer {
-                    reply,
-                    variant: r.invoked_variant,
-                    attempts: r.attempts,
-                    session: link.learn(&r.session),
-                    instance: r.instance,
-                }),
-                Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
-            };
+            return invoke_whole(&self.fleet, &self.config, request, &mut link).await;
         }
+        if self.config.shape == Shape::Openai {
+            return self.stream_openai(request, &mut link).await;
+        }
+        let spec = invoke_spec(&self.config, &link, request);
         let on = self.on_event.clone();
         let run = self
             .config
@@ -126,33 +186,10 @@ impl Agent {
         }
     }
 
-    /// One Chat Completions call on the OpenAI-compatible API, streamed when asked.
-    async fn invoke_openai(&self, request: &Value, link: &mut LlmLink) -> Result<LlmAnswer, String> {
-        if link.openai.is_none() {
-            let ic = self.config.inference_component.as_deref();
-            let client = OpenAiClient::new(&self.fleet, &self.config.llm, ic, TOKEN_LIFE)
-                .await
-                .map_err(|e| e.to_string())?;
-            link.openai = Some(client);
-        }
-        let client = link.openai.clone().expect("made above");
-        let call = ChatCall {
-            body: request.to_string().into_bytes(),
-            session_id: link.session.clone(),
-            prefix_aware_id: None,
-        };
-        if !self.config.stream {
-            return match client.chat(&call, &self.config.retry).await {
-                Ok(out) => read_reply(&out.body).map(|reply| LlmAnswer {
-                    reply,
-                    variant: out.invoked_variant,
-                    attempts: out.attempts,
-                    session: link.learn(&out.session),
-                    instance: out.instance,
-                }),
-                Err(f) => Err(format!("{} (after {} attempts)", f.error, f.attempts)),
-            };
-        }
+    /// One streamed Chat Completions call on the OpenAI-compatible API.
+    async fn stream_openai(&self, request: &Value, link: &mut LlmLink) -> Result<LlmAnswer, String> {
+        let client = link.openai_client(&self.fleet, &self.config).await?;
+        let call = link.chat_call(request);
         let on = self.on_event.clone();
         let run = self
             .config
@@ -186,7 +223,7 @@ impl Agent {
 }
 
 /// The request shape as recorded in the audit log.
-pub(super) fn spec_name(c: &AgentConfig) -> String {
+pub(crate) fn spec_name(c: &AgentConfig) -> String {
     match c.shape {
         Shape::Messages => "messages".into(),
         Shape::Openai => "openai".into(),

@@ -10,7 +10,7 @@
 
 pub mod approval;
 pub mod limits;
-mod llm;
+pub(crate) mod llm;
 pub mod parse;
 pub mod prompt;
 pub mod run;

@@ -14,6 +14,11 @@ impl App {
     /// Applies a background event.
     pub fn on_event(&mut self, ev: AppEvent) {
         self.dirty = true;
+        if let AppEvent::SamplingAsked(ask) = ev {
+            self.asks.push_back(ask);
+            self.show_ask();
+            return;
+        }
         if self.of_old_region(&ev) {
             return;
         }

@@ -92,6 +92,8 @@ pub struct App {
     next_id: u64,
     last_inventory: Option<Instant>,
     last_metrics: Option<Instant>,
+    /// Sampling requests waiting for their dialog (one shows at a time).
+    asks: std::collections::VecDeque<crate::tui::widgets::sampling::SamplingAsk>,
 }
 
 impl App {
@@ -120,6 +122,7 @@ impl App {
             next_id: 1,
             last_inventory: None,
             last_metrics: None,
+            asks: Default::default(),
         }
         .with_pane_commands()
     }
@@ -428,6 +431,30 @@ impl App {
                 }
                 _ => {}
             },
+            Overlay::Sampling(a) => {
+                let send = match key.code {
+                    KeyCode::Char('y') | KeyCode::Char('Y') => true,
+                    KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => false,
+                    _ => return,
+                };
+                a.decide(send);
+                let said = match send {
+                    true => format!("sampling request of {} sent to {}", a.request.server, a.request.model),
+                    false => format!("sampling request of {} declined", a.request.server),
+                };
+                self.overlay = None;
+                self.toasts.push(Level::Info, crate::format::escape_line(&said));
+            }
+        }
+        self.show_ask();
+    }
+
+    /// Opens the next waiting sampling request when no other dialog is open.
+    pub(super) fn show_ask(&mut self) {
+        if self.overlay.is_none()
+            && let Some(a) = self.asks.pop_front()
+        {
+            self.overlay = Some(Overlay::Sampling(a));
         }
     }
 

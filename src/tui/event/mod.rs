@@ -279,6 +279,8 @@ pub enum AppEvent {
         /// What happened.
         update: AgentUpdate,
     },
+    /// A server's sampling request waits for the operator (`--approve-sampling ask`).
+    SamplingAsked(crate::tui::widgets::sampling::SamplingAsk),
 }
 
 /// How a component's rolling update goes.

@@ -11,6 +11,7 @@ pub mod header;
 pub mod help;
 pub mod outside;
 pub mod pack;
+pub mod sampling;
 pub mod schema_form;
 pub mod scroll;
 pub mod toasts;
@@ -40,6 +41,8 @@ pub enum Overlay {
     Describe(describe::DescribeView),
     /// A yes/no confirmation that starts jobs.
     Confirm(confirm::Confirm),
+    /// A server's sampling request, sent to the model on yes.
+    Sampling(sampling::SamplingAsk),
 }
 
 /// A key and what it does, for the footer and the help overlay.
@@ -89,6 +92,7 @@ impl Overlay {
                 KeyHint::new("Esc", "close"),
             ],
             Overlay::Confirm(_) => vec![KeyHint::new("y/Enter", "apply"), KeyHint::new("n/Esc", "cancel")],
+            Overlay::Sampling(_) => vec![KeyHint::new("y", "send to the model"), KeyHint::new("n/Esc", "decline")],
         }
     }
 }

@@ -8,6 +8,7 @@ mod guard;
 mod mcp;
 
 mod regions;
+pub mod sampling;
 mod varlog;
 
 pub use guard::GuardOptions;

@@ -112,6 +112,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "promote/args.rs",
                 "promote/view.rs",
                 "mcp/audit.rs",
+                "mcp/sampling.rs",
                 "agent/view.rs",
                 "console/sandbox.rs",
             ],

@@ -254,6 +254,12 @@ pub fn decide(turns: &[Turn], tools: &[ToolDef], choice: &Choice, merged_system:
             arguments: fill_arguments(t, &question),
         },
         None if question.is_empty() => Decision::Answer("How can I help?".into()),
+        // Asked without tools (a completion, such as an MCP server's sampling request): it
+        // answers with what it read, so a caller sees its own words came through.
+        None if tools.is_empty() => Decision::Answer(format!(
+            "Sandbox model, asked: {}",
+            question.chars().take(400).collect::<String>()
+        )),
         None => Decision::Answer(format!(
             "I have no tool for that. You asked: {}",
             question.chars().take(200).collect::<String>()
@@ -328,6 +334,21 @@ mod tests {
         );
         let d = decide(&turns, &radio(), &Choice::Never, false);
         assert!(matches!(d, Decision::Answer(_)));
+    }
+
+    #[test]
+    fn asked_without_tools_it_answers_with_what_it_read() {
+        let turns = vec![
+            Turn::new("system", "Be terse."),
+            Turn::new("user", "Summarize: disk full"),
+        ];
+        let d = decide(&turns, &[], &Choice::Auto, false);
+        assert_eq!(d, Decision::Answer("Sandbox model, asked: Summarize: disk full".into()));
+        let d = decide(&[Turn::new("user", "Play jazz")], &radio(), &Choice::Auto, false);
+        assert!(
+            matches!(d, Decision::Answer(ref t) if t.starts_with("I have no tool")),
+            "{d:?}"
+        );
     }
 
     #[test]

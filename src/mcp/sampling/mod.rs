@@ -1,0 +1,384 @@
+//! A server's `sampling/createMessage` answered by an LLM hosted on SageMaker: an endpoint, or
+//! one of its inference components (`--sampling-llm ENDPOINT[/COMPONENT]`, `[mcp] sampling_llm`),
+//! called in the agent's request shapes (`messages`, `generate` with a chat template, `openai`)
+//! through the fleet layer. Each request is approved first (`auto`, `ask` — the CLI asks on the
+//! terminal, the console in a dialog —, `never`), written to the audit log before the model is
+//! called (who asked, which endpoint, how many messages and characters, never their text; the
+//! result line adds the tokens spent), and counted. A declined request answers the JSON-RPC
+//! error the specification gives for a rejected sampling request (code -1); a client without
+//! a sampling model declares no sampling capability and answers -32601, saying how to enable it.
+
+#![allow(deprecated)] // sampling is deprecated by SEP-2577, still in 2025-11-25 and served here
+
+pub mod ask;
+pub mod request;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ErrorCode, Role, SamplingMessage, SamplingMessageContentBlock,
+};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::agent::llm::{LlmLink, invoke_whole};
+use super::agent::{AgentConfig, Shape, Template};
+use crate::aws::change::audit::Mutation;
+use crate::aws::change::guard::Audited;
+use crate::aws::{AwsOptions, Fleet};
+pub use request::{MAX_SAMPLING_TOKENS, SamplingRequest};
+
+/// The JSON-RPC code of a sampling request the user rejected (MCP 2025-06-18 and later).
+pub const REJECTED: ErrorCode = ErrorCode(-1);
+
+/// Who says yes to a sampling request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum SamplingApproval {
+    /// Answer every request.
+    Auto,
+    /// Ask before each one (denied when nobody can be asked).
+    Ask,
+    /// Decline every request.
+    Never,
+}
+
+impl SamplingApproval {
+    /// A mode by its name in config.toml.
+    pub fn named(name: &str) -> Result<SamplingApproval, String> {
+        match name {
+            "auto" => Ok(SamplingApproval::Auto),
+            "ask" => Ok(SamplingApproval::Ask),
+            "never" => Ok(SamplingApproval::Never),
+            other => Err(format!("approve_sampling `{other}` is not auto, ask or never")),
+        }
+    }
+}
+
+/// Asks the operator about one request: true approves (the CLI reads the terminal, the console
+/// waits on its dialog; both block, so it runs on a blocking thread).
+pub type SamplingApprover = Arc<dyn Fn(SamplingRequest) -> bool + Send + Sync>;
+
+/// The model that answers: `ENDPOINT` or `ENDPOINT/COMPONENT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SamplingLlm {
+    /// The endpoint.
+    pub endpoint: String,
+    /// The inference component on it, if any.
+    pub component: Option<String>,
+}
+
+impl SamplingLlm {
+    /// Reads `ENDPOINT[/COMPONENT]`.
+    pub fn parse(text: &str) -> Result<SamplingLlm, String> {
+        let (endpoint, component) = match text.split_once('/') {
+            Some((e, c)) => (e, Some(c)),
+            None => (text, None),
+        };
+        let ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !ok(endpoint) || component.is_some_and(|c| !ok(c)) {
+            return Err(format!(
+                "--sampling-llm `{text}` is not ENDPOINT or ENDPOINT/COMPONENT (letters, digits, hyphens)"
+            ));
+        }
+        Ok(SamplingLlm {
+            endpoint: endpoint.to_string(),
+            component: component.map(str::to_string),
+        })
+    }
+
+    /// `ENDPOINT` or `ENDPOINT/COMPONENT`, as shown and returned as the answer's model.
+    pub fn name(&self) -> String {
+        match &self.component {
+            Some(c) => format!("{}/{c}", self.endpoint),
+            None => self.endpoint.clone(),
+        }
+    }
+}
+
+/// Requests seen and tokens spent, for the summary a command prints.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SamplingTotals {
+    /// Requests answered by the model.
+    pub answered: u64,
+    /// Requests declined (denied, never, failed).
+    pub declined: u64,
+    /// Input tokens the container reported.
+    pub tokens_in: u64,
+    /// Output tokens the container reported.
+    pub tokens_out: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    answered: AtomicU64,
+    declined: AtomicU64,
+    tokens_in: AtomicU64,
+    tokens_out: AtomicU64,
+}
+
+/// Where the sampler's fleet comes from: given, or connected at the first request (the console
+/// starts before AWS answers, and never waits on it).
+enum FleetSource {
+    Ready(Fleet),
+    Lazy(AwsOptions, tokio::sync::OnceCell<Fleet>),
+}
+
+/// Answers the sampling requests of the servers a command or the console connects to.
+pub struct Sampler {
+    fleet: FleetSource,
+    llm: SamplingLlm,
+    config: AgentConfig,
+    approval: SamplingApproval,
+    approver: Option<SamplingApprover>,
+    audited: Option<Audited>,
+    reason: Option<String>,
+    counters: Counters,
+}
+
+impl std::fmt::Debug for Sampler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sampler")
+            .field("llm", &self.llm)
+            .field("shape", &self.config.shape)
+            .field("approval", &self.approval)
+            .finish()
+    }
+}
+
+/// The error a declined request answers.
+fn rejected(why: &str) -> ErrorData {
+    ErrorData::new(
+        REJECTED,
+        "User rejected sampling request",
+        Some(json!({ "reason": why })),
+    )
+}
+
+impl Sampler {
+    /// A sampler answering with `llm` in `shape` (and `template`, generate) over `fleet`,
+    /// approving by `approval` (asking `approver` in `ask` mode).
+    pub fn new(
+        fleet: Fleet,
+        llm: SamplingLlm,
+        shape: Shape,
+        template: Template,
+        approval: SamplingApproval,
+    ) -> Sampler {
+        Sampler::with_source(FleetSource::Ready(fleet), llm, (shape, template), approval)
+    }
+
+    /// A sampler whose fleet is connected with `aws` at its first request.
+    pub fn connecting(
+        aws: AwsOptions,
+        llm: SamplingLlm,
+        shape: Shape,
+        template: Template,
+        approval: SamplingApproval,
+    ) -> Sampler {
+        let source = FleetSource::Lazy(aws, tokio::sync::OnceCell::new());
+        Sampler::with_source(source, llm, (shape, template), approval)
+    }
+
+    fn with_source(
+        fleet: FleetSource,
+        llm: SamplingLlm,
+        (shape, template): (Shape, Template),
+        approval: SamplingApproval,
+    ) -> Sampler {
+        let config = AgentConfig {
+            llm: llm.endpoint.clone(),
+            inference_component: llm.component.clone(),
+            shape,
+            template,
+            ..AgentConfig::default()
+        };
+        Sampler {
+            fleet,
+            llm,
+            config,
+            approval,
+            approver: None,
+            audited: None,
+            reason: None,
+            counters: Counters::default(),
+        }
+    }
+
+    async fn fleet(&self) -> Result<&Fleet, String> {
+        match &self.fleet {
+            FleetSource::Ready(f) => Ok(f),
+            FleetSource::Lazy(aws, cell) => cell
+                .get_or_try_init(|| Fleet::connect(aws))
+                .await
+                .map_err(|e| format!("cannot reach AWS for the sampling model: {e}")),
+        }
+    }
+
+    /// Who is asked in `ask` mode.
+    pub fn with_approver(mut self, approver: SamplingApprover) -> Sampler {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Writes every request to `audited` (with the operator's `reason`) before it is answered;
+    /// a log that cannot be written declines the request.
+    pub fn with_audit(mut self, audited: Audited, reason: Option<String>) -> Sampler {
+        self.audited = Some(audited);
+        self.reason = reason;
+        self
+    }
+
+    /// The model that answers.
+    pub fn llm(&self) -> &SamplingLlm {
+        &self.llm
+    }
+
+    /// Requests and tokens so far.
+    pub fn totals(&self) -> SamplingTotals {
+        let c = &self.counters;
+        SamplingTotals {
+            answered: c.answered.load(Ordering::Relaxed),
+            declined: c.declined.load(Ordering::Relaxed),
+            tokens_in: c.tokens_in.load(Ordering::Relaxed),
+            tokens_out: c.tokens_out.load(Ordering::Relaxed),
+        }
+    }
+
+    fn decline(&self, why: &str, error: ErrorData) -> ErrorData {
+        self.counters.declined.fetch_add(1, Ordering::Relaxed);
+        if let Some(a) = &self.audited {
+            a.refused("mcp.sampling", &self.target(), why, self.reason.clone());
+        }
+        error
+    }
+
+    fn target(&self) -> String {
+        self.llm.name()
+    }
+
+    /// Whether the operator approves `req`, and if not why.
+    async fn approve(&self, req: &SamplingRequest) -> Result<&'static str, String> {
+        match (self.approval, &self.approver) {
+            (SamplingApproval::Auto, _) => Ok("auto"),
+            (SamplingApproval::Never, _) => Err("--approve-sampling never".into()),
+            (SamplingApproval::Ask, None) => Err("nobody to ask (--approve-sampling ask without a terminal)".into()),
+            (SamplingApproval::Ask, Some(ask)) => {
+                let (ask, shown) = (ask.clone(), req.clone());
+                match tokio::task::spawn_blocking(move || ask(shown)).await {
+                    Ok(true) => Ok("approved"),
+                    _ => Err("denied by the operator".into()),
+                }
+            }
+        }
+    }
+
+    /// Answers `params` from `server`: approval, the audit line, the model, the counts.
+    pub async fn answer(
+        &self,
+        server: &str,
+        params: &CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let req = match SamplingRequest::read(server, &self.llm.name(), params) {
+            Ok(r) => r,
+            Err(e) => return Err(self.decline(&e, ErrorData::invalid_params(e.clone(), None))),
+        };
+        let approval = match self.approve(&req).await {
+            Ok(how) => how,
+            Err(why) => return Err(self.decline(&format!("{server}: {why}"), rejected(&why))),
+        };
+        let body = req
+            .body(self.config.shape, &self.config.template)
+            .map_err(|e| self.decline(&e, ErrorData::internal_error(e.clone(), None)))?;
+        let pending = match &self.audited {
+            None => None,
+            Some(a) => Some(a.intent(self.mutation(&req, approval)).map_err(|e| {
+                self.counters.declined.fetch_add(1, Ordering::Relaxed);
+                ErrorData::internal_error(e.to_string(), None)
+            })?),
+        };
+        let mut link = LlmLink::default();
+        let outcome = match self.fleet().await {
+            Ok(fleet) => invoke_whole(fleet, &self.config, &body, &mut link).await,
+            Err(e) => Err(e),
+        };
+        let figures = match &outcome {
+            // Token counts under `usage` (the log redacts values under names holding "token").
+            Ok(a) => json!({"usage": {"in": a.reply.tokens_in, "out": a.reply.tokens_out},
+                            "invoked_variant": a.variant, "attempts": a.attempts}),
+            Err(_) => Value::Null,
+        };
+        if let (Some(a), Some(p)) = (&self.audited, &pending) {
+            let result = outcome.as_ref().map(|_| None).map_err(Clone::clone);
+            if let Err(e) = a.finish_with(p, result, figures) {
+                tracing::warn!("sampling audit result line: {e}");
+            }
+        }
+        let answer = outcome.map_err(|e| {
+            self.counters.declined.fetch_add(1, Ordering::Relaxed);
+            ErrorData::internal_error(format!("the sampling model {} failed: {e}", self.llm.name()), None)
+        })?;
+        let c = &self.counters;
+        c.answered.fetch_add(1, Ordering::Relaxed);
+        c.tokens_in
+            .fetch_add(answer.reply.tokens_in.unwrap_or(0), Ordering::Relaxed);
+        c.tokens_out
+            .fetch_add(answer.reply.tokens_out.unwrap_or(0), Ordering::Relaxed);
+        let full = answer.reply.tokens_out.is_some_and(|n| n >= u64::from(req.max_tokens));
+        let stop = if full {
+            CreateMessageResult::STOP_REASON_END_MAX_TOKEN
+        } else {
+            CreateMessageResult::STOP_REASON_END_TURN
+        };
+        let message = SamplingMessage::new(Role::Assistant, SamplingMessageContentBlock::text(answer.reply.text));
+        Ok(CreateMessageResult::new(message, self.llm.name()).with_stop_reason(stop))
+    }
+
+    /// The intent line: who asked, which model, how much — never the messages' text.
+    fn mutation(&self, req: &SamplingRequest, approval: &str) -> Mutation {
+        Mutation {
+            action: "mcp.sampling".into(),
+            target: self.target(),
+            before: Value::Null,
+            after: json!({
+                "server": req.server, "endpoint": self.llm.endpoint, "inference_component": self.llm.component,
+                "shape": super::agent::llm::spec_name(&self.config), "messages": req.messages.len(),
+                "chars": req.chars(), "max_tokens": req.max_tokens, "model_preferences": req.preferences,
+                "approval": approval,
+            }),
+            reason: self.reason.clone(),
+        }
+    }
+}
+
+/// What a client without a sampling model answers: -32601, saying how to enable sampling.
+pub fn not_enabled() -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        "sampling is not enabled in sagedeck: give --sampling-llm ENDPOINT[/COMPONENT] (or [mcp] sampling_llm in config.toml) to answer it with a SageMaker model",
+        None,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llm_names_parse() {
+        let l = SamplingLlm::parse("llm-tgi-chat/qwen-ic").unwrap();
+        assert_eq!(
+            (l.endpoint.as_str(), l.component.as_deref()),
+            ("llm-tgi-chat", Some("qwen-ic"))
+        );
+        assert_eq!(l.name(), "llm-tgi-chat/qwen-ic");
+        assert_eq!(SamplingLlm::parse("e").unwrap().component, None);
+        for bad in ["", "a/", "/b", "a/b/c", "a b"] {
+            assert!(SamplingLlm::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(SamplingApproval::named("ask"), Ok(SamplingApproval::Ask));
+        assert!(SamplingApproval::named("yes").is_err());
+    }
+}
