@@ -94,6 +94,10 @@ fn run_command(cli: Cli) -> CmdResult {
             Some(C::Tools(On { args, .. })) => match args.command {
                 mcp::tools::ToolsCommand::List(a) => mcp::tools::run_list(&g, a).await,
                 mcp::tools::ToolsCommand::Call(a) => mcp::tools::run_call(&g, a).await,
+                mcp::tools::ToolsCommand::Resources(a) => mcp::resources::run_resources(&g, a).await,
+                mcp::tools::ToolsCommand::Read(a) => mcp::resources::run_read(&g, a).await,
+                mcp::tools::ToolsCommand::Prompts(a) => mcp::resources::run_prompts(&g, a).await,
+                mcp::tools::ToolsCommand::Prompt(a) => mcp::resources::run_prompt(&g, a).await,
             },
             Some(C::Mcp(On { args, .. })) => mcp::serve::run_mcp(&g, args).await,
             Some(C::Agent(On { args, .. })) => agent::run(&g, args).await,
@@ -162,6 +166,11 @@ mod tests {
         ("autoscaling e --inference-component ic --min 0 --max 2", true),
         ("tools list", false),
         ("tools call s t", true),
+        ("tools list --lint", false),
+        ("tools resources s", false),
+        ("tools read s x://r --out f", false),
+        ("tools prompts s", false),
+        ("tools prompt s p --arg k=v", false),
         ("mcp serve --demo-tools", true),
         ("variants-report invocations.jsonl", false),
     ];

@@ -135,10 +135,21 @@ pub struct HttpPeer {
     pub port: u16,
 }
 
+/// `library_server.py` (resources, prompts, elicitation).
+pub fn library_script() -> String {
+    peers_dir().join("library_server.py").to_string_lossy().into_owned()
+}
+
 /// Starts the Radio Station over `transport` (`sse` or `streamable-http`) and reads its port.
 pub async fn radio_http(transport: &str) -> HttpPeer {
+    python_http(&radio_script(), transport).await
+}
+
+/// Starts a Python peer `script` over `transport` (`sse` or `streamable-http`) and reads the
+/// port it prints.
+pub async fn python_http(script: &str, transport: &str) -> HttpPeer {
     let mut child = Command::new(setup(python).await)
-        .args([radio_script().as_str(), transport])
+        .args([script, transport])
         .env("PYTHONNOUSERSITE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -150,7 +161,7 @@ pub async fn radio_http(transport: &str) -> HttpPeer {
     let mut lines = tokio::io::BufReader::new(stdout).lines();
     let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
         .await
-        .expect("the radio station prints its port within 60 s")
+        .expect("the peer prints its port within 60 s")
         .expect("stdout readable")
         .expect("a PORT line");
     let port = line

@@ -1,5 +1,10 @@
-//! The MCP commands: `tools list|call` (`tools.rs`, audited by `audit.rs`) and `mcp serve`.
+//! The MCP commands: `tools list|call` (`tools.rs`, audited by `audit.rs`; elicitations answered
+//! by `elicit.rs`), `tools resources|read|prompts|prompt` (`resources.rs`), their shared options
+//! (`args.rs`) and `mcp serve`.
 
+pub mod args;
 pub mod audit;
+pub mod elicit;
+pub mod resources;
 pub mod serve;
 pub mod tools;

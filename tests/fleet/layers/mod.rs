@@ -107,6 +107,8 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "promote/args.rs",
                 "promote/view.rs",
                 "mcp/audit.rs",
+                "mcp/args.rs",
+                "mcp/elicit.rs",
                 "agent/view.rs",
                 "console/sandbox.rs",
             ],
