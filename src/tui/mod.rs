@@ -311,7 +311,11 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
         let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
     }
     let (tx, mut rx) = unbounded_channel();
-    let hub = crate::mcp::McpHub::new(&opts.mcp, crate::mcp::ConnectOptions::default());
+    let connect = crate::mcp::ConnectOptions {
+        elicitor: Some(worker::elicitor(tx.clone())),
+        ..Default::default()
+    };
+    let hub = crate::mcp::McpHub::new(&opts.mcp, connect);
     load_guardrails(&mut app, &opts);
     let jobs = worker::spawn_regions(
         opts.aws.clone(),

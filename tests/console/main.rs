@@ -37,5 +37,6 @@ mod scaling_serverless;
 mod schema_form_props;
 mod shapes;
 mod tools;
+mod tools_catalog;
 mod variants;
 mod worker;

@@ -11,6 +11,7 @@ mod regions;
 mod varlog;
 
 pub use guard::GuardOptions;
+pub use mcp::elicitor;
 
 use std::collections::HashMap;
 use std::sync::Arc;
