@@ -80,7 +80,7 @@ async fn answer(source: Source, ask: ElicitAsk) -> Source {
         }
         Source::Terminal => {
             let request = ask.request.clone();
-            let a = tokio::task::spawn_blocking(move || on_terminal(&who, &request))
+            let a = tokio::task::spawn_blocking(move || on_terminal(&who, &request, &mut std::io::stdin().lock()))
                 .await
                 .unwrap_or(ElicitAnswer::Cancel);
             ask.answer(a);
@@ -89,19 +89,20 @@ async fn answer(source: Source, ask: ElicitAsk) -> Source {
     }
 }
 
-/// One line from the terminal, trimmed (None at end of input).
-fn read_line(prompt: &str) -> Option<String> {
+/// One line of `input` (the terminal), trimmed, after `prompt` on stderr (None at its end).
+fn read_line(input: &mut dyn BufRead, prompt: &str) -> Option<String> {
     eprint!("{prompt}");
     let _ = std::io::stderr().flush();
     let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
+    match input.read_line(&mut line) {
         Ok(0) | Err(_) => None,
         Ok(_) => Some(line.trim().to_string()),
     }
 }
 
-/// Asks on the terminal until the person accepts with valid input, declines or cancels.
-fn on_terminal(server: &str, request: &Elicitation) -> ElicitAnswer {
+/// Asks on the terminal (`input`) until the person accepts with valid input, declines or
+/// cancels.
+fn on_terminal(server: &str, request: &Elicitation, input: &mut dyn BufRead) -> ElicitAnswer {
     say_err(format!(
         "sagedeck: {server} asks for input: {}",
         escape_line(request.message())
@@ -110,7 +111,7 @@ fn on_terminal(server: &str, request: &Elicitation) -> ElicitAnswer {
         say_err(format!("  open {}", escape_line(url)));
     }
     loop {
-        let choice = read_line("  [a]ccept, [d]ecline, [c]ancel? ");
+        let choice = read_line(input, "  [a]ccept, [d]ecline, [c]ancel? ");
         match choice.as_deref().map(str::to_ascii_lowercase).as_deref() {
             None | Some("c" | "cancel") => return ElicitAnswer::Cancel,
             Some("d" | "decline") => return ElicitAnswer::Decline,
@@ -120,7 +121,7 @@ fn on_terminal(server: &str, request: &Elicitation) -> ElicitAnswer {
         let Elicitation::Form { schema, .. } = request else {
             return ElicitAnswer::Accept { content: None };
         };
-        let Some(content) = fill(schema) else {
+        let Some(content) = fill(schema, input) else {
             return ElicitAnswer::Cancel;
         };
         let a = ElicitAnswer::Accept { content: Some(content) };
@@ -133,7 +134,7 @@ fn on_terminal(server: &str, request: &Elicitation) -> ElicitAnswer {
 }
 
 /// Reads every property of a flat form schema (None at end of input).
-fn fill(schema: &Value) -> Option<Value> {
+fn fill(schema: &Value, input: &mut dyn BufRead) -> Option<Value> {
     let required: Vec<&str> = schema["required"]
         .as_array()
         .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -143,7 +144,7 @@ fn fill(schema: &Value) -> Option<Value> {
         return Some(Value::Object(out));
     };
     for (name, p) in props {
-        let line = read_line(&field_prompt(name, p, required.contains(&name.as_str())))?;
+        let line = read_line(input, &field_prompt(name, p, required.contains(&name.as_str())))?;
         if line.is_empty() {
             if let Some(d) = p.get("default") {
                 out.insert(name.clone(), d.clone());
@@ -200,6 +201,37 @@ fn typed(p: &Value, line: &str) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn answered(request: &Elicitation, typed_in: &str) -> ElicitAnswer {
+        on_terminal(
+            "library",
+            request,
+            &mut std::io::Cursor::new(typed_in.as_bytes().to_vec()),
+        )
+    }
+
+    #[test]
+    fn the_terminal_answers_accept_decline_and_cancel() {
+        let form = Elicitation::Form {
+            message: "Reserve: for how long?".into(),
+            schema: json!({"type": "object", "required": ["a_days"], "properties": {
+                "a_days": {"type": "integer", "minimum": 1}, "b_pickup": {"type": "boolean", "default": false}}}),
+        };
+        assert_eq!(answered(&form, "d\n"), ElicitAnswer::Decline);
+        assert_eq!(answered(&form, "c\n"), ElicitAnswer::Cancel);
+        assert_eq!(answered(&form, ""), ElicitAnswer::Cancel, "end of input cancels");
+        // An answer that does not fit is asked again; an empty field takes its default.
+        let accepted = ElicitAnswer::Accept {
+            content: Some(json!({"a_days": 3, "b_pickup": false})),
+        };
+        assert_eq!(answered(&form, "maybe\na\n0\n\na\n3\n\n"), accepted);
+        let url = Elicitation::Url {
+            message: "Verify".into(),
+            url: "https://library.example/v".into(),
+            id: "1".into(),
+        };
+        assert_eq!(answered(&url, "a\n"), ElicitAnswer::Accept { content: None });
+    }
 
     #[test]
     fn lines_take_the_property_type() {
