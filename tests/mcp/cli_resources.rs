@@ -178,6 +178,12 @@ async fn lint_finds_and_exits_8() {
     let r = run_cli(&sb, &["tools", "list", "--lint", "--mcp-config", &cfg]).await;
     assert_eq!(r.code, 8, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("missing_annotations"), "{}", r.stdout);
+    assert!(r.stdout.contains("Link a book"), "a tool's title: {}", r.stdout);
+    assert!(
+        r.stdout.contains("icon https://library.example/link.png"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stderr.contains("the lint found"), "{}", r.stderr);
     let r = run_cli(&sb, &["tools", "list", "--lint", "--json", "--mcp-config", &cfg]).await;
     assert_eq!(r.code, 8);

@@ -95,7 +95,7 @@ async def add_book(isbn: str, ctx: Context) -> str:
     return f"added {uri}"
 
 
-@mcp.tool()
+@mcp.tool(title="Link a book", icons=[types.Icon(src="https://library.example/link.png")])
 def link_book(isbn: str) -> list:
     return [
         types.ResourceLink(

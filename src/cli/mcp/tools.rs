@@ -19,6 +19,7 @@ use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_CHECK_FAILED, EXIT_MODEL, EXIT_OK, Exit};
 use crate::cli::output::{print_json, print_table, say, say_err};
 use crate::mcp::lint::{Finding, lint};
+use crate::mcp::result::{icon_sources, icons_suffix};
 use crate::mcp::{CallError, CallOptions, CallOutcome, ConnectOptions, McpConnection, ServerEntry};
 
 /// `sagedeck tools`.
@@ -120,7 +121,11 @@ fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
                 t.name.to_string(),
                 t.title.clone().unwrap_or_else(|| "-".into()),
                 annotations_text(t),
-                desc.chars().take(90).collect(),
+                format!(
+                    "{}{}",
+                    desc.chars().take(90).collect::<String>(),
+                    icons_suffix(&icon_sources(t.icons.as_ref()))
+                ),
             ]
         })
         .collect();
