@@ -7,12 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
+use rmcp::model::ProtocolVersion;
 use rmcp::model::Tool;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::{StreamableHttpClient, StreamableHttpClientTransportConfig};
-use rmcp::{Peer, RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
 use serde::Serialize;
 use tokio::process::Child;
 use tokio::sync::broadcast;
@@ -101,6 +102,15 @@ impl std::fmt::Debug for McpConnection {
     }
 }
 
+/// The newest revision rmcp speaks first (`server/discover`), then the newest with an
+/// `initialize` handshake for servers that answer the probe as legacy servers do.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::LATEST],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
 type Started = (RunningService<RoleClient, McpClientHandler>, Option<Child>);
 
 async fn start(entry: &ServerEntry, handler: McpClientHandler, timeout: Duration) -> Result<Started, ConnectError> {
@@ -110,7 +120,7 @@ async fn start(entry: &ServerEntry, handler: McpClientHandler, timeout: Duration
             let mut c = super::connect::spawn_stdio(entry, &log)?;
             let guarded = LineGuard::new(c.stdout, MAX_MESSAGE_BYTES, log.clone(), handler.0.closed_why.clone());
             let transport = AsyncRwTransport::new_client(guarded, c.stdin).with_max_line_length(MAX_MESSAGE_BYTES + 1);
-            match tokio::time::timeout(timeout, handler.serve(transport)).await {
+            match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle())).await {
                 Ok(Ok(service)) => Ok((service, Some(c.child))),
                 failed => {
                     let grace = Duration::from_millis(if failed.is_ok() { 1500 } else { 200 });
@@ -163,7 +173,7 @@ async fn start(entry: &ServerEntry, handler: McpClientHandler, timeout: Duration
                 Err(e) => return Err(explain_sse_failure(&e, &url).await),
             };
             let left = deadline.saturating_duration_since(Instant::now());
-            match tokio::time::timeout(left, handler.serve(transport)).await {
+            match tokio::time::timeout(left, handler.serve_with_lifecycle(transport, lifecycle())).await {
                 Ok(Ok(service)) => Ok((service, None)),
                 Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Sse).await),
                 Err(_) => Err(no_handshake(timeout)),
@@ -185,7 +195,7 @@ where
     let url = entry.url.clone().unwrap_or_default();
     let transport =
         StreamableHttpClientTransport::with_client(client, StreamableHttpClientTransportConfig::with_uri(url.clone()));
-    match tokio::time::timeout(timeout, handler.serve(transport)).await {
+    match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle())).await {
         Ok(Ok(service)) => Ok((service, None)),
         Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Http).await),
         Err(_) => Err(no_handshake(timeout)),

@@ -386,6 +386,16 @@ fn challenge_error(challenge: &str, url: &str) -> ConnectError {
 /// Explains a failed MCP handshake over HTTP (streamable, or legacy SSE once its endpoint is
 /// known) from the error's type: the transport's own error inside rmcp's.
 pub async fn explain_handshake_failure(e: &ClientInitializeError, url: &str, tried: TransportKind) -> ConnectError {
+    // The `server/discover` probe and the `initialize` after it both failed: the second says
+    // what is wrong with the server (the first only that it is not a 2026-07-28 one), unless
+    // it has nothing more precise to say.
+    if let ClientInitializeError::LegacyFallbackFailed { discover, fallback } = e {
+        let why = Box::pin(explain_handshake_failure(fallback, url, tried)).await;
+        if why.class() != "protocol" {
+            return why;
+        }
+        return Box::pin(explain_handshake_failure(discover, url, tried)).await;
+    }
     let text = || crate::aws::error::chain_text(e);
     let ClientInitializeError::TransportError { error, .. } = e else {
         return ConnectError::Protocol(text());

@@ -43,10 +43,15 @@ pub enum Block {
         uri: String,
         /// Name.
         name: String,
+        /// Its title (the name people read), when given.
+        title: Option<String>,
         /// MIME type.
         mime_type: Option<String>,
         /// Description.
         description: Option<String>,
+        /// Its icons' sources.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        icons: Vec<String>,
     },
     /// An embedded resource.
     Resource {
@@ -87,7 +92,15 @@ fn decoded_len(data: &str) -> Option<usize> {
         .map(|b| b.len())
 }
 
-fn render_block(b: &ContentBlock) -> Block {
+/// The sources of `icons` (none when absent).
+pub fn icon_sources(icons: Option<&Vec<rmcp::model::Icon>>) -> Vec<String> {
+    icons
+        .map(|v| v.iter().map(|i| i.src.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// One content block as sagedeck shows it.
+pub fn render_block(b: &ContentBlock) -> Block {
     match b {
         ContentBlock::Text(t) => {
             let trimmed = t.text.trim_start();
@@ -109,8 +122,10 @@ fn render_block(b: &ContentBlock) -> Block {
         ContentBlock::ResourceLink(r) => Block::ResourceLink {
             uri: r.uri.clone(),
             name: r.name.clone(),
+            title: r.title.clone(),
             mime_type: r.mime_type.clone(),
             description: r.description.clone(),
+            icons: icon_sources(r.icons.as_ref()),
         },
         ContentBlock::Resource(e) => match &e.resource {
             ResourceContents::TextResourceContents {
@@ -168,6 +183,15 @@ fn size_text(bytes: Option<usize>) -> String {
     }
 }
 
+/// ` · icon SRC` for the first icon (`+N` more), empty without one.
+pub fn icons_suffix(icons: &[String]) -> String {
+    match icons {
+        [] => String::new(),
+        [one] => format!(" · icon {one}"),
+        [one, rest @ ..] => format!(" · icon {one} +{}", rest.len()),
+    }
+}
+
 impl RenderedResult {
     /// Human lines: each block, then the structured content and the schema check.
     pub fn to_text(&self) -> String {
@@ -184,12 +208,19 @@ impl RenderedResult {
                 Block::ResourceLink {
                     uri,
                     name,
+                    title,
                     mime_type,
                     description,
+                    icons,
                 } => format!(
-                    "[resource link {name}: {uri}{}{}]",
+                    "[resource link {}: {uri}{}{}{}]",
+                    title
+                        .as_deref()
+                        .map(|t| format!("{t} ({name})"))
+                        .unwrap_or_else(|| name.clone()),
                     mime_type.as_deref().map(|m| format!(" ({m})")).unwrap_or_default(),
-                    description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default()
+                    description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default(),
+                    icons_suffix(icons)
                 ),
                 Block::Resource {
                     uri,

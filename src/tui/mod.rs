@@ -325,6 +325,7 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
         None
     });
     let connect = crate::mcp::ConnectOptions {
+        elicitor: Some(worker::elicitor(tx.clone())),
         sampling,
         ..Default::default()
     };

@@ -42,6 +42,16 @@ fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
             repeat: 1,
             reason: None,
         })],
+        JobKind::Mcp(McpKind::Catalog) => vec![Job::Mcp(McpJob::Catalog { server: "s".into() })],
+        JobKind::Mcp(McpKind::Read) => vec![Job::Mcp(McpJob::Read {
+            server: "s".into(),
+            target: sagedeck::tui::event::ReadTarget::Resource("x://r".into()),
+        })],
+        JobKind::Mcp(McpKind::Subscribe) => vec![Job::Mcp(McpJob::Subscribe {
+            server: "s".into(),
+            uri: "x://r".into(),
+            on: true,
+        })],
         JobKind::Agent(AgentKind::Run) => vec![Job::Agent(AgentJob::Run(AgentRun {
             question: "What is the most played song on WZPZ?".into(),
             settings: sagedeck::tui::config::AgentDefaults {

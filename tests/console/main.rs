@@ -38,6 +38,7 @@ mod scaling_serverless;
 mod schema_form_props;
 mod shapes;
 mod tools;
+mod tools_catalog;
 mod tools_login;
 mod variants;
 mod worker;

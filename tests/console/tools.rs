@@ -765,8 +765,10 @@ fn servers_show_status_and_results_render_every_block() {
             Block::ResourceLink {
                 uri: "file:///var/log/app.log".into(),
                 name: "app.log".into(),
+                title: None,
                 mime_type: Some("text/plain".into()),
                 description: None,
+                icons: vec![],
             },
         ],
         structured: None,

@@ -135,6 +135,11 @@ pub struct HttpPeer {
     pub port: u16,
 }
 
+/// `library_server.py` (resources, prompts, elicitation).
+pub fn library_script() -> String {
+    peers_dir().join("library_server.py").to_string_lossy().into_owned()
+}
+
 /// `sampling_server.py` (a tool that asks its client for a completion).
 pub fn sampling_script() -> String {
     peers_dir().join("sampling_server.py").to_string_lossy().into_owned()

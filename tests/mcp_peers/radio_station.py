@@ -8,9 +8,9 @@ isError result), `ignore_cancel` keeps reporting progress after a cancellation.
 """
 
 import asyncio
-import socket
 import sys
 
+from free_port import serve_on_free_port
 from mcp.server.fastmcp import Context, FastMCP
 
 # instantiate an MCP server client
@@ -39,18 +39,6 @@ async def count_slowly(steps: int, delay_ms: int, ctx: Context) -> str:
 def fail(message: str) -> str:
     """Always fails with `message`."""
     raise ValueError(message)
-
-
-def serve_on_free_port(app) -> None:
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(app, log_level="warning")
-    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ use crate::aws::change::audit::AuditContext;
 use crate::aws::change::guard::Audited;
 use crate::cli::args::{GlobalArgs, interrupts};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_NO_ANSWER, EXIT_REFUSED, EXIT_USAGE, Exit};
-use crate::cli::mcp::tools::RegistryArgs;
+use crate::cli::mcp::args::RegistryArgs;
 use crate::cli::output::{print_json, say_err};
 use crate::mcp::agent::trace::TranscriptFile;
 use crate::mcp::agent::{

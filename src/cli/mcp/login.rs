@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::json;
 
-use super::tools::{RegistryArgs, load_registry};
+use super::args::{RegistryArgs, load_registry};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{print_json, say, say_err};

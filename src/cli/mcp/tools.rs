@@ -1,24 +1,27 @@
 //! `sagedeck tools list|call`: test-invoke the tools of any MCP server in the registry. Each
-//! call is written to the audit log, as in the console (`sagedeck mcp serve` is in `serve.rs`).
+//! call is written to the audit log, as in the console (`sagedeck mcp serve` is in `serve.rs`,
+//! resources and prompts in `resources.rs`). `tools list --lint` lints every tool's schema.
 //!
 //! Exit codes of `tools`: 0 ok; 2 usage (unknown server, bad arguments); 3 the server could not
 //! be reached, answered a JSON-RPC error or timed out; 4 the tool answered `isError`; 6 the
-//! audit log cannot be written (nothing was sent).
+//! audit log cannot be written (nothing was sent); 8 the lint found something.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
+use super::args::{
+    AskingArgs, PromptArgs, ReadArgs, RegistryArgs, ResourcesArgs, connect_exit, entry_of, load_registry, ms, secs,
+};
 use crate::aws::change::audit::AuditContext;
 use crate::cli::args::GlobalArgs;
-use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, EXIT_OK, EXIT_USAGE, Exit};
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_CHECK_FAILED, EXIT_MODEL, EXIT_OK, Exit};
 use crate::cli::output::{print_json, print_table, say, say_err};
 use crate::mcp::oauth::{AuthState, auth_state};
-use crate::mcp::{
-    CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, Registry, ServerEntry,
-};
+use crate::mcp::lint::{Finding, lint};
+use crate::mcp::result::{icon_sources, icons_suffix};
+use crate::mcp::{CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, ServerEntry};
 
 /// `sagedeck tools`.
 #[derive(Debug, Args)]
@@ -39,17 +42,14 @@ pub enum ToolsCommand {
     Login(super::login::LoginArgs),
     /// Forget an HTTP server's OAuth tokens.
     Logout(super::login::LogoutArgs),
-}
-
-/// Where the registry is and how long to wait for a server.
-#[derive(Debug, Args, Clone)]
-pub struct RegistryArgs {
-    /// mcpServers JSON file (default: ~/.config/sagedeck/mcp.json).
-    #[arg(long, value_name = "FILE")]
-    pub mcp_config: Option<PathBuf>,
-    /// Seconds to wait for a server's handshake.
-    #[arg(long, default_value_t = 30.0, value_name = "S")]
-    pub connect_timeout: f64,
+    /// List a server's resources and resource templates.
+    Resources(ResourcesArgs),
+    /// Read one resource (text, or binary as size, MIME type and base64), or a filled template.
+    Read(ReadArgs),
+    /// List a server's prompts and their arguments.
+    Prompts(ResourcesArgs),
+    /// Get one prompt with its arguments and print the messages it returns.
+    Prompt(PromptArgs),
 }
 
 /// `sagedeck tools list`.
@@ -58,6 +58,10 @@ pub struct ListArgs {
     /// Only this server.
     #[arg(long)]
     pub server: Option<String>,
+    /// Lint every tool's schema: invalid JSON Schema, required names missing from properties,
+    /// missing descriptions, absent annotations (exit 8 on findings).
+    #[arg(long)]
+    pub lint: bool,
     /// Registry options.
     #[command(flatten)]
     pub registry: RegistryArgs,
@@ -76,34 +80,12 @@ pub struct CallArgs {
     /// One argument (repeatable); VALUE is JSON when it parses and the schema does not say string.
     #[arg(long = "arg", value_name = "KEY=VALUE")]
     pub arg: Vec<String>,
-    /// Seconds without an answer or progress before the call is cancelled.
-    #[arg(long, default_value_t = 60.0, value_name = "S")]
-    pub timeout: f64,
-    /// Registry options.
+    /// The registry, the timeout and elicitation answers.
     #[command(flatten)]
-    pub registry: RegistryArgs,
+    pub asking: AskingArgs,
     /// How the server's sampling requests are answered.
     #[command(flatten)]
     pub sampling: super::sampling::SamplingArgs,
-}
-
-fn secs(s: f64) -> Duration {
-    Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.001 })
-}
-
-/// The registry of `--mcp-config`, or the default one; an empty one is a usage error.
-pub(super) fn load_registry(r: &RegistryArgs) -> Result<Registry, Exit> {
-    match Registry::load_default(r.mcp_config.as_deref()) {
-        Ok(reg) if reg.servers.is_empty() => Err(Exit::usage(
-            "no MCP servers configured: pass --mcp-config FILE or create ~/.config/sagedeck/mcp.json (mcpServers format)",
-        )),
-        Ok(reg) => Ok(reg),
-        Err(e) => Err(Exit::usage(e)),
-    }
-}
-
-fn ms(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e4).round() / 10.0
 }
 
 fn annotations_text(t: &rmcp::model::Tool) -> String {
@@ -148,26 +130,65 @@ fn print_server(entry: &ServerEntry, conn: &McpConnection) -> CmdResult {
                 t.name.to_string(),
                 t.title.clone().unwrap_or_else(|| "-".into()),
                 annotations_text(t),
-                desc.chars().take(90).collect(),
+                format!(
+                    "{}{}",
+                    desc.chars().take(90).collect::<String>(),
+                    icons_suffix(&icon_sources(t.icons.as_ref()))
+                ),
             ]
         })
         .collect();
     print_table(&["TOOL", "TITLE", "HINTS", "DESCRIPTION"], rows)
 }
 
+/// A connected server's report (`tools list --json`), its lint findings when asked for; the
+/// table and findings printed first without `--json`.
+fn connected_report(
+    g: &GlobalArgs,
+    entry: &ServerEntry,
+    conn: &McpConnection,
+    lint_on: bool,
+) -> Result<(Value, usize), Exit> {
+    for w in conn.refused_tools() {
+        say_err(format!("sagedeck: warning: {}: {w}", entry.name));
+    }
+    let tools = conn.tools();
+    let findings = if lint_on { lint(&tools) } else { Vec::new() };
+    if !g.json {
+        print_server(entry, conn)?;
+        if lint_on {
+            print_findings(&findings)?;
+        }
+    }
+    let mut report = json!({
+        "name": entry.name, "transport": entry.transport, "target": entry.target(),
+        "status": "connected", "protocol_version": conn.info().protocol_version,
+        "server": conn.info(), "connect_ms": ms(conn.connect_time()), "auth": auth_state(entry),
+        "tools": tools,
+    });
+    if lint_on {
+        report["lint"] = json!(findings);
+    }
+    Ok((report, findings.len()))
+}
+
+/// The lint's findings as a table, or one line saying there are none.
+fn print_findings(findings: &[Finding]) -> CmdResult {
+    if findings.is_empty() {
+        return say("lint: no findings");
+    }
+    let rows = findings
+        .iter()
+        .map(|f| vec![f.tool.clone(), f.rule.to_string(), f.message.clone()])
+        .collect();
+    print_table(&["TOOL", "RULE", "FINDING"], rows)
+}
+
 /// Runs `tools list`.
 pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
     let reg = load_registry(&args.registry)?;
     let entries: Vec<ServerEntry> = match &args.server {
-        Some(name) => match reg.get(name) {
-            Some(e) => vec![e.clone()],
-            None => {
-                return Err(Exit::usage(format!(
-                    "no server `{name}` in the registry (have: {})",
-                    reg.names().join(", ")
-                )));
-            }
-        },
+        Some(name) => vec![entry_of(&reg, name)?],
         None => reg.servers.clone(),
     };
     let opts = ConnectOptions {
@@ -175,31 +196,18 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
         ..Default::default()
     };
     let results = futures_util::future::join_all(entries.iter().map(|e| McpConnection::connect(e, &opts))).await;
-    let mut failed = 0;
-    let mut worst = EXIT_OK;
+    let (mut worst, mut findings) = (EXIT_OK, 0);
     let mut report = Vec::new();
     for (entry, r) in entries.iter().zip(results) {
         match r {
             Ok(conn) => {
-                for w in conn.refused_tools() {
-                    say_err(format!("sagedeck: warning: {}: {w}", entry.name));
-                }
-                let tools = conn.tools();
-                if !g.json
-                    && let Err(closed) = print_server(entry, &conn)
-                {
-                    conn.disconnect().await;
-                    return Err(closed);
-                }
-                report.push(json!({
-                    "name": entry.name, "transport": entry.transport, "target": entry.target(),
-                    "status": "connected", "server": conn.info(), "connect_ms": ms(conn.connect_time()),
-                    "auth": auth_state(entry), "tools": tools,
-                }));
+                let done = connected_report(g, entry, &conn, args.lint);
                 conn.disconnect().await;
+                let (r, n) = done?;
+                report.push(r);
+                findings += n;
             }
             Err(e) => {
-                failed += 1;
                 worst = worst.max(connect_exit(&e));
                 say_err(format!("sagedeck: {}: {e}", entry.name));
                 let auth = failed_auth(entry, &e);
@@ -222,8 +230,16 @@ pub async fn run_list(g: &GlobalArgs, args: ListArgs) -> CmdResult {
     if g.json {
         print_json(&report)?;
     }
-    if failed > 0 && worst != EXIT_OK {
+    if worst != EXIT_OK {
         Err(Exit::code(worst))
+    } else if findings > 0 {
+        Err(Exit::new(
+            EXIT_CHECK_FAILED,
+            format!(
+                "the lint found {findings} problem{}",
+                if findings == 1 { "" } else { "s" }
+            ),
+        ))
     } else {
         Ok(())
     }
@@ -239,15 +255,6 @@ fn failed_auth(entry: &ServerEntry, e: &ConnectError) -> AuthState {
             why: "the server asks for one".into(),
         },
         _ => auth_state(entry),
-    }
-}
-
-/// The exit code of a connection failure: a configuration that cannot be used is invalid input
-/// (2), anything else a failure to reach or speak to the server (3).
-fn connect_exit(e: &ConnectError) -> i32 {
-    match e {
-        ConnectError::Config(_) => EXIT_USAGE,
-        _ => EXIT_AWS,
     }
 }
 
@@ -285,26 +292,19 @@ pub fn build_arguments(
 
 /// Runs `tools call`.
 pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
-    let reg = load_registry(&args.registry)?;
-    let Some(entry) = reg.get(&args.server) else {
-        return Err(Exit::usage(format!(
-            "no server `{}` in the registry (have: {})",
-            args.server,
-            reg.names().join(", ")
-        )));
-    };
+    let entry = entry_of(&load_registry(&args.asking.registry)?, &args.server)?;
     if args.args.is_some() {
         // Fail on bad JSON before starting anything.
         build_arguments(args.args.as_deref(), &[], None).map_err(Exit::usage)?;
     }
     let sampler = super::sampling::sampler(g, &args.sampling).await?;
     let opts = ConnectOptions {
-        timeout: secs(args.registry.connect_timeout),
+        timeout: secs(args.asking.registry.connect_timeout),
         sampling: sampler.clone(),
-        ..Default::default()
+        elicitor: Some(super::elicit::start(args.asking.elicit.as_deref())?),
     };
     // Who is calling (for the audit log) is looked up while the server connects.
-    let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(entry, &opts));
+    let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(&entry, &opts));
     let conn = conn.map_err(|e| Exit::new(connect_exit(&e), format!("{}: {e}", entry.name)))?;
     let result = call_on(g, &conn, &args, ctx).await;
     conn.disconnect().await;
@@ -324,7 +324,7 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
     let printer = tokio::spawn(print_progress(prx, !g.json));
     let cancel = tokio_util::sync::CancellationToken::new();
     let call_opts = CallOptions {
-        timeout: secs(args.timeout),
+        timeout: secs(args.asking.timeout),
         max_total: None,
         cancel: cancel.clone(),
         progress: Some(ptx),

@@ -6,6 +6,23 @@ mod job;
 
 pub use job::*;
 
+/// A server's elicitation waiting for its answer, shared so that the event can be cloned: the
+/// first to take it answers.
+#[derive(Debug, Clone)]
+pub struct ElicitSlot(pub std::sync::Arc<parking_lot::Mutex<Option<crate::mcp::elicit::ElicitAsk>>>);
+
+impl ElicitSlot {
+    /// Wraps a request.
+    pub fn new(ask: crate::mcp::elicit::ElicitAsk) -> ElicitSlot {
+        ElicitSlot(std::sync::Arc::new(parking_lot::Mutex::new(Some(ask))))
+    }
+
+    /// The request, once.
+    pub fn take(&self) -> Option<crate::mcp::elicit::ElicitAsk> {
+        self.0.lock().take()
+    }
+}
+
 use crate::aws::AwsError;
 use crate::aws::endpoints::autoscaling::ActivityInfo;
 use crate::aws::endpoints::catalog::Catalog;
@@ -142,6 +159,42 @@ pub enum AppEvent {
         /// Outcome.
         result: Result<crate::mcp::CallOutcome, crate::mcp::CallError>,
     },
+    /// A server's resources, templates and prompts as listed now, or why they could not be.
+    McpCatalog {
+        /// Server name.
+        server: String,
+        /// The lists.
+        catalog: Result<crate::mcp::resources::Catalog, String>,
+    },
+    /// A resource read or a prompt got: its lines as shown, or why it failed.
+    McpContent {
+        /// Server name.
+        server: String,
+        /// What was read (`URI`, `prompt NAME`).
+        what: String,
+        /// The lines.
+        lines: Result<Vec<String>, String>,
+    },
+    /// A subscription was made or ended (or failed).
+    McpSubscribed {
+        /// Server name.
+        server: String,
+        /// The resource.
+        uri: String,
+        /// Subscribed (true) or unsubscribed.
+        on: bool,
+        /// Why it failed.
+        result: Result<(), String>,
+    },
+    /// A subscribed resource changed (`notifications/resources/updated`).
+    McpUpdated {
+        /// Server name.
+        server: String,
+        /// The resource.
+        uri: String,
+    },
+    /// A server asks for input: the Tools pane shows the form and answers it.
+    McpElicit(crate::tui::event::ElicitSlot),
     /// The audit log as read (all lines, oldest first), or why it could not be read.
     Activity(Result<Vec<crate::aws::change::audit::AuditRecord>, String>),
     /// The alarms that watch each endpoint, with their states, or why they could not be read.

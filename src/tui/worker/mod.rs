@@ -12,6 +12,7 @@ pub mod sampling;
 mod varlog;
 
 pub use guard::GuardOptions;
+pub use mcp::elicitor;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -112,6 +112,8 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "promote/args.rs",
                 "promote/view.rs",
                 "mcp/audit.rs",
+                "mcp/args.rs",
+                "mcp/elicit.rs",
                 "mcp/sampling.rs",
                 "agent/view.rs",
                 "console/sandbox.rs",

@@ -1,5 +1,5 @@
-//! The MCP runner's jobs (`worker/mcp.rs`): connecting servers, logging in to and out of OAuth
-//! servers, and calling tools.
+//! The MCP runner's jobs (`worker/mcp/`): connecting servers, logging in to and out of OAuth
+//! servers, calling tools, listing and reading resources and prompts, subscribing to resources.
 
 use super::Effect;
 
@@ -7,7 +7,7 @@ use super::Effect;
 pub const CALLING_TOOLS: &str = "calling tools";
 
 /// The MCP servers' jobs (the console's own profile and region: they act on no endpoint).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum McpJob {
     /// Connect MCP servers (all of them when `server` is None), reporting
     /// [`crate::tui::event::AppEvent::McpServers`].
@@ -39,14 +39,63 @@ pub enum McpJob {
         /// The operator's reason (audited; the session's `:reason` when None at submit).
         reason: Option<String>,
     },
+    /// List a server's resources, templates and prompts, reporting
+    /// [`crate::tui::event::AppEvent::McpCatalog`].
+    Catalog {
+        /// Server name.
+        server: String,
+    },
+    /// Read a resource or get a prompt, reporting [`crate::tui::event::AppEvent::McpContent`].
+    Read {
+        /// Server name.
+        server: String,
+        /// What to read.
+        target: ReadTarget,
+    },
+    /// Subscribe to a resource's updates (or stop them), reporting
+    /// [`crate::tui::event::AppEvent::McpSubscribed`].
+    Subscribe {
+        /// Server name.
+        server: String,
+        /// The resource.
+        uri: String,
+        /// Subscribe (true) or unsubscribe.
+        on: bool,
+    },
 }
 
-super::kinds!(McpJob => McpKind { Connect, Login, Logout, ToolCall, });
+/// What a [`McpJob::Read`] reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadTarget {
+    /// A resource by URI (a template already filled).
+    Resource(String),
+    /// A prompt with its arguments.
+    Prompt {
+        /// Its name.
+        name: String,
+        /// Its arguments (strings).
+        arguments: serde_json::Map<String, serde_json::Value>,
+    },
+}
+
+impl ReadTarget {
+    /// `URI` or `prompt NAME`.
+    pub fn label(&self) -> String {
+        match self {
+            ReadTarget::Resource(uri) => uri.clone(),
+            ReadTarget::Prompt { name, .. } => format!("prompt {name}"),
+        }
+    }
+}
+
+super::kinds!(McpJob => McpKind { Connect, Login, Logout, ToolCall, Catalog, Read, Subscribe, });
 
 super::effects!(McpJob, |job| match job {
     McpJob::ToolCall { reason, .. } => Effect::Audited(CALLING_TOOLS, reason),
     // A login changes no resource: it keeps a token on this machine, as reading needs.
-    McpJob::Connect { .. } | McpJob::Login { .. } | McpJob::Logout { .. } => Effect::Reads,
+    McpJob::Connect { .. } | McpJob::Login { .. } | McpJob::Logout { .. } | McpJob::Catalog { .. } | McpJob::Read { .. } | McpJob::Subscribe { .. } => {
+        Effect::Reads
+    }
 });
 
 impl McpJob {
@@ -59,6 +108,10 @@ impl McpJob {
             McpJob::Logout { server } => format!("logging out of {server}"),
             McpJob::ToolCall { tool, repeat, .. } if *repeat > 1 => format!("calling tool {tool} ×{repeat}"),
             McpJob::ToolCall { tool, .. } => format!("calling tool {tool}"),
+            McpJob::Catalog { server } => format!("listing the resources and prompts of {server}"),
+            McpJob::Read { target, .. } => format!("reading {}", target.label()),
+            McpJob::Subscribe { uri, on: true, .. } => format!("subscribing to {uri}"),
+            McpJob::Subscribe { uri, .. } => format!("unsubscribing from {uri}"),
         }
     }
 }

@@ -15,7 +15,7 @@ pub use guard::{
     CHANGING_AUTOSCALING, CHANGING_WEIGHTS, DEPLOYING, GuardJob, GuardKind, PREWARMING, PROMOTION,
     RESUMING_A_PROMOTION, SETTING_CONCURRENCY, SETTING_COPIES, UPDATING_A_COMPONENT, WAKING_A_COMPONENT,
 };
-pub use mcp::{CALLING_TOOLS, McpJob, McpKind};
+pub use mcp::{CALLING_TOOLS, McpJob, McpKind, ReadTarget};
 
 /// What a job changes, declared once per job by its runner's `effect`: the read-only gate
 /// (`App::submit`) refuses every job that is not [`Effect::Reads`], and the audit stamp gives an
@@ -103,7 +103,7 @@ pub enum Job {
     Fleet(FleetJob),
     /// Audited mutations and the audit log (`worker/guard/`).
     Guard(GuardJob),
-    /// MCP servers (`worker/mcp.rs`).
+    /// MCP servers (`worker/mcp/`).
     Mcp(McpJob),
     /// Agent runs (`worker/agent.rs`).
     Agent(AgentJob),

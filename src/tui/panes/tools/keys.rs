@@ -158,7 +158,7 @@ impl ToolsPane {
         }
     }
 
-    fn move_list(&mut self, m: Move) {
+    pub(super) fn move_list(&mut self, m: Move) {
         match self.focus {
             Focus::Servers => {
                 let n = self.servers.len();
@@ -392,6 +392,7 @@ impl ToolsPane {
                 let mut keys = vec![
                     KeyHint::new("↑↓", "move"),
                     KeyHint::new("⏎/→", "open"),
+                KeyHint::new("v", "resources/prompts"),
                     KeyHint::new("←", "back"),
                     KeyHint::when("c", "reconnect", self.servers.is_empty()),
                     call,

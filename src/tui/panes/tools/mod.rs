@@ -6,8 +6,11 @@
 //! server's log; each tool's history with durations and re-run; repeat N with p50/p95/p99; the
 //! SageMaker endpoint behind the tool with its status and live p99, and a key to jump to it.
 //! Arguments last sent to each tool are remembered across runs ([`ArgsStore`]). Calling only
-//! queues a [`McpJob::ToolCall`]; destructive tools ask first; read-only mode refuses.
+//! queues a [`McpJob::ToolCall`]; destructive tools ask first; read-only mode refuses. `v`
+//! switches to the Resources and Prompts views, and a server's request for input is answered in
+//! a dialog over the pane (`catalog/`).
 
+pub mod catalog;
 mod calls;
 mod keys;
 mod login;
@@ -17,14 +20,14 @@ mod view;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 use rmcp::model::Tool;
 use serde_json::Value;
 
-use super::{KeyHint, Outbox, Pane};
+use super::{KeyHint, Outbox, Pane, Tab};
 use crate::mcp::events::ServerLog;
 use crate::mcp::{EndpointLink, ServerStatus, ServerView, endpoint_link};
 use crate::tui::data::Data;
@@ -138,6 +141,7 @@ pub struct ToolsPane {
     repeat: String,
     notice: Option<String>,
     store: ArgsStore,
+    catalog: catalog::CatalogState,
     login: Option<LoginDialog>,
 }
 
@@ -186,6 +190,19 @@ impl ToolsPane {
     /// The call the result panel shows.
     pub fn shown_call(&self) -> Option<&ToolCall> {
         self.shown.and_then(|i| self.history.get(i))
+    }
+
+    /// The Resources and Prompts views' state (and the requests for input waiting).
+    pub fn catalog(&self) -> &catalog::CatalogState {
+        &self.catalog
+    }
+
+    /// ` · protocol VERSION` of the selected server once connected (empty before).
+    pub fn protocol_text(&self) -> String {
+        match self.selected_server().map(|s| &s.status) {
+            Some(ServerStatus::Connected { protocol_version, .. }) => format!(" · protocol {protocol_version}"),
+            _ => String::new(),
+        }
     }
 
     /// The selected server.
@@ -396,6 +413,15 @@ impl Pane for ToolsPane {
     }
 
     fn on_event(&mut self, ev: &AppEvent, _data: &mut Data, out: &mut Outbox, _visible: bool) {
+        if let AppEvent::McpElicit(slot) = ev {
+            if let Some(ask) = slot.take() {
+                out.toast(Level::Info, format!("{} asks for input", ask.server));
+                self.catalog.eliciting.push(ask);
+                out.switch_to = Some(Tab::Tools);
+            }
+            return;
+        }
+        self.catalog.apply(ev, out);
         if matches!(
             ev,
             AppEvent::McpServers { .. }
@@ -408,6 +434,12 @@ impl Pane for ToolsPane {
     }
 
     fn capturing_text(&self) -> bool {
+        if self.catalog.eliciting.active() {
+            return true;
+        }
+        if self.catalog.view != catalog::View::Tools {
+            return self.catalog.form_focus && self.catalog.form.as_ref().is_some_and(|(_, f)| f.editing);
+        }
         if self.login.is_some() {
             return true;
         }
@@ -423,6 +455,19 @@ impl Pane for ToolsPane {
     }
 
     fn handle_key(&mut self, key: KeyEvent, data: &mut Data, out: &mut Outbox) -> bool {
+        if self.catalog.eliciting.active() {
+            if let Some(verb) = self.catalog.eliciting.on_key(key) {
+                out.toast(Level::Info, format!("request for input {verb}"));
+            }
+            return true;
+        }
+        if self.catalog.view != catalog::View::Tools {
+            return self.on_catalog_key(key, out);
+        }
+        if key.code == KeyCode::Char('v') && matches!(self.focus, Focus::Servers | Focus::Tools) {
+            self.switch_view();
+            return true;
+        }
         if self.login.is_some() {
             self.on_login_key(key, out);
             return true;
@@ -440,6 +485,12 @@ impl Pane for ToolsPane {
     }
 
     fn keys(&self, data: &Data) -> Vec<KeyHint> {
+        if self.catalog.eliciting.active() {
+            return self.catalog.eliciting.hints();
+        }
+        if self.catalog.view != catalog::View::Tools {
+            return self.catalog_hints();
+        }
         self.hints(data)
     }
 }

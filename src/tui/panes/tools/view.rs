@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Padding, Paragraph, Wrap};
 
 use super::keys::truncate;
 use super::result::{history_lines, log_lines, result_lines};
+use super::catalog::View;
 use super::{Focus, Panel, ToolsPane};
 use crate::mcp::ServerStatus;
 use crate::tui::data::Data;
@@ -51,6 +52,12 @@ pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, 
     let server_h = ((p.servers.len() * 2 + 2) as u16).min(left.height / 2).max(4);
     let [srv, tools] = Layout::vertical([Constraint::Length(server_h), Constraint::Min(3)]).areas(left);
     render_servers(p, f, srv, theme);
+    if p.catalog.view != View::Tools {
+        super::catalog::view::render_list(p, f, tools, theme);
+        super::catalog::view::render_right(p, f, right, theme);
+        p.catalog.eliciting.render(f, area, theme);
+        return;
+    }
     render_tools(p, f, tools, theme);
     // The tool's box grows with its description and endpoint line (shown whole), up to a third
     // of the height: the form and the result keep the rest.
@@ -58,12 +65,13 @@ pub(super) fn render(p: &mut ToolsPane, f: &mut Frame, area: Rect, data: &Data, 
     let head_lines = header_lines(p, data, theme, right.width.saturating_sub(4) as usize, max_rows as usize);
     let head_h = (head_lines.len() as u16 + 2).max(5);
     let [head, rest] = Layout::vertical([Constraint::Length(head_h), Constraint::Min(5)]).areas(right);
-    let b = block(" Tool ".into(), false, theme).padding(Padding::horizontal(1));
+    let b = block(format!(" Tool{} ", p.protocol_text()), false, theme).padding(Padding::horizontal(1));
     f.render_widget(Paragraph::new(escaped(head_lines)).style(theme.base()).block(b), head);
     let [form_area, out_area] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
     render_form(p, f, form_area, theme);
     render_output(p, f, out_area, theme);
+    p.catalog.eliciting.render(f, area, theme);
 }
 
 fn render_servers(p: &ToolsPane, f: &mut Frame, area: Rect, theme: &Theme) {

@@ -1,6 +1,11 @@
 //! The worker's MCP jobs: connecting the hub's servers (status reported as it changes, tool-list
-//! changes and disconnects forwarded) and tool calls, repeated, with progress forwarded and a
-//! cancellation token that makes the client send `notifications/cancelled`.
+//! changes and disconnects forwarded, the catalog listed) and tool calls, repeated, with progress
+//! forwarded and a cancellation token that makes the client send `notifications/cancelled`;
+//! resources, prompts and subscriptions in `catalog.rs`.
+
+mod catalog;
+
+pub use catalog::elicitor;
 
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
@@ -75,6 +80,10 @@ pub(super) async fn run(
                 result: Err(CallError::Disconnected("no MCP servers are configured".into())),
             });
         }
+        (McpJob::Catalog { server }, Some(hub)) => catalog::catalog(hub, server, events).await,
+        (McpJob::Read { server, target }, Some(hub)) => catalog::read(hub, server, target, events).await,
+        (McpJob::Subscribe { server, uri, on }, Some(hub)) => catalog::subscribe(hub, server, uri, on, events).await,
+        (McpJob::Catalog { .. } | McpJob::Read { .. } | McpJob::Subscribe { .. }, None) => {}
     }
 }
 
@@ -92,17 +101,23 @@ async fn connect(hub: &McpHub, server: Option<String>, events: &UnboundedSender<
             let _ = events.send(snapshot(&hub));
             if let Ok(conn) = conn {
                 let mut rx = conn.subscribe();
+                let offers = conn.info().has_resources || conn.info().has_prompts;
                 drop(conn);
+                if offers {
+                    catalog::catalog(&hub, name.clone(), &events).await;
+                }
                 tokio::spawn(async move {
                     loop {
-                        match rx.recv().await {
+                        let alive = match rx.recv().await {
                             Ok(ServerEvent::ToolsChanged { .. } | ServerEvent::Disconnected { .. }) => {
-                                if events.send(snapshot(&hub)).is_err() {
-                                    break;
-                                }
+                                events.send(snapshot(&hub)).is_ok()
                             }
-                            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                            Err(_) => break,
+                            Ok(ev) => catalog::forward(&hub, &name, &ev, &events).await,
+                            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
+                            Err(_) => false,
+                        };
+                        if !alive {
+                            break;
                         }
                     }
                 });
