@@ -10,6 +10,7 @@ mod chat;
 mod component;
 mod form;
 mod keys;
+mod requests;
 mod session;
 mod view;
 
@@ -29,6 +30,7 @@ use crate::tui::widgets::scroll;
 
 pub use calls::{Call, CallState};
 pub use chat::ChatView;
+pub use requests::{AsyncRequest, AsyncRequestState, AsyncRequests, inline_refusal};
 pub use form::{BodyCheck, CONTENT_TYPES, Field, Form, PayloadKind, check_body, reindent};
 use keys::model_completions;
 
