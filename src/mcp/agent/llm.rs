@@ -110,17 +110,17 @@ impl Agent {
                             }
                         })
                         .await?;
-                    Ok((reader.finish(), summary.invoked_variant))
+                    Ok((reader.finish(), summary.invoked_variant, summary.instance))
                 }
             })
             .await;
         match run.result {
-            Ok((reply, variant)) => Ok(LlmAnswer {
+            Ok((reply, variant, instance)) => Ok(LlmAnswer {
                 reply,
                 variant,
                 attempts: run.attempts,
                 session: link.session.clone().filter(|s| s != NEW_SESSION),
-                instance: None,
+                instance,
             }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }
@@ -133,7 +133,9 @@ impl Agent {
             let client = OpenAiClient::new(&self.fleet, &self.config.llm, ic, TOKEN_LIFE)
                 .await
                 .map_err(|e| e.to_string())?;
-            link.openai = Some(client);
+            // Each mint is recorded in the audit log first: "token minted for LLM until T".
+            let gate = self.audited.token_gate(self.config.reason.clone());
+            link.openai = Some(client.with_mint_gate(gate));
         }
         let client = link.openai.clone().expect("made above");
         let call = ChatCall {
@@ -168,17 +170,17 @@ impl Agent {
                             }
                         })
                         .await?;
-                    Ok((reader.finish(), summary.invoked_variant, session))
+                    Ok((reader.finish(), summary, session))
                 }
             })
             .await;
         match run.result {
-            Ok((reply, variant, session)) => Ok(LlmAnswer {
+            Ok((reply, summary, session)) => Ok(LlmAnswer {
                 reply,
-                variant,
+                variant: summary.invoked_variant,
                 attempts: run.attempts,
                 session: link.learn(&session),
-                instance: None,
+                instance: summary.instance,
             }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }
