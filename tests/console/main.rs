@@ -22,6 +22,7 @@ mod gate;
 mod guardrails;
 mod invocation_log;
 mod invoke;
+mod invoke_async;
 mod invoke_component;
 mod invoke_openai;
 mod logs_timeline;

@@ -107,6 +107,14 @@ impl AsyncRequests {
         }
     }
 
+    /// Records that a request could not be followed (its objects could not be read): it stays
+    /// queued, with why in place of a result.
+    pub fn unfollowed(&mut self, inference_id: &str, why: &str) {
+        if let Some(request) = self.queued_mut(inference_id) {
+            request.result_text = Some(format!("not followed: {}", escape_text(why)));
+        }
+    }
+
     /// Ids of the requests still to poll.
     pub fn queued_ids(&self) -> impl Iterator<Item = &str> {
         self.list
