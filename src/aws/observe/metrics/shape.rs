@@ -107,7 +107,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::aws::observe::metrics::series_name;
+    use crate::aws::observe::metrics::plan::series_name;
 
     fn vm(series: &[(Metric, &str, &[f64])]) -> VariantMetrics {
         let series: BTreeMap<String, Series> = series
