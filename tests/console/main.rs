@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_commands;
 mod agent_component;
 mod app;
 mod components;
