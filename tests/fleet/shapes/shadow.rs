@@ -170,3 +170,41 @@ async fn a_forced_promotion_moves_the_shadow_to_a_new_config_and_keeps_the_old()
     let log = std::fs::read_to_string(&audit).unwrap();
     assert!(log.contains("\"shadow.promote\""), "{log}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_promotion_whose_deployment_fails_is_exit_7_with_sagemakers_reason() {
+    use aws_sdk_sagemaker::types::ContainerDefinition;
+    let sb = sandbox().await;
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(&sb).await);
+    create_model(&sm, "steady", 10).await;
+    // The shadow runs as a shadow, but the sandbox fails its launch as a production fleet.
+    let broken = ContainerDefinition::builder()
+        .image("683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1")
+        .environment(
+            "SAGEDECK_DEPLOY_FAILS",
+            "the candidate's container never passed its health check",
+        )
+        .build();
+    let model = sm.create_model().model_name("candidate").primary_container(broken);
+    let role = "arn:aws:iam::123456789012:role/SageMakerExecutionRole";
+    model.execution_role_arn(role).send().await.expect("model");
+    sm.create_endpoint_config()
+        .endpoint_config_name("risky")
+        .production_variants(variant("Production", "steady"))
+        .shadow_production_variants(variant("Shadow", "candidate"))
+        .send()
+        .await
+        .expect("shadow config");
+    let create = sm.create_endpoint().endpoint_name("risky");
+    create.endpoint_config_name("risky").send().await.expect("endpoint");
+    wait_in_service(&sm, "risky").await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["shadow", "risky", "--promote", "--force", "--yes"];
+    let r = crate::common::run_cli_in(&sb, dir.path(), &args, &[]).await;
+    assert_eq!(r.code, 7, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("shadow promotion failed"), "{}", r.stderr);
+    assert!(r.stderr.contains("never passed its health check"), "{}", r.stderr);
+    let d = sm.describe_endpoint().endpoint_name("risky").send().await.unwrap();
+    assert_eq!(d.endpoint_config_name(), Some("risky"), "back on the old configuration");
+}
