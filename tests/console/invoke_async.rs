@@ -104,6 +104,70 @@ async fn async_requests_are_followed_to_their_output_and_their_failure() {
     insta::assert_snapshot!("invoke_async_requests_80x24", pane);
 }
 
+#[tokio::test]
+async fn a_request_with_neither_object_by_its_deadline_is_expired() {
+    use sagedeck::aws::invoke::asynchronous::AsyncAccepted;
+    use sagedeck::tui::event::{AppEvent, FleetJob, Job};
+    let config = SandboxConfig {
+        demo_shapes: true,
+        ..common::demo_config()
+    };
+    let sb = common::sandbox_with(config).await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let jobs = sagedeck::tui::worker::spawn(
+        Default::default(),
+        Some(common::fleet(&sb).await),
+        Default::default(),
+        tx,
+    );
+    let mut app = tui::loaded_app(&jobs, &mut rx).await;
+    app.data.selected = Some(ASYNC_ENDPOINT.into());
+    app.switch(Tab::Invoke);
+    app.take_jobs();
+    // A request InvokeEndpointAsync accepted whose objects never appear.
+    let at = |kind: &str| Some(format!("s3://{ASYNC_BUCKET}/summaries/{kind}/lost-1.out"));
+    let accepted = AsyncAccepted {
+        endpoint: ASYNC_ENDPOINT.into(),
+        inference_id: "lost-1".into(),
+        output_location: at("output"),
+        failure_location: at("failure"),
+        uploaded_input: None,
+    };
+    app.on_event(AppEvent::AsyncAccepted {
+        id: 0,
+        result: Ok(accepted),
+    });
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+    };
+    let (id, accepted, deadline) = app
+        .take_jobs()
+        .into_iter()
+        .find_map(|(id, j)| match j {
+            Job::Fleet(FleetJob::AsyncFollow { accepted, deadline }) => Some((id, accepted, deadline)),
+            _ => None,
+        })
+        .expect("the accepted request is followed");
+    assert!(
+        deadline > now() + 6.0 * 3600.0,
+        "followed for SageMaker's default TTL and timeout"
+    );
+    // The same follow with a deadline two seconds away: neither object appears, so it expires.
+    let soon = FleetJob::AsyncFollow {
+        accepted,
+        deadline: now() + 2.0,
+    };
+    jobs.submit(id, Job::Fleet(soon));
+    let what = ("the request to expire", Duration::from_secs(30));
+    let done = |a: &App| count(a, AsyncRequestState::Expired) == 1;
+    tui::pump_until(&mut app, &jobs, &mut rx, what, done, |_| {}).await;
+    let screen = tui::render(&mut app, 140, 40);
+    assert!(screen.contains("expired") && screen.contains("lost-1"), "{screen}");
+}
+
 /// `sent 2026-12-05 00:10` → `sent YYYY-MM-DD HH:MM` (the wall clock).
 fn mask_times(text: &str) -> String {
     let mut out = String::new();
