@@ -27,26 +27,34 @@ fn count(app: &App, state: AsyncRequestState) -> usize {
         .count()
 }
 
-#[tokio::test]
-async fn async_requests_are_followed_to_their_output_and_their_failure() {
+/// The demo's shapes on a sandbox, a console on its worker with the asynchronous endpoint
+/// described and selected, on the Invoke tab.
+async fn on_the_async_endpoint() -> (
+    sagedeck::sandbox::SandboxHandle,
+    sagedeck::tui::worker::Jobs,
+    tokio::sync::mpsc::UnboundedReceiver<sagedeck::tui::event::AppEvent>,
+    App,
+) {
     let config = SandboxConfig {
         demo_shapes: true,
         ..common::demo_config()
     };
     let sb = common::sandbox_with(config).await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let jobs = sagedeck::tui::worker::spawn(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        Default::default(),
-        tx,
-    );
+    let fleet = Some(common::fleet(&sb).await);
+    let jobs = sagedeck::tui::worker::spawn(Default::default(), fleet, Default::default(), tx);
     let mut app = tui::loaded_app(&jobs, &mut rx).await;
     let described = |a: &App| a.data.endpoint(ASYNC_ENDPOINT).is_some_and(|e| e.kind.is_async());
     let what = ("the async endpoint described", Duration::from_secs(60));
     tui::pump_until(&mut app, &jobs, &mut rx, what, described, |_| {}).await;
     app.data.selected = Some(ASYNC_ENDPOINT.into());
     app.switch(Tab::Invoke);
+    (sb, jobs, rx, app)
+}
+
+#[tokio::test]
+async fn async_requests_are_followed_to_their_output_and_their_failure() {
+    let (_sb, jobs, mut rx, mut app) = on_the_async_endpoint().await;
     assert!(app.panes.invoke.form().is_some_and(|f| f.asynchronous));
 
     app.on_key(ctrl('s'));
@@ -108,21 +116,7 @@ async fn async_requests_are_followed_to_their_output_and_their_failure() {
 async fn a_request_with_neither_object_by_its_deadline_is_expired() {
     use sagedeck::aws::invoke::asynchronous::AsyncAccepted;
     use sagedeck::tui::event::{AppEvent, FleetJob, Job};
-    let config = SandboxConfig {
-        demo_shapes: true,
-        ..common::demo_config()
-    };
-    let sb = common::sandbox_with(config).await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let jobs = sagedeck::tui::worker::spawn(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        Default::default(),
-        tx,
-    );
-    let mut app = tui::loaded_app(&jobs, &mut rx).await;
-    app.data.selected = Some(ASYNC_ENDPOINT.into());
-    app.switch(Tab::Invoke);
+    let (_sb, jobs, mut rx, mut app) = on_the_async_endpoint().await;
     app.take_jobs();
     // A request InvokeEndpointAsync accepted whose objects never appear.
     let at = |kind: &str| Some(format!("s3://{ASYNC_BUCKET}/summaries/{kind}/lost-1.out"));
