@@ -149,6 +149,8 @@ pub struct AgentDefaults {
     pub approve: Option<String>,
     /// Stream the replies (InvokeEndpointWithResponseStream; `--stream` of the CLI).
     pub stream: Option<bool>,
+    /// One stateful session per run: `new` or an open session's id (`--session` of the CLI).
+    pub session: Option<String>,
 }
 
 /// The whole file.

@@ -105,3 +105,21 @@ pub async fn pump_until(
         between(app);
     }
 }
+
+/// A console on `jobs`' worker with its first inventory in (pumped until it lands), on the
+/// Endpoints tab.
+pub async fn loaded_app(
+    jobs: &sagedeck::tui::worker::Jobs,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<sagedeck::tui::event::AppEvent>,
+) -> App {
+    use sagedeck::tui::event::{FleetJob, Job};
+    let data = sagedeck::tui::data::Data {
+        context: context(),
+        ..Default::default()
+    };
+    let mut app = App::new(data, sagedeck::tui::theme::Theme::default_theme());
+    app.submit(Job::Fleet(FleetJob::Inventory));
+    let deadline = ("the inventory", std::time::Duration::from_secs(60));
+    pump_until(&mut app, jobs, rx, deadline, |a| a.data.loaded, |_| {}).await;
+    app
+}

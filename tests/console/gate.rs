@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use sagedeck::aws::change::weights::WeightPlan;
 use sagedeck::aws::endpoints::inventory::EndpointInfo;
+use sagedeck::aws::invoke::asynchronous::{AsyncAccepted, AsyncInput, AsyncSpec};
 use sagedeck::aws::invoke::call::InvokeSpec;
 use sagedeck::aws::promote::events::Control;
 use sagedeck::aws::promote::plan::{Mode, PromotionSpec};
@@ -78,11 +79,37 @@ fn fleet_samples(kind: FleetKind, endpoint: String) -> Vec<FleetJob> {
             detail: false,
         }],
         FleetKind::Describe => vec![FleetJob::Describe { endpoint }],
+        FleetKind::ShadowJudge => vec![FleetJob::ShadowJudge { endpoint }],
         FleetKind::Chat => vec![FleetJob::Chat {
             endpoint,
             component: None,
             body: b"{}".to_vec(),
             session_id: None,
+            reason: None,
+        }],
+        FleetKind::InvokeAsync => vec![FleetJob::InvokeAsync {
+            spec: AsyncSpec {
+                endpoint,
+                input: AsyncInput::Body {
+                    body: b"{}".to_vec(),
+                    upload_prefix: None,
+                },
+                content_type: "application/json".into(),
+                accept: None,
+                inference_id: None,
+                request_ttl_s: None,
+                invocation_timeout_s: None,
+            },
+        }],
+        FleetKind::AsyncFollow => vec![FleetJob::AsyncFollow {
+            accepted: AsyncAccepted {
+                endpoint,
+                inference_id: "id".into(),
+                output_location: Some("s3://b/o/id.out".into()),
+                failure_location: None,
+                uploaded_input: None,
+            },
+            deadline: 0.0,
         }],
         FleetKind::Invoke => vec![FleetJob::Invoke {
             spec: InvokeSpec {
@@ -315,7 +342,7 @@ fn read_only_refuses_every_mutating_job_at_submission_and_nothing_else() {
             assert!(app.submit(job).is_some(), "{kind:?} refused without read-only");
         }
     }
-    assert_eq!(mutations, 21, "every mutating sample was tried");
+    assert_eq!(mutations, 22, "every mutating sample was tried");
 }
 
 #[test]
@@ -401,7 +428,7 @@ fn in_a_mixed_view_the_read_only_profile_is_refused_and_the_other_allowed() {
             assert_eq!(app.take_target(id).map(|t| t.region).as_deref(), want, "{kind:?}");
         }
     }
-    assert_eq!(refused, 19, "every mutating sample on an endpoint was tried");
+    assert_eq!(refused, 20, "every mutating sample on an endpoint was tried");
 }
 
 #[test]
@@ -433,5 +460,5 @@ fn the_session_reason_is_stamped_on_every_audited_job_and_no_other() {
     // Weights, promotion, prewarm, four autoscaling changes, a component's scale-to-zero plan, a
     // serverless concurrency change, copies set, a wake and a rolling update, a deployment, a tool
     // call, an agent run.
-    assert_eq!(audited, 15, "every audited sample was stamped");
+    assert_eq!(audited, 16, "every audited sample was stamped");
 }

@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_commands;
 mod agent_component;
 mod app;
 mod components;
@@ -22,6 +23,7 @@ mod gate;
 mod guardrails;
 mod invocation_log;
 mod invoke;
+mod invoke_async;
 mod invoke_component;
 mod invoke_openai;
 mod logs_timeline;

@@ -163,6 +163,11 @@ async fn radio_over_stdio_in_both_request_shapes() {
             t.steps[0].parsed.as_ref().unwrap().source,
             if native_tools { "native" } else { "text" }
         );
+        let instance = t.steps[0].instance.as_deref().unwrap_or_default();
+        assert!(
+            instance.starts_with("i-0"),
+            "{label}: the instance that answered: {instance:?}"
+        );
     }
 }
 

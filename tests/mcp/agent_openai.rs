@@ -1,7 +1,8 @@
 //! `--shape openai`: the agent answers the seed's question with `top_song` of the Radio Station
 //! (over stdio and over legacy SSE) through the sandbox's OpenAI-compatible Chat Completions API,
 //! with native tool calls, whole and streamed as server-sent events, the bearer token minted in
-//! the fleet layer — and found in no transcript, audit line or step record.
+//! the fleet layer, its minting recorded in the audit log — and the token found in no transcript,
+//! audit line or step record.
 
 use sagedeck::mcp::TransportKind;
 use sagedeck::mcp::agent::trace::TranscriptFile;
@@ -35,6 +36,11 @@ async fn radio_over_stdio_through_the_openai_api_whole_and_streamed_and_no_token
         assert_eq!(request["model"], "llm-tgi-chat", "{label}");
         assert_eq!(request.get("stream").is_some(), stream, "{label}");
         assert_eq!(t.steps[0].parsed.as_ref().unwrap().source, "native", "{label}");
+        let instance = t.steps[0].instance.as_deref().unwrap_or_default();
+        assert!(
+            instance.starts_with("i-0"),
+            "{label}: the instance that answered: {instance:?}"
+        );
         let answered = &t.steps[1].request["messages"];
         let tool_msg = answered
             .as_array()
@@ -45,6 +51,12 @@ async fn radio_over_stdio_through_the_openai_api_whole_and_streamed_and_no_token
         assert!(tool_msg["tool_call_id"].is_string(), "{label}: {tool_msg}");
         assert!(!format!("{t:?}").contains("sagemaker-api-key-"), "{label}");
     }
+    // Each run minted its token through the audit log: the record, never the token.
+    let audit = std::fs::read_to_string(f.audit_path()).unwrap();
+    let minted = audit
+        .lines()
+        .filter(|l| l.contains("\"openai.token\"") && l.contains("llm-tgi-chat"));
+    assert!(minted.count() >= 2, "one record per run at least:\n{audit}");
     for file in [transcript, f.audit_path()] {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("\"openai\""), "{}: the shape is recorded", file.display());

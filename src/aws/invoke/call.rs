@@ -202,6 +202,7 @@ impl Fleet {
         mut on_part: impl FnMut(&[u8]),
     ) -> Result<StreamSummary, AwsError> {
         let start = Instant::now();
+        let reader = InstanceReader::default();
         let out = self
             .runtime
             .invoke_endpoint_with_response_stream()
@@ -215,6 +216,8 @@ impl Fleet {
             .set_session_id(spec.session_id.clone())
             .set_prefix_aware_id(spec.prefix_aware_id.clone())
             .body(Blob::new(spec.body.clone()))
+            .customize()
+            .interceptor(reader.clone())
             .send()
             .await
             .map_err(|e| AwsError::from_sdk(e).for_call(&spec.endpoint, spec.inference_component.as_deref()));
@@ -227,6 +230,7 @@ impl Fleet {
             }
         };
         let mut summary = StreamSummary {
+            instance: reader.instance(),
             invoked_variant: out.invoked_production_variant.clone(),
             content_type: out.content_type.clone(),
             parts: 0,
@@ -301,6 +305,9 @@ impl Fleet {
 pub struct StreamSummary {
     /// The variant that served it.
     pub invoked_variant: Option<String>,
+    /// The instance that answered, where the runtime names it (the sandbox does; AWS does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// Content type of the parts.
     pub content_type: Option<String>,
     /// Payload parts received.

@@ -10,8 +10,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use crate::aws::change::audit::Mutation;
-use crate::aws::invoke::openai::MAX_TOKEN_LIFE;
+use crate::aws::invoke::openai::{MAX_TOKEN_LIFE, MintNotice};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, Exit};
 use crate::cli::output::{outln, print_json};
@@ -63,32 +62,17 @@ pub async fn run(g: &GlobalArgs, args: OpenAiEnvArgs) -> CmdResult {
         .openai_base_url(&args.endpoint, args.inference_component.as_deref())
         .await?;
     let audited = g.audited(&fleet).await?;
-    let target = match &args.inference_component {
-        Some(ic) => format!("{}/{ic}", args.endpoint),
-        None => args.endpoint.clone(),
+    let notice = MintNotice {
+        endpoint: args.endpoint.clone(),
+        component: args.inference_component.clone(),
+        base_url: base_url.clone(),
+        until: std::time::SystemTime::now() + args.expires,
     };
-    let until = humantime::format_rfc3339_seconds(std::time::SystemTime::now() + args.expires).to_string();
-    let pending = audited
-        .intent(Mutation {
-            action: "openai.token".into(),
-            target,
-            before: serde_json::Value::Null,
-            after: json!({"endpoint": args.endpoint, "inference_component": args.inference_component,
-                "base_url": base_url, "expires": until, "region": fleet.region}),
-            reason: g.reason.clone(),
-        })
-        .map_err(|e| Exit::refused(format!("{e}; no token was minted")))?;
-    let token = match fleet.mint_bearer_token(args.expires).await {
-        Ok(t) => t,
-        Err(e) => {
-            let _ = audited.finish(&pending, Err(e.to_string()));
-            return Err(e.into());
-        }
-    };
+    let finish = audited.token_gate(g.reason.clone())(&notice).map_err(Exit::refused)?;
+    let minted = fleet.mint_bearer_token(args.expires).await;
+    finish(minted.as_ref().map(|_| ()).map_err(|e| e.to_string()));
+    let token = minted?;
     let expires = humantime::format_rfc3339_seconds(token.expires_at).to_string();
-    if let Err(e) = audited.finish(&pending, Ok(None)) {
-        tracing::warn!("{e}");
-    }
     let shell = if g.json { ShellKind::Json } else { args.shell };
     match shell {
         ShellKind::Json => print_json(&json!({

@@ -14,31 +14,38 @@ use super::shape::{Reply, StreamReader, read_reply};
 use super::{AgentConfig, Shape, Template};
 use crate::aws::Fleet;
 use crate::aws::invoke::call::InvokeSpec;
-use crate::aws::invoke::openai::{ChatCall, OpenAiClient};
+use crate::aws::invoke::openai::{ChatCall, MintGate, OpenAiClient};
 use crate::aws::invoke::session::{NEW_SESSION, SessionInfo};
 
 /// The life of the tokens a run mints (renewed before they end).
 const TOKEN_LIFE: Duration = Duration::from_secs(3600);
 
 /// What the LLM calls of one run share.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct LlmLink {
     /// The OpenAI client, made at the first call of `--shape openai`.
     openai: Option<OpenAiClient>,
     /// The session the next call is sent with (`NEW_SESSION` until one is opened).
     session: Option<String>,
+    /// What records each token mint before it is made (the agent's audit log), if anything.
+    mint_gate: Option<MintGate>,
 }
 
 /// The link of a run, shared by its steps.
 pub(super) type SharedLink = Arc<tokio::sync::Mutex<LlmLink>>;
 
-/// A new run's link: its session as `--session` asks (`new` or an id).
-pub(super) fn link_for(config: &AgentConfig) -> SharedLink {
+/// A new run's link: its session as `--session` asks (`new` or an id); each token it mints is
+/// recorded by `mint_gate` first.
+pub(super) fn link_for(config: &AgentConfig, mint_gate: MintGate) -> SharedLink {
     let session = config.session.as_deref().map(|s| match s {
         "new" => NEW_SESSION.to_string(),
         id => id.to_string(),
     });
-    Arc::new(tokio::sync::Mutex::new(LlmLink { openai: None, session }))
+    Arc::new(tokio::sync::Mutex::new(LlmLink {
+        openai: None,
+        session,
+        mint_gate: Some(mint_gate),
+    }))
 }
 
 /// What one LLM call brought back.
@@ -72,9 +79,13 @@ impl LlmLink {
             return Ok(c.clone());
         }
         let ic = config.inference_component.as_deref();
-        let client = OpenAiClient::new(fleet, &config.llm, ic, TOKEN_LIFE)
+        let mut client = OpenAiClient::new(fleet, &config.llm, ic, TOKEN_LIFE)
             .await
             .map_err(|e| e.to_string())?;
+        if let Some(gate) = &self.mint_gate {
+            // Each mint is recorded in the audit log first: "token minted for LLM until T".
+            client = client.with_mint_gate(gate.clone());
+        }
         self.openai = Some(client.clone());
         Ok(client)
     }
@@ -170,17 +181,17 @@ impl Agent {
                             }
                         })
                         .await?;
-                    Ok((reader.finish(), summary.invoked_variant))
+                    Ok((reader.finish(), summary.invoked_variant, summary.instance))
                 }
             })
             .await;
         match run.result {
-            Ok((reply, variant)) => Ok(LlmAnswer {
+            Ok((reply, variant, instance)) => Ok(LlmAnswer {
                 reply,
                 variant,
                 attempts: run.attempts,
                 session: link.session.clone().filter(|s| s != NEW_SESSION),
-                instance: None,
+                instance,
             }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }
@@ -205,17 +216,17 @@ impl Agent {
                             }
                         })
                         .await?;
-                    Ok((reader.finish(), summary.invoked_variant, session))
+                    Ok((reader.finish(), summary, session))
                 }
             })
             .await;
         match run.result {
-            Ok((reply, variant, session)) => Ok(LlmAnswer {
+            Ok((reply, summary, session)) => Ok(LlmAnswer {
                 reply,
-                variant,
+                variant: summary.invoked_variant,
                 attempts: run.attempts,
                 session: link.learn(&session),
-                instance: None,
+                instance: summary.instance,
             }),
             Err(e) => Err(format!("{e} (after {} attempts)", run.attempts)),
         }

@@ -199,7 +199,7 @@ impl Agent {
             tokens: 0,
             bad: 0,
             audit: Duration::ZERO,
-            link: super::llm::link_for(&self.config),
+            link: super::llm::link_for(&self.config, self.audited.token_gate(self.config.reason.clone())),
         };
         let mut n = first;
         let (stop, answer, detail) = loop {

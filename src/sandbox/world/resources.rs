@@ -43,7 +43,7 @@ pub struct Model {
 }
 
 /// One production variant of an endpoint configuration.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConfigVariant {
     /// Variant name.
     pub name: String,

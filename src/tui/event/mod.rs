@@ -115,6 +115,28 @@ pub enum AppEvent {
         /// The session info, or the classified failure.
         result: Result<crate::aws::invoke::session::SessionInfo, AwsError>,
     },
+    /// InvokeEndpointAsync answered (or refused) a request of the Invoke pane.
+    AsyncAccepted {
+        /// Job id.
+        id: u64,
+        /// The request's id and locations, or the classified failure.
+        result: Result<crate::aws::invoke::asynchronous::AsyncAccepted, AwsError>,
+    },
+    /// An asynchronous request ended: its output or failure object, None when its deadline
+    /// passed first (expired), or why it could not be looked at.
+    AsyncSettled {
+        /// Its InferenceId.
+        inference_id: String,
+        /// How it ended.
+        result: Result<Option<crate::aws::invoke::asynchronous::AsyncOutcome>, AwsError>,
+    },
+    /// The judge's report on an endpoint's shadow against production.
+    ShadowJudged {
+        /// Endpoint.
+        endpoint: String,
+        /// The report, or why the judge could not run.
+        result: Result<Box<crate::aws::promote::shadow::ShadowReport>, AwsError>,
+    },
     /// An MME catalog.
     Catalog {
         /// Endpoint.

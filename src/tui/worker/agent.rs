@@ -38,6 +38,7 @@ pub fn agent_config(s: &AgentDefaults, llm: String) -> Result<AgentConfig, Strin
         template: Template::named(s.template.as_deref().unwrap_or("chatml"))?,
         approval,
         stream: s.stream.unwrap_or(false),
+        session: s.session.clone(),
         ..Default::default()
     })
 }

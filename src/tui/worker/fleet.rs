@@ -33,6 +33,15 @@ pub(super) fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: FleetJob, e
             result: Err(e),
         },
         FleetJob::Chat { .. } => AppEvent::Chatted { id, result: Err(e) },
+        FleetJob::InvokeAsync { .. } => AppEvent::AsyncAccepted { id, result: Err(e) },
+        FleetJob::ShadowJudge { endpoint } => AppEvent::ShadowJudged {
+            endpoint,
+            result: Err(e),
+        },
+        FleetJob::AsyncFollow { accepted, .. } => AppEvent::AsyncSettled {
+            inference_id: accepted.inference_id,
+            result: Err(e),
+        },
         FleetJob::Logs { query, follow, .. } => AppEvent::Logs {
             endpoint: query.endpoint,
             follow,
@@ -122,19 +131,26 @@ async fn invoke(
     }
 }
 
+/// What a chat job sends: endpoint, component, body, session, the operator's reason.
+type ChatParts = (String, Option<String>, Vec<u8>, Option<String>, Option<String>);
+
 /// One streamed Chat Completions call: each part of the answer as an event, then how it ended.
-/// The token is minted and used here only.
+/// The token is minted and used here only, its mint recorded in the audit log first as the
+/// CLI's `openai-env` and the agent record theirs (no audit log: no token).
 async fn chat(
     f: &Fleet,
     id: u64,
-    job: (String, Option<String>, Vec<u8>, Option<String>),
+    job: ChatParts,
     limits: JobLimits,
-    events: &UnboundedSender<AppEvent>,
+    (events, guard): (&UnboundedSender<AppEvent>, &guard::Guard),
 ) {
-    let (endpoint, component, body, session_id) = job;
+    let (endpoint, component, body, session_id, reason) = job;
     let life = crate::aws::invoke::openai::MAX_TOKEN_LIFE.min(Duration::from_secs(900));
     let run = async {
-        let client = crate::aws::invoke::openai::OpenAiClient::new(f, &endpoint, component.as_deref(), life).await?;
+        let audited = guard.audited(f).await.map_err(AwsError::Config)?;
+        let client = crate::aws::invoke::openai::OpenAiClient::new(f, &endpoint, component.as_deref(), life)
+            .await?
+            .with_mint_gate(audited.token_gate(reason));
         let call = crate::aws::invoke::openai::ChatCall {
             body,
             session_id,
@@ -202,7 +218,38 @@ pub(super) async fn run(
             component,
             body,
             session_id,
-        } => chat(f, id, (endpoint, component, body, session_id), limits, events).await,
+            reason,
+        } => {
+            let parts = (endpoint, component, body, session_id, reason);
+            chat(f, id, parts, limits, (events, guard)).await
+        }
+        FleetJob::InvokeAsync { spec } => {
+            let r = within(limits.invoke, "the asynchronous request", f.invoke_async(&spec)).await;
+            send(AppEvent::AsyncAccepted { id, result: r });
+        }
+        FleetJob::AsyncFollow { accepted, deadline } => {
+            let now = crate::format::now_epoch();
+            let left = Duration::from_secs_f64((deadline - now).max(0.0));
+            let result = f.wait_async(&accepted, left, |_| {}).await;
+            send(AppEvent::AsyncSettled {
+                inference_id: accepted.inference_id,
+                result,
+            });
+        }
+        FleetJob::ShadowJudge { endpoint } => {
+            // `sagedeck shadow`'s defaults: the last hour in one-minute periods, five at least.
+            let cfg = crate::aws::judge::compare::JudgeConfig {
+                period: 60,
+                min_points: 5,
+                ..Default::default()
+            };
+            let judged = f.judge_shadow(&endpoint, Duration::from_secs(3600), &cfg);
+            let r = within(limits.metrics, "the shadow's judgement", judged).await;
+            send(AppEvent::ShadowJudged {
+                endpoint,
+                result: r.map(Box::new),
+            });
+        }
         FleetJob::Catalog { endpoint, prefix } => {
             let r = within(limits.metrics, "the catalog listing", f.list_catalog(&prefix, None)).await;
             send(AppEvent::Catalog { endpoint, result: r });

@@ -67,6 +67,23 @@ async fn an_async_request_is_followed_to_its_output() {
         uploaded.stdout
     );
     assert!(uploaded.stderr.contains("succeeded"), "{}", uploaded.stderr);
+
+    // `metrics` shows the queue (EndpointName only) and the requests' processing time.
+    let figures = crate::common::poll_until(
+        "the queue in CloudWatch",
+        std::time::Duration::from_secs(20),
+        || async {
+            let r = run_cli(&sb, &["--json", "metrics", "queue", "--since", "15m"]).await;
+            let a = r.json()["shape"][0]["asynchronous"].clone();
+            (a["backlog"].is_number() && a["total_processing_ms"].is_number()).then_some(a)
+        },
+    )
+    .await;
+    assert_eq!(figures["backlog_without_capacity"], false, "{figures:#}");
+    assert!(figures["total_processing_ms"].as_f64() > Some(0.0), "{figures:#}");
+    let table = run_cli(&sb, &["metrics", "queue", "--since", "15m"]).await;
+    assert!(table.stdout.contains("Queue AllTraffic: backlog"), "{}", table.stdout);
+    assert!(table.stdout.contains("backlog without capacity no"), "{}", table.stdout);
 }
 
 #[tokio::test]

@@ -34,6 +34,28 @@ async fn a_serverless_endpoint_shows_its_kind_and_figures_not_instances() {
         "{}",
         none.stdout
     );
+    // The first call starts cold: `metrics` shows the serverless figures, never instances.
+    let call = ["invoke", "sls", "--body", "1,2,3", "--content-type", "text/csv"];
+    assert_eq!(run_cli(&sb, &call).await.code, 0);
+    let shown = crate::common::poll_until(
+        "a cold start in CloudWatch",
+        std::time::Duration::from_secs(20),
+        || async {
+            let r = run_cli(&sb, &["--json", "metrics", "sls", "--since", "15m"]).await;
+            let figures = r.json()["shape"][0]["serverless"].clone();
+            (figures["cold_starts"].as_f64() >= Some(1.0)).then_some(figures)
+        },
+    )
+    .await;
+    assert!(shown["model_setup_ms"].as_f64() > Some(0.0), "{shown:#}");
+    assert!(shown["concurrency_utilization"].is_number(), "{shown:#}");
+    let table = run_cli(&sb, &["metrics", "sls", "--since", "15m"]).await;
+    assert!(
+        table.stdout.contains("Serverless AllTraffic: cold starts"),
+        "{}",
+        table.stdout
+    );
+    assert!(!table.stdout.contains("Queue"), "{}", table.stdout);
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Shadow variants with the Rust SDK: one production and one shadow, DescribeEndpoint's
 //! ShadowProductionVariants, the caller always answered by production, and the shadow's sampled
-//! copy of the traffic in its own VariantName's metrics.
+//! copy of the traffic in its own VariantName's metrics, and the shadow following an
+//! UpdateEndpoint to a configuration with another shadow or none.
 
 use aws_sdk_sagemaker::error::ProvideErrorMetadata;
 use aws_sdk_sagemaker::types::{EndpointStatus, ProductionVariant, ProductionVariantInstanceType};
@@ -112,4 +113,55 @@ async fn two_shadows_are_refused() {
         .expect_err("one shadow at most");
     assert_eq!(err.code(), Some("ValidationException"));
     assert!(err.message().unwrap_or("").contains("one shadow variant"), "{err:?}");
+}
+
+/// A configuration `config` of `Prod` (the endpoint's production model) with `shadow`, and an
+/// UpdateEndpoint of `endpoint` to it, followed to InService.
+async fn update_to(
+    sm: &aws_sdk_sagemaker::Client,
+    (endpoint, config): (&str, &str),
+    shadow: Option<ProductionVariant>,
+) {
+    sm.create_endpoint_config()
+        .endpoint_config_name(config)
+        .production_variants(variant("Prod", &format!("{endpoint}-prod"), 1.0))
+        .set_shadow_production_variants(shadow.map(|s| vec![s]))
+        .send()
+        .await
+        .expect("the new configuration");
+    let update = sm.update_endpoint().endpoint_name(endpoint);
+    update.endpoint_config_name(config).send().await.expect("update");
+    wait_status(sm, endpoint, EndpointStatus::InService).await;
+}
+
+/// The names of `name`'s live shadow variants, as DescribeEndpoint lists them.
+async fn shadow_names(sm: &aws_sdk_sagemaker::Client, name: &str) -> Vec<String> {
+    let d = sm.describe_endpoint().endpoint_name(name).send().await.unwrap();
+    d.shadow_production_variants()
+        .iter()
+        .filter_map(|v| v.variant_name().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_shadow_follows_an_update_endpoint_to_a_config_that_changes_it() {
+    let sb = sandbox_with(SandboxConfig::for_tests()).await;
+    let conf = sdk_config(&sb).await;
+    let sm = aws_sdk_sagemaker::Client::new(&conf);
+    shadow_endpoint(&sm, "moving", 1.0).await;
+    create_model(&sm, "moving-next", 20).await;
+    let next = Some(variant("Next", "moving-next", 1.0));
+    update_to(&sm, ("moving", "moving-next"), next).await;
+    assert_eq!(shadow_names(&sm, "moving").await, ["Next"]);
+    let smr = aws_sdk_sagemakerruntime::Client::new(&conf);
+    for _ in 0..5 {
+        let call = smr.invoke_endpoint().endpoint_name("moving").content_type("text/csv");
+        call.body(Blob::new("1,2,3")).send().await.expect("invoke");
+    }
+    let cw = aws_sdk_cloudwatch::Client::new(&conf);
+    let copied = metric(&cw, ("moving", Some("Next")), "Invocations", "Sum").await;
+    assert_eq!(copied, 5.0, "the new shadow gets the copies");
+
+    update_to(&sm, ("moving", "moving-plain"), None).await;
+    assert!(shadow_names(&sm, "moving").await.is_empty(), "the shadow is gone");
 }

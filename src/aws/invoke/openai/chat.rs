@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::token::TokenSource;
+use super::token::{MintGate, MintNotice, TokenSource};
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;
 use crate::aws::invoke::call::{InvokeFailure, StreamSummary};
@@ -81,6 +81,18 @@ impl OpenAiClient {
             component: component.map(str::to_string),
             tokens: TokenSource::new(fleet.clone(), token_life),
         })
+    }
+
+    /// The client with every token mint asked of `gate` first (the audit log's record).
+    pub fn with_mint_gate(mut self, gate: MintGate) -> OpenAiClient {
+        let notice = MintNotice {
+            endpoint: self.endpoint.clone(),
+            component: self.component.clone(),
+            base_url: self.base_url.clone(),
+            until: std::time::SystemTime::now(),
+        };
+        self.tokens = self.tokens.gated(gate, notice);
+        self
     }
 
     /// The base URL (`…/openai/v1`).
@@ -176,6 +188,7 @@ impl OpenAiClient {
         let mut response = self.send(call).await?;
         let session = session_of(&response, call);
         let mut summary = StreamSummary {
+            instance: header(&response, INSTANCE_HEADER),
             invoked_variant: header(&response, INVOKED_VARIANT_HEADER),
             content_type: header(&response, "content-type"),
             parts: 0,

@@ -10,7 +10,7 @@ pub mod token;
 use aws_sdk_sagemakerruntime::config::endpoint::{DefaultResolver, Params, ResolveEndpoint};
 
 pub use chat::{ChatCall, ChatOutcome, OpenAiClient};
-pub use token::{BearerToken, MAX_TOKEN_LIFE, TokenSource, mint};
+pub use token::{BearerToken, MAX_TOKEN_LIFE, MintFinish, MintGate, MintNotice, TokenSource, mint};
 
 use crate::aws::config::Fleet;
 use crate::aws::error::AwsError;

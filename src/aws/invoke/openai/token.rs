@@ -154,7 +154,29 @@ pub struct TokenSource {
     fleet: Fleet,
     life: Duration,
     current: Arc<Mutex<Option<BearerToken>>>,
+    gate: Option<(MintGate, MintNotice)>,
 }
+
+/// What a mint is for, told to the [`MintGate`] before it happens (never the token).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MintNotice {
+    /// The endpoint the token is for.
+    pub endpoint: String,
+    /// Its inference component, when the calls go to one.
+    pub component: Option<String>,
+    /// The OpenAI-compatible base URL the token is used on.
+    pub base_url: String,
+    /// When the token will end.
+    pub until: SystemTime,
+}
+
+/// Told how a mint went (`Ok`, or the error text).
+pub type MintFinish = Box<dyn FnOnce(Result<(), String>) + Send>;
+
+/// Asked before every mint of a [`TokenSource`]: `Err` refuses it (nothing is minted, the error
+/// is the call's), `Ok` carries what to tell once it is done. The audit log's record of a
+/// minted token goes through this (`aws::change::token`).
+pub type MintGate = Arc<dyn Fn(&MintNotice) -> Result<MintFinish, String> + Send + Sync>;
 
 impl std::fmt::Debug for TokenSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -169,7 +191,15 @@ impl TokenSource {
             fleet,
             life,
             current: Arc::new(Mutex::new(None)),
+            gate: None,
         }
+    }
+
+    /// The source with every mint asked of `gate` first, told `notice` (its `until` set at each
+    /// mint).
+    pub fn gated(mut self, gate: MintGate, notice: MintNotice) -> TokenSource {
+        self.gate = Some((gate, notice));
+        self
     }
 
     /// A token with life left: the last one, or a new one.
@@ -178,7 +208,21 @@ impl TokenSource {
         if let Some(t) = current.as_ref().filter(|t| t.is_fresh_at(SystemTime::now())) {
             return Ok(t.clone());
         }
-        let fresh = self.fleet.mint_bearer_token(self.life).await?;
+        let finish = match &self.gate {
+            Some((gate, notice)) => {
+                let notice = MintNotice {
+                    until: SystemTime::now() + self.life,
+                    ..notice.clone()
+                };
+                Some(gate(&notice).map_err(AwsError::Config)?)
+            }
+            None => None,
+        };
+        let minted = self.fleet.mint_bearer_token(self.life).await;
+        if let Some(finish) = finish {
+            finish(minted.as_ref().map(|_| ()).map_err(|e| e.to_string()));
+        }
+        let fresh = minted?;
         *current = Some(fresh.clone());
         Ok(fresh)
     }

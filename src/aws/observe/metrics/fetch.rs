@@ -138,11 +138,15 @@ fn components_with_series(plan: &MetricsPlan, points: &[Vec<(f64, f64)>]) -> Vec
 }
 
 /// The series of one query from its datapoints: ordered by time, one value per timestamp,
-/// latencies converted from microseconds to milliseconds.
+/// latencies converted from microseconds to milliseconds (a SampleCount is a count, kept).
 fn series_of(q: &PlannedQuery, mut points: Vec<(f64, f64)>) -> Series {
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     points.dedup_by(|a, b| a.0 == b.0);
-    let scale = if q.metric.is_latency() { 1e-3 } else { 1.0 };
+    let scale = if q.metric.is_latency() && q.stat != "SampleCount" {
+        1e-3
+    } else {
+        1.0
+    };
     Series {
         timestamps: points.iter().map(|x| x.0).collect(),
         values: points.iter().map(|x| x.1 * scale).collect(),

@@ -8,11 +8,12 @@
 
 //!
 //! The plan of queries is `plan.rs`, the calls `fetch.rs`, the figures `summary.rs`, those of inference
-//! components `components.rs`.
+//! components `components.rs`, those of a serverless variant and an asynchronous endpoint `shape.rs`.
 
 mod components;
 mod fetch;
 mod plan;
+mod shape;
 mod summary;
 
 pub use components::summarize_component;
@@ -20,6 +21,7 @@ pub use plan::{
     MAX_QUERIES_PER_CALL, Metric, MetricsPlan, NS_ENDPOINTS, NS_INFERENCE_COMPONENTS, NS_SAGEMAKER, PlannedQuery,
     series_name,
 };
+pub use shape::{AsyncFigures, ServerlessFigures, async_figures, serverless_figures};
 pub use summary::{
     ComponentMetrics, ComponentSummary, MetricsSnapshot, Series, VariantMetrics, VariantSummary, summarize,
     summarize_until,

@@ -8,6 +8,7 @@
 use crate::sandbox::cloudwatch::alarms::state_value::StateValue;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::deploy::pace;
+use crate::sandbox::sagemaker::shadow;
 use crate::sandbox::world::deployment::{self as schedule, Capacity, Pace, StepStatus};
 use crate::sandbox::world::sandbox::Sandbox;
 use crate::sandbox::world::state::{DeployPhase, Deployment, Endpoint, EndpointStatus, Transition, World};
@@ -34,13 +35,15 @@ pub fn advance(sb: &Sandbox, now: f64) {
     let mut world = sb.world.write();
     let mut deployed = Vec::new();
     for ep in world.endpoints.values_mut() {
+        let before = ep.config_name.clone();
         if ep.deployment().is_some_and(|d| d.phase != DeployPhase::RollbackFailed) && walk(ep, &firing, &pace, now) {
-            deployed.push(ep.name.clone());
+            deployed.push((ep.name.clone(), before, ep.config_name.clone()));
         }
     }
     let instance_seconds = sb.config.timing.create.as_secs_f64();
-    for name in deployed {
+    for (name, before, after) in deployed {
         rehost(&mut world, &name, instance_seconds);
+        shadow::follow(&mut world, (&sb.config, &sb.metrics), &name, (&before, &after), now);
     }
 }
 

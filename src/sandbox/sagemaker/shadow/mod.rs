@@ -1,6 +1,8 @@
 //! Shadow variants in the control plane: CreateEndpointConfig's `ShadowProductionVariants` (one
 //! production variant and one shadow), the shadow's live variant built beside the endpoint's at
-//! CreateEndpoint, and `DescribeEndpoint.ShadowProductionVariants`.
+//! CreateEndpoint, and `DescribeEndpoint.ShadowProductionVariants`, which follows an
+//! UpdateEndpoint to a configuration whose shadow differs (removed, replaced, or added) once the
+//! deployment puts it in service.
 //!
 //! The shadow receives a sampled copy of production traffic (`runtime/shadow.rs`): the share is
 //! the shadow's InitialVariantWeight over the production variant's, at most 1 (a sandbox reading
@@ -57,6 +59,29 @@ pub fn register(
         v.statuses.clear();
     }
     world.shadows.insert(name.to_string(), variants);
+}
+
+/// Endpoint `name` went from configuration `before` to `after` (an UpdateEndpoint that
+/// completed): its live shadow is built again from `after` when the shadows differ; an
+/// unchanged shadow keeps its instances and series.
+pub fn follow(
+    world: &mut World,
+    (settings, metrics): (&SandboxConfig, &MetricStore),
+    name: &str,
+    (before, after): (&str, &str),
+    now: f64,
+) {
+    let Some(after) = world.configs.get(after).cloned() else {
+        return;
+    };
+    let unchanged = world
+        .configs
+        .get(before)
+        .is_some_and(|b| b.shadow_variants == after.shadow_variants);
+    let missing = !world.shadows.contains_key(name) && !after.shadow_variants.is_empty();
+    if !unchanged || missing {
+        register(world, (settings, metrics), name, &after, now);
+    }
 }
 
 /// The share of production traffic the shadow `shadow_weight` is sent (0..=1).

@@ -13,6 +13,7 @@ use crate::sandbox::world::sandbox::Sandbox;
 
 pub use components::{IC_ADAPTER, IC_BASE, IC_ENDPOINT};
 pub use deploy::{DEMO_BUCKET, DEMO_MME_PREFIX, DEMO_NEXT_CONFIG, DEMO_NEXT_MODEL};
+pub use shapes::{ASYNC_BUCKET, ASYNC_ENDPOINT, SERVERLESS_ENDPOINT, SHADOW_ENDPOINT};
 
 /// Seeds the demo fleet and `extra_endpoints` generated ones, then backfills history.
 pub fn seed(sb: &Sandbox) {

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::Effect;
 use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::invoke::asynchronous::{AsyncAccepted, AsyncSpec};
 use crate::aws::invoke::call::InvokeSpec;
 
 /// What the read-only refusal calls an invocation (the Invoke pane asks it before sending).
@@ -46,6 +47,29 @@ pub enum FleetJob {
         body: Vec<u8>,
         /// `SessionId` to send, if any.
         session_id: Option<String>,
+        /// The operator's reason, on the audit log's record of the minted token.
+        reason: Option<String>,
+    },
+    /// One request to an asynchronous endpoint (InvokeEndpointAsync, the body inline)
+    /// ([`crate::tui::event::AppEvent::AsyncAccepted`]); the Invoke pane then follows it.
+    InvokeAsync {
+        /// What to send.
+        spec: AsyncSpec,
+    },
+    /// Follows an asynchronous request until its output or failure object appears, looking with
+    /// backoff as `invoke-async --wait` does, or until `deadline` (epoch seconds) passes
+    /// ([`crate::tui::event::AppEvent::AsyncSettled`]).
+    AsyncFollow {
+        /// What InvokeEndpointAsync answered.
+        accepted: AsyncAccepted,
+        /// When the request is taken as expired.
+        deadline: f64,
+    },
+    /// Judge an endpoint's shadow against production over the last hour, as `sagedeck shadow`
+    /// does ([`crate::tui::event::AppEvent::ShadowJudged`]).
+    ShadowJudge {
+        /// Endpoint.
+        endpoint: String,
     },
     /// List an MME's catalog.
     Catalog {
@@ -86,6 +110,9 @@ super::kinds!(FleetJob => FleetKind {
     Describe,
     Invoke,
     Chat,
+    InvokeAsync,
+    AsyncFollow,
+    ShadowJudge,
     Catalog,
     ScalingView,
     Components,
@@ -94,8 +121,11 @@ super::kinds!(FleetJob => FleetKind {
 });
 
 super::effects!(FleetJob, |job| match job {
-    FleetJob::Invoke { .. } | FleetJob::Chat { .. } => Effect::Changes(INVOKING),
-    FleetJob::Inventory
+    FleetJob::Invoke { .. } | FleetJob::InvokeAsync { .. } => Effect::Changes(INVOKING),
+    FleetJob::Chat { reason, .. } => Effect::Audited(INVOKING, reason),
+    FleetJob::AsyncFollow { .. }
+    | FleetJob::ShadowJudge { .. }
+    | FleetJob::Inventory
     | FleetJob::Metrics { .. }
     | FleetJob::Describe { .. }
     | FleetJob::Catalog { .. }
@@ -110,11 +140,14 @@ impl FleetJob {
     pub fn endpoint(&self) -> Option<&str> {
         match self {
             FleetJob::Describe { endpoint }
+            | FleetJob::ShadowJudge { endpoint }
             | FleetJob::Catalog { endpoint, .. }
             | FleetJob::ScalingView { endpoint }
             | FleetJob::Components { endpoint }
             | FleetJob::Chat { endpoint, .. } => Some(endpoint),
             FleetJob::Invoke { spec, .. } => Some(&spec.endpoint),
+            FleetJob::InvokeAsync { spec } => Some(&spec.endpoint),
+            FleetJob::AsyncFollow { accepted, .. } => Some(&accepted.endpoint),
             FleetJob::Logs { query, .. } => Some(&query.endpoint),
             FleetJob::Metrics {
                 endpoints,
@@ -134,7 +167,10 @@ impl FleetJob {
             FleetJob::Invoke { spec, repeat } if *repeat > 1 => format!("invoking {} ×{repeat}", spec.endpoint),
             FleetJob::Invoke { spec, .. } => format!("invoking {}", spec.endpoint),
             FleetJob::Chat { endpoint, .. } => format!("chatting with {endpoint}"),
+            FleetJob::InvokeAsync { spec } => format!("queueing a request on {}", spec.endpoint),
+            FleetJob::AsyncFollow { accepted, .. } => format!("following request {}", accepted.inference_id),
             FleetJob::Catalog { endpoint, .. } => format!("listing models of {endpoint}"),
+            FleetJob::ShadowJudge { endpoint } => format!("judging the shadow of {endpoint}"),
             FleetJob::ScalingView { endpoint } => format!("reading the autoscaling of {endpoint}"),
             FleetJob::Components { endpoint } => format!("reading the components of {endpoint}"),
             FleetJob::Alarms => "reading alarm states".into(),
@@ -157,6 +193,8 @@ impl FleetKind {
                 | FleetKind::Logs
                 | FleetKind::Describe
                 | FleetKind::Components
+                | FleetKind::AsyncFollow
+                | FleetKind::ShadowJudge
         )
     }
 }

@@ -10,6 +10,7 @@
 mod component;
 mod keys;
 mod runs;
+mod settings;
 mod view;
 
 use std::path::PathBuf;
@@ -362,11 +363,25 @@ impl Pane for AgentPane {
                 takes_arg: true,
                 help: "Agent: approval of tool calls: auto, ask, never, or annotations",
             },
+            PaneCommand {
+                name: "agent-shape",
+                takes_arg: true,
+                help: "Agent: the request shape of new runs: openai, messages or generate",
+            },
+            PaneCommand {
+                name: "agent-session",
+                takes_arg: true,
+                help: "Agent: one stateful session per run: new, an open session's id, or off",
+            },
         ]
     }
 
     fn run_command(&mut self, name: &str, arg: Option<&str>, data: &mut Data, out: &mut Outbox) -> bool {
         let arg = arg.map(str::trim).filter(|a| !a.is_empty());
+        if let Some((level, text)) = settings::settings_command(&mut self.settings, name, arg) {
+            out.toast(level, text);
+            return true;
+        }
         match (name, arg) {
             ("agent-llm", Some(llm)) => {
                 self.settings.llm = Some(llm.to_string());

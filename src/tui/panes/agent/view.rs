@@ -105,7 +105,10 @@ fn draw_question(p: &AgentPane, f: &mut Frame, area: Rect, data: &Data, theme: &
         ])
     } else {
         let approval = s.approve.clone().unwrap_or_else(|| "by annotations".into());
-        let shape = s.shape.clone().unwrap_or_else(|| "messages".into());
+        let mut shape = s.shape.clone().unwrap_or_else(|| "messages".into());
+        if let Some(session) = &s.session {
+            shape = format!("{shape}, session {}", crate::format::escape_line(session));
+        }
         let servers = if s.servers.is_empty() { "none".into() } else { s.servers.join(", ") };
         let mut llm = s.llm.clone().unwrap_or_else(|| "none ([agent] llm)".into());
         if let Some(ic) = &s.inference_component {

@@ -33,11 +33,14 @@ pub struct ChatView {
     pub error: Option<String>,
     /// The session the call left.
     pub session: SessionInfo,
+    /// The MCP server whose tools were offered, and how many.
+    pub tools: Option<(String, usize)>,
 }
 
 /// The request for the typed body: a JSON object with `messages` is sent as is (with `stream`
-/// set), a JSON array is taken as the messages, anything else is one user message.
-pub fn request_body(typed: &str) -> Result<Vec<u8>, String> {
+/// set), a JSON array is taken as the messages, anything else is one user message; `tools` (a
+/// chosen MCP server's) are added unless the request sets its own.
+pub fn request_body(typed: &str, tools: Option<&[Value]>) -> Result<Vec<u8>, String> {
     let typed = typed.trim();
     if typed.is_empty() {
         return Err("the message is empty".into());
@@ -49,14 +52,18 @@ pub fn request_body(typed: &str) -> Result<Vec<u8>, String> {
         _ => json!({ "messages": [{ "role": "user", "content": typed }] }),
     };
     request["stream"] = Value::Bool(true);
+    if let Some(tools) = tools.filter(|_| request.get("tools").is_none()) {
+        request["tools"] = Value::Array(tools.to_vec());
+    }
     serde_json::to_vec(&request).map_err(|e| e.to_string())
 }
 
 impl ChatView {
     /// A call about to be submitted.
-    pub fn new(target: String) -> ChatView {
+    pub fn new(target: String, tools: Option<(String, usize)>) -> ChatView {
         ChatView {
             target,
+            tools,
             ..ChatView::default()
         }
     }
@@ -112,6 +119,12 @@ impl ChatView {
             format!("OpenAI chat · {} · {state}", self.target),
             theme.fg(Role::Muted),
         ))];
+        if let Some((server, n)) = &self.tools {
+            lines.push(Line::from(Span::styled(
+                format!("tools offered: {n} of {}", escape_line(server)),
+                theme.fg(Role::Muted),
+            )));
+        }
         if let Some(id) = &self.session.id {
             let expires = self.session.expires.as_deref().unwrap_or("?");
             lines.push(Line::from(format!("session {} · expires {}", escape_line(id), escape_line(expires))));
@@ -132,6 +145,19 @@ impl ChatView {
 }
 
 impl InvokePane {
+    /// `t` in OpenAI mode: the next connected MCP server whose tools are offered (then none).
+    pub(super) fn cycle_tools(&mut self, out: &mut Outbox) {
+        if !self.tools.any() {
+            out.toast(Level::Info, "no connected MCP server has tools (6 Tools connects them)");
+            return;
+        }
+        let text = match self.tools.cycle() {
+            Some(server) => format!("OpenAI mode offers the tools of {}", escape_line(server)),
+            None => "OpenAI mode offers no tools".to_string(),
+        };
+        out.toast(Level::Info, text);
+    }
+
     /// `o`: toggles OpenAI mode (the body is a chat request).
     pub(super) fn toggle_openai(&mut self, out: &mut Outbox) {
         self.openai = !self.openai;
@@ -156,7 +182,7 @@ impl InvokePane {
             self.notice = Some("not sent: this endpoint hosts inference components: pick one (m)".into());
             return;
         }
-        let body = match request_body(&form.body_text()) {
+        let body = match request_body(&form.body_text(), self.tools.chosen().map(|(_, t)| t)) {
             Ok(b) => b,
             Err(e) => {
                 self.notice = Some(format!("not sent: {e}"));
@@ -173,8 +199,9 @@ impl InvokePane {
             component,
             body,
             session_id: self.session.clone(),
+            reason: None,
         });
-        self.chat = Some(ChatView::new(target));
+        self.chat = Some(ChatView::new(target, self.tools.chosen().map(|(s, t)| (s.to_string(), t.len()))));
         self.notice = None;
         self.scroll = 0;
     }
@@ -228,14 +255,20 @@ mod tests {
 
     #[test]
     fn a_plain_line_becomes_one_streamed_user_message() {
-        let body: Value = serde_json::from_slice(&request_body("hello").unwrap()).unwrap();
+        let body: Value = serde_json::from_slice(&request_body("hello", None).unwrap()).unwrap();
         assert_eq!(body, json!({"messages": [{"role": "user", "content": "hello"}], "stream": true}));
-        assert!(request_body("{\"model\": 1}").is_err());
+        assert!(request_body("{\"model\": 1}", None).is_err());
+        let tools = [json!({"type": "function", "function": {"name": "top_song"}})];
+        let body: Value = serde_json::from_slice(&request_body("hi", Some(&tools)).unwrap()).unwrap();
+        assert_eq!(body["tools"][0]["function"]["name"], "top_song");
+        let own = r#"{"messages": [], "tools": []}"#;
+        let body: Value = serde_json::from_slice(&request_body(own, Some(&tools)).unwrap()).unwrap();
+        assert_eq!(body["tools"], json!([]), "the request's own tools are kept");
     }
 
     #[test]
     fn deltas_gather_into_text_and_tool_calls_across_parts() {
-        let mut v = ChatView::new("ep".into());
+        let mut v = ChatView::new("ep".into(), None);
         v.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"choices\":[{\"del");
         v.feed(b"ta\":{\"content\":\"lo\",\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"top_song\",\"arguments\":\"{}\"}}]}}]}\n\n");
         v.feed(b"data: [DONE]\n\n");

@@ -146,6 +146,8 @@ pub struct Form {
     pub multi_model: bool,
     /// Whether the endpoint hosts inference components (a call must name one).
     pub hosts_components: bool,
+    /// Whether the endpoint is asynchronous (sent with InvokeEndpointAsync, then followed).
+    pub asynchronous: bool,
     /// The endpoint's components, once read.
     pub components: Vec<String>,
     /// InferenceComponentName.
@@ -181,6 +183,7 @@ impl Form {
             variants: e.variants.iter().map(|v| v.name.clone()).collect(),
             multi_model: e.multi_model,
             hosts_components: e.kind == EndpointKind::InferenceComponents,
+            asynchronous: e.kind.is_async(),
             components: Vec::new(),
             component: None,
             body: TextArea::default(),

@@ -8,8 +8,20 @@ use super::{InvokePane, ctrl};
 use crate::tui::data::Data;
 use crate::tui::panes::Outbox;
 use crate::tui::widgets::scroll;
+use crate::tui::widgets::toasts::Level;
 
 impl InvokePane {
+    pub(super) fn focus_field(&mut self, field: Field, out: &mut Outbox) {
+        match &self.form {
+            None => out.toast(Level::Warn, "select an endpoint first (1 Endpoints)"),
+            Some(f) if field == Field::Model && f.hosts_components => self.focus = Some(Field::Component),
+            Some(f) if field == Field::Model && !f.multi_model => {
+                out.toast(Level::Info, format!("{} is not a multi-model endpoint", f.endpoint))
+            }
+            Some(_) => self.focus = Some(field),
+        }
+    }
+
     /// Keys while a field has focus (every key is the field's).
     pub(super) fn field_key(&mut self, field: Field, key: KeyEvent, data: &Data) {
         let Some(form) = self.form.as_mut() else {

@@ -3,14 +3,20 @@
 //! a multi-line body editor whose JSON is checked as it is typed; the response pretty-printed (or
 //! size and hex preview), invoked variant, latency, attempts, the classified error; a repeat's
 //! p50/p95/p99 and variant split; a history of calls to re-run or load back. Sending only queues a
-//! [`FleetJob::Invoke`]; read-only mode refuses it.
+//! [`FleetJob::Invoke`] (`send.rs`); on an asynchronous endpoint a [`FleetJob::InvokeAsync`], each
+//! request then followed to its end (`asynchronous.rs`, its list in `requests.rs`); OpenAI mode
+//! in `chat.rs`. Read-only mode refuses every one.
 
+mod asynchronous;
 mod calls;
 mod chat;
 mod component;
 mod form;
 mod keys;
+mod requests;
+mod send;
 mod session;
+mod tools;
 mod view;
 
 use std::collections::{HashMap, HashSet};
@@ -20,15 +26,15 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{KeyHint, Outbox, Pane, PaneCommand, ctrl};
-use crate::aws::invoke::call::{InvokeFailure, InvokeResult, InvokeSpec, validate_body};
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, FleetJob, FleetKind, INVOKING, Job, JobKind};
+use crate::tui::event::{AppEvent, FleetJob, FleetKind, Job, JobKind};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::toasts::Level;
 use crate::tui::widgets::scroll;
 
 pub use calls::{Call, CallState};
 pub use chat::ChatView;
+pub use requests::{AsyncRequest, AsyncRequestState, AsyncRequests, inline_refusal};
 pub use form::{BodyCheck, CONTENT_TYPES, Field, Form, PayloadKind, check_body, reindent};
 use keys::model_completions;
 
@@ -69,6 +75,12 @@ pub struct InvokePane {
     openai: bool,
     /// The latest chat call of OpenAI mode.
     chat: Option<chat::ChatView>,
+    /// Asynchronous requests sent this session, followed to their end.
+    requests: AsyncRequests,
+    /// Asynchronous requests sent and not yet accepted or refused.
+    async_sending: usize,
+    /// OpenAI mode's tools: the connected MCP servers' and the one chosen (`t`).
+    tools: tools::ToolChoice,
 }
 
 impl InvokePane {
@@ -105,6 +117,11 @@ impl InvokePane {
         (self.openai, self.chat.as_ref())
     }
 
+    /// The asynchronous requests sent this session, oldest first.
+    pub fn async_requests(&self) -> &[AsyncRequest] {
+        self.requests.all()
+    }
+
     /// Whether the history list is open.
     pub fn history_open(&self) -> bool {
         self.history_open
@@ -127,6 +144,10 @@ impl InvokePane {
                     Form::new(e, first.map(|m| m.key.as_str()))
                 })
             });
+        }
+        // The kind is known once the endpoint is described (the row is listed before).
+        if let (Some(f), Some(e)) = (self.form.as_mut(), selected) {
+            f.asynchronous = e.kind.is_async();
         }
         // Variants change with weight updates: keep the cycle current.
         if let (Some(f), Some(e)) = (self.form.as_mut(), selected)
@@ -157,185 +178,6 @@ impl InvokePane {
         }
     }
 
-    /// Whether Ctrl-S would send now (for the footer).
-    fn can_send(&self, data: &Data) -> bool {
-        !data.read_only
-            && self
-                .form
-                .as_ref()
-                .is_some_and(|f| !matches!(f.check, BodyCheck::Invalid { .. } | BodyCheck::Empty))
-    }
-
-    /// Sends the form: refused when read-only, or with the reason inline when the form is not
-    /// sendable (invalid JSON names the line and column, and the cursor goes there).
-    fn send(&mut self, data: &Data, out: &mut Outbox) {
-        let Some(form) = self.form.as_mut() else {
-            out.toast(Level::Warn, "select an endpoint first (1 Endpoints)");
-            return;
-        };
-        if out.refused(data, INVOKING) {
-            return;
-        }
-        form.recheck();
-        if let BodyCheck::Invalid { message, line, column } = form.check.clone() {
-            form.jump_to(line, column);
-            self.focus = Some(Field::Body);
-            out.toast(
-                Level::Warn,
-                format!("not sent: invalid body at line {line}, column {column}: {message}"),
-            );
-            self.notice = Some(format!("not sent: fix the body (line {line}, column {column})"));
-            return;
-        }
-        let refusal = if form.check == BodyCheck::Empty {
-            Some("not sent: the body is empty".to_string())
-        } else if form.content_type.trim().is_empty() {
-            Some("not sent: set a content type (c)".to_string())
-        } else if form.multi_model && form.model.trim().is_empty() {
-            Some("not sent: a multi-model endpoint needs a target model (m)".to_string())
-        } else if form.hosts_components && form.component.is_none() {
-            Some("not sent: this endpoint hosts inference components: pick one (m)".to_string())
-        } else {
-            form.repeat_count().err().map(|e| format!("not sent: {e} (n)"))
-        };
-        if let Some(r) = refusal {
-            self.notice = Some(r);
-            return;
-        }
-        let text = form.body_text();
-        let body = match form::body_bytes(&text).and_then(|b| validate_body(&form.content_type, &b).map(|_| b)) {
-            Ok(b) => b,
-            Err(e) => {
-                self.notice = Some(format!("not sent: {e}"));
-                return;
-            }
-        };
-        let opt = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
-        let spec = InvokeSpec {
-            session_id: self.session.clone(),
-            prefix_aware_id: None,
-            endpoint: form.endpoint.clone(),
-            body,
-            content_type: form.content_type.trim().to_string(),
-            accept: opt(&form.accept),
-            target_variant: form.variant.clone(),
-            target_model: if form.multi_model { opt(&form.model) } else { None },
-            custom_attributes: None,
-            inference_id: None,
-            inference_component: form.component.clone().filter(|_| form.hosts_components),
-        };
-        let repeat = form.repeat_count().unwrap_or(1);
-        self.start(spec, text, repeat, out);
-    }
-
-    /// Queues a call and shows it.
-    fn start(&mut self, spec: InvokeSpec, body_text: String, repeat: u32, out: &mut Outbox) {
-        self.calls_made += 1;
-        out.job(FleetJob::Invoke {
-            spec: spec.clone(),
-            repeat,
-        });
-        self.history.push(Call::new(self.calls_made, spec, body_text, repeat));
-        if self.history.len() > HISTORY_LIMIT {
-            self.history.remove(0);
-        }
-        self.shown = Some(self.history.len() - 1);
-        self.history_cursor = self.history.len() - 1;
-        self.notice = None;
-        self.scroll = 0;
-    }
-
-    /// Re-runs the call under the history cursor.
-    fn rerun(&mut self, data: &Data, out: &mut Outbox) {
-        if out.refused(data, INVOKING) {
-            return;
-        }
-        if let Some(c) = self.history.get(self.history_cursor) {
-            let (spec, text, repeat) = (c.spec.clone(), c.body_text.clone(), c.repeat);
-            self.start(spec, text, repeat, out);
-        }
-    }
-
-    /// Loads the call under the history cursor back into its endpoint's form.
-    fn load(&mut self, data: &mut Data, out: &mut Outbox) {
-        let Some(c) = self.history.get(self.history_cursor).cloned() else {
-            return;
-        };
-        if data.endpoint(&c.spec.endpoint).is_none() {
-            out.toast(
-                Level::Warn,
-                format!("{} is no longer in the inventory", c.spec.endpoint),
-            );
-            return;
-        }
-        data.selected = Some(c.spec.endpoint.clone());
-        self.sync(data, Some(out));
-        if let Some(f) = self.form.as_mut() {
-            f.content_type = c.spec.content_type.clone();
-            f.accept = c.spec.accept.clone().unwrap_or_default();
-            f.variant = c.spec.target_variant.clone();
-            f.model = c.spec.target_model.clone().unwrap_or_default();
-            if c.spec.inference_component.is_some() {
-                f.component = c.spec.inference_component.clone();
-            }
-            f.repeat = c.repeat.to_string();
-            f.set_body(&c.body_text);
-        }
-        self.history_open = false;
-        out.toast(Level::Info, format!("loaded call #{} into the form", c.number));
-    }
-
-    fn focus_field(&mut self, field: Field, out: &mut Outbox) {
-        match &self.form {
-            None => out.toast(Level::Warn, "select an endpoint first (1 Endpoints)"),
-            Some(f) if field == Field::Model && f.hosts_components => self.focus = Some(Field::Component),
-            Some(f) if field == Field::Model && !f.multi_model => {
-                out.toast(Level::Info, format!("{} is not a multi-model endpoint", f.endpoint))
-            }
-            Some(_) => self.focus = Some(field),
-        }
-    }
-
-    /// An invocation job was submitted: the oldest call without an id gets it.
-    fn take_id(&mut self, id: u64) {
-        if let Some(c) = self.history.iter_mut().find(|c| c.id.is_none()) {
-            c.id = Some(id);
-        }
-    }
-
-    /// A job was cancelled.
-    fn cancelled(&mut self, id: u64) {
-        if let Some(c) = self.history.iter_mut().find(|c| c.id == Some(id))
-            && c.in_flight()
-        {
-            c.state = CallState::Cancelled;
-        }
-    }
-
-    /// An invocation finished: aggregates it into its call; a failed single call or a completed
-    /// repeat is also toasted (and so kept in the error log).
-    fn on_result(&mut self, id: u64, result: Result<InvokeResult, InvokeFailure>, out: &mut Outbox) {
-        let Some(c) = self.history.iter_mut().find(|c| c.id == Some(id)) else {
-            return;
-        };
-        let failure = result.as_ref().err().map(|f| component::error_text(&f.error));
-        if let Ok(r) = &result {
-            if r.session.opened {
-                self.session = r.session.id.clone();
-            } else if r.session.closed {
-                self.session = None;
-            }
-        }
-        let done = c.record(result);
-        if c.repeat == 1 {
-            if let Some(e) = failure {
-                out.toast(Level::Error, format!("invoke {}: {e}", c.spec.endpoint));
-            }
-        } else if done {
-            let level = if c.failed > 0 { Level::Warn } else { Level::Info };
-            out.toast(level, format!("{} ×{}: {}", c.spec.endpoint, c.repeat, c.summary()));
-        }
-    }
 }
 
 impl Pane for InvokePane {
@@ -357,7 +199,11 @@ impl Pane for InvokePane {
         if let AppEvent::Invoked { id, result, .. } = ev {
             self.on_result(*id, result.clone(), out);
         }
+        if let AppEvent::McpServers { servers, .. } = ev {
+            self.tools.update(servers);
+        }
         self.on_chat_event(ev, out);
+        self.on_async_event(ev, out);
     }
 
     fn capturing_text(&self) -> bool {
@@ -447,6 +293,7 @@ impl Pane for InvokePane {
             }
             KeyCode::Char('L') => self.logs_at_error(data, out),
             KeyCode::Char('o') => self.toggle_openai(out),
+            KeyCode::Char('t') if self.openai => self.cycle_tools(out),
             _ => return scroll::offset_key(&mut self.scroll, &key, scroll::PAGE as u16),
         }
         true
@@ -456,6 +303,7 @@ impl Pane for InvokePane {
         vec![
             KeyHint::new("L", "logs around the shown call's error"),
             KeyHint::new("o", "OpenAI mode: the body is a chat request, the answer streamed"),
+            KeyHint::new("t", "OpenAI mode: offer the tools of the next connected MCP server"),
         ]
     }
 
@@ -494,7 +342,7 @@ impl Pane for InvokePane {
         let none = self.form.is_none();
         let not_mme = self.form.as_ref().is_none_or(|f| !f.multi_model && !f.hosts_components);
         let ic = self.form.as_ref().is_some_and(|f| f.hosts_components);
-        vec![
+        let mut keys = vec![
             send,
             KeyHint::when("o", if self.openai { "raw" } else { "openai" }, none),
             KeyHint::when("i/⏎", "edit", none),
@@ -506,6 +354,10 @@ impl Pane for InvokePane {
             KeyHint::when("b/x", "reset/clear", none),
             KeyHint::when("h", "history", self.history.is_empty()),
             KeyHint::new("↑↓", "scroll"),
-        ]
+        ];
+        if self.openai {
+            keys.insert(2, KeyHint::when("t", "tools", !self.tools.any()));
+        }
+        keys
     }
 }

@@ -83,7 +83,14 @@ fn call_plots(vm: &VariantMetrics, end: f64, period: i32, theme: &Theme) -> Vec<
 /// The title line of a variant row: role tag, name, instances, traffic share, window totals.
 fn variant_title(e: &EndpointInfo, v: &VariantInfo, vm: Option<&VariantMetrics>, theme: &Theme) -> Line<'static> {
     let mut spans = Vec::new();
-    if let Some(role) = variant_role(e, &v.name) {
+    let shadow = e.shape.shadow_variants.iter().any(|s| s.name == v.name);
+    if shadow {
+        spans.push(Span::styled(
+            " SHADOW ",
+            theme.fg(Role::Accent).add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+        spans.push(Span::raw(" "));
+    } else if let Some(role) = variant_role(e, &v.name) {
         spans.push(Span::styled(
             format!(" {} ", role.name()),
             theme.fg(role).add_modifier(Modifier::REVERSED | Modifier::BOLD),
@@ -95,9 +102,13 @@ fn variant_title(e: &EndpointInfo, v: &VariantInfo, vm: Option<&VariantMetrics>,
         theme.fg(Role::Title).add_modifier(Modifier::BOLD),
     ));
     let kind = v.instance_type.clone().unwrap_or_else(|| "serverless".into());
+    let share = match shadow {
+        true => "of production's calls copied",
+        false => "traffic",
+    };
     spans.push(Span::styled(
         format!(
-            "  {kind} ×{} · {:.0}% traffic",
+            "  {kind} ×{} · {:.0}% {share}",
             v.current_instances,
             v.traffic_share * 100.0
         ),

@@ -27,6 +27,7 @@ use crate::tui::widgets::scroll;
 
 pub mod concurrency;
 pub mod deploy;
+mod judge;
 pub mod promotion;
 mod shape;
 mod view;
@@ -169,6 +170,8 @@ pub struct VariantsPane {
     pub deploy: self::deploy::DeployUi,
     /// The concurrency editor of a serverless variant, while open (it takes every key).
     pub concurrency: Option<ConcurrencyEditor>,
+    /// The judge's verdicts on shadows against production.
+    shadow_judges: judge::ShadowJudges,
 }
 
 impl VariantsPane {
@@ -209,12 +212,13 @@ impl VariantsPane {
     /// The header and the alarm badges (or a blank row), each whole on as many rows as it needs:
     /// two rows of alarms at most when one fires (those in ALARM come first), one when none
     /// does; `sagedeck alarms` lists them all.
-    fn head_lines(data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    fn head_lines(&self, data: &Data, e: &EndpointInfo, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         let mut head = crate::tui::widgets::pack::pack_line(Self::header_line(e, theme), width);
         if let Some(components) = super::components::head_line(data, e, theme) {
             head.extend(crate::tui::widgets::pack::pack_line(components, width));
         }
-        head.extend(crate::tui::widgets::pack::pack_lines(shape::shape_lines(data, e, theme), width));
+        let verdict = self.shadow_judges.verdict(&e.name);
+        head.extend(crate::tui::widgets::pack::pack_lines(shape::shape_lines(data, e, verdict, theme), width));
         match self::view::alarm_line(data, e, theme) {
             Some(alarms) => {
                 let firing = data.alarms.get(&e.name).is_some_and(|a| a.iter().any(|x| x.firing()));
@@ -313,12 +317,13 @@ impl Pane for VariantsPane {
             details = t;
         }
         let below = traffic.len() + 1 + if update.is_empty() { 0 } else { update.len() + 1 } + details.len() + 1;
-        let head = Self::head_lines(data, e, width, theme);
+        let head = self.head_lines(data, e, width, theme);
         let head_h = head.len() as u16;
         // Every variant's row first; what follows the table gives way at the bottom (at least
         // the traffic bars stay in view).
         let reserve = (below as u16).min(4);
-        let table_h = ((e.variants.len() + 1) as u16).min(inner.height.saturating_sub(head_h + reserve).max(2));
+        let rows = e.variants.len() + e.shape.shadow_variants.len();
+        let table_h = ((rows + 1) as u16).min(inner.height.saturating_sub(head_h + reserve).max(2));
         let mut y = inner.y;
         let row = |y: u16, h: u16| Rect {
             x: inner.x,
@@ -434,6 +439,11 @@ impl Pane for VariantsPane {
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, visible: bool) {
         self.promo.on_event(ev, data, out, visible);
         self.deploy.on_event(ev, out);
+        self.shadow_judges.on_event(ev, data, out, visible);
+    }
+
+    fn on_show(&mut self, data: &mut Data, out: &mut Outbox) {
+        self.shadow_judges.ask(data, out);
     }
 
     fn hold_quit(&mut self, data: &mut Data, out: &mut Outbox) -> bool {

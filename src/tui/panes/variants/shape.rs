@@ -1,13 +1,17 @@
 //! The Variants pane's lines of an endpoint's shape, under its header: a serverless variant's
 //! memory and concurrency with its cold starts, utilization and spillover; an asynchronous
 //! endpoint's S3 paths, topics and queue; a shadow variant beside production with the share of
-//! production requests copied to it. Each kind shows its own figures, a real-time endpoint none.
+//! production requests copied to it (and the shadow's own row of the variants table). Each kind
+//! shows its own figures, a real-time endpoint none.
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Cell;
 
 use crate::aws::endpoints::inventory::{EndpointInfo, VariantInfo};
+use crate::aws::judge::compare::Outcome;
 use crate::aws::observe::metrics::{Metric, VariantSummary};
+use crate::aws::promote::shadow::ShadowReport;
 use crate::tui::data::Data;
 use crate::tui::theme::{Role, Theme};
 
@@ -33,8 +37,12 @@ fn or_dash(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".into())
 }
 
-/// The lines of `e`'s shape (none for a real-time endpoint without shadow).
-pub(super) fn shape_lines(data: &Data, e: &EndpointInfo, theme: &Theme) -> Vec<Line<'static>> {
+/// The judge's last verdict on a shadow, or why it could not run.
+type Verdict<'a> = Option<&'a Result<ShadowReport, String>>;
+
+/// The lines of `e`'s shape (none for a real-time endpoint without shadow); `verdict` is the
+/// judge's on its shadow.
+pub(super) fn shape_lines(data: &Data, e: &EndpointInfo, verdict: Verdict<'_>, theme: &Theme) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = e
         .variants
         .iter()
@@ -46,7 +54,9 @@ pub(super) fn shape_lines(data: &Data, e: &EndpointInfo, theme: &Theme) -> Vec<L
         out.push(queue_line(data, e, theme));
     }
     if let (Some(production), Some(shadow)) = (e.variants.first(), e.shape.shadow_variants.first()) {
-        out.push(shadow_line(data, e, production, shadow, theme));
+        let mut line = shadow_line(data, e, production, shadow, theme);
+        line.spans.extend(verdict_spans(verdict, theme));
+        out.push(line);
     }
     out
 }
@@ -158,4 +168,56 @@ fn shadow_line(
     pair(&mut spans, "5XX", both(|x| x.error_rate_5xx, |v| format!("{:.2}%", v * 100.0)), theme);
     pair(&mut spans, "inv/min", both(|x| Some(x.invocations_per_min), |v| format!("{v:.0}")), theme);
     Line::from(spans)
+}
+
+/// The configured cells of a shadow's row on the variants table: marked SHADOW, no weight (it
+/// takes none), the share of production requests copied to it in the SHARE column, its instances
+/// and statuses.
+pub(super) fn shadow_cells(v: &VariantInfo, theme: &Theme) -> Vec<Cell<'static>> {
+    let marked = theme.fg(Role::Accent).add_modifier(Modifier::BOLD);
+    let status = if v.statuses.is_empty() {
+        "-".to_string()
+    } else {
+        v.statuses.join(",")
+    };
+    vec![
+        Cell::from(Span::styled("◌ SHADOW", marked)),
+        Cell::from(Span::styled(v.name.clone(), theme.fg(Role::Accent))),
+        Cell::from("-"),
+        Cell::from("-"),
+        Cell::from(Span::styled(format!("{:.0}%", v.traffic_share * 100.0), theme.fg(Role::Accent))),
+        Cell::from(v.current_instances.to_string()),
+        Cell::from(status),
+    ]
+}
+
+/// `  judge fail (model_latency_p99)`: the verdict of `sagedeck shadow` on the last hour, with the
+/// metrics that failed; `judging…` before the first one.
+fn verdict_spans(verdict: Verdict<'_>, theme: &Theme) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::styled("  judge ", theme.fg(Role::Muted))];
+    match verdict {
+        None => spans.push(Span::styled("judging…", theme.fg(Role::Muted))),
+        Some(Err(e)) => spans.push(Span::styled(
+            format!("not judged: {}", crate::format::escape_line(e)),
+            theme.fg(Role::StatusWarn),
+        )),
+        Some(Ok(r)) => {
+            let role = match r.outcome {
+                Outcome::Pass => Role::StatusOk,
+                Outcome::Fail => Role::StatusError,
+                Outcome::Inconclusive => Role::StatusWarn,
+            };
+            spans.push(Span::styled(r.outcome.as_str().to_string(), theme.fg(role).add_modifier(Modifier::BOLD)));
+            let failed: Vec<&str> = r
+                .verdicts
+                .iter()
+                .filter(|v| v.outcome == Outcome::Fail)
+                .map(|v| v.metric.as_str())
+                .collect();
+            if !failed.is_empty() {
+                spans.push(Span::styled(format!(" ({})", failed.join(", ")), theme.fg(role)));
+            }
+        }
+    }
+    spans
 }

@@ -73,7 +73,7 @@ impl VariantsPane {
         self.scroll_to_cursor(page);
         let base = baseline_index(e);
         let observed = observed_shares(data, e);
-        let rows: Vec<Row> = e
+        let mut rows: Vec<Row> = e
             .variants
             .iter()
             .enumerate()
@@ -92,6 +92,13 @@ impl VariantsPane {
                 }
             })
             .collect();
+        // A shadow beside production, on its own row below (not selectable: it takes no weight).
+        let room = page.saturating_sub(rows.len());
+        rows.extend(e.shape.shadow_variants.iter().take(room).map(|v| {
+            let mut cells = super::shape::shadow_cells(v, theme);
+            cells.extend(metric_cells(data.summary(&e.name, &v.name), None, theme));
+            Row::new(cells).style(theme.fg(Role::Muted))
+        }));
         let header =
             Row::new(TABLE_COLUMNS.map(Cell::from)).style(theme.fg(Role::Title).add_modifier(Modifier::BOLD));
         let widths = column_widths(e, area.width);
@@ -342,7 +349,8 @@ fn metric_cells(s: Option<&VariantSummary>, observed: Option<f64>, theme: &Theme
 /// get no width (rather than every title being cut), kept in priority order while they fit,
 /// one space between columns.
 fn column_widths(e: &EndpointInfo, width: u16) -> Vec<Constraint> {
-    let name_width = e.variants.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
+    let names = e.variants.iter().chain(&e.shape.shadow_variants);
+    let name_width = names.map(|v| v.name.chars().count()).max().unwrap_or(0);
     let full = [
         10,
         (name_width as u16 + 2).clamp(12, 40),

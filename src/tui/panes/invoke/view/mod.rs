@@ -56,14 +56,17 @@ pub(super) fn render(p: &mut InvokePane, f: &mut Frame, area: Rect, data: &Data,
     };
     let call = p.shown.and_then(|i| p.history.get(i));
     let chat = p.chat.as_ref().filter(|_| p.openai);
-    let lines = match chat {
-        Some(c) => c.lines(theme),
-        None => response_lines(call, theme),
+    let asynchronous = p.form.as_ref().filter(|f| f.asynchronous && !p.openai).map(|f| f.endpoint.clone());
+    let lines = match (chat, &asynchronous) {
+        (Some(c), _) => c.lines(theme),
+        (None, Some(endpoint)) => p.async_lines(endpoint, theme),
+        (None, None) => response_lines(call, theme),
     };
     let max = lines.len().saturating_sub(1).min(u16::MAX as usize) as u16;
     p.scroll = p.scroll.min(max);
     let heading = match call {
         _ if p.openai => " Response · OpenAI chat ".to_string(),
+        _ if asynchronous.is_some() => " Requests · asynchronous ".to_string(),
         Some(c) => format!(" Response · call #{} ", c.number),
         None => " Response ".to_string(),
     };
