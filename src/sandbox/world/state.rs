@@ -238,6 +238,9 @@ impl Endpoint {
     }
 }
 
+/// The endpoints' `(CreationTime, name)` in ascending order: ListEndpoints' index.
+pub type CreationIndex = Vec<(f64, String)>;
+
 /// Everything the control plane knows.
 pub struct World {
     /// Models by name.
@@ -267,7 +270,7 @@ pub struct World {
     /// starts) compare it with the last one they saw.
     pub revision: u64,
     /// The endpoints by (CreationTime, name), built on first use after the set changed.
-    creation_order: Mutex<Option<Arc<Vec<(f64, String)>>>>,
+    creation_order: Mutex<Option<Arc<CreationIndex>>>,
 }
 
 impl World {
@@ -320,9 +323,7 @@ impl World {
     /// inference components (whose lifecycles it walks whenever there are any). Lets callers
     /// skip the write lock when nothing is due.
     pub fn needs_advance(&self, now: f64) -> bool {
-        !self.components.items.is_empty()
-            || !self.components.hosts.is_empty()
-            || self.due(now).next().is_some()
+        !self.components.items.is_empty() || !self.components.hosts.is_empty() || self.due(now).next().is_some()
     }
 
     /// The tracked endpoints whose timed step is due at `now`.
@@ -336,12 +337,15 @@ impl World {
     }
 
     /// The endpoints sorted by (CreationTime, name) ascending: ListEndpoints' index.
-    pub fn creation_index(&self) -> Arc<Vec<(f64, String)>> {
+    pub fn creation_index(&self) -> Arc<CreationIndex> {
         let mut cached = self.creation_order.lock();
         cached
             .get_or_insert_with(|| {
-                let mut order: Vec<(f64, String)> =
-                    self.endpoints.values().map(|e| (e.creation_time, e.name.clone())).collect();
+                let mut order: Vec<(f64, String)> = self
+                    .endpoints
+                    .values()
+                    .map(|e| (e.creation_time, e.name.clone()))
+                    .collect();
                 order.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
                 Arc::new(order)
             })
