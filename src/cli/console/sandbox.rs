@@ -106,7 +106,8 @@ impl SandboxArgs {
             burst: self.throttle_burst,
         });
         if let Some(t) = &throttle {
-            t.check().map_err(|e| format!("--throttle-rate/--throttle-burst: {e}"))?;
+            t.check()
+                .map_err(|e| format!("--throttle-rate/--throttle-burst: {e}"))?;
         }
         Ok(SandboxConfig {
             bind: SocketAddr::new(self.bind, self.port.unwrap_or(default_port)),
@@ -257,5 +258,46 @@ pub async fn run_fault(args: FaultArgs) -> CmdResult {
             EXIT_AWS,
             format!("{e}; is `sagedeck sandbox` running there?"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+    }
+
+    fn config(args: &[&str]) -> Result<SandboxConfig, String> {
+        let cli =
+            Cli::try_parse_from(std::iter::once("sandbox").chain(args.iter().copied())).map_err(|e| e.to_string())?;
+        cli.sandbox.config(4599)
+    }
+
+    #[test]
+    fn the_throttle_is_set_at_start_and_checked() {
+        assert_eq!(config(&[]).unwrap().throttle, None);
+        let t = config(&["--throttle-rate", "10", "--throttle-burst", "20"])
+            .unwrap()
+            .throttle;
+        assert_eq!(
+            t,
+            Some(ThrottleSpec {
+                rate: 10.0,
+                burst: Some(20)
+            })
+        );
+        assert!(
+            config(&["--throttle-rate", "0"])
+                .unwrap_err()
+                .contains("--throttle-rate")
+        );
+        assert!(config(&["--throttle-rate", "5", "--throttle-burst", "0"]).is_err());
+        assert!(config(&["--throttle-burst", "5"]).is_err(), "a burst needs a rate");
     }
 }
