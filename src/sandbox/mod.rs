@@ -10,6 +10,7 @@
 //! front door and the wire codecs).
 
 pub mod autoscaling;
+pub mod calls;
 pub mod cloudtrail;
 pub mod cloudwatch;
 pub mod faults;

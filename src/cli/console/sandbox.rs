@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::outln;
+use crate::sandbox::calls::throttle::ThrottleSpec;
 use crate::sandbox::faults::FaultSpec;
 use crate::sandbox::http::raw_client;
 use crate::sandbox::{SandboxConfig, Timing, start};
@@ -70,6 +71,13 @@ pub struct SandboxArgs {
     /// to 15, `sandbox` to 0.
     #[arg(long, value_name = "SECS")]
     pub trail_delay: Option<f64>,
+    /// Throttle the SageMaker control plane to N calls per second per region, answering
+    /// ThrottlingException past it (as AWS's account limits do); also `POST /_sandbox/throttle`.
+    #[arg(long, value_name = "N")]
+    pub throttle_rate: Option<f64>,
+    /// The throttle's burst: calls admitted at once from a full bucket (default: one second's).
+    #[arg(long, value_name = "N", requires = "throttle_rate")]
+    pub throttle_burst: Option<u64>,
     /// Inject a fault at start, e.g. `kind=throttle,endpoint=NAME,count=5` (repeatable; see README).
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
@@ -106,6 +114,14 @@ impl SandboxArgs {
         if let Some(v) = self.trail_delay {
             trail.delivery_delay = secs(v, "trail-delay")?;
         }
+        let throttle = self.throttle_rate.map(|rate| ThrottleSpec {
+            rate,
+            burst: self.throttle_burst,
+        });
+        if let Some(t) = &throttle {
+            t.check()
+                .map_err(|e| format!("--throttle-rate/--throttle-burst: {e}"))?;
+        }
         Ok(SandboxConfig {
             teammate_every: teammate.filter(|d| !d.is_zero()),
             trail,
@@ -122,6 +138,7 @@ impl SandboxArgs {
             mme_models_per_instance: self.mme_models_per_instance.max(1),
             timing,
             extra_regions: self.extra_regions.clone(),
+            throttle,
             ..SandboxConfig::default()
         })
     }
@@ -261,31 +278,54 @@ pub async fn run_fault(args: FaultArgs) -> CmdResult {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use clap::Parser;
+
+    use super::*;
 
     #[derive(Parser)]
     struct Cli {
         #[command(flatten)]
-        sandbox: super::SandboxArgs,
+        sandbox: SandboxArgs,
     }
 
-    fn config(args: &[&str]) -> Result<crate::sandbox::SandboxConfig, String> {
-        let all = std::iter::once("sagedeck").chain(args.iter().copied());
-        Cli::try_parse_from(all).expect("the options parse").sandbox.config(0)
+    fn config(args: &[&str]) -> Result<SandboxConfig, String> {
+        let cli =
+            Cli::try_parse_from(std::iter::once("sandbox").chain(args.iter().copied())).map_err(|e| e.to_string())?;
+        cli.sandbox.config(4599)
+    }
+
+    #[test]
+    fn the_throttle_is_set_at_start_and_checked() {
+        assert_eq!(config(&[]).unwrap().throttle, None);
+        let t = config(&["--throttle-rate", "10", "--throttle-burst", "20"])
+            .unwrap()
+            .throttle;
+        assert_eq!(
+            t,
+            Some(ThrottleSpec {
+                rate: 10.0,
+                burst: Some(20)
+            })
+        );
+        assert!(
+            config(&["--throttle-rate", "0"])
+                .unwrap_err()
+                .contains("--throttle-rate")
+        );
+        assert!(config(&["--throttle-rate", "5", "--throttle-burst", "0"]).is_err());
+        assert!(config(&["--throttle-burst", "5"]).is_err(), "a burst needs a rate");
     }
 
     #[test]
     fn the_teammate_and_the_trail_delay_are_options() {
         let c = config(&["--teammate-every", "30", "--trail-delay", "5"]).unwrap();
-        assert_eq!(c.teammate_every, Some(Duration::from_secs(30)));
-        assert_eq!(c.trail.delivery_delay, Duration::from_secs(5));
+        assert_eq!(c.teammate_every, Some(std::time::Duration::from_secs(30)));
+        assert_eq!(c.trail.delivery_delay, std::time::Duration::from_secs(5));
         assert_eq!(config(&["--teammate-every", "0"]).unwrap().teammate_every, None);
         let plain = config(&[]).unwrap();
         assert_eq!(
             (plain.teammate_every, plain.trail.delivery_delay),
-            (None, Duration::ZERO)
+            (None, std::time::Duration::ZERO)
         );
         assert!(config(&["--trail-delay=-1"]).is_err());
     }

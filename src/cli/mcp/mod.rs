@@ -6,8 +6,8 @@
 pub mod args;
 pub mod audit;
 pub mod elicit;
-pub mod resources;
 pub mod login;
+pub mod resources;
 pub mod sampling;
 pub mod serve;
 pub mod tools;

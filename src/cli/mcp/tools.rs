@@ -18,8 +18,8 @@ use crate::aws::change::audit::AuditContext;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_CHECK_FAILED, EXIT_MODEL, EXIT_OK, Exit};
 use crate::cli::output::{print_json, print_table, say, say_err};
-use crate::mcp::oauth::{AuthState, auth_state};
 use crate::mcp::lint::{Finding, lint};
+use crate::mcp::oauth::{AuthState, auth_state};
 use crate::mcp::result::{icon_sources, icons_suffix};
 use crate::mcp::{CallError, CallOptions, CallOutcome, ConnectError, ConnectOptions, McpConnection, ServerEntry};
 

@@ -162,7 +162,8 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
     let (parts, body) = req.into_parts();
     let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
     let peer = parts.extensions.get::<PeerIp>().copied();
-    let sb = crate::sandbox::http::region::for_request(&sb, &headers);
+    let primary = sb;
+    let sb = crate::sandbox::http::region::for_request(&primary, &headers);
     let path = uri.path().to_string();
     if path.starts_with("/_sandbox/")
         && let Some(refused) = admin_guard(&method, &headers)
@@ -181,23 +182,26 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         return rpc_v2(&sb, rest, &headers, &body);
     }
     if let Some(rest) = path.strip_prefix("/endpoints/") {
-        sb.count_request(match rest.rsplit('/').next() {
-            Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
-            Some("async-invocations") => "InvokeEndpointAsync",
-            Some("completions") => "OpenAIChatCompletions",
-            _ => "InvokeEndpoint",
-        });
+        sb.count_request(
+            "sagemaker-runtime",
+            match rest.rsplit('/').next() {
+                Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
+                Some("async-invocations") => "InvokeEndpointAsync",
+                Some("completions") => "OpenAIChatCompletions",
+                _ => "InvokeEndpoint",
+            },
+        );
         return runtime::handle(sb.clone(), &method, rest, &headers, body).await;
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
-        return admin::handle(&sb, &method, rest, uri.query(), &body);
+        return admin::handle((&primary, &sb), &method, rest, uri.query(), &body);
     }
     if method == Method::POST
         && path == "/"
         && let Some(op) = sts::query_action(&headers, &body)
     {
         // awsQuery (STS): the operation is the form's Action.
-        sb.count_request(&op);
+        sb.count_request("sts", &op);
         return sts::handle(&sb, &op, &headers);
     }
     let signed_for_s3 = headers
@@ -205,19 +209,25 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("/s3/aws4_request"));
     if method == Method::PUT && signed_for_s3 {
-        sb.count_request(if path.trim_matches('/').contains('/') {
-            "PutObject"
-        } else {
-            "CreateBucket"
-        });
+        sb.count_request(
+            "s3",
+            if path.trim_matches('/').contains('/') {
+                "PutObject"
+            } else {
+                "CreateBucket"
+            },
+        );
         return s3::handle_put(&sb, &path, &headers, &body);
     }
     if method == Method::GET || method == Method::HEAD {
-        sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) {
-            "ListObjectsV2"
-        } else {
-            "S3"
-        });
+        sb.count_request(
+            "s3",
+            if uri.query().is_some_and(|q| q.contains("list-type=2")) {
+                "ListObjectsV2"
+            } else {
+                "S3"
+            },
+        );
         return s3::handle(&sb, &method, &path, uri.query());
     }
     untyped_error(
@@ -227,12 +237,29 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
     )
 }
 
+/// The service a target's prefix names, as boto3 names its client (what the call counts say).
+fn service_name(target_prefix: &str) -> &'static str {
+    match target_prefix {
+        "SageMaker" => "sagemaker",
+        "AnyScaleFrontendService" => "application-autoscaling",
+        "GraniteServiceVersion20100801" => "cloudwatch",
+        "Logs_20140328" => "logs",
+        cloudtrail::TARGET_PREFIX | cloudtrail::TARGET_PREFIX_SHORT => "cloudtrail",
+        _ => "unknown",
+    }
+}
+
 /// awsJson: the service and operation are named by `x-amz-target` (`Service.Operation`; the
-/// service may hold dots itself, as CloudTrail's does).
+/// service may hold dots itself, as CloudTrail's does); a SageMaker call past the region's
+/// throttle is answered ThrottlingException.
 async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes, caller: &Caller) -> Response {
     let (service, op) = target.rsplit_once('.').unwrap_or((target, ""));
-    sb.count_request(op);
+    sb.count_request(service_name(service), op);
     match service {
+        "SageMaker" if !sb.throttle.admit() => {
+            sb.calls.count_throttled("sagemaker", op);
+            ApiError::throttling().into_response(Protocol::AwsJson11)
+        }
         "SageMaker" => control::handle(sb, op, body, caller).await,
         "AnyScaleFrontendService" => autoscaling::handle(sb, op, body, caller),
         "GraniteServiceVersion20100801" => cloudwatch::handle(sb, Protocol::AwsJson10, op, headers, body),
@@ -256,7 +283,7 @@ fn rpc_v2(sb: &Sandbox, rest: &str, headers: &HeaderMap, body: &Bytes) -> Respon
         (Some("operation"), Some(op)) => op,
         _ => "",
     };
-    sb.count_request(op);
+    sb.count_request(service_name(service), op);
     if service == "GraniteServiceVersion20100801" {
         return cloudwatch::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
     }

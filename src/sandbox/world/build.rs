@@ -54,12 +54,14 @@ impl Sandbox {
             faults: Faults::default(),
             logs: LogStore::default(),
             sessions: Default::default(),
-            requests: Mutex::new(HashMap::new()),
+            calls: Default::default(),
+            throttle: Default::default(),
             async_queues: Mutex::new(Default::default()),
             trail: TrailStore::new(config.trail.clone()),
             regions: build(&config),
             config,
         });
+        sandbox.throttle.set(sandbox.config.throttle);
         fleet::seed(&sandbox);
         sandbox
     }

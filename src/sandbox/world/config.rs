@@ -4,6 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::sandbox::calls::throttle::ThrottleSpec;
+
 /// How long simulated operations take. Defaults are a few seconds, as the console's users expect
 /// to watch a transition happen; tests shorten them.
 #[derive(Debug, Clone)]
@@ -158,6 +160,8 @@ pub struct SandboxConfig {
     /// How often the demo's second person (bob, `world/teammate.rs`) nudges a demo endpoint's
     /// weights (None: never; `sagedeck demo` turns it on).
     pub teammate_every: Option<Duration>,
+    /// The SageMaker control plane's throttle, per region (None = off; `--throttle-rate`).
+    pub throttle: Option<ThrottleSpec>,
 }
 
 impl Default for SandboxConfig {
@@ -178,6 +182,7 @@ impl Default for SandboxConfig {
             timing: Timing::default(),
             extra_regions: Vec::new(),
             connections: ConnectionLimits::default(),
+            throttle: None,
             trail: TrailConfig::default(),
             teammate_every: None,
         }

@@ -64,6 +64,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "world/resources.rs",
                 "world/deployment.rs",
                 "http/wire.rs",
+                "calls",
                 "cloudtrail/identity.rs",
                 "cloudtrail/event.rs",
             ],

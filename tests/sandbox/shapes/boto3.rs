@@ -12,7 +12,7 @@ use crate::compat_boto3::{ClientEnv, venv_async};
 
 /// Runs `tests/compat/SCRIPT` against a fresh sandbox and checks it ends with `last_line`; the
 /// sandbox, with what the script left in it.
-async fn run_script(script: &str, last_line: &str) -> sagedeck::sandbox::SandboxHandle {
+pub(crate) async fn run_script(script: &str, last_line: &str) -> sagedeck::sandbox::SandboxHandle {
     let venv = venv_async().await;
     let sb = sandbox_with(SandboxConfig::for_tests()).await;
     let env = ClientEnv::new(sb.endpoint_url());

@@ -93,7 +93,12 @@ super::kinds!(McpJob => McpKind { Connect, Login, Logout, ToolCall, Catalog, Rea
 super::effects!(McpJob, |job| match job {
     McpJob::ToolCall { reason, .. } => Effect::Audited(CALLING_TOOLS, reason),
     // A login changes no resource: it keeps a token on this machine, as reading needs.
-    McpJob::Connect { .. } | McpJob::Login { .. } | McpJob::Logout { .. } | McpJob::Catalog { .. } | McpJob::Read { .. } | McpJob::Subscribe { .. } => {
+    McpJob::Connect { .. }
+    | McpJob::Login { .. }
+    | McpJob::Logout { .. }
+    | McpJob::Catalog { .. }
+    | McpJob::Read { .. }
+    | McpJob::Subscribe { .. } => {
         Effect::Reads
     }
 });
