@@ -92,6 +92,7 @@ fn event(epoch: f64, kind: &str, summary: &str, principal: Option<&str>, failed:
         summary: summary.into(),
         principal: principal.map(str::to_string),
         failed,
+        origin: None,
     }
 }
 
@@ -135,6 +136,7 @@ fn timeline_app() -> App {
     app.on_event(AppEvent::Timeline {
         endpoint: EP.into(),
         result: Ok(events),
+        trail: None,
     });
     app.panes.timeline.cursor = 1;
     let change = app.data.last_change.get(EP).cloned().expect("the header's change");

@@ -4,6 +4,12 @@
 //! it answers), profile, region, endpoint URL, action, target, before/after, result, AWS request
 //! id and the operator's reason. Credentials are never written: values under secret-looking keys
 //! and anything shaped like an AWS access key are redacted.
+//!
+//! With the team's trail attached ([`Audit::attach_team`]), every line also goes to its
+//! CloudWatch Logs group, redacted the same way: the intent is put and answered before the
+//! caller may send (it may send when the file or the group holds the intent; when neither
+//! does, it must not), result lines follow in the background. A group that cannot be written
+//! is told to the operator once; the file still guards.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +20,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::aws::change::team::TeamTrail;
 use crate::aws::config::Fleet;
 use crate::local::private::open_private_append;
 
@@ -167,6 +174,7 @@ pub struct AuditLock {
 pub struct Audit {
     path: PathBuf,
     file: Mutex<std::fs::File>,
+    team: std::sync::OnceLock<std::sync::Arc<TeamTrail>>,
 }
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
@@ -299,6 +307,7 @@ impl Audit {
         Ok(Audit {
             path,
             file: Mutex::new(file),
+            team: std::sync::OnceLock::new(),
         })
     }
 
@@ -331,25 +340,73 @@ impl Audit {
         &self.path
     }
 
-    /// Appends one record as a JSON line and fsyncs it.
-    pub fn record(&self, rec: &AuditRecord) -> Result<(), AuditError> {
-        let fail = |m: String| AuditError {
-            path: self.path.display().to_string(),
-            message: m,
-        };
-        let value = serde_json::to_value(rec).map_err(|e| fail(e.to_string()))?;
-        let mut line = serde_json::to_vec(&redact(&value)).map_err(|e| fail(e.to_string()))?;
-        line.push(b'\n');
-        let mut f = self.file.lock();
-        f.write_all(&line).map_err(|e| fail(e.to_string()))?;
-        f.sync_data().map_err(|e| fail(e.to_string()))
+    /// Also writes every line to the team's trail from now on (once; a second call is ignored).
+    pub fn attach_team(&self, team: std::sync::Arc<TeamTrail>) {
+        let _ = self.team.set(team);
     }
 
-    /// Writes (and fsyncs) the intent of a mutation. Only send the mutation when this is Ok.
-    pub fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
+    /// The team's trail the lines also go to, when one is attached.
+    pub fn team(&self) -> Option<&std::sync::Arc<TeamTrail>> {
+        self.team.get()
+    }
+
+    fn fail(&self, message: String) -> AuditError {
+        AuditError {
+            path: self.path.display().to_string(),
+            message,
+        }
+    }
+
+    /// A record as its line: JSON, redacted.
+    fn line(&self, rec: &AuditRecord) -> Result<String, AuditError> {
+        let value = serde_json::to_value(rec).map_err(|e| self.fail(e.to_string()))?;
+        serde_json::to_string(&redact(&value)).map_err(|e| self.fail(e.to_string()))
+    }
+
+    /// Appends a line to the file and fsyncs it.
+    fn append(&self, line: &str) -> Result<(), AuditError> {
+        let mut f = self.file.lock();
+        f.write_all(format!("{line}\n").as_bytes())
+            .map_err(|e| self.fail(e.to_string()))?;
+        f.sync_data().map_err(|e| self.fail(e.to_string()))
+    }
+
+    /// Appends one record as a JSON line and fsyncs it (and hands it to the team's trail, in
+    /// the background, when one is attached).
+    pub fn record(&self, rec: &AuditRecord) -> Result<(), AuditError> {
+        let line = self.line(rec)?;
+        let written = self.append(&line);
+        if let Some(team) = self.team.get() {
+            team.put_later(rec.epoch, line);
+        }
+        written
+    }
+
+    /// Writes (and fsyncs) the intent of a mutation, and puts it in the team's trail when one is
+    /// attached. Only send the mutation when this is Ok: the file or the group holds it.
+    pub async fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
         let record = line_of(ctx, m, AuditPhase::Intent, None);
-        self.record(&record)?;
-        Ok(Pending { record })
+        let line = self.line(&record)?;
+        let file = self.append(&line);
+        let Some(team) = self.team.get() else {
+            return file.map(|()| Pending { record });
+        };
+        match (file, team.put(record.epoch, line).await) {
+            (Err(f), Err(g)) => Err(self.fail(format!(
+                "{}; the team's audit trail {} was not written either: {g}",
+                f.message,
+                team.group()
+            ))),
+            (Err(f), Ok(())) => {
+                team.tell_file(&f.to_string());
+                Ok(Pending { record })
+            }
+            (Ok(()), Err(g)) => {
+                team.tell_once(&g);
+                Ok(Pending { record })
+            }
+            (Ok(()), Ok(())) => Ok(Pending { record }),
+        }
     }
 
     /// Writes a single result line for a mutation refused before anything was sent.
@@ -447,8 +504,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn intent_and_result_pair_up() {
+    #[tokio::test]
+    async fn intent_and_result_pair_up() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/audit.jsonl");
         let audit = Audit::open(&path).unwrap();
@@ -462,6 +519,7 @@ mod tests {
                     ..Default::default()
                 },
             )
+            .await
             .unwrap();
         audit.finish(&p, Ok(Some("rid".into()))).unwrap();
         let recs = Audit::read(&path, None).unwrap();

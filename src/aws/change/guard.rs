@@ -227,9 +227,10 @@ impl Audited {
         })
     }
 
-    /// Writes an intent line; send only when this is Ok.
-    pub fn intent(&self, m: Mutation) -> Result<crate::aws::change::audit::Pending, AuditError> {
-        self.audit.intent(&self.ctx, m)
+    /// Writes an intent line (and puts it in the team's trail when one is attached); send only
+    /// when this is Ok.
+    pub async fn intent(&self, m: Mutation) -> Result<crate::aws::change::audit::Pending, AuditError> {
+        self.audit.intent(&self.ctx, m).await
     }
 
     /// Writes the result line of an intent: `Ok(request id)` or the error text.
@@ -303,13 +304,15 @@ impl Fleet {
             audited.refused(action, &plan.endpoint, &err.to_string(), reason);
             return Err(err);
         }
-        let pending = audited.intent(Mutation {
-            action: action.to_string(),
-            target: plan.endpoint.clone(),
-            before: weights_json(&info),
-            after: json!({ "variants": plan.after, "changes": plan.changes }),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: action.to_string(),
+                target: plan.endpoint.clone(),
+                before: weights_json(&info),
+                after: json!({ "variants": plan.after, "changes": plan.changes }),
+                reason,
+            })
+            .await?;
         let sent = self.weights_request(plan).send().await;
         match sent {
             Ok(out) => {

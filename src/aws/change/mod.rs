@@ -4,4 +4,5 @@
 pub mod audit;
 pub mod guard;
 pub mod serverless;
+pub mod team;
 pub mod weights;

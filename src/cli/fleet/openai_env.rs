@@ -77,6 +77,7 @@ pub async fn run(g: &GlobalArgs, args: OpenAiEnvArgs) -> CmdResult {
                 "base_url": base_url, "expires": until, "region": fleet.region}),
             reason: g.reason.clone(),
         })
+        .await
         .map_err(|e| Exit::refused(format!("{e}; no token was minted")))?;
     let token = match fleet.mint_bearer_token(args.expires).await {
         Ok(t) => t,

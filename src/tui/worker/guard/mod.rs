@@ -22,6 +22,7 @@ use super::{JobLimits, timeout_error};
 use crate::aws::change::audit::{Audit, Mutation};
 use crate::aws::change::guard::{Audited, Expectation, GuardError};
 use crate::aws::invoke::prewarm::PrewarmOptions;
+use crate::aws::observe::timeline::merge_trail;
 use crate::aws::promote::events::{Control, RunnerOptions};
 use crate::aws::promote::plan::default_plan_dir;
 use crate::aws::{AwsError, Fleet};
@@ -63,6 +64,8 @@ pub(super) struct Guard {
     /// The variant log, or why it could not be opened.
     pub(super) invocations: Arc<Result<Option<crate::aws::invoke::log::InvocationLog>, String>>,
     contexts: Arc<Mutex<HashMap<(String, String), crate::aws::change::audit::AuditContext>>>,
+    /// CloudTrail's pages read so far, per endpoint and window, and their pacing.
+    trail: Arc<crate::aws::trail::TrailCache>,
 }
 
 impl Guard {
@@ -78,6 +81,7 @@ impl Guard {
             controls: Arc::default(),
             invocations: Arc::new(invocations),
             contexts: Arc::default(),
+            trail: Arc::default(),
         }
     }
 
@@ -153,7 +157,8 @@ fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
     let _ = events.send(AppEvent::Activity(r));
 }
 
-/// Builds an endpoint's timeline with the audit log (an unreadable log only loses that source).
+/// Builds an endpoint's timeline with the audit log (an unreadable log only loses that source)
+/// and one more page of CloudTrail (the cache keeps the pages read before).
 async fn send_timeline(
     g: &Guard,
     fleet: &Result<Fleet, AwsError>,
@@ -168,13 +173,28 @@ async fn send_timeline(
         .as_ref()
         .and_then(|p| Audit::read(p, Some(since)).ok())
         .unwrap_or_default();
-    let result = match fleet {
-        Ok(f) => tokio::time::timeout(limits.metrics, f.timeline(&endpoint, since, &audit))
-            .await
-            .unwrap_or_else(|_| Err(timeout_error("the timeline", limits.metrics))),
-        Err(e) => Err(e.clone()),
+    let (result, trail) = match fleet {
+        Ok(f) => {
+            let read = async {
+                let now = crate::format::now_epoch();
+                let trail = f.trail_refresh(&g.trail, &endpoint, since, now).await;
+                let mut timeline = f.timeline(&endpoint, since, &audit).await?;
+                merge_trail(&mut timeline, &trail.events, &audit);
+                Ok((timeline, trail.status))
+            };
+            match tokio::time::timeout(limits.metrics, read).await {
+                Ok(Ok((timeline, status))) => (Ok(timeline), Some(status)),
+                Ok(Err(e)) => (Err(e), None),
+                Err(_) => (Err(timeout_error("the timeline", limits.metrics)), None),
+            }
+        }
+        Err(e) => (Err(e.clone()), None),
     };
-    let _ = events.send(AppEvent::Timeline { endpoint, result });
+    let _ = events.send(AppEvent::Timeline {
+        endpoint,
+        result,
+        trail,
+    });
 }
 
 fn notice(events: &UnboundedSender<AppEvent>, error: bool, text: String) {
@@ -317,6 +337,7 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         GuardJob::Timeline { endpoint, .. } => AppEvent::Timeline {
             endpoint,
             result: Err(e),
+            trail: None,
         },
         GuardJob::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
             endpoint,
@@ -436,6 +457,7 @@ async fn prewarm(
             after: json!({ "models": models }),
             reason,
         })
+        .await
         .map_err(|e| AwsError::Config(e.to_string()))?;
     send_activity(g, events);
     let (ptx, mut prx) = unbounded_channel();
@@ -507,6 +529,7 @@ pub(super) async fn tool_call_intent(
             after: json!({ "arguments": arguments, "repeat": repeat }),
             reason,
         })
+        .await
         .map_err(|e| format!("audit log: {e}; the tool call was not sent"))?;
     send_activity(g, events);
     Ok(Some((audited, pending)))
