@@ -1,14 +1,16 @@
 //! The embedded sandbox: a local emulator of SageMaker, SageMaker Runtime, CloudWatch,
-//! Application Auto Scaling, S3 listing and STS GetCallerIdentity, speaking the real wire
+//! Application Auto Scaling, CloudTrail, S3 listing and STS GetCallerIdentity, speaking the real wire
 //! protocols on one loopback port, with simulated traffic, latency, lifecycles, multi-model
 //! caches and injected faults.
 //!
 //! The tree, by service and protocol: `sagemaker/` (control plane), `runtime/`, `cloudwatch/`
-//! (metrics, GetMetricData, alarms), `logs/`, `autoscaling/`, `s3.rs`, `sts.rs`, `faults/`,
+//! (metrics, GetMetricData, alarms), `logs/`, `autoscaling/`, `cloudtrail/` (the calls served,
+//! by principal, and LookupEvents), `s3.rs`, `sts.rs`, `faults/`,
 //! the simulated `world/` (state, fleet, traffic, containers, the ticker) and `http/` (the one
 //! front door and the wire codecs).
 
 pub mod autoscaling;
+pub mod cloudtrail;
 pub mod cloudwatch;
 pub mod faults;
 pub mod http;
@@ -23,7 +25,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub use world::clock::now_epoch;
-pub use world::config::{RegionFleet, SandboxConfig, Timing};
+pub use world::config::{RegionFleet, SandboxConfig, Timing, TrailConfig};
 pub use world::sandbox::Sandbox;
 
 /// A running sandbox: its address, its state, and the means to stop it.
@@ -67,7 +69,8 @@ impl Drop for SandboxHandle {
 }
 
 /// Starts a sandbox on the current tokio runtime: binds, seeds, backfills, starts the background
-/// ticker (lifecycles, autoscaling) and the traffic generator when configured.
+/// ticker (lifecycles, autoscaling), and the traffic generator and the demo's teammate when
+/// configured.
 pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     let addr = listener.local_addr()?;
@@ -84,6 +87,9 @@ pub async fn start(config: SandboxConfig) -> std::io::Result<SandboxHandle> {
     }
     if let Some(rate) = sandbox.config.traffic_rate {
         tasks.push(tokio::spawn(world::traffic::run(sandbox.clone(), rate)));
+    }
+    if let Some(every) = sandbox.config.teammate_every {
+        tasks.push(tokio::spawn(world::teammate::run(sandbox.clone(), every)));
     }
     Ok(SandboxHandle {
         addr,

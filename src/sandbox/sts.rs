@@ -1,11 +1,14 @@
 //! A minimal AWS STS: GetCallerIdentity over awsQuery (`POST /`, a form-urlencoded body with
 //! `Action=GetCallerIdentity&Version=2011-06-15`), answered with the real service's XML. The
-//! caller is named after the access key of the request's SigV4 `Authorization` header (any key is
-//! accepted, as everywhere in the sandbox): `arn:aws:iam::ACCOUNT:user/sandbox-<KEY>`.
+//! caller is the principal of the access key of the request's SigV4 `Authorization` header (any
+//! key is accepted, as everywhere in the sandbox), as CloudTrail names it
+//! (`cloudtrail/identity.rs`): `arn:aws:iam::ACCOUNT:user/alice` for the default key,
+//! `user/sandbox-<KEY>` for a key the sandbox does not know.
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
+use crate::sandbox::cloudtrail::identity::{Identity, access_key};
 use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::{ApiError, Protocol, XmlNode, bytes_response, next_request_id, xml_document};
 use crate::sandbox::world::sandbox::Sandbox;
@@ -28,13 +31,6 @@ pub fn action(body: &[u8]) -> Option<String> {
     fields.into_iter().find(|(k, _)| k == "Action").map(|(_, v)| v)
 }
 
-/// The access key id named in a SigV4 `Authorization` header.
-fn access_key(headers: &HeaderMap) -> Option<String> {
-    let auth = headers.get("authorization")?.to_str().ok()?;
-    let cred = auth.split("Credential=").nth(1)?;
-    cred.split('/').next().map(str::to_string)
-}
-
 /// Serves one STS awsQuery request for operation `op`.
 pub fn handle(sb: &Sandbox, op: &str, headers: &HeaderMap) -> Response {
     if let Some(kind) = sb.faults.take(op, None, None)
@@ -48,13 +44,13 @@ pub fn handle(sb: &Sandbox, op: &str, headers: &HeaderMap) -> Response {
             .in_namespace(XMLNS)
             .into_response(Protocol::AwsQuery);
     }
-    let key = access_key(headers).unwrap_or_else(|| "anonymous".into());
     let account = &sb.config.account;
+    let identity = Identity::of_key(Some(access_key(headers).unwrap_or("anonymous")), account);
     let result = XmlNode::Parent(
         "GetCallerIdentityResult",
         vec![
-            XmlNode::text("Arn", &format!("arn:aws:iam::{account}:user/sandbox-{key}")),
-            XmlNode::text("UserId", &key),
+            XmlNode::text("Arn", &identity.arn()),
+            XmlNode::text("UserId", &identity.principal_id()),
             XmlNode::text("Account", account),
         ],
     );
@@ -87,6 +83,6 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        assert_eq!(access_key(&h).as_deref(), Some("AKIDX"));
+        assert_eq!(access_key(&h), Some("AKIDX"));
     }
 }

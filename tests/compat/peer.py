@@ -8,12 +8,13 @@ DEADLINE_SECS = 30.0
 checks = 0
 
 
-def client_args(endpoint_url):
-    """boto3.client keyword arguments that reach the sandbox at `endpoint_url` (any keys do)."""
+def client_args(endpoint_url, access_key="AKIDSANDBOX"):
+    """boto3.client keyword arguments that reach the sandbox at `endpoint_url` (any keys do; the
+    sandbox names the caller after the key: AKIDSANDBOX is alice, AKIDSANDBOXBOB bob)."""
     return dict(
         region_name="us-east-1",
         endpoint_url=endpoint_url,
-        aws_access_key_id="AKIDSANDBOX",
+        aws_access_key_id=access_key,
         aws_secret_access_key="sandbox-secret",
     )
 

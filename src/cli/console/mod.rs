@@ -249,6 +249,10 @@ fn demo_alarms(handle: &crate::sandbox::SandboxHandle) {
 
 /// The demo's second region: five generated endpoints in eu-west-1.
 const DEMO_REGION: &str = "eu-west-1=5";
+/// How often the demo's teammate, bob, changes `mcp-intent-classifier-prod`'s weights.
+const DEMO_TEAMMATE_EVERY: std::time::Duration = std::time::Duration::from_secs(150);
+/// The demo's CloudTrail delivery delay: events reach LookupEvents this late (AWS: up to ~5 min).
+const DEMO_TRAIL_DELAY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
 pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> CmdResult {
@@ -259,7 +263,10 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
         s.extra_regions
             .push(crate::sandbox::RegionFleet::parse(DEMO_REGION).expect("a valid region"));
     }
-    let config = s.config(0).map_err(Exit::usage)?;
+    let mut config = s.config(0).map_err(Exit::usage)?;
+    // A second person changes weights now and then, seen in CloudTrail a little late.
+    config.teammate_every = Some(DEMO_TEAMMATE_EVERY);
+    config.trail.delivery_delay = DEMO_TRAIL_DELAY;
     let mut regions = c.regions.clone();
     if regions.is_empty() {
         regions.push(config.region.clone());

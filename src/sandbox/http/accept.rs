@@ -12,6 +12,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, oneshot, watch};
 
+use crate::sandbox::cloudtrail::identity::PeerIp;
 use crate::sandbox::http::connections::{Registry, tracked_service};
 use crate::sandbox::world::config::ConnectionLimits;
 
@@ -31,8 +32,8 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: oneshot::Receiv
             _ = &mut shutdown => break,
             tcp = listener.accept() => tcp,
         };
-        let tcp = match accepted {
-            Ok((tcp, _)) => tcp,
+        let (tcp, peer) = match accepted {
+            Ok((tcp, addr)) => (tcp, PeerIp(addr.ip())),
             Err(e) => {
                 // Out of file descriptors and the like: let connections close before retrying.
                 tracing::warn!("sandbox: accept failed: {e}");
@@ -55,7 +56,7 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: oneshot::Receiv
         let Ok(permit) = permit else { break };
         let _ = tcp.set_nodelay(true);
         let registration = registry.register();
-        let service = tracked_service(app.clone(), registration.connection.clone());
+        let service = tracked_service(app.clone(), registration.connection.clone(), Some(peer));
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
             let _permit = permit;

@@ -24,6 +24,8 @@ use hyper_util::service::TowerToHyperService;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use crate::sandbox::cloudtrail::identity::PeerIp;
+
 /// What a connection is doing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Phase {
@@ -125,10 +127,12 @@ impl Registry {
     }
 }
 
-/// The service of one connection: `app`, with its request and response bodies tracked.
+/// The service of one connection from `peer`: `app`, with its request and response bodies
+/// tracked and the peer's address in every request's extensions (CloudTrail's source IP).
 pub fn tracked_service(
     app: Router,
     connection: Arc<Connection>,
+    peer: Option<PeerIp>,
 ) -> impl Service<
     Request<Incoming>,
     Response = Response<Tracked<axum::body::Body>>,
@@ -137,7 +141,10 @@ pub fn tracked_service(
 > + Clone {
     let inner = TowerToHyperService::new(app);
     hyper::service::service_fn(move |req: Request<Incoming>| {
-        let req = req.map(|body| Tracked::request(body, connection.clone()));
+        let mut req = req.map(|body| Tracked::request(body, connection.clone()));
+        if let Some(peer) = peer {
+            req.extensions_mut().insert(peer);
+        }
         let answer = inner.call(req);
         let connection = connection.clone();
         async move {

@@ -1,6 +1,7 @@
 //! One HTTP front door for every emulated service: requests are routed by `x-amz-target`, by the
 //! Smithy RPC v2 path, by the SageMaker Runtime path, by the admin prefix, awsQuery form posts to
-//! STS, and otherwise to S3.
+//! STS, and otherwise to S3. The awsJson services are told who called (the principal of the
+//! request's access key, its user agent and peer address) for CloudTrail.
 
 use std::sync::Arc;
 
@@ -11,6 +12,8 @@ use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::sandbox::autoscaling::api as autoscaling;
+use crate::sandbox::cloudtrail::api as cloudtrail;
+use crate::sandbox::cloudtrail::identity::{Caller, PeerIp};
 use crate::sandbox::cloudwatch::api as cloudwatch;
 use crate::sandbox::http::admin;
 use crate::sandbox::http::wire::{ApiError, Protocol};
@@ -28,6 +31,9 @@ pub const RUNTIME_BODY_LIMIT: usize = MAX_PAYLOAD + 1024 * 1024;
 /// Largest control-plane body (awsJson, Smithy RPC v2 CBOR, awsQuery): 1 MiB, PutMetricData's
 /// own limit; larger ones are answered 413.
 pub const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
+/// Largest CloudWatch Logs body: PutLogEvents takes 1,048,576 bytes of events, which its JSON
+/// request exceeds (names, escapes), so the sandbox reads up to twice that.
+pub const LOGS_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// Largest S3 object PutObject takes in one request (the sandbox's limit).
 pub const S3_BODY_LIMIT: usize = 64 * 1024 * 1024;
 /// Largest body on the admin routes and S3 reads.
@@ -43,7 +49,10 @@ pub fn router(sandbox: Arc<Sandbox>) -> Router {
 
 /// The body limit of a request, from its route.
 fn body_limit(headers: &HeaderMap, path: &str) -> usize {
-    if headers.contains_key("x-amz-target") || path.starts_with("/service/") || path == "/" {
+    let target = headers.get("x-amz-target").and_then(|v| v.to_str().ok());
+    if target.is_some_and(|t| t.starts_with("Logs_20140328.")) {
+        LOGS_BODY_LIMIT
+    } else if target.is_some() || path.starts_with("/service/") || path == "/" {
         CONTROL_BODY_LIMIT
     } else if path.starts_with("/endpoints/") {
         RUNTIME_BODY_LIMIT
@@ -152,6 +161,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -> Response {
     let (parts, body) = req.into_parts();
     let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
+    let peer = parts.extensions.get::<PeerIp>().copied();
     let sb = crate::sandbox::http::region::for_request(&sb, &headers);
     let path = uri.path().to_string();
     if path.starts_with("/_sandbox/")
@@ -164,7 +174,8 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         Err(refused) => return *refused,
     };
     if let Some(target) = headers.get("x-amz-target").and_then(|v| v.to_str().ok()) {
-        return by_target(&sb, target, &headers, &body).await;
+        let caller = Caller::of_request(&headers, peer, &sb.config.account);
+        return by_target(&sb, target, &headers, &body, &caller).await;
     }
     if let Some(rest) = path.strip_prefix("/service/") {
         return rpc_v2(&sb, rest, &headers, &body);
@@ -216,15 +227,17 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
     )
 }
 
-/// awsJson: the service and operation are named by `x-amz-target` (`Service.Operation`).
-async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes) -> Response {
-    let (service, op) = target.split_once('.').unwrap_or((target, ""));
+/// awsJson: the service and operation are named by `x-amz-target` (`Service.Operation`; the
+/// service may hold dots itself, as CloudTrail's does).
+async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes, caller: &Caller) -> Response {
+    let (service, op) = target.rsplit_once('.').unwrap_or((target, ""));
     sb.count_request(op);
     match service {
-        "SageMaker" => control::handle(sb, op, body).await,
-        "AnyScaleFrontendService" => autoscaling::handle(sb, op, body),
+        "SageMaker" => control::handle(sb, op, body, caller).await,
+        "AnyScaleFrontendService" => autoscaling::handle(sb, op, body, caller),
         "GraniteServiceVersion20100801" => cloudwatch::handle(sb, Protocol::AwsJson10, op, headers, body),
-        "Logs_20140328" => logs_api::handle(sb, op, body),
+        "Logs_20140328" => logs_api::handle(sb, op, body, caller),
+        cloudtrail::TARGET_PREFIX | cloudtrail::TARGET_PREFIX_SHORT => cloudtrail::handle(sb, op, body),
         _ => ApiError::new(
             StatusCode::BAD_REQUEST,
             "UnknownOperationException",

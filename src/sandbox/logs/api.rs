@@ -1,6 +1,8 @@
 //! CloudWatch Logs on its real wire protocol (awsJson1_1, `x-amz-target: Logs_20140328.<Op>`,
 //! times in epoch milliseconds): DescribeLogGroups, DescribeLogStreams, FilterLogEvents and
-//! GetLogEvents over [`crate::sandbox::logs::store::LogStore`].
+//! GetLogEvents over [`crate::sandbox::logs::store::LogStore`], and the writes of `writes.rs`
+//! (CreateLogGroup and CreateLogStream are recorded in CloudTrail; PutLogEvents, like the reads
+//! of events, is a data event).
 //!
 //! Tokens: GetLogEvents answers `f/<seq>/s` and `b/<seq>/s` (56 digits, as AWS's look);
 //! FilterLogEvents scans at most [`SCAN_BUDGET`] events per call, so a page can be empty while
@@ -13,9 +15,13 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::sandbox::cloudtrail::event::Source;
+use crate::sandbox::cloudtrail::identity::Caller;
 use crate::sandbox::http::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
 use crate::sandbox::logs::filter::FilterPattern;
 use crate::sandbox::logs::store::{LogData, LogEvent, LogGroup};
+use crate::sandbox::logs::writes;
+use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 
 /// Events FilterLogEvents examines per call before answering with what it found so far.
@@ -30,9 +36,12 @@ fn invalid(message: impl Into<String>) -> ApiError {
     logs_error("InvalidParameterException", message)
 }
 
-/// Serves one CloudWatch Logs operation.
-pub fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
+/// Serves one CloudWatch Logs operation for `caller`.
+pub fn handle(sb: &Sandbox, op: &str, body: &[u8], caller: &Caller) -> Response {
     let result = decode_json(body).and_then(|doc| {
+        if matches!(op, "CreateLogGroup" | "CreateLogStream" | "PutLogEvents") {
+            return write(sb, op, doc, caller);
+        }
         let input: LogsInput = parse_input(doc)?;
         let data = sb.logs.data.lock();
         match op {
@@ -50,6 +59,20 @@ pub fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
         Ok(v) => json_ok(Protocol::AwsJson11, &v),
         Err(e) => e.into_response(Protocol::AwsJson11),
     }
+}
+
+/// Serves a write; the management ones (CreateLogGroup, CreateLogStream) are recorded in
+/// CloudTrail.
+fn write(sb: &Sandbox, op: &str, doc: Value, caller: &Caller) -> Result<Value, ApiError> {
+    let now_ms = (now_epoch() * 1000.0).round() as i64;
+    let input: writes::WriteInput = parse_input(doc.clone())?;
+    let answer = match op {
+        "CreateLogGroup" => writes::create_group(&sb.logs, &input, now_ms),
+        "CreateLogStream" => writes::create_stream(&sb.logs, &input, now_ms),
+        _ => return writes::put_events(&sb.logs, &input, now_ms),
+    };
+    crate::sandbox::cloudtrail::record_answer(sb, (Source::Logs, op), caller, &doc, &answer);
+    answer
 }
 
 #[derive(Deserialize, Default)]

@@ -126,22 +126,95 @@ impl LogStore {
             *next_seq += 1;
             *total += 1;
         }
-        let streams = groups.values().map(|g| g.streams.len()).sum::<usize>().max(1);
-        let cap = (MAX_EVENTS / streams).max(MIN_EVENTS_PER_STREAM);
-        if let Some(s) = groups.get_mut(group).and_then(|g| g.streams.get_mut(stream)) {
-            while s.events.len() > cap {
-                s.events.pop_front();
-                *total -= 1;
-            }
+        bound(&mut d, group, stream);
+    }
+
+    /// Creates an empty log group at `now_ms`; false when it exists.
+    pub fn create_group(&self, group: &str, now_ms: i64) -> bool {
+        let mut d = self.data.lock();
+        if d.groups.contains_key(group) {
+            return false;
         }
-        if *total > MAX_EVENTS {
-            trim_largest(groups, total, cap);
+        d.groups.insert(
+            group.to_string(),
+            LogGroup {
+                creation_ms: now_ms,
+                streams: BTreeMap::new(),
+            },
+        );
+        true
+    }
+
+    /// Creates an empty stream in an existing group at `now_ms`.
+    pub fn create_stream(&self, group: &str, stream: &str, now_ms: i64) -> Result<(), WriteError> {
+        let mut d = self.data.lock();
+        let g = d.groups.get_mut(group).ok_or(WriteError::NoGroup)?;
+        if g.streams.contains_key(stream) {
+            return Err(WriteError::Exists);
         }
+        let s = LogStream {
+            creation_ms: now_ms,
+            ..Default::default()
+        };
+        g.streams.insert(stream.to_string(), s);
+        Ok(())
+    }
+
+    /// Puts events (`(timestamp ms, message)`, in chronological order) into an existing stream,
+    /// ingested at `now_ms`: after the stream's newest event, or merged by time when older.
+    pub fn put(&self, group: &str, stream: &str, events: &[(i64, String)], now_ms: i64) -> Result<(), WriteError> {
+        let mut d = self.data.lock();
+        let first_seq = d.next_seq;
+        let g = d.groups.get_mut(group).ok_or(WriteError::NoGroup)?;
+        let s = g.streams.get_mut(stream).ok_or(WriteError::NoStream)?;
+        for (seq, (timestamp, message)) in (first_seq..).zip(events) {
+            s.stored_bytes += message.len() as u64;
+            let at = s.events.partition_point(|old| old.timestamp <= *timestamp);
+            let e = LogEvent {
+                seq,
+                timestamp: *timestamp,
+                ingestion: now_ms,
+                message: message.clone(),
+            };
+            s.events.insert(at, e);
+        }
+        d.next_seq += events.len() as u64;
+        d.total += events.len();
+        bound(&mut d, group, stream);
+        Ok(())
     }
 
     /// Events held in all.
     pub fn total_events(&self) -> usize {
         self.data.lock().total
+    }
+}
+
+/// Why a write was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteError {
+    /// No such log group.
+    NoGroup,
+    /// No such log stream.
+    NoStream,
+    /// The stream to create already exists.
+    Exists,
+}
+
+/// Keeps the store within its bounds after `stream` of `group` grew: that stream within the
+/// per-stream cap, then the total.
+fn bound(d: &mut LogData, group: &str, stream: &str) {
+    let LogData { groups, total, .. } = d;
+    let streams = groups.values().map(|g| g.streams.len()).sum::<usize>().max(1);
+    let cap = (MAX_EVENTS / streams).max(MIN_EVENTS_PER_STREAM);
+    if let Some(s) = groups.get_mut(group).and_then(|g| g.streams.get_mut(stream)) {
+        while s.events.len() > cap {
+            s.events.pop_front();
+            *total -= 1;
+        }
+    }
+    if *total > MAX_EVENTS {
+        trim_largest(groups, total, cap);
     }
 }
 
@@ -173,6 +246,27 @@ mod tests {
         let s = &d.groups["/g"].streams["s0"];
         let newest = (0..MAX_EVENTS + 5_000).rfind(|i| i % 3 == 0).unwrap();
         assert_eq!(s.events.back().unwrap().timestamp, epoch_ms(newest as f64));
+    }
+
+    #[test]
+    fn puts_keep_their_timestamps_and_merge_by_time() {
+        let store = LogStore::default();
+        assert!(store.create_group("/g", 1));
+        assert!(!store.create_group("/g", 2));
+        assert_eq!(store.put("/g", "s", &[(5, "a".into())], 9), Err(WriteError::NoStream));
+        assert_eq!(store.create_stream("/h", "s", 1), Err(WriteError::NoGroup));
+        store.create_stream("/g", "s", 1).unwrap();
+        assert_eq!(store.create_stream("/g", "s", 1), Err(WriteError::Exists));
+        store.put("/g", "s", &[(10, "b".into()), (30, "d".into())], 40).unwrap();
+        store.put("/g", "s", &[(20, "c".into())], 41).unwrap();
+        let d = store.data.lock();
+        let ev: Vec<(i64, &str)> = d.groups["/g"].streams["s"]
+            .events
+            .iter()
+            .map(|e| (e.timestamp, e.message.as_str()))
+            .collect();
+        assert_eq!(ev, [(10, "b"), (20, "c"), (30, "d")]);
+        assert_eq!(d.total, 3);
     }
 
     #[test]

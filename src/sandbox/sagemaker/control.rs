@@ -1,12 +1,15 @@
 //! SageMaker control plane (awsJson1_1, `x-amz-target: SageMaker.<Op>`): Create, Describe, List
 //! and Delete for models, endpoint configurations and endpoints, UpdateEndpoint and
 //! UpdateEndpointWeightsAndCapacities, inference components (`components/`), tags (`tags.rs`), with AWS's validation texts where they
-//! are known and the API model's constraints checked first (`constraints.rs`).
+//! are known and the API model's constraints checked first (`constraints.rs`). Every call of a
+//! known operation, answered or refused, is recorded in CloudTrail with its caller.
 
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::Value;
 
+use crate::sandbox::cloudtrail::event::Source;
+use crate::sandbox::cloudtrail::identity::Caller;
 use crate::sandbox::faults::FaultKind;
 use crate::sandbox::faults::errors::fault_error;
 use crate::sandbox::http::wire::{ApiError, Protocol, decode_json, json_ok, parse_input};
@@ -15,16 +18,28 @@ use crate::sandbox::sagemaker::{components, configs, constraints, deploy, endpoi
 use crate::sandbox::world::clock::now_epoch;
 use crate::sandbox::world::sandbox::Sandbox;
 
-/// Serves one SageMaker control-plane operation.
-pub async fn handle(sb: &Sandbox, op: &str, body: &[u8]) -> Response {
-    match dispatch(sb, op, body) {
+/// Serves one SageMaker control-plane operation for `caller`.
+pub async fn handle(sb: &Sandbox, op: &str, body: &[u8], caller: &Caller) -> Response {
+    match call(sb, op, body, caller) {
         Ok(v) => json_ok(Protocol::AwsJson11, &v),
         Err(e) => e.into_response(Protocol::AwsJson11),
     }
 }
 
-fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
+/// Serves one operation for `caller` and records it in CloudTrail (a body that does not decode,
+/// or an operation the sandbox does not know, is not recorded).
+pub fn call(sb: &Sandbox, op: &str, body: &[u8], caller: &Caller) -> Result<Value, ApiError> {
     let doc = decode_json(body)?;
+    let request = doc.clone();
+    let answer = dispatch(sb, op, doc);
+    let known = !matches!(&answer, Err(e) if e.code == "UnknownOperationException");
+    if known {
+        crate::sandbox::cloudtrail::record_answer(sb, (Source::SageMaker, op), caller, &request, &answer);
+    }
+    answer
+}
+
+fn dispatch(sb: &Sandbox, op: &str, doc: Value) -> Result<Value, ApiError> {
     let endpoint_hint = doc.get("EndpointName").and_then(Value::as_str).map(str::to_string);
     // A deployment or rollback failure is not an error answer: the update is accepted and fails
     // later.

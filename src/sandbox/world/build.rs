@@ -8,6 +8,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::sandbox::autoscaling::store::AutoScaling;
+use crate::sandbox::cloudtrail::store::TrailStore;
 use crate::sandbox::cloudwatch::alarms::store::AlarmStore;
 use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::faults::Faults;
@@ -33,6 +34,7 @@ pub fn build(primary: &SandboxConfig) -> HashMap<String, Arc<Sandbox>> {
                 seed: primary.seed ^ fxhash(&r.region),
                 traffic_rate: None,
                 extra_regions: Vec::new(),
+                teammate_every: None,
                 timing: primary.timing.clone(),
                 ..primary.clone()
             };
@@ -54,6 +56,7 @@ impl Sandbox {
             sessions: Default::default(),
             requests: Mutex::new(HashMap::new()),
             async_queues: Mutex::new(Default::default()),
+            trail: TrailStore::new(config.trail.clone()),
             regions: build(&config),
             config,
         });

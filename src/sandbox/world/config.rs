@@ -91,6 +91,29 @@ impl Default for ConnectionLimits {
     }
 }
 
+/// CloudTrail's record of the calls a region serves (`cloudtrail/`).
+#[derive(Debug, Clone)]
+pub struct TrailConfig {
+    /// Events kept per region; the oldest go first.
+    pub capacity: usize,
+    /// LookupEvents calls admitted per second per account and region (AWS: 2), with a burst of
+    /// as many; above it, ThrottlingException.
+    pub lookups_per_second: f64,
+    /// How long an event takes to become visible to LookupEvents (AWS: up to about 5 minutes;
+    /// 0 by default, so tests see events at once).
+    pub delivery_delay: Duration,
+}
+
+impl Default for TrailConfig {
+    fn default() -> Self {
+        TrailConfig {
+            capacity: 100_000,
+            lookups_per_second: 2.0,
+            delivery_delay: Duration::ZERO,
+        }
+    }
+}
+
 /// Everything that shapes a sandbox run.
 #[derive(Debug, Clone)]
 pub struct SandboxConfig {
@@ -130,6 +153,11 @@ pub struct SandboxConfig {
     pub extra_regions: Vec<RegionFleet>,
     /// The connection cap and the request-body deadline.
     pub connections: ConnectionLimits,
+    /// CloudTrail's ring, LookupEvents' rate and the delivery delay.
+    pub trail: TrailConfig,
+    /// How often the demo's second person (bob, `world/teammate.rs`) nudges a demo endpoint's
+    /// weights (None: never; `sagedeck demo` turns it on).
+    pub teammate_every: Option<Duration>,
 }
 
 impl Default for SandboxConfig {
@@ -150,6 +178,8 @@ impl Default for SandboxConfig {
             timing: Timing::default(),
             extra_regions: Vec::new(),
             connections: ConnectionLimits::default(),
+            trail: TrailConfig::default(),
+            teammate_every: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The simulated world behind the services: the control-plane state and its lifecycles, the
 //! variants' runtime simulation, the model containers, the demo fleet, generated traffic, the
-//! regions, the clock and the shared state every service works on.
+//! regions, the clock, the shared state every service works on, and the demo's second person
+//! (`teammate.rs`).
 
 pub mod build;
 pub mod clock;
@@ -16,6 +17,7 @@ pub mod sandbox;
 pub mod serverless;
 pub mod sessions;
 pub mod state;
+pub mod teammate;
 pub mod ticker;
 pub mod traffic;
 pub mod variant;

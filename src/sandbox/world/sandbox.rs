@@ -7,6 +7,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::sandbox::autoscaling::store::AutoScaling;
+use crate::sandbox::cloudtrail::store::TrailStore;
 use crate::sandbox::cloudwatch::alarms::store::AlarmStore;
 use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::faults::Faults;
@@ -37,6 +38,8 @@ pub struct Sandbox {
     pub requests: Mutex<HashMap<String, u64>>,
     /// The queues of asynchronous endpoints (InvokeEndpointAsync).
     pub async_queues: Mutex<crate::sandbox::world::queue::AsyncQueues>,
+    /// CloudTrail's record of the control-plane calls this region served.
+    pub trail: TrailStore,
     /// The other regions' emulated states, by region name.
     pub regions: HashMap<String, Arc<Sandbox>>,
 }

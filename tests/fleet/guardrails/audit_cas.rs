@@ -34,7 +34,7 @@ async fn a_change_made_behind_the_back_is_refused_and_nothing_is_sent() {
     };
     assert_eq!(
         audited.ctx.principal.as_deref(),
-        Some("arn:aws:iam::123456789012:user/sandbox-AKIDSANDBOX"),
+        Some("arn:aws:iam::123456789012:user/alice"),
         "the principal comes from STS GetCallerIdentity"
     );
     assert_eq!(sb.sandbox.request_count("GetCallerIdentity"), 1);
@@ -175,7 +175,7 @@ async fn cli_expect_refuses_on_mismatch_and_audits_what_it_sends() {
     assert_eq!(r.profile, "default");
     assert_eq!(r.region, "us-east-1");
     assert_eq!(r.endpoint_url.as_deref(), Some(sb.endpoint_url().as_str()));
-    assert!(r.principal.as_deref().unwrap().ends_with("user/sandbox-AKIDSANDBOX"));
+    assert!(r.principal.as_deref().unwrap().ends_with("user/alice"));
     assert!(r.request_id.is_some());
     assert_eq!(r.after["variants"][1]["weight"], 2.0);
     let raw = std::fs::read_to_string(st.audit_path()).unwrap();

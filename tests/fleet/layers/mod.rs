@@ -32,8 +32,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
 /// metric series and the variant log) < the features built on all of them, scaling and
 /// promotion.
 ///
-/// `sandbox`: the world's plain records, clock and the wire codecs < the stores services keep
-/// (containers, metrics, alarms, logs, scaling targets, fault rules) < the world's state < the
+/// `sandbox`: the world's plain records, clock, the wire codecs and CloudTrail's callers and
+/// events < the stores services keep (containers, metrics, alarms, logs, scaling targets, fault
+/// rules, CloudTrail's history) < the world's state < the
 /// shared `Sandbox` < the services that answer requests < the simulated world that drives them
 /// (the ticker, traffic, the demo fleet) < the HTTP front door < the module's entry points.
 ///
@@ -63,6 +64,8 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "world/resources.rs",
                 "world/deployment.rs",
                 "http/wire.rs",
+                "cloudtrail/identity.rs",
+                "cloudtrail/event.rs",
             ],
             &[
                 "world/containers",
@@ -74,6 +77,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "autoscaling/store.rs",
                 "faults/mod.rs",
                 "world/sessions.rs",
+                "cloudtrail/store.rs",
             ],
             &["world/variant.rs", "world/components", "world/state.rs"],
             &["world/sandbox.rs"],
@@ -87,6 +91,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "faults",
                 "s3",
                 "sts.rs",
+                "cloudtrail",
             ],
             &["world"],
             &["http"],
