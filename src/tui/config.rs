@@ -19,6 +19,7 @@
 //! [profiles.prod]
 //! read_only = true
 //! theme = "prod-red"
+//! audit_log_group = "/sagedeck/audit"
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
@@ -52,6 +53,9 @@ pub struct Settings {
     pub log_inputs: Option<bool>,
     /// When figures are coloured as a warning or a breach (`[thresholds]`).
     pub thresholds: Option<Thresholds>,
+    /// The team's audit trail: a CloudWatch Logs group every audit record also goes to
+    /// (`--audit-log-group`).
+    pub audit_log_group: Option<String>,
 }
 
 /// `[thresholds]`: from which value the console colours a p99 latency or a 5XX rate as a warning
@@ -223,6 +227,7 @@ impl ConfigFile {
             s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
             s.log_inputs = p.log_inputs.or(s.log_inputs);
             s.thresholds = p.thresholds.or(s.thresholds);
+            s.audit_log_group = p.audit_log_group.clone().or(s.audit_log_group);
         }
         s
     }

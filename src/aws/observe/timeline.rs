@@ -64,11 +64,14 @@ fn operations_of(action: &str) -> &'static [&'static str] {
     }
 }
 
-/// Whether the audit line `r` records the call `t`: the same request id, or (when either lacks
-/// one) the same operation by the same principal within a minute.
+/// Whether the audit line `r` records the call `t`: the same request id, or the same operation
+/// by the same principal within a minute (CloudTrail's requestID is not always the one the
+/// caller was answered with).
 fn same_call(r: &AuditRecord, t: &TrailEvent) -> bool {
-    if let (Some(a), Some(b)) = (&r.request_id, &t.request_id) {
-        return a == b;
+    if let (Some(a), Some(b)) = (&r.request_id, &t.request_id)
+        && a == b
+    {
+        return true;
     }
     r.principal.as_deref() == Some(t.principal.as_str())
         && operations_of(&r.action).contains(&t.name.as_str())

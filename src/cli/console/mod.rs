@@ -127,6 +127,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         agent_runs_dir: None,
         invocation_log: c.invocation_log.clone().or(s.invocation_log.map(PathBuf::from)),
         log_inputs: c.log_inputs || s.log_inputs.unwrap_or(false),
+        audit_log_group: g.audit_log_group.clone().or(s.audit_log_group),
         targets: Vec::new(),
         read_only_profiles: Vec::new(),
     }

@@ -41,6 +41,9 @@ pub struct GuardOptions {
     pub invocation_log: Option<PathBuf>,
     /// Also keep each input in the variant log (default: its hash only).
     pub log_inputs: bool,
+    /// The team's audit trail: a CloudWatch Logs group every audit record also goes to, and
+    /// the Activity pane reads (None: the file only).
+    pub audit_log_group: Option<String>,
 }
 
 impl Default for GuardOptions {
@@ -51,6 +54,7 @@ impl Default for GuardOptions {
             runner: RunnerOptions::default(),
             invocation_log: None,
             log_inputs: false,
+            audit_log_group: None,
         }
     }
 }
@@ -66,10 +70,14 @@ pub(super) struct Guard {
     contexts: Arc<Mutex<HashMap<(String, String), crate::aws::change::audit::AuditContext>>>,
     /// CloudTrail's pages read so far, per endpoint and window, and their pacing.
     trail: Arc<crate::aws::trail::TrailCache>,
+    /// Where notices go (the team's trail failing is told there, once).
+    events: UnboundedSender<AppEvent>,
+    /// The fleet the team's trail is read with (set when the audit log opens).
+    team_fleet: Arc<Mutex<Option<Fleet>>>,
 }
 
 impl Guard {
-    pub(super) fn new(opts: GuardOptions) -> Guard {
+    pub(super) fn new(opts: GuardOptions, events: UnboundedSender<AppEvent>) -> Guard {
         let invocations = opts
             .invocation_log
             .as_ref()
@@ -82,6 +90,8 @@ impl Guard {
             invocations: Arc::new(invocations),
             contexts: Arc::default(),
             trail: Arc::default(),
+            events,
+            team_fleet: Arc::default(),
         }
     }
 
@@ -97,6 +107,13 @@ impl Guard {
             );
         };
         let a = Audited::open(path, f).await.map_err(|e| e.to_string())?;
+        if let Some(group) = &self.opts.audit_log_group {
+            let events = self.events.clone();
+            let notify: crate::aws::change::team::Notify = Arc::new(move |text: String| notice(&events, true, text));
+            let team = crate::aws::change::team::TeamTrail::new(f, group, a.ctx.principal.as_deref(), notify);
+            a.audit.attach_team(team);
+            *self.team_fleet.lock() = Some(f.clone());
+        }
         *slot = Some(a.clone());
         Ok(a)
     }
@@ -148,13 +165,51 @@ pub(super) fn open_at_start(g: &Guard, f: &Fleet, events: &UnboundedSender<AppEv
     });
 }
 
-/// Reads the audit log and reports it to the Activity tab.
+/// Reads the audit log and reports it to the Activity tab; with the team's trail configured,
+/// its records too (every principal's and host's, each once), read in the background.
 fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
     let r = match &g.opts.audit_path {
         Some(p) => Audit::read(p, None).map_err(|e| e.to_string()),
         None => Err("no audit log location (HOME is not set; start with --audit-file PATH)".into()),
     };
-    let _ = events.send(AppEvent::Activity(r));
+    let fleet = g.team_fleet.lock().clone();
+    let (Some(group), Some(f), Ok(handle)) = (
+        g.opts.audit_log_group.clone(),
+        fleet,
+        tokio::runtime::Handle::try_current(),
+    ) else {
+        let _ = events.send(AppEvent::Activity(r));
+        return;
+    };
+    let events = events.clone();
+    handle.spawn(async move {
+        let since = crate::format::now_epoch() - TEAM_SINCE;
+        let r = match f.read_team_trail(&group, since, 20).await {
+            Ok(team) => r.map(|local| merge_team(local, team)),
+            Err(e) => {
+                notice(&events, true, format!("the team's audit trail {group} not read: {e}"));
+                r
+            }
+        };
+        let _ = events.send(AppEvent::Activity(r));
+    });
+}
+
+/// How far back the Activity tab reads the team's audit trail.
+const TEAM_SINCE: f64 = 7.0 * 86_400.0;
+
+/// The local records and the team's, each once (by id and phase), oldest first.
+fn merge_team(
+    mut all: Vec<crate::aws::change::audit::AuditRecord>,
+    team: Vec<crate::aws::observe::team::TeamRecord>,
+) -> Vec<crate::aws::change::audit::AuditRecord> {
+    for t in team {
+        if !all.iter().any(|x| x.id == t.record.id && x.phase == t.record.phase) {
+            all.push(t.record);
+        }
+    }
+    all.sort_by(|a, b| a.epoch.total_cmp(&b.epoch));
+    all
 }
 
 /// Builds an endpoint's timeline with the audit log (an unreadable log only loses that source)
