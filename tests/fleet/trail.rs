@@ -224,3 +224,54 @@ async fn a_group_that_cannot_be_written_is_said_once_and_the_file_still_guards()
     let lines = std::fs::read_to_string(&audit).unwrap();
     assert_eq!(lines.lines().count(), 2, "intent and result in the file: {lines}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_announced_by_one_sagedeck_is_reported_and_refused_by_another() {
+    let sb = sandbox_with(demo_config()).await;
+    let alice = tempfile::tempdir().unwrap();
+    let bob = tempfile::tempdir().unwrap();
+    let plan = [
+        "promote",
+        EP,
+        "--canary",
+        "Canary",
+        "--steps",
+        "10,50,100",
+        "--bake",
+        "10m",
+        "--auto",
+        "--yes",
+        "--audit-log-group",
+        GROUP,
+    ];
+    let mut running = crate::common::cli_command(&sb, alice.path(), &plan, &[("SAGEDECK_HOST", "host-a")]);
+    running
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let _alice = running.spawn().expect("alice's plan starts");
+
+    let bob_env = [("SAGEDECK_HOST", "host-b"), ("AWS_ACCESS_KEY_ID", "AKIDSANDBOXBOB")];
+    let status = ["promote", EP, "--status", "--audit-log-group", GROUP];
+    let line = crate::common::poll_until("bob hears of alice's plan", std::time::Duration::from_secs(60), || {
+        let (sb, bob) = (&sb, bob.path());
+        async move {
+            let run = run_cli_in(sb, bob, &status, &bob_env).await;
+            run.stdout
+                .lines()
+                .find(|l| l.starts_with("a plan by alice on host-a is at step 1/3, baking"))
+                .map(str::to_string)
+        }
+    })
+    .await;
+    assert!(line.ends_with("(announced in the team's audit trail)"), "{line}");
+
+    let second = run_cli_in(&sb, bob.path(), &plan, &bob_env).await;
+    assert_eq!(second.code, 6, "{}", second.stderr);
+    assert!(
+        second.stderr.contains("a plan by alice on host-a is at step 1/3")
+            && second.stderr.contains("the lock is advisory: --force starts anyway"),
+        "{}",
+        second.stderr
+    );
+}

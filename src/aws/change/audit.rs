@@ -409,6 +409,16 @@ impl Audit {
         }
     }
 
+    /// Puts a line in the team's trail only (in the background; nothing when none is attached):
+    /// what the team should know that is not a change of its own (a promotion plan's phase).
+    pub fn announce(&self, ctx: &AuditContext, m: Mutation, note: &str) {
+        let Some(team) = self.team.get() else { return };
+        let record = line_of(ctx, m, AuditPhase::Result, Some(note.to_string()));
+        if let Ok(line) = self.line(&record) {
+            team.put_later(record.epoch, line);
+        }
+    }
+
     /// Writes a single result line for a mutation refused before anything was sent.
     pub fn refused(&self, ctx: &AuditContext, m: Mutation, why: &str) -> Result<(), AuditError> {
         self.record(&line_of(ctx, m, AuditPhase::Result, Some(format!("refused: {why}"))))
