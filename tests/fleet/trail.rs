@@ -3,54 +3,16 @@
 //! the audit trail one sagedeck writes to CloudWatch Logs (its own HOME and host) read back by
 //! another with `sagedeck audit --log-group`.
 
-use std::path::Path;
-use std::sync::OnceLock;
-
-use crate::common::peer_setup::{pinned_venv, show};
+use crate::common::teammate::teammate_changes;
 use crate::common::{demo_config, run_cli, run_cli_in, sandbox_with};
 
 const EP: &str = "mcp-intent-classifier-prod";
 const GROUP: &str = "/sagedeck/audit";
 
-/// The sandbox tests' boto3 venv (`<target>/compat-venv`, same pins; reused while it has them).
-const PINS: [(&str, &str); 3] = [("boto3", "1.44.8"), ("botocore", "1.44.8"), ("awscli", "1.46.3")];
-
-fn venv() -> &'static Path {
-    static VENV: OnceLock<std::path::PathBuf> = OnceLock::new();
-    VENV.get_or_init(|| {
-        let probe =
-            "import boto3, botocore, awscli; print(boto3.__version__, botocore.__version__, awscli.__version__)";
-        pinned_venv("compat-venv", &PINS, probe)
-    })
-}
-
-/// Runs `tests/compat/trail_teammate.py` (bob's change and refused call) and returns bob's ARN.
-async fn teammate_changes(url: &str) -> String {
-    let venv = tokio::task::spawn_blocking(venv).await.expect("the venv is built");
-    let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
-    let home = tempfile::tempdir().unwrap();
-    let out = tokio::process::Command::new(venv.join("bin/python"))
-        .arg(compat.join("trail_teammate.py"))
-        .args([url, EP])
-        .env_clear()
-        .env("HOME", home.path())
-        .env("PYTHONPATH", &compat)
-        .output()
-        .await
-        .expect("python runs");
-    assert!(out.status.success(), "boto3 teammate failed\n{}", show(&out));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("principal "))
-        .unwrap_or_else(|| panic!("no principal line in {stdout}"))
-        .to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_teammates_change_and_a_refused_call_show_in_the_timeline_with_his_name() {
     let sb = sandbox_with(demo_config()).await;
-    let arn = teammate_changes(&sb.endpoint_url()).await;
+    let arn = teammate_changes(&sb.endpoint_url(), EP).await;
     let bob = sagedeck::aws::trail::event::shorten(&arn);
     assert_eq!(bob, "bob");
 
