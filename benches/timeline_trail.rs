@@ -11,7 +11,10 @@
 //!   can (the SDK's standard retries absorb the throttling).
 //!
 //! Run: `cargo bench --profile dev --bench timeline_trail` (about a minute). Prints a table of
-//! medians over `TRAIL_ROUNDS` rounds (default 3) with the LookupEvents calls each made.
+//! medians over `TRAIL_ROUNDS` rounds (default 3) with the LookupEvents calls each made. On the
+//! 2-core machine, dev profile: cold refresh 0.029 s and warm 0.499 s (the 500 ms pacing), one
+//! call each; the whole window 10.0 s in 21 calls, against 14.0 s for the bare SDK loop's 21
+//! pages (README, "What changed, by anyone").
 
 mod common;
 
@@ -34,8 +37,7 @@ async fn changes(sm: &aws_sdk_sagemaker::Client) {
         let w = DesiredWeightAndCapacity::builder()
             .variant_name("Canary")
             .desired_weight(1.0 + (i % 2) as f32)
-            .build()
-            .expect("a weight");
+            .build();
         sm.update_endpoint_weights_and_capacities()
             .endpoint_name(EP)
             .desired_weights_and_capacities(w)

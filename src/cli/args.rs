@@ -267,12 +267,18 @@ impl GlobalArgs {
             audit: self.open_audit()?,
             ctx: AuditContext::from_fleet(fleet).await,
         };
+        self.attach_team(&audited.audit, fleet, audited.ctx.principal.as_deref());
+        Ok(audited)
+    }
+
+    /// Attaches the team's audit trail (when one is configured) to `audit`, written by
+    /// `principal` with `fleet`'s CloudWatch Logs; a group that cannot be written is said once
+    /// on stderr.
+    pub fn attach_team(&self, audit: &Audit, fleet: &Fleet, principal: Option<&str>) {
         if let Some(group) = self.audit_log_group() {
             let notify: Notify = std::sync::Arc::new(|m: String| eprintln!("sagedeck: warning: {m}"));
-            let team = TeamTrail::new(fleet, &group, audited.ctx.principal.as_deref(), notify);
-            audited.audit.attach_team(team);
+            audit.attach_team(TeamTrail::new(fleet, &group, principal, notify));
         }
-        Ok(audited)
     }
 
     /// The team's audit trail group: `--audit-log-group`, else the profile's `audit_log_group`

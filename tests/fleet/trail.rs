@@ -237,3 +237,48 @@ async fn a_plan_announced_by_one_sagedeck_is_reported_and_refused_by_another() {
         second.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_reads_one_page_and_a_throttled_one_backs_off_saying_so() {
+    use sagedeck::aws::trail::TrailCache;
+    let mut config = demo_config();
+    config.timing.update = std::time::Duration::ZERO;
+    // One LookupEvents call, then throttled for the rest of the test.
+    config.trail.lookups_per_second = 0.001;
+    let sb = sandbox_with(config).await;
+    let f = crate::common::fleet(&sb).await;
+    for i in 0..60 {
+        let w = aws_sdk_sagemaker::types::DesiredWeightAndCapacity::builder()
+            .variant_name("Canary")
+            .desired_weight(1.0 + (i % 2) as f32)
+            .build();
+        f.sagemaker
+            .update_endpoint_weights_and_capacities()
+            .endpoint_name(EP)
+            .desired_weights_and_capacities(w)
+            .send()
+            .await
+            .unwrap();
+    }
+    let cache = TrailCache::default();
+    let now = sagedeck::format::now_epoch();
+    let since = now - 3600.0;
+    let first = f.trail_refresh(&cache, EP, since, now).await;
+    assert_eq!((cache.calls(), first.events.len(), first.status.pending), (1, 50, 1));
+    assert!(
+        first.status.line().contains("older pages come with each refresh"),
+        "{:?}",
+        first.status
+    );
+    let second = f.trail_refresh(&cache, EP, since, now).await;
+    assert_eq!(cache.calls(), 2);
+    let throttled = second.status.throttled.clone().expect("throttled is said");
+    assert!(
+        throttled.starts_with("throttled (LookupEvents allows 2 calls/s"),
+        "{throttled}"
+    );
+    assert_eq!((second.events.len(), second.status.pending), (50, 1), "nothing lost");
+    let third = f.trail_refresh(&cache, EP, since, now).await;
+    assert_eq!(cache.calls(), 2, "no call while backing off");
+    assert!(third.status.line().contains("backing off"), "{}", third.status.line());
+}
