@@ -10,8 +10,7 @@ mod reads;
 mod scaling;
 mod serverless;
 
-pub(super) use reads::send_activity;
-use reads::send_timeline;
+use reads::{send_activity, send_timeline};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,7 +22,7 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{JobLimits, timeout_error};
-use crate::aws::change::audit::{Audit, Mutation};
+use crate::aws::change::audit::Mutation;
 use crate::aws::change::guard::{Audited, Expectation, GuardError};
 use crate::aws::invoke::prewarm::PrewarmOptions;
 use crate::aws::promote::events::{Control, RunnerOptions};
