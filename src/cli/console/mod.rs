@@ -269,8 +269,12 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     }
     let mut config = s.config(0).map_err(Exit::usage)?;
     // A second person changes weights now and then, seen in CloudTrail a little late.
-    config.teammate_every = Some(DEMO_TEAMMATE_EVERY);
-    config.trail.delivery_delay = DEMO_TRAIL_DELAY;
+    if s.teammate_every.is_none() {
+        config.teammate_every = Some(DEMO_TEAMMATE_EVERY);
+    }
+    if s.trail_delay.is_none() {
+        config.trail.delivery_delay = DEMO_TRAIL_DELAY;
+    }
     let mut regions = c.regions.clone();
     if regions.is_empty() {
         regions.push(config.region.clone());

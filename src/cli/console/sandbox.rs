@@ -62,6 +62,14 @@ pub struct SandboxArgs {
     /// (the default), `--fast` makes it 0.01.
     #[arg(long)]
     pub deploy_wait_scale: Option<f64>,
+    /// Seconds between the demo teammate's weight changes (bob, on mcp-intent-classifier-prod;
+    /// 0 = never). `demo` defaults to 150, `sandbox` to never.
+    #[arg(long, value_name = "SECS")]
+    pub teammate_every: Option<f64>,
+    /// Seconds before a CloudTrail event reaches LookupEvents (AWS: up to ~300). `demo` defaults
+    /// to 15, `sandbox` to 0.
+    #[arg(long, value_name = "SECS")]
+    pub trail_delay: Option<f64>,
     /// Inject a fault at start, e.g. `kind=throttle,endpoint=NAME,count=5` (repeatable; see README).
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
@@ -93,7 +101,14 @@ impl SandboxArgs {
         if !(self.traffic_rate.is_finite() && self.traffic_rate >= 0.0) {
             return Err("--traffic-rate must be a number >= 0".into());
         }
+        let teammate = self.teammate_every.map(|v| secs(v, "teammate-every")).transpose()?;
+        let mut trail = crate::sandbox::TrailConfig::default();
+        if let Some(v) = self.trail_delay {
+            trail.delivery_delay = secs(v, "trail-delay")?;
+        }
         Ok(SandboxConfig {
+            teammate_every: teammate.filter(|d| !d.is_zero()),
+            trail,
             bind: SocketAddr::new(self.bind, self.port.unwrap_or(default_port)),
             seed: self.seed,
             demo_fleet: !self.empty,
@@ -241,5 +256,37 @@ pub async fn run_fault(args: FaultArgs) -> CmdResult {
             EXIT_AWS,
             format!("{e}; is `sagedeck sandbox` running there?"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sandbox: super::SandboxArgs,
+    }
+
+    fn config(args: &[&str]) -> Result<crate::sandbox::SandboxConfig, String> {
+        let all = std::iter::once("sagedeck").chain(args.iter().copied());
+        Cli::try_parse_from(all).expect("the options parse").sandbox.config(0)
+    }
+
+    #[test]
+    fn the_teammate_and_the_trail_delay_are_options() {
+        let c = config(&["--teammate-every", "30", "--trail-delay", "5"]).unwrap();
+        assert_eq!(c.teammate_every, Some(Duration::from_secs(30)));
+        assert_eq!(c.trail.delivery_delay, Duration::from_secs(5));
+        assert_eq!(config(&["--teammate-every", "0"]).unwrap().teammate_every, None);
+        let plain = config(&[]).unwrap();
+        assert_eq!(
+            (plain.teammate_every, plain.trail.delivery_delay),
+            (None, Duration::ZERO)
+        );
+        assert!(config(&["--trail-delay=-1"]).is_err());
     }
 }

@@ -39,4 +39,22 @@ async fn boto3_reads_a_teammates_change_and_writes_the_shared_trail() {
     assert_eq!(canary, Some(2.0));
     assert!(sb.sandbox.logs.has_stream("/sagedeck/audit", "bob/host-b"));
     assert_eq!(BOB_KEY, "AKIDSANDBOXBOB", "the script signs with bob's key");
+
+    // The AWS CLI (its own vendored botocore) reads the same trail, paging on its own.
+    let listed = env
+        .aws(
+            venv,
+            &[
+                "cloudtrail",
+                "lookup-events",
+                "--lookup-attributes",
+                "AttributeKey=EventName,AttributeValue=ListEndpoints",
+                "--page-size",
+                "5",
+            ],
+        )
+        .await;
+    let events = listed["Events"].as_array().expect("Events");
+    assert_eq!(events.len(), 12, "every page followed: {listed}");
+    assert!(events.iter().all(|e| e["Username"] == "bob"), "{listed}");
 }
