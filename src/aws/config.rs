@@ -26,6 +26,7 @@ pub async fn local_sdk_config(url: &str) -> aws_config::SdkConfig {
 /// by the request's signing region).
 pub async fn local_sdk_config_in(url: &str, region: &str) -> aws_config::SdkConfig {
     aws_config::defaults(BehaviorVersion::latest())
+        .app_name(app_name())
         .region(aws_config::Region::new(region.to_string()))
         .credentials_provider(aws_credential_types::Credentials::new(
             LOCAL_ACCESS_KEY.0,
@@ -38,6 +39,12 @@ pub async fn local_sdk_config_in(url: &str, region: &str) -> aws_config::SdkConf
         .timeout_config(TimeoutConfig::builder().connect_timeout(Duration::from_secs(3)).build())
         .load()
         .await
+}
+
+/// `sagedeck`, in every call's user agent (`app/sagedeck`): CloudTrail records it, so the
+/// timeline tells sagedeck's own calls from the console's and the CLI's.
+pub fn app_name() -> aws_config::AppName {
+    aws_config::AppName::new("sagedeck").expect("a valid app name")
 }
 
 /// How to reach AWS (or anything that speaks its protocols).
@@ -73,8 +80,11 @@ pub struct Fleet {
     pub s3: aws_sdk_s3::Client,
     /// STS (GetCallerIdentity: the principal named in the audit log).
     pub sts: aws_sdk_sts::Client,
-    /// CloudWatch Logs (container logs).
+    /// CloudWatch Logs (container logs, the team's audit trail).
     pub logs: aws_sdk_cloudwatchlogs::Client,
+    /// CloudTrail (who changed what). The SDK's own retries are off here: LookupEvents is
+    /// throttled at 2 calls/s, and the trail reader paces, counts and backs off every call.
+    pub cloudtrail: aws_sdk_cloudtrail::Client,
     /// Endpoint configurations and models described so far (they never change once created).
     pub describe_cache: std::sync::Arc<crate::aws::cache::DescribeCache>,
     /// Profile in use (for the header and the audit log).
@@ -111,6 +121,9 @@ impl Fleet {
         let runtime_conf = aws_sdk_sagemakerruntime::config::Builder::from(conf)
             .retry_config(aws_sdk_sagemakerruntime::config::retry::RetryConfig::disabled())
             .build();
+        let trail_conf = aws_sdk_cloudtrail::config::Builder::from(conf)
+            .retry_config(aws_sdk_cloudtrail::config::retry::RetryConfig::disabled())
+            .build();
         let s3_conf = aws_sdk_s3::config::Builder::from(conf)
             .force_path_style(endpoint_url.is_some())
             .build();
@@ -122,6 +135,7 @@ impl Fleet {
             s3: aws_sdk_s3::Client::from_conf(s3_conf),
             sts: aws_sdk_sts::Client::new(conf),
             logs: aws_sdk_cloudwatchlogs::Client::new(conf),
+            cloudtrail: aws_sdk_cloudtrail::Client::from_conf(trail_conf),
             describe_cache: Default::default(),
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
@@ -132,7 +146,7 @@ impl Fleet {
 
     /// Loads configuration and credentials; fails with one line saying what to set.
     pub async fn connect(opts: &AwsOptions) -> Result<Fleet, AwsError> {
-        let mut loader = aws_config::defaults(BehaviorVersion::latest());
+        let mut loader = aws_config::defaults(BehaviorVersion::latest()).app_name(app_name());
         if let Some(p) = &opts.profile {
             loader = loader.profile_name(p);
         }

@@ -7,8 +7,8 @@
 //! two files import each other, even through others):
 //!
 //! 1. the core: `mod.rs`, `config.rs`, `error.rs`, `retry.rs`, `cache.rs`;
-//! 2. [`endpoints`] (inventory, describe, catalog, warm sets, multi-region reads) and [`invoke`]
-//!    (invocations, prewarming, the variant log);
+//! 2. [`endpoints`] (inventory, describe, catalog, warm sets, multi-region reads), [`invoke`]
+//!    (invocations, prewarming, the variant log) and [`trail`] (CloudTrail: who changed what);
 //! 3. [`change`] (weights, the compare-and-swap guard, the audit record);
 //! 4. [`components`] (inference components: inventory, copies, rolling updates, the wake);
 //! 5. [`observe`] (metrics, latency, logs, alarms, the timeline);
@@ -28,6 +28,7 @@ pub mod observe;
 pub mod promote;
 pub mod retry;
 pub mod scaling;
+pub mod trail;
 
 pub use config::{AwsOptions, Fleet};
 pub use error::AwsError;

@@ -13,6 +13,7 @@ use clap::Args;
 use super::exit::Exit;
 use crate::aws::change::audit::{Audit, AuditContext, default_audit_path};
 use crate::aws::change::guard::Audited;
+use crate::aws::change::team::{Notify, TeamTrail};
 use crate::aws::endpoints::inventory::EndpointInfo;
 use crate::aws::{AwsOptions, Fleet};
 use crate::format::parse_duration;
@@ -42,6 +43,11 @@ macro_rules! aws_args {
             /// ~/.local/state/sagedeck/audit.jsonl).
             #[arg(long, global = $global, value_name = "PATH")]
             pub audit_file: Option<PathBuf>,
+            /// The team's audit trail: a CloudWatch Logs group every audit record also goes to,
+            /// before the change is sent (default: the profile's `audit_log_group` in
+            /// config.toml).
+            #[arg(long, global = $global, value_name = "GROUP")]
+            pub audit_log_group: Option<String>,
             /// Refuse every mutation (weights, promotion, prewarm, invoke, tool calls, autoscaling
             /// changes, mcp serve) in the console and the CLI.
             #[arg(long, global = $global)]
@@ -142,6 +148,7 @@ macro_rules! local_args {
                     endpoint_url: self.endpoint_url.clone(),
                     json: self.json,
                     audit_file: self.audit_file.clone(),
+                    audit_log_group: None,
                     read_only: self.read_only,
                     reason: self.reason.clone(),
                 }
@@ -190,6 +197,7 @@ impl GlobalArgs {
             endpoint_url: inner.endpoint_url.clone().or(self.endpoint_url),
             json: inner.json || self.json,
             audit_file: inner.audit_file.clone().or(self.audit_file),
+            audit_log_group: inner.audit_log_group.clone().or(self.audit_log_group),
             read_only: inner.read_only || self.read_only,
             reason: inner.reason.clone().or(self.reason),
         }
@@ -261,10 +269,35 @@ impl GlobalArgs {
     }
 
     /// Opens the audit log and names the principal (STS); exit 6 when the log cannot be opened.
+    /// With a team trail (`--audit-log-group`, or the profile's `audit_log_group`), every line
+    /// also goes to that CloudWatch Logs group; a group that cannot be written is said once on
+    /// stderr.
     pub async fn audited(&self, fleet: &Fleet) -> Result<Audited, Exit> {
-        Ok(Audited {
+        let audited = Audited {
             audit: self.open_audit()?,
             ctx: AuditContext::from_fleet(fleet).await,
+        };
+        self.attach_team(&audited.audit, fleet, audited.ctx.principal.as_deref());
+        Ok(audited)
+    }
+
+    /// Attaches the team's audit trail (when one is configured) to `audit`, written by
+    /// `principal` with `fleet`'s CloudWatch Logs; a group that cannot be written is said once
+    /// on stderr.
+    pub fn attach_team(&self, audit: &Audit, fleet: &Fleet, principal: Option<&str>) {
+        if let Some(group) = self.audit_log_group() {
+            let notify: Notify = std::sync::Arc::new(|m: String| eprintln!("sagedeck: warning: {m}"));
+            audit.attach_team(TeamTrail::new(fleet, &group, principal, notify));
+        }
+    }
+
+    /// The team's audit trail group: `--audit-log-group`, else the profile's `audit_log_group`
+    /// in config.toml (an unreadable file names none).
+    pub fn audit_log_group(&self) -> Option<String> {
+        self.audit_log_group.clone().or_else(|| {
+            let dir = crate::local::dirs::config_dir()?;
+            let file = crate::tui::config::ConfigFile::load(&dir.join("config.toml")).ok()?;
+            file.for_profile(&self.profile_name()).audit_log_group
         })
     }
 

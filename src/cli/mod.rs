@@ -68,7 +68,7 @@ fn run_command(cli: Cli) -> CmdResult {
         gate(cli.command.as_ref(), g.read_only, &g)?;
     }
     runtime.block_on(async move {
-        match cli.command {
+        let result = match cli.command {
             Some(C::Demo(args)) => console::run_demo(&g, &console, args).await,
             Some(C::Sandbox(args)) => console::sandbox::run_sandbox(args, false).await,
             Some(C::Fault(args)) => console::sandbox::run_fault(args).await,
@@ -105,7 +105,11 @@ fn run_command(cli: Cli) -> CmdResult {
             Some(C::Agent(On { args, .. })) => agent::run(&g, args).await,
             Some(C::VariantsReport(a)) => promote::variants_report::run(&g, a.args).await,
             None => console::run_console(&g, &console).await,
-        }
+        };
+        // The team's audit trail takes result lines in the background: write them before the
+        // process ends.
+        crate::aws::change::team::flush_all(std::time::Duration::from_secs(10)).await;
+        result
     })
 }
 

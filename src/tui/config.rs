@@ -19,6 +19,7 @@
 //! [profiles.prod]
 //! read_only = true
 //! theme = "prod-red"
+//! audit_log_group = "/sagedeck/audit"
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
@@ -54,6 +55,9 @@ pub struct Settings {
     pub thresholds: Option<Thresholds>,
     /// The MCP client's defaults (`[mcp]`, `[profiles.NAME.mcp]`).
     pub mcp: Option<McpDefaults>,
+    /// The team's audit trail: a CloudWatch Logs group every audit record also goes to
+    /// (`--audit-log-group`).
+    pub audit_log_group: Option<String>,
 }
 
 /// `[mcp]`: how the MCP client answers servers; flags win.
@@ -241,6 +245,7 @@ impl ConfigFile {
             s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
             s.log_inputs = p.log_inputs.or(s.log_inputs);
             s.thresholds = p.thresholds.or(s.thresholds);
+            s.audit_log_group = p.audit_log_group.clone().or(s.audit_log_group);
             s.mcp = p.mcp.clone().or(s.mcp);
         }
         s

@@ -73,6 +73,8 @@ pub struct ConsoleOptions {
     pub agent_runs_dir: Option<std::path::PathBuf>,
     /// The variant log of the console's invocations and tool calls (None: not kept).
     pub invocation_log: Option<std::path::PathBuf>,
+    /// The team's audit trail (`--audit-log-group`, `audit_log_group`): a CloudWatch Logs group.
+    pub audit_log_group: Option<String>,
     /// Keep each input in the variant log, not only its hash.
     pub log_inputs: bool,
     /// Profile × region pairs of a multi-region view (`--regions`, `--profiles`, `--fleet`;
@@ -92,6 +94,7 @@ impl ConsoleOptions {
             g.audit_path = self.audit_file.clone();
         }
         g.invocation_log = self.invocation_log.clone();
+        g.audit_log_group = self.audit_log_group.clone();
         g.log_inputs = self.log_inputs;
         // Real CloudWatch publishes a minute or two late: read a step's gate after that (the
         // sandbox publishes at once), unless told otherwise.

@@ -5,6 +5,7 @@
 pub mod builders;
 pub mod deploy;
 pub mod peer_setup;
+pub mod teammate;
 pub mod tmux;
 pub mod tui;
 

@@ -92,6 +92,7 @@ fn event(epoch: f64, kind: &str, summary: &str, principal: Option<&str>, failed:
         summary: summary.into(),
         principal: principal.map(str::to_string),
         failed,
+        origin: None,
     }
 }
 
@@ -135,6 +136,7 @@ fn timeline_app() -> App {
     app.on_event(AppEvent::Timeline {
         endpoint: EP.into(),
         result: Ok(events),
+        trail: None,
     });
     app.panes.timeline.cursor = 1;
     let change = app.data.last_change.get(EP).cloned().expect("the header's change");
@@ -435,4 +437,47 @@ async fn an_endpoint_that_has_written_no_logs_yet_is_a_state_not_an_error() {
     let s = screen(&mut app, 100, 30);
     assert!(s.contains("no logs yet: the endpoint is Creating"), "{s}");
     assert!(!s.contains("does not exist"), "{s}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeline_pane_shows_a_teammates_change_and_a_refused_call_from_cloudtrail() {
+    let sb = sandbox_with(demo_config()).await;
+    let arn = crate::common::teammate::teammate_changes(&sb.endpoint_url(), EP).await;
+    assert!(arn.ends_with("user/bob"), "{arn}");
+    let dir = tempfile::tempdir().unwrap();
+    let (jobs, mut rx) = worker(&sb, &dir.path().join("audit.jsonl")).await;
+    let mut app = crate::app::app_with_fleet(0);
+    app.switch(Tab::Timeline);
+    submit_all(&jobs, &mut app);
+    wait_for(&mut rx, &mut app, |e| {
+        matches!(e, AppEvent::Timeline { .. }).then_some(())
+    })
+    .await;
+    let rows = app.panes.timeline.rows();
+    let bob: Vec<&&TimelineEvent> = rows
+        .iter()
+        .filter(|e| e.kind == "cloudtrail" && e.principal.as_deref() == Some("bob"))
+        .collect();
+    assert!(
+        bob.iter()
+            .any(|e| !e.failed && e.summary.ends_with("weights Stable=7 Canary=3")),
+        "{rows:#?}"
+    );
+    assert!(
+        bob.iter()
+            .any(|e| e.failed && e.summary.contains("refused: ValidationException")),
+        "{rows:#?}"
+    );
+    let trail = app.panes.timeline.trail.clone().expect("CloudTrail was read");
+    assert_eq!((trail.pages, trail.throttled), (1, None), "one page per refresh");
+    let text = screen(&mut app, 140, 30);
+    assert!(
+        text.contains("CloudTrail: 2 changes read · CloudTrail events arrive up to ~5 min late"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("bob") && l.contains("weights Stable=7 Canary=3")),
+        "{text}"
+    );
 }

@@ -29,6 +29,7 @@ mod scale_to_zero;
 mod sessions;
 mod shapes;
 mod timeline;
+mod trail;
 mod variants_report;
 mod variants_report_range;
 mod weights_race;

@@ -4,6 +4,12 @@
 //! it answers), profile, region, endpoint URL, action, target, before/after, result, AWS request
 //! id and the operator's reason. Credentials are never written: values under secret-looking keys
 //! and anything shaped like an AWS access key are redacted.
+//!
+//! With the team's trail attached ([`Audit::attach_team`]), every line also goes to its
+//! CloudWatch Logs group, redacted the same way: the intent is put and answered before the
+//! caller may send (it may send when the file or the group holds the intent; when neither
+//! does, it must not), result lines follow in the background. A group that cannot be written
+//! is told to the operator once; the file still guards.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +20,8 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::aws::change::redact::{redact, redact_strings, redact_text};
+use crate::aws::change::team::TeamTrail;
 use crate::aws::config::Fleet;
 use crate::local::private::open_private_append;
 
@@ -167,6 +175,7 @@ pub struct AuditLock {
 pub struct Audit {
     path: PathBuf,
     file: Mutex<std::fs::File>,
+    team: std::sync::OnceLock<std::sync::Arc<TeamTrail>>,
 }
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
@@ -185,107 +194,6 @@ fn new_id(epoch: f64) -> String {
     format!("{:x}-{:x}-{n}", (epoch * 1000.0) as u64, std::process::id())
 }
 
-/// Field names whose values are never written (matched case-insensitively, anywhere in the name).
-const SECRET_KEYS: [&str; 7] = ["key", "auth", "token", "secret", "password", "credential", "session"];
-
-const REDACTED: &str = "[redacted]";
-
-/// A copy of `v` with every value under a secret-looking field name replaced by `"[redacted]"`,
-/// and every secret-shaped part of a string (see [`redact_text`]) too.
-pub fn redact(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let lk = k.to_ascii_lowercase();
-                    let secret = SECRET_KEYS.iter().any(|s| lk.contains(s));
-                    let hidden = secret && !matches!(v, Value::Null | Value::Bool(_));
-                    (
-                        k.clone(),
-                        if hidden {
-                            Value::String(REDACTED.into())
-                        } else {
-                            redact(v)
-                        },
-                    )
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(redact).collect()),
-        Value::String(s) => Value::String(redact_text(s).into_owned()),
-        other => other.clone(),
-    }
-}
-
-/// Runs of base64-alphabet characters (`=` padding only at the end): the candidates for AWS
-/// credentials in free text.
-static CREDENTIAL_RUN: std::sync::LazyLock<regex::Regex> =
-    std::sync::LazyLock::new(|| regex::Regex::new(r"[A-Za-z0-9/+]+=*").expect("a valid pattern"));
-
-/// Whether a base64-alphabet run is shaped like an AWS credential: an access key id (`AKIA` or
-/// `ASIA` and 16 upper-case letters or digits), a secret access key (40 characters mixing upper-
-/// and lower-case), or a session token (100 characters or more).
-fn credential_shaped(run: &str) -> bool {
-    let body = run.trim_end_matches('=');
-    let access_key = body.len() == 20
-        && (body.starts_with("AKIA") || body.starts_with("ASIA"))
-        && body.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
-    let mixed_case = body.bytes().any(|b| b.is_ascii_uppercase()) && body.bytes().any(|b| b.is_ascii_lowercase());
-    access_key || (body.len() == 40 && mixed_case) || body.len() >= 100
-}
-
-/// A bearer token (`Bearer sk-...`, any case) and a secret after its name in free text
-/// (`password=...`, `"api_key": "..."`, `token: ...`): the name is kept, the value is not.
-static NAMED_SECRET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(
-        r#"(?i)(\bbearer\s+|\b(?:password|passwd|secret|api[_-]?key|token)\b"?\s*[:=]\s*"?)[^\s"',;}\]]+"#,
-    )
-    .expect("a valid pattern")
-});
-
-/// `text` with every AWS-credential-shaped part, bearer token and named secret replaced by
-/// `[redacted]`: the one rule of the audit log and the agent's transcripts.
-pub fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
-    let named = NAMED_SECRET.replace_all(text, |c: &regex::Captures<'_>| format!("{}{REDACTED}", &c[1]));
-    let shaped = CREDENTIAL_RUN.replace_all(&named, |c: &regex::Captures<'_>| {
-        let run = &c[0];
-        if credential_shaped(run) {
-            REDACTED.to_string()
-        } else {
-            run.to_string()
-        }
-    });
-    if matches!(named, std::borrow::Cow::Borrowed(_)) && matches!(shaped, std::borrow::Cow::Borrowed(_)) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(shaped.into_owned())
-}
-
-/// A copy of `v` with every string passed through [`redact_text`], and every string under a
-/// secret-looking field name replaced: [`redact`] for records whose numbers under such names are
-/// counts (an agent transcript's `tokens_in`), not secrets.
-pub fn redact_strings(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let lk = k.to_ascii_lowercase();
-                    let secret = SECRET_KEYS.iter().any(|s| lk.contains(s)) && v.is_string();
-                    let value = if secret {
-                        Value::String(REDACTED.into())
-                    } else {
-                        redact_strings(v)
-                    };
-                    (k.clone(), value)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(redact_strings).collect()),
-        Value::String(s) => Value::String(redact_text(s).into_owned()),
-        other => other.clone(),
-    }
-}
-
 impl Audit {
     /// Opens (creating it and its directory) the audit file for appending.
     pub fn open(path: impl AsRef<Path>) -> Result<Audit, AuditError> {
@@ -299,6 +207,7 @@ impl Audit {
         Ok(Audit {
             path,
             file: Mutex::new(file),
+            team: std::sync::OnceLock::new(),
         })
     }
 
@@ -331,25 +240,90 @@ impl Audit {
         &self.path
     }
 
-    /// Appends one record as a JSON line and fsyncs it.
-    pub fn record(&self, rec: &AuditRecord) -> Result<(), AuditError> {
-        let fail = |m: String| AuditError {
-            path: self.path.display().to_string(),
-            message: m,
-        };
-        let value = serde_json::to_value(rec).map_err(|e| fail(e.to_string()))?;
-        let mut line = serde_json::to_vec(&redact(&value)).map_err(|e| fail(e.to_string()))?;
-        line.push(b'\n');
-        let mut f = self.file.lock();
-        f.write_all(&line).map_err(|e| fail(e.to_string()))?;
-        f.sync_data().map_err(|e| fail(e.to_string()))
+    /// Also writes every line to the team's trail from now on (once; a second call is ignored).
+    pub fn attach_team(&self, team: std::sync::Arc<TeamTrail>) {
+        let _ = self.team.set(team);
     }
 
-    /// Writes (and fsyncs) the intent of a mutation. Only send the mutation when this is Ok.
-    pub fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
+    /// The team's trail the lines also go to, when one is attached.
+    pub fn team(&self) -> Option<&std::sync::Arc<TeamTrail>> {
+        self.team.get()
+    }
+
+    fn fail(&self, message: String) -> AuditError {
+        AuditError {
+            path: self.path.display().to_string(),
+            message,
+        }
+    }
+
+    /// A record as its line: JSON, redacted.
+    fn line(&self, rec: &AuditRecord) -> Result<String, AuditError> {
+        let value = serde_json::to_value(rec).map_err(|e| self.fail(e.to_string()))?;
+        serde_json::to_string(&redact(&value)).map_err(|e| self.fail(e.to_string()))
+    }
+
+    /// Appends a line to the file and fsyncs it.
+    fn append(&self, line: &str) -> Result<(), AuditError> {
+        let mut f = self.file.lock();
+        f.write_all(format!("{line}\n").as_bytes())
+            .map_err(|e| self.fail(e.to_string()))?;
+        f.sync_data().map_err(|e| self.fail(e.to_string()))
+    }
+
+    /// Appends one record as a JSON line and fsyncs it (and hands it to the team's trail, in
+    /// the background, when one is attached).
+    pub fn record(&self, rec: &AuditRecord) -> Result<(), AuditError> {
+        let line = self.line(rec)?;
+        let written = self.append(&line);
+        if let Some(team) = self.team.get() {
+            team.put_later(rec.epoch, line);
+        }
+        written
+    }
+
+    /// Writes (and fsyncs) the intent of a mutation, and puts it in the team's trail when one is
+    /// attached. Only send the mutation when this is Ok: the file or the group holds it.
+    pub async fn intent(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
         let record = line_of(ctx, m, AuditPhase::Intent, None);
-        self.record(&record)?;
-        Ok(Pending { record })
+        let line = self.line(&record)?;
+        let file = self.append(&line);
+        let Some(team) = self.team.get() else {
+            return file.map(|()| Pending { record });
+        };
+        match (file, team.put(record.epoch, line).await) {
+            (Err(f), Err(g)) => Err(self.fail(format!(
+                "{}; the team's audit trail {} was not written either: {g}",
+                f.message,
+                team.group()
+            ))),
+            (Err(f), Ok(())) => {
+                team.tell_file(&f.to_string());
+                Ok(Pending { record })
+            }
+            (Ok(()), Err(g)) => {
+                team.tell_once(&g);
+                Ok(Pending { record })
+            }
+            (Ok(()), Ok(())) => Ok(Pending { record }),
+        }
+    }
+
+    /// Writes (and fsyncs) an intent from code that cannot wait (a token mint's gate): the file
+    /// must hold it; the team's trail gets it in the background.
+    pub fn intent_now(&self, ctx: &AuditContext, m: Mutation) -> Result<Pending, AuditError> {
+        let record = line_of(ctx, m, AuditPhase::Intent, None);
+        self.record(&record).map(|()| Pending { record })
+    }
+
+    /// Puts a line in the team's trail only (in the background; nothing when none is attached):
+    /// what the team should know that is not a change of its own (a promotion plan's phase).
+    pub fn announce(&self, ctx: &AuditContext, m: Mutation, note: &str) {
+        let Some(team) = self.team.get() else { return };
+        let record = line_of(ctx, m, AuditPhase::Result, Some(note.to_string()));
+        if let Ok(line) = self.line(&record) {
+            team.put_later(record.epoch, line);
+        }
     }
 
     /// Writes a single result line for a mutation refused before anything was sent.
@@ -414,55 +388,8 @@ impl Audit {
 mod tests {
     use super::*;
 
-    #[test]
-    fn secrets_are_redacted() {
-        let v = serde_json::json!({
-            "aws_secret_access_key": "x", "Token": "t", "weights": {"Stable": 9},
-            "args": ["AKIAABCDEFGHIJKLMNOP", "fine"]
-        });
-        let r = redact(&v);
-        assert_eq!(r["aws_secret_access_key"], "[redacted]");
-        assert_eq!(r["Token"], "[redacted]");
-        assert_eq!(r["weights"]["Stable"], 9);
-        assert_eq!(r["args"][0], "[redacted]");
-        assert_eq!(r["args"][1], "fine");
-    }
-
-    #[test]
-    fn credential_shaped_values_are_redacted_anywhere() {
-        let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
-        let token = "IQoJb3JpZ2luX2VjEJr".repeat(8);
-        let v = serde_json::json!({
-            "note": format!("export AWS_ACCESS_KEY_ID=ASIAABCDEFGHIJKLMNOP and secret={secret}"),
-            "blob": format!("{token}=="),
-            "x_api_key": 12345, "Authorization": "Bearer abc", "use_auth": true,
-            "sha": "0123456789abcdef0123456789abcdef01234567",
-            "request_id": "8f9e0c2a-1b2c-4d5e-8f9a-0b1c2d3e4f5a",
-            "weights": {"Stable": 0.9},
-        });
-        let r = redact(&v);
-        assert_eq!(r["note"], "export AWS_ACCESS_KEY_ID=[redacted] and secret=[redacted]");
-        assert_eq!(r["blob"], "[redacted]");
-        assert_eq!(r["x_api_key"], "[redacted]");
-        assert_eq!(r["Authorization"], "[redacted]");
-        assert_eq!(r["use_auth"], true);
-        assert_eq!(r["sha"], v["sha"], "a lower-case hex digest is not a secret key");
-        assert_eq!(r["request_id"], v["request_id"]);
-        assert_eq!(r["weights"]["Stable"], 0.9);
-        let text = "401 for Authorization: Bearer sk-live-0123456789abcdef; password=hunter2, \"api_key\": \"k-1\"";
-        assert_eq!(
-            redact_text(text),
-            "401 for Authorization: Bearer [redacted]; password=[redacted], \"api_key\": \"[redacted]\""
-        );
-        let t = serde_json::json!({"tokens_in": 12, "result": "token: abc", "x_token": "t"});
-        assert_eq!(
-            redact_strings(&t),
-            serde_json::json!({"tokens_in": 12, "result": "token: [redacted]", "x_token": "[redacted]"})
-        );
-    }
-
-    #[test]
-    fn intent_and_result_pair_up() {
+    #[tokio::test]
+    async fn intent_and_result_pair_up() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/audit.jsonl");
         let audit = Audit::open(&path).unwrap();
@@ -476,6 +403,7 @@ mod tests {
                     ..Default::default()
                 },
             )
+            .await
             .unwrap();
         audit.finish(&p, Ok(Some("rid".into()))).unwrap();
         let recs = Audit::read(&path, None).unwrap();

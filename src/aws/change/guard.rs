@@ -227,9 +227,16 @@ impl Audited {
         })
     }
 
-    /// Writes an intent line; send only when this is Ok.
-    pub fn intent(&self, m: Mutation) -> Result<crate::aws::change::audit::Pending, AuditError> {
-        self.audit.intent(&self.ctx, m)
+    /// Writes an intent line (and puts it in the team's trail when one is attached); send only
+    /// when this is Ok.
+    pub async fn intent(&self, m: Mutation) -> Result<crate::aws::change::audit::Pending, AuditError> {
+        self.audit.intent(&self.ctx, m).await
+    }
+
+    /// [`Audited::intent`] for code that cannot wait: the file holds it before this returns,
+    /// the team's trail gets it in the background.
+    pub fn intent_now(&self, m: Mutation) -> Result<crate::aws::change::audit::Pending, AuditError> {
+        self.audit.intent_now(&self.ctx, m)
     }
 
     /// Writes the result line of an intent: `Ok(request id)` or the error text.
@@ -313,13 +320,15 @@ impl Fleet {
             audited.refused(action, &plan.endpoint, &err.to_string(), reason);
             return Err(err);
         }
-        let pending = audited.intent(Mutation {
-            action: action.to_string(),
-            target: plan.endpoint.clone(),
-            before: weights_json(&info),
-            after: json!({ "variants": plan.after, "changes": plan.changes }),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: action.to_string(),
+                target: plan.endpoint.clone(),
+                before: weights_json(&info),
+                after: json!({ "variants": plan.after, "changes": plan.changes }),
+                reason,
+            })
+            .await?;
         let sent = self.weights_request(plan).send().await;
         match sent {
             Ok(out) => {

@@ -3,6 +3,8 @@
 
 pub mod audit;
 pub mod guard;
+pub mod redact;
 pub mod serverless;
+pub mod team;
 pub mod token;
 pub mod weights;

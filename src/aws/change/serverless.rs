@@ -205,7 +205,7 @@ impl Fleet {
             before: json!({ "variant": plan.variant, "serverless": plan.before }),
             after: json!({ "variant": plan.variant, "max_concurrency": plan.max_concurrency, "provisioned": plan.provisioned }),
             reason,
-        })?;
+        }).await?;
         let update = ProductionVariantServerlessUpdateConfig::builder()
             .max_concurrency(plan.max_concurrency)
             .set_provisioned_concurrency(plan.provisioned)

@@ -38,7 +38,7 @@ impl Audited {
         let audited = self.clone();
         Arc::new(move |notice: &MintNotice| {
             let m = token_mutation(notice, &audited.ctx.region, reason.clone());
-            let pending = audited.intent(m).map_err(|e| format!("{e}; no token was minted"))?;
+            let pending = audited.intent_now(m).map_err(|e| format!("{e}; no token was minted"))?;
             let audited = audited.clone();
             let finish: MintFinish = Box::new(move |outcome| {
                 if let Err(e) = audited.finish(&pending, outcome.map(|()| None)) {

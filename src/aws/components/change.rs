@@ -231,14 +231,16 @@ impl Fleet {
                 status: now.status.clone(),
             });
         }
-        let pending = audited.intent(Mutation {
-            action: action.to_string(),
-            target: name.to_string(),
-            before: json!({ "status": now.status, "desired_copies": now.copies.desired,
+        let pending = audited
+            .intent(Mutation {
+                action: action.to_string(),
+                target: name.to_string(),
+                before: json!({ "status": now.status, "desired_copies": now.copies.desired,
                 "current_copies": now.copies.current, "model": now.model }),
-            after: change.after_json(),
-            reason: reason.clone(),
-        })?;
+                after: change.after_json(),
+                reason: reason.clone(),
+            })
+            .await?;
         let sent = self.send_component_change(name, change, &raw).await;
         let request_id = match sent {
             Ok(id) => id,

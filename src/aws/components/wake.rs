@@ -260,7 +260,7 @@ impl Fleet {
                 before: json!({ "endpoint": now.endpoint, "desired_copies": now.desired, "current_copies": now.current }),
                 after: json!({ "desired_copies": 1 }),
                 reason: waker.reason.clone(),
-            })
+            }).await
             .map_err(GuardError::from)?;
         let sent = self
             .sagemaker

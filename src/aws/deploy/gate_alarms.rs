@@ -159,13 +159,15 @@ impl Fleet {
         reason: Option<String>,
     ) -> Result<(), DeployError> {
         for (i, a) in alarms.iter().enumerate() {
-            let pending = audited.intent(Mutation {
-                action: "deploy.alarm.create".into(),
-                target: a.name.clone(),
-                before: serde_json::Value::Null,
-                after: json!(a),
-                reason: reason.clone(),
-            })?;
+            let pending = audited
+                .intent(Mutation {
+                    action: "deploy.alarm.create".into(),
+                    target: a.name.clone(),
+                    before: serde_json::Value::Null,
+                    after: json!(a),
+                    reason: reason.clone(),
+                })
+                .await?;
             match self.put_gate_alarm(a, keep).await {
                 Ok(rid) => {
                     let _ = audited.finish(&pending, Ok(rid));
@@ -275,13 +277,15 @@ impl Fleet {
         if names.is_empty() {
             return Ok(());
         }
-        let pending = audited.intent(Mutation {
-            action: "deploy.alarm.delete".into(),
-            target: names.join(","),
-            before: json!({ "alarms": names }),
-            after: serde_json::Value::Null,
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: "deploy.alarm.delete".into(),
+                target: names.join(","),
+                before: json!({ "alarms": names }),
+                after: serde_json::Value::Null,
+                reason,
+            })
+            .await?;
         let sent = self
             .cloudwatch
             .delete_alarms()

@@ -213,13 +213,15 @@ impl Fleet {
             .iter()
             .map(|v| json!({"variant": v.variant_name(), "model": v.model_name()}))
             .collect();
-        let pending = audited.intent(Mutation {
-            action: "deploy.config".into(),
-            target: name.to_string(),
-            before: json!({ "copied_from": from.endpoint_config_name() }),
-            after: json!({ "endpoint_config": name, "variants": models }),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: "deploy.config".into(),
+                target: name.to_string(),
+                before: json!({ "copied_from": from.endpoint_config_name() }),
+                after: json!({ "endpoint_config": name, "variants": models }),
+                reason,
+            })
+            .await?;
         let sent = self.derived_config_request(from, name, variants).send().await;
         match sent {
             Ok(out) => {

@@ -137,13 +137,15 @@ impl Fleet {
         }
         let mut before = weights_json(&info);
         before["endpoint_config"] = json!(info.config_name);
-        let pending = audited.intent(Mutation {
-            action: "deploy.start".into(),
-            target: req.endpoint.clone(),
-            before,
-            after: json!({ "endpoint_config": req.new_config, "deployment": req.spec }),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: "deploy.start".into(),
+                target: req.endpoint.clone(),
+                before,
+                after: json!({ "endpoint_config": req.new_config, "deployment": req.spec }),
+                reason,
+            })
+            .await?;
         let at = aws_smithy_types::DateTime::from(std::time::SystemTime::now()).as_secs_f64();
         let update = self
             .sagemaker

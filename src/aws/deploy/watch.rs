@@ -90,7 +90,7 @@ impl Fleet {
 /// configuration, after the target with the policy; the result `ok` on success, else the error
 /// the outcome says), so the timeline records it whoever watched. Best effort: the deployment
 /// ended whatever the log says; the error is returned to be shown.
-pub fn record_outcome(
+pub async fn record_outcome(
     audited: &crate::aws::change::guard::Audited,
     w: &Watched,
     reason: Option<String>,
@@ -114,6 +114,6 @@ pub fn record_outcome(
         Outcome::Failed { reason } => Err(format!("Failed: {reason}")),
         Outcome::Idle { .. } | Outcome::InFlight => return Ok(()),
     };
-    let pending = audited.intent(m)?;
+    let pending = audited.intent(m).await?;
     audited.finish(&pending, result)
 }

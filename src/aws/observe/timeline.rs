@@ -2,13 +2,16 @@
 //! the last change with its status, a failed deployment's FailureReason and the configuration
 //! it stayed on), the audit log (weight changes, promotion steps and prewarms by anyone who
 //! wrote to it, with their principal), Application Auto Scaling's activities, and the state
-//! changes of the CloudWatch alarms that watch the endpoint (DescribeAlarmHistory). [`latest`]
-//! names the newest change, for the console's header.
+//! changes of the CloudWatch alarms that watch the endpoint (DescribeAlarmHistory), and
+//! CloudTrail's record of everyone's calls ([`merge_trail`]: a call the audit log holds is
+//! shown once, as the audit log's line with the operator's reason). [`latest`] names the
+//! newest change, for the console's header.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::aws::change::audit::{AuditPhase, AuditRecord};
+use crate::aws::trail::TrailEvent;
 use crate::aws::{AwsError, Fleet};
 
 /// One thing that happened to the endpoint.
@@ -16,15 +19,20 @@ use crate::aws::{AwsError, Fleet};
 pub struct TimelineEvent {
     /// When (epoch seconds).
     pub epoch: f64,
-    /// `endpoint`, `deployment`, `audit`, `scaling`, `alarm` (and `invoke` for the console's
-    /// own invocation errors).
+    /// `endpoint`, `deployment`, `audit`, `scaling`, `alarm`, `cloudtrail` (and `invoke` for
+    /// the console's own invocation errors).
     pub kind: String,
     /// What happened, in one line.
     pub summary: String,
     /// Who, when known (audit principal, or `autoscaling`).
     pub principal: Option<String>,
-    /// Whether it went wrong (failed deployment, failed scaling, an audited error).
+    /// Whether it went wrong (failed deployment, failed scaling, an audited error, a call AWS
+    /// refused).
     pub failed: bool,
+    /// From where and through what, when CloudTrail says (`from 203.0.113.7 in us-east-1 via
+    /// console`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 fn event(epoch: f64, kind: &str, summary: String, principal: Option<String>, failed: bool) -> TimelineEvent {
@@ -34,7 +42,68 @@ fn event(epoch: f64, kind: &str, summary: String, principal: Option<String>, fai
         summary,
         principal,
         failed,
+        origin: None,
     }
+}
+
+/// The CloudTrail operations an audit action sends (for matching a call to its audit line when
+/// CloudTrail recorded no request id).
+fn operations_of(action: &str) -> &'static [&'static str] {
+    match action.split('.').next().unwrap_or(action) {
+        "weights" | "promote" | "serverless" => &["UpdateEndpointWeightsAndCapacities", "UpdateEndpoint"],
+        "deploy" | "shadow" => &["UpdateEndpoint", "CreateEndpointConfig"],
+        "components" | "component" => &["UpdateInferenceComponentRuntimeConfig", "UpdateInferenceComponent"],
+        "autoscaling" => &[
+            "RegisterScalableTarget",
+            "PutScalingPolicy",
+            "DeleteScalingPolicy",
+            "UpdateEndpoint",
+            "CreateEndpointConfig",
+        ],
+        _ => &[],
+    }
+}
+
+/// Whether the audit line `r` records the call `t`: the same request id, or the same operation
+/// by the same principal within a minute (CloudTrail's requestID is not always the one the
+/// caller was answered with).
+fn same_call(r: &AuditRecord, t: &TrailEvent) -> bool {
+    if let (Some(a), Some(b)) = (&r.request_id, &t.request_id)
+        && a == b
+    {
+        return true;
+    }
+    r.principal.as_deref() == Some(t.principal.as_str())
+        && operations_of(&r.action).contains(&t.name.as_str())
+        && (r.epoch - t.epoch).abs() <= 60.0
+}
+
+/// Adds CloudTrail's calls to `events` (kind `cloudtrail`, the caller shortened, AWS's refusals
+/// marked failed). A call the audit log already records is not added again: its audit line
+/// stays, with the operator's reason, and gains where the call came from.
+pub fn merge_trail(events: &mut Vec<TimelineEvent>, trail: &[TrailEvent], audit: &[AuditRecord]) {
+    let results: Vec<&AuditRecord> = audit.iter().filter(|r| r.phase == AuditPhase::Result).collect();
+    for t in trail {
+        if let Some(r) = results.iter().find(|r| same_call(r, t)) {
+            if let Some(e) = events
+                .iter_mut()
+                .find(|e| e.kind == "audit" && e.epoch == r.epoch && e.origin.is_none())
+            {
+                e.origin = Some(t.origin());
+            }
+            continue;
+        }
+        let mut e = event(
+            t.epoch,
+            "cloudtrail",
+            t.summary(),
+            Some(t.who.clone()),
+            t.error.is_some(),
+        );
+        e.origin = Some(t.origin());
+        events.push(e);
+    }
+    events.sort_by(|a, b| a.epoch.total_cmp(&b.epoch));
 }
 
 /// The audit log's results for `endpoint`, as events.
@@ -101,9 +170,15 @@ fn trim_number(w: f64) -> String {
 /// The newest change of a timeline (oldest first), as the header says it: `weights.set:
 /// Stable=9 Canary=1 by alice`. Creation counts only when nothing else happened.
 pub fn latest(events: &[TimelineEvent]) -> Option<(f64, String)> {
-    let e = events.iter().rev().find(|e| e.kind != "invoke")?;
+    // A call AWS refused changed nothing.
+    let e = events
+        .iter()
+        .rev()
+        .find(|e| e.kind != "invoke" && !(e.kind == "cloudtrail" && e.failed))?;
     let head = e.summary.split(" (").next().unwrap_or(&e.summary);
     let what = match (e.kind.as_str(), head.split_once(": ")) {
+        ("cloudtrail", Some((_, change))) => change.to_string(),
+        ("cloudtrail", None) => head.to_string(),
         ("audit", Some((action, change))) => {
             let after = change.rsplit(" → ").next().unwrap_or(change);
             format!("{} {after}", action.split('.').next().unwrap_or(action))

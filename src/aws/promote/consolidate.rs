@@ -206,13 +206,15 @@ impl Fleet {
             return Err(GuardError::Aws(AwsError::Validation(why)));
         }
         let preview = plan.preview();
-        let pending = audited.intent(Mutation {
-            action: "promote.consolidate".into(),
-            target: plan.endpoint.clone(),
-            before: preview["before"].clone(),
-            after: preview["after"].clone(),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: "promote.consolidate".into(),
+                target: plan.endpoint.clone(),
+                before: preview["before"].clone(),
+                after: preview["after"].clone(),
+                reason,
+            })
+            .await?;
         let mut state = ConsolidationState {
             endpoint: plan.endpoint.clone(),
             from_config: plan.from_config.clone(),
@@ -341,13 +343,15 @@ impl Fleet {
         poll: Duration,
         timeout: Duration,
     ) -> Result<ConsolidationState, GuardError> {
-        let pending = audited.intent(Mutation {
-            action: "promote.unconsolidate".into(),
-            target: state.endpoint.clone(),
-            before: json!({"config": state.to_config}),
-            after: json!({"config": state.from_config}),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: "promote.unconsolidate".into(),
+                target: state.endpoint.clone(),
+                before: json!({"config": state.to_config}),
+                after: json!({"config": state.from_config}),
+                reason,
+            })
+            .await?;
         state.phase = "rolling_back".into();
         let sent = self.save_then_update(state_path, &state, &state.from_config).await;
         let _ = audited.finish(

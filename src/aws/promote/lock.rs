@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::local::host::host_name;
+
 /// Who drives a plan, as its lock file says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Driver {
@@ -64,19 +66,6 @@ pub struct PlanLock {
 /// The lock file of the plan whose state is saved at `plan`.
 pub fn lock_path(plan: &Path) -> PathBuf {
     plan.with_extension("lock")
-}
-
-/// This machine's host name (`?` when it cannot be read).
-fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most `buf.len()` bytes into `buf`.
-    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    if ok && end > 0 {
-        String::from_utf8_lossy(&buf[..end]).into_owned()
-    } else {
-        "?".into()
-    }
 }
 
 /// Who holds the lock of the plan at `plan`, as its lock file says (None when it names no one).

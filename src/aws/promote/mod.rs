@@ -3,8 +3,10 @@
 //! (`plan.rs`), what a gate checks and found (`report.rs`), the gate (`gate.rs`), the runner
 //! (`run.rs`, its vocabulary in `events.rs`, its sends in `send.rs`, its last step in
 //! `last_step.rs`), consolidation (`consolidate.rs`), the bake load (`bake_load.rs`), and a shadow variant judged
-//! against production and promoted (`shadow.rs`).
+//! against production and promoted (`shadow.rs`), the plan announced in the team's audit trail
+//! (`announce.rs`).
 
+pub mod announce;
 pub mod bake_load;
 pub mod consolidate;
 pub mod events;

@@ -111,6 +111,20 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phase in words (`baking`, `rolled back`).
+    pub fn text(self) -> &'static str {
+        match self {
+            Phase::Applying => "applying",
+            Phase::Updating => "updating",
+            Phase::Baking => "baking",
+            Phase::Held => "held",
+            Phase::Consolidating => "consolidating",
+            Phase::RollingBack => "rolling back",
+            Phase::RolledBack => "rolled back",
+            Phase::Completed => "completed",
+        }
+    }
+
     /// Whether the plan is over.
     pub fn is_final(self) -> bool {
         matches!(self, Phase::RolledBack | Phase::Completed)

@@ -148,6 +148,7 @@ impl PromotionRunner {
         self.state.updated = now();
         self.state.pid = std::process::id();
         self.save()?;
+        crate::aws::promote::announce::announce(&self.audited, &self.state);
         self.emit(PromotionEvent::Saved {
             state: Box::new(self.state.clone()),
         });

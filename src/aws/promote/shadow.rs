@@ -170,13 +170,15 @@ impl Fleet {
             return Err(GuardError::Aws(AwsError::Validation(why)));
         }
         let preview = plan.preview();
-        let pending = audited.intent(Mutation {
-            action: "shadow.promote".into(),
-            target: plan.endpoint.clone(),
-            before: preview["before"].clone(),
-            after: preview["after"].clone(),
-            reason,
-        })?;
+        let pending = audited
+            .intent(Mutation {
+                action: "shadow.promote".into(),
+                target: plan.endpoint.clone(),
+                before: preview["before"].clone(),
+                after: preview["after"].clone(),
+                reason,
+            })
+            .await?;
         let state = ConsolidationState {
             endpoint: plan.endpoint.clone(),
             from_config: plan.from_config.clone(),

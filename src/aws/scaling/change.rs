@@ -438,13 +438,15 @@ impl Fleet {
         let mut ids = Vec::new();
         for change in changes {
             let (before, after) = before_after(change, seen);
-            let pending = audited.intent(Mutation {
-                action: action_of(change).into(),
-                target: target.clone(),
-                before,
-                after,
-                reason: reason.clone(),
-            })?;
+            let pending = audited
+                .intent(Mutation {
+                    action: action_of(change).into(),
+                    target: target.clone(),
+                    before,
+                    after,
+                    reason: reason.clone(),
+                })
+                .await?;
             let sent = self.send_scaling_change(scope, change).await;
             let outcome = match &sent {
                 Ok(id) => Ok(id.clone()),

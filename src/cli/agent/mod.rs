@@ -322,6 +322,7 @@ pub async fn run(g: &GlobalArgs, a: AgentArgs) -> CmdResult {
         )));
     }
     let ctx = AuditContext::from_fleet(&setting.fleet).await;
+    g.attach_team(&audit, &setting.fleet, ctx.principal.as_deref());
     let hub = McpHub::new(
         &setting.registry,
         ConnectOptions {

@@ -128,6 +128,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         agent_runs_dir: None,
         invocation_log: c.invocation_log.clone().or(s.invocation_log.map(PathBuf::from)),
         log_inputs: c.log_inputs || s.log_inputs.unwrap_or(false),
+        audit_log_group: g.audit_log_group.clone().or(s.audit_log_group),
         targets: Vec::new(),
         read_only_profiles: Vec::new(),
     }
@@ -255,6 +256,9 @@ const DEMO_TEAMMATE_EVERY: std::time::Duration = std::time::Duration::from_secs(
 /// The demo's CloudTrail delivery delay: events reach LookupEvents this late (AWS: up to ~5 min).
 const DEMO_TRAIL_DELAY: std::time::Duration = std::time::Duration::from_secs(15);
 
+/// The demo's team audit trail (every audit record also goes there; the Activity pane reads it).
+const DEMO_AUDIT_GROUP: &str = "/sagedeck/audit";
+
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
 pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> CmdResult {
     let (c, mut s) = (&args.console.or(outer), args.sandbox);
@@ -286,6 +290,10 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     // The demo keeps a variant log by default: `sagedeck variants-report` reads it.
     if opts.invocation_log.is_none() {
         opts.invocation_log = crate::aws::invoke::log::default_invocation_log_path();
+    }
+    // The demo shares its audit trail with the team, on the sandbox's CloudWatch Logs.
+    if opts.audit_log_group.is_none() {
+        opts.audit_log_group = Some(DEMO_AUDIT_GROUP.into());
     }
     if regions.len() > 1 || !c.profiles.is_empty() {
         opts.targets = crate::aws::endpoints::multi::targets(&c.profiles, &regions);

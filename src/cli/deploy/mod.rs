@@ -143,7 +143,7 @@ async fn send_and_follow(g: &GlobalArgs, fleet: &Fleet, args: &DeployArgs, p: &D
     let poll = Duration::from_millis(args.poll_ms);
     let watched = follow(fleet, endpoint, Some(config.clone()), poll, g.json).await;
     if let Ok(w) = &watched
-        && let Err(e) = crate::aws::deploy::watch::record_outcome(&audited, w, g.reason.clone())
+        && let Err(e) = crate::aws::deploy::watch::record_outcome(&audited, w, g.reason.clone()).await
     {
         eprint_line(format_args!("sagedeck: warning: the outcome could not be logged: {e}"));
     }

@@ -1,4 +1,6 @@
-//! `sagedeck audit [--since 1h] [--json]`: the audit log of mutations, oldest first.
+//! `sagedeck audit [--since 1h] [--json]`: the audit log of mutations, oldest first;
+//! `--log-group G`: the team's audit trail in CloudWatch Logs instead (FilterLogEvents), every
+//! principal's and host's records.
 
 use std::time::Duration;
 
@@ -16,10 +18,60 @@ pub struct AuditArgs {
     /// Only records of the last DURATION (`90s`, `15m`, `1h`, `2d`).
     #[arg(long, value_parser = parse_since)]
     pub since: Option<Duration>,
+    /// Read the team's audit trail in this CloudWatch Logs group (every principal and host;
+    /// the AWS options `--profile`, `--region`, `--endpoint-url` say where), not the file.
+    #[arg(long, value_name = "GROUP")]
+    pub log_group: Option<String>,
+}
+
+/// The most FilterLogEvents pages `audit --log-group` reads.
+const MAX_PAGES: usize = 100;
+
+/// Runs `audit --log-group`: the team's trail, oldest first (the last 24 h without `--since`).
+async fn run_team(g: &GlobalArgs, group: &str, since: Option<Duration>) -> CmdResult {
+    let fleet = g.connect().await?;
+    let since = crate::format::now_epoch() - since.map_or(86_400.0, |d| d.as_secs_f64());
+    let records = fleet.read_team_trail(group, since, MAX_PAGES).await?;
+    if g.json {
+        return print_json(&json!({ "log_group": group, "records": records }));
+    }
+    if records.is_empty() {
+        eprintln!("sagedeck: no audit records in the log group {group}");
+        return Ok(());
+    }
+    let rows = records
+        .iter()
+        .map(|t| {
+            let r = &t.record;
+            vec![
+                r.time.clone(),
+                t.stream.clone(),
+                phase_text(r.phase),
+                r.action.clone(),
+                r.target.clone(),
+                r.result.clone().unwrap_or_else(|| "-".into()),
+                r.reason.clone().unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    print_table(
+        &["TIME", "WHO@HOST", "PHASE", "ACTION", "TARGET", "RESULT", "REASON"],
+        rows,
+    )
+}
+
+fn phase_text(p: AuditPhase) -> String {
+    match p {
+        AuditPhase::Intent => "intent".to_string(),
+        AuditPhase::Result => "result".to_string(),
+    }
 }
 
 /// Runs `audit`.
 pub async fn run(g: &GlobalArgs, args: AuditArgs) -> CmdResult {
+    if let Some(group) = &args.log_group {
+        return run_team(g, group, args.since).await;
+    }
     let Some(path) = g.audit_path() else {
         return Err(Exit::usage(
             "no audit log location (HOME is not set); pass --audit-file PATH",
@@ -40,10 +92,7 @@ pub async fn run(g: &GlobalArgs, args: AuditArgs) -> CmdResult {
         .map(|r| {
             vec![
                 r.time.clone(),
-                match r.phase {
-                    AuditPhase::Intent => "intent".to_string(),
-                    AuditPhase::Result => "result".to_string(),
-                },
+                phase_text(r.phase),
                 r.action.clone(),
                 r.target.clone(),
                 r.result.clone().unwrap_or_else(|| "-".into()),

@@ -337,7 +337,7 @@ async fn prewarm_round(
             before: serde_json::Value::Null,
             after: serde_json::json!({ "models": models, "inference_component": args.inference_component, "watch": args.watch }),
             reason: g.reason.clone(),
-        })
+        }).await
         .map_err(Exit::refused)?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PrewarmEvent>();
     let total = models.len();

@@ -31,7 +31,7 @@ pub struct ToolAudit {
 
 /// Writes the intent of calling `server/tool` with `arguments` (secrets are redacted by the
 /// log); exit 6 when it cannot be written: do not call then.
-pub fn intent(
+pub async fn intent(
     g: &GlobalArgs,
     ctx: AuditContext,
     server: &str,
@@ -50,6 +50,7 @@ pub fn intent(
             after: serde_json::json!({ "arguments": arguments, "repeat": 1 }),
             reason: g.reason.clone(),
         })
+        .await
         .map_err(Exit::refused)?;
     Ok(ToolAudit { audited, pending })
 }

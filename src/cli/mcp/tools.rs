@@ -319,7 +319,7 @@ async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: Aud
     let schema = tool.as_ref().map(|t| (*t.input_schema).clone());
     let arguments = build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()).map_err(Exit::usage)?;
     let logged = Value::Object(arguments.clone());
-    let audit = super::audit::intent(g, ctx, conn.name(), &args.tool, &logged)?;
+    let audit = super::audit::intent(g, ctx, conn.name(), &args.tool, &logged).await?;
     let (ptx, prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
     let printer = tokio::spawn(print_progress(prx, !g.json));
     let cancel = tokio_util::sync::CancellationToken::new();

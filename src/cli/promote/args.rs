@@ -106,6 +106,10 @@ pub struct PromoteArgs {
     /// Roll the endpoint's plan back to its starting weights.
     #[arg(long)]
     pub rollback: bool,
+    /// Start even when the team's audit trail (`--audit-log-group`) says another sagedeck runs a
+    /// plan on the endpoint (that lock is advisory).
+    #[arg(long)]
+    pub force: bool,
     /// Forget the endpoint's unfinished plan, leaving the weights as they are (when it can
     /// neither resume nor roll back because the weights were changed outside it).
     #[arg(long, conflicts_with_all = ["status", "resume", "rollback"])]

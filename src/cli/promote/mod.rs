@@ -26,7 +26,7 @@ use crate::aws::promote::report::Gates;
 use crate::aws::promote::run::PromotionRunner;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, Exit};
-use crate::cli::output::print_json;
+use crate::cli::output::{print_json, say};
 use args::PromoteArgs;
 use drive::drive;
 use view::{phase_text, print_state};
@@ -131,6 +131,9 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> CmdResult {
         if let Some(driver) = driven_by(&path).filter(|_| !g.json) {
             eprintln!("sagedeck: {}", PlanLockError::Held(driver));
         }
+        if let Some(line) = announced_elsewhere(g, &args.endpoint, existing.as_ref()).await? {
+            say(format!("{line} (announced in the team's audit trail)"))?;
+        }
         return Ok(());
     }
     if args.abandon {
@@ -141,6 +144,20 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> CmdResult {
         return resume(g, &args, existing, path, opts).await;
     }
     start(g, &args, existing, path, opts).await
+}
+
+/// What the team's audit trail (`--audit-log-group`) says of a plan on `endpoint` that is
+/// running elsewhere (not `ours`): `a plan by bob on host-x is at step 2/4, baking …`.
+async fn announced_elsewhere(g: &GlobalArgs, endpoint: &str, ours: Option<&PlanState>) -> Result<Option<String>, Exit> {
+    let Some(group) = g.audit_log_group() else {
+        return Ok(None);
+    };
+    let fleet = g.connect().await?;
+    let now = crate::format::now_epoch();
+    let announced = fleet.announced_plan(&group, endpoint, now).await?;
+    Ok(announced
+        .filter(|a| ours.is_none_or(|s| s.id != a.plan))
+        .map(|a| a.line(now)))
 }
 
 /// `--status`: the saved plan with its timeline, or that there is none.
@@ -237,6 +254,14 @@ async fn start(
         )));
     }
     let spec = plan_spec(args).map_err(Exit::usage)?;
+    if !args.force
+        && let Some(line) = announced_elsewhere(g, &args.endpoint, None).await?
+    {
+        return Err(Exit::refused(format!(
+            "{line}: not starting a second plan on {}; nothing was sent (the lock is advisory: --force starts anyway)",
+            args.endpoint
+        )));
+    }
     let (fleet, audited) = connect_audited(g).await?;
     refuse_under_firing_alarms(&fleet, &opts.alarms).await?;
     let (runner, tx) = PromotionRunner::begin(fleet, audited, spec, g.reason.clone(), path, opts).await?;

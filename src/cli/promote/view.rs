@@ -64,16 +64,7 @@ pub fn print_timeline(state: &PlanState) -> CmdResult {
 
 /// A phase in words (`baking`, `rolled back`).
 pub fn phase_text(p: Phase) -> &'static str {
-    match p {
-        Phase::Applying => "applying",
-        Phase::Updating => "updating",
-        Phase::Baking => "baking",
-        Phase::Held => "held",
-        Phase::Consolidating => "consolidating",
-        Phase::RollingBack => "rolling back",
-        Phase::RolledBack => "rolled back",
-        Phase::Completed => "completed",
-    }
+    p.text()
 }
 
 /// Prints a plan: endpoint, id, variants, phase and step, last message, timeline.

@@ -246,7 +246,7 @@ impl Agent {
             .unwrap_or(Duration::from_secs(24 * 3600))
     }
 
-    fn audit_intent(
+    async fn audit_intent(
         &self,
         st: &mut State,
         action: &str,
@@ -263,6 +263,7 @@ impl Agent {
                 after,
                 reason: self.config.reason.clone(),
             })
+            .await
             .map_err(|e| e.to_string());
         st.audit += t.elapsed();
         r
@@ -298,7 +299,10 @@ impl Agent {
         rec.request = request.clone();
         let run_id = st.transcript.header.run_id.clone();
         let after = json!({"run_id": run_id, "step": n, "shape": spec_name(&self.config), "request_bytes": bytes});
-        let pending = match self.audit_intent(st, "agent.llm", &self.config.llm.clone(), after) {
+        let pending = match self
+            .audit_intent(st, "agent.llm", &self.config.llm.clone(), after)
+            .await
+        {
             Ok(p) => p,
             Err(e) => return self.finish_step(st, rec, Outcome::Stop(Stop::Refused, None, Some(e))),
         };
@@ -415,7 +419,7 @@ impl Agent {
     ) -> Outcome {
         let target = format!("{}/{}", tool.server, tool.name);
         let after = json!({"run_id": st.transcript.header.run_id, "step": rec.step, "arguments": arguments});
-        let pending = match self.audit_intent(st, "agent.tool", &target, after) {
+        let pending = match self.audit_intent(st, "agent.tool", &target, after).await {
             Ok(p) => p,
             Err(e) => return Outcome::Stop(Stop::Refused, None, Some(e)),
         };

@@ -294,7 +294,7 @@ impl Sampler {
             .map_err(|e| self.decline(&e, ErrorData::internal_error(e.clone(), None)))?;
         let pending = match &self.audited {
             None => None,
-            Some(a) => Some(a.intent(self.mutation(&req, approval)).map_err(|e| {
+            Some(a) => Some(a.intent(self.mutation(&req, approval)).await.map_err(|e| {
                 self.counters.declined.fetch_add(1, Ordering::Relaxed);
                 ErrorData::internal_error(e.to_string(), None)
             })?),

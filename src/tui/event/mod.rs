@@ -265,6 +265,8 @@ pub enum AppEvent {
         endpoint: String,
         /// The events.
         result: Result<Vec<crate::aws::observe::timeline::TimelineEvent>, AwsError>,
+        /// Where reading CloudTrail stands (None when it was not read).
+        trail: Option<crate::aws::trail::TrailStatus>,
     },
     /// A prewarm ended.
     PrewarmDone {

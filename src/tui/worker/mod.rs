@@ -108,7 +108,7 @@ pub fn spawn_regions(
     targets: Vec<FleetTarget>,
 ) -> Jobs {
     let (tx, rx) = unbounded_channel();
-    let guard = guard::Guard::new(guard);
+    let guard = guard::Guard::new(guard, events.clone());
     let fleets = regions::Fleets::new(options.clone(), fleet.clone(), targets);
     tokio::spawn(serve(options, fleet, limits, events, rx, hub, guard, fleets));
     Jobs { tx }

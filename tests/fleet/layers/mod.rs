@@ -46,7 +46,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
         "aws",
         &[
             &["mod.rs", "config.rs", "error.rs", "retry.rs", "cache.rs"],
-            &["endpoints", "invoke"],
+            &["endpoints", "invoke", "trail"],
             &["change"],
             &["components"],
             &["observe"],

@@ -1,6 +1,8 @@
 //! Timeline: what changed on the selected endpoint, newest first — status changes and
 //! deployments, weight changes and promotion steps from the audit log (with their principal),
-//! scaling activities, alarm state changes, and this console's own invocation errors. Enter
+//! scaling activities, alarm state changes, everyone's calls CloudTrail recorded (one
+//! LookupEvents page per read; the line under the title says what is read, when CloudTrail
+//! throttles and how late its events arrive), and this console's own invocation errors. Enter
 //! shows an entry whole. The pane also keeps the header's "changed … ago" current: it asks for
 //! the selected endpoint's timeline ([`GuardJob::Timeline`]) when the selection changes, after the
 //! console changed something, and every [`REFRESH`] — never per frame.
@@ -43,6 +45,8 @@ pub struct TimelinePane {
     pub loaded: bool,
     /// Why the last read failed.
     pub error: Option<String>,
+    /// Where reading CloudTrail stands for `endpoint` (throttled, pages still to read).
+    pub trail: Option<crate::aws::trail::TrailStatus>,
     /// The selected row (newest first).
     pub cursor: usize,
     /// Whether the selected entry is shown whole.
@@ -78,6 +82,7 @@ impl TimelinePane {
         if self.endpoint.as_ref() != Some(&selected) {
             self.endpoint = Some(selected.clone());
             self.events.clear();
+            self.trail = None;
             self.loaded = false;
             self.cursor = 0;
         }
@@ -89,8 +94,14 @@ impl TimelinePane {
         });
     }
 
-    /// Applies a read.
-    pub fn apply(&mut self, endpoint: &str, result: &Result<Vec<TimelineEvent>, crate::aws::AwsError>, data: &mut Data) {
+    /// Applies a read (and where reading CloudTrail stands).
+    pub fn apply(
+        &mut self,
+        endpoint: &str,
+        result: &Result<Vec<TimelineEvent>, crate::aws::AwsError>,
+        trail: Option<&crate::aws::trail::TrailStatus>,
+        data: &mut Data,
+    ) {
         if let Ok(events) = result
             && let Some(change) = latest(events)
         {
@@ -104,6 +115,7 @@ impl TimelinePane {
         match result {
             Ok(events) => {
                 self.events = events.clone();
+                self.trail = trail.cloned();
                 self.error = None;
             }
             Err(e) => self.error = Some(e.to_string()),
@@ -119,6 +131,7 @@ impl TimelinePane {
             summary: format!("this console's invocation failed: {}", failure.error),
             principal: Some("sagedeck".into()),
             failed: true,
+            origin: None,
         });
         if list.len() > OWN_MAX {
             list.remove(0);
@@ -186,7 +199,7 @@ impl Pane for TimelinePane {
 
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, out: &mut Outbox, _visible: bool) {
         match ev {
-            AppEvent::Timeline { endpoint, result } => self.apply(endpoint, result, data),
+            AppEvent::Timeline { endpoint, result, trail } => self.apply(endpoint, result, trail.as_ref(), data),
             AppEvent::Invoked { id, result: Err(f), .. } => self.own_error(*id, f),
             // The console changed something: read again now.
             AppEvent::WeightsDone { .. }

@@ -66,7 +66,7 @@ pub(super) async fn start(
         };
         let watched = f.watch_deployment(&plan.info.name, target, WATCH_INTERVAL, each).await;
         if let Ok(w) = &watched
-            && let Err(e) = crate::aws::deploy::watch::record_outcome(&audited, w, reason.clone())
+            && let Err(e) = crate::aws::deploy::watch::record_outcome(&audited, w, reason.clone()).await
         {
             notice(
                 &events,

@@ -6,8 +6,11 @@
 mod copies;
 mod deploy;
 mod promotion;
+mod reads;
 mod scaling;
 mod serverless;
+
+use reads::{send_activity, send_timeline};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -19,7 +22,7 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{JobLimits, timeout_error};
-use crate::aws::change::audit::{Audit, Mutation};
+use crate::aws::change::audit::Mutation;
 use crate::aws::change::guard::{Audited, Expectation, GuardError};
 use crate::aws::invoke::prewarm::PrewarmOptions;
 use crate::aws::promote::events::{Control, RunnerOptions};
@@ -40,6 +43,9 @@ pub struct GuardOptions {
     pub invocation_log: Option<PathBuf>,
     /// Also keep each input in the variant log (default: its hash only).
     pub log_inputs: bool,
+    /// The team's audit trail: a CloudWatch Logs group every audit record also goes to, and
+    /// the Activity pane reads (None: the file only).
+    pub audit_log_group: Option<String>,
 }
 
 impl Default for GuardOptions {
@@ -50,6 +56,7 @@ impl Default for GuardOptions {
             runner: RunnerOptions::default(),
             invocation_log: None,
             log_inputs: false,
+            audit_log_group: None,
         }
     }
 }
@@ -63,10 +70,16 @@ pub(super) struct Guard {
     /// The variant log, or why it could not be opened.
     pub(super) invocations: Arc<Result<Option<crate::aws::invoke::log::InvocationLog>, String>>,
     contexts: Arc<Mutex<HashMap<(String, String), crate::aws::change::audit::AuditContext>>>,
+    /// CloudTrail's pages read so far, per endpoint and window, and their pacing.
+    trail: Arc<crate::aws::trail::TrailCache>,
+    /// Where notices go (the team's trail failing is told there, once).
+    events: UnboundedSender<AppEvent>,
+    /// The fleet the team's trail is read with (set when the audit log opens).
+    team_fleet: Arc<Mutex<Option<Fleet>>>,
 }
 
 impl Guard {
-    pub(super) fn new(opts: GuardOptions) -> Guard {
+    pub(super) fn new(opts: GuardOptions, events: UnboundedSender<AppEvent>) -> Guard {
         let invocations = opts
             .invocation_log
             .as_ref()
@@ -78,6 +91,9 @@ impl Guard {
             controls: Arc::default(),
             invocations: Arc::new(invocations),
             contexts: Arc::default(),
+            trail: Arc::default(),
+            events,
+            team_fleet: Arc::default(),
         }
     }
 
@@ -93,6 +109,13 @@ impl Guard {
             );
         };
         let a = Audited::open(path, f).await.map_err(|e| e.to_string())?;
+        if let Some(group) = &self.opts.audit_log_group {
+            let events = self.events.clone();
+            let notify: crate::aws::change::team::Notify = Arc::new(move |text: String| notice(&events, true, text));
+            let team = crate::aws::change::team::TeamTrail::new(f, group, a.ctx.principal.as_deref(), notify);
+            a.audit.attach_team(team);
+            *self.team_fleet.lock() = Some(f.clone());
+        }
         *slot = Some(a.clone());
         Ok(a)
     }
@@ -144,40 +167,7 @@ pub(super) fn open_at_start(g: &Guard, f: &Fleet, events: &UnboundedSender<AppEv
     });
 }
 
-/// Reads the audit log and reports it to the Activity tab.
-fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
-    let r = match &g.opts.audit_path {
-        Some(p) => Audit::read(p, None).map_err(|e| e.to_string()),
-        None => Err("no audit log location (HOME is not set; start with --audit-file PATH)".into()),
-    };
-    let _ = events.send(AppEvent::Activity(r));
-}
-
-/// Builds an endpoint's timeline with the audit log (an unreadable log only loses that source).
-async fn send_timeline(
-    g: &Guard,
-    fleet: &Result<Fleet, AwsError>,
-    endpoint: String,
-    since: f64,
-    limits: JobLimits,
-    events: &UnboundedSender<AppEvent>,
-) {
-    let audit = g
-        .opts
-        .audit_path
-        .as_ref()
-        .and_then(|p| Audit::read(p, Some(since)).ok())
-        .unwrap_or_default();
-    let result = match fleet {
-        Ok(f) => tokio::time::timeout(limits.metrics, f.timeline(&endpoint, since, &audit))
-            .await
-            .unwrap_or_else(|_| Err(timeout_error("the timeline", limits.metrics))),
-        Err(e) => Err(e.clone()),
-    };
-    let _ = events.send(AppEvent::Timeline { endpoint, result });
-}
-
-fn notice(events: &UnboundedSender<AppEvent>, error: bool, text: String) {
+pub(super) fn notice(events: &UnboundedSender<AppEvent>, error: bool, text: String) {
     let _ = events.send(AppEvent::Notice { error, text });
 }
 
@@ -317,6 +307,7 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
         GuardJob::Timeline { endpoint, .. } => AppEvent::Timeline {
             endpoint,
             result: Err(e),
+            trail: None,
         },
         GuardJob::ChangeScaling { endpoint, variant, .. } => AppEvent::ScalingChanged {
             endpoint,
@@ -436,6 +427,7 @@ async fn prewarm(
             after: json!({ "models": models }),
             reason,
         })
+        .await
         .map_err(|e| AwsError::Config(e.to_string()))?;
     send_activity(g, events);
     let (ptx, mut prx) = unbounded_channel();
@@ -507,6 +499,7 @@ pub(super) async fn tool_call_intent(
             after: json!({ "arguments": arguments, "repeat": repeat }),
             reason,
         })
+        .await
         .map_err(|e| format!("audit log: {e}; the tool call was not sent"))?;
     send_activity(g, events);
     Ok(Some((audited, pending)))
