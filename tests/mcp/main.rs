@@ -16,6 +16,7 @@ mod agent_limits;
 mod agent_openai;
 mod agent_parse;
 mod cli;
+mod demo_oauth;
 mod everything;
 mod faults;
 mod hostile;
