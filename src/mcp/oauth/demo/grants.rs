@@ -330,8 +330,8 @@ mod tests {
     fn pkce_code_and_refresh() {
         // RFC 7636 appendix B.
         assert_eq!(
-            s256("dBjftJeZ4CVP-mJ92ZUm8Y0oXCd6BPFtULbF3eExUsQ"),
-            "E9Melhoa2OwvFrYMTJY0cZSqv6p3l7F8mDLgJTShLsI"
+            s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
         let g = Grants::new(RESOURCE.into(), ACCESS_TTL);
         let (client, code) = code_for(&g, "right-verifier");
