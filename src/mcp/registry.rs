@@ -96,6 +96,10 @@ pub struct OAuthSettings {
     pub client_secret: Option<Secret>,
     /// Scopes asked for at login (besides those the server names).
     pub scopes: Vec<String>,
+    /// The authorization server is `sagedeck demo`'s own, which approves at once: the login
+    /// follows the authorization URL itself instead of opening a browser. Never read from a
+    /// file: only the demo's own entry sets it.
+    pub approves_at_once: bool,
 }
 
 impl ServerEntry {
@@ -263,6 +267,7 @@ impl Registry {
                         client_id: o.client_id.as_deref().map(x).transpose()?,
                         client_secret: o.client_secret.as_deref().map(x).transpose()?.map(Secret),
                         scopes: o.scopes.clone(),
+                        approves_at_once: false,
                     },
                     None => OAuthSettings::default(),
                 },

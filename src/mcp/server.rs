@@ -444,18 +444,6 @@ pub async fn serve_http_with(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let ct = CancellationToken::new();
-    let origins = own_origins(addr).into_iter().chain(access.allow_origins);
-    let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(ct.child_token())
-        .with_allowed_origins(origins)
-        .enforce_origin_validation();
-    if !addr.ip().is_loopback() {
-        config = config.disable_allowed_hosts();
-    }
-    let sessions = Arc::new(LocalSessionManager::default());
-    let service: StreamableHttpService<ToolServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
-    let deletes = axum::middleware::from_fn(move |req, next| terminate_session(sessions.clone(), req, next));
     let token = access.token.map(Arc::new);
     let guard = axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {
         let token = token.clone();
@@ -471,13 +459,45 @@ pub async fn serve_http_with(
             }
         }
     });
-    let app: axum::Router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(deletes)
+    let app = mcp_router(server, addr, &ct, access.allow_origins)
         .layer(guard)
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found; the MCP endpoint is /mcp\n").into_response() });
+    let task = spawn_serve(listener, app, &ct);
+    Ok(HttpServerHandle { addr, ct, task })
+}
+
+/// The streamable HTTP service at `/mcp` of a server bound to `addr`: browser origins other than
+/// its own and `allow_origins` refused, hosts other than loopback accepted only when `addr` is
+/// not loopback, sessions ended by DELETE as the spec says; it stops with `ct`.
+pub fn mcp_router(
+    server: ToolServer,
+    addr: SocketAddr,
+    ct: &CancellationToken,
+    allow_origins: Vec<String>,
+) -> axum::Router {
+    let origins = own_origins(addr).into_iter().chain(allow_origins);
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(ct.child_token())
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    if !addr.ip().is_loopback() {
+        config = config.disable_allowed_hosts();
+    }
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service: StreamableHttpService<ToolServer, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let deletes = axum::middleware::from_fn(move |req, next| terminate_session(sessions.clone(), req, next));
+    axum::Router::new().nest_service("/mcp", service).layer(deletes)
+}
+
+/// Serves `app` on `listener` until `ct` is cancelled.
+pub fn spawn_serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    ct: &CancellationToken,
+) -> tokio::task::JoinHandle<()> {
     let stop = ct.clone();
-    let task = tokio::spawn(async move {
+    tokio::spawn(async move {
         // Answers stream as several small writes: without TCP_NODELAY, Nagle's algorithm and
         // the client's delayed ACK add ~40 ms to every call.
         let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -486,6 +506,5 @@ pub async fn serve_http_with(
         let _ = axum::serve(listener, app)
             .with_graceful_shutdown(async move { stop.cancelled().await })
             .await;
-    });
-    Ok(HttpServerHandle { addr, ct, task })
+    })
 }

@@ -13,6 +13,7 @@ mod components;
 mod components_tmux;
 mod components_wire;
 mod concurrency;
+mod demo_oauth;
 mod deploy;
 mod deploy_attach;
 mod deploy_form;

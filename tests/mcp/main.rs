@@ -17,6 +17,7 @@ mod agent_openai;
 mod agent_parse;
 mod cli;
 mod cli_resources;
+mod demo_oauth;
 mod everything;
 mod everything_resources;
 mod faults;

@@ -73,26 +73,31 @@ impl OAuthPeer {
 }
 
 /// A user's machine: a HOME (state and config under it) and an mcpServers file.
-struct Machine {
+pub(crate) struct Machine {
     home: tempfile::TempDir,
-    sb: SandboxHandle,
+    pub(crate) sb: SandboxHandle,
 }
 
 impl Machine {
     async fn new() -> Machine {
+        Machine::on(sandbox().await)
+    }
+
+    /// A machine whose commands reach the sandbox `sb`.
+    pub(crate) fn on(sb: SandboxHandle) -> Machine {
         Machine {
             home: tempfile::tempdir().unwrap(),
-            sb: sandbox().await,
+            sb,
         }
     }
 
-    fn config(&self, servers: Value) -> String {
+    pub(crate) fn config(&self, servers: Value) -> String {
         let path = self.home.path().join("mcp.json");
         std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
         path.to_string_lossy().into_owned()
     }
 
-    async fn run(&self, args: &[&str]) -> CliRun {
+    pub(crate) async fn run(&self, args: &[&str]) -> CliRun {
         let mut all: Vec<&str> = args.to_vec();
         let cfg = self.home.path().join("mcp.json");
         let cfg = cfg.to_string_lossy().into_owned();
@@ -100,7 +105,7 @@ impl Machine {
         run_cli_in(&self.sb, self.home.path(), &all, &[]).await
     }
 
-    fn cache(&self, server: &str) -> std::path::PathBuf {
+    pub(crate) fn cache(&self, server: &str) -> std::path::PathBuf {
         self.home
             .path()
             .join(format!(".local/state/sagedeck/oauth/{server}.json"))
@@ -109,7 +114,7 @@ impl Machine {
     /// `tools login SERVER --no-browser`, the browser played by an HTTP client that follows the
     /// printed URL to the authorization server (which approves at once) and its redirect back.
     /// Returns the authorization URL and the run.
-    async fn login(&self, server: &str) -> (String, CliRun) {
+    pub(crate) async fn login(&self, server: &str) -> (String, CliRun) {
         let cfg = self.home.path().join("mcp.json").to_string_lossy().into_owned();
         let args = [
             "tools",
@@ -157,7 +162,7 @@ impl Machine {
     }
 }
 
-fn query(url: &str, key: &str) -> Option<String> {
+pub(crate) fn query(url: &str, key: &str) -> Option<String> {
     reqwest::Url::parse(url)
         .ok()?
         .query_pairs()
@@ -178,7 +183,7 @@ fn files(dir: &Path, except: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// The tokens the cache holds now, checked private (0600 in a 0700 directory).
-fn cached_tokens(path: &Path) -> Vec<String> {
+pub(crate) fn cached_tokens(path: &Path) -> Vec<String> {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(path).expect("the token cache").permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{}", path.display());

@@ -13,6 +13,8 @@ use crate::cli::args::{DemoGuardArgs, GlobalArgs};
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_USAGE, Exit};
 use crate::cli::fleet::inventory::{self, EndpointsArgs};
 use crate::local::dirs::{config_dir, state_dir};
+use crate::mcp::oauth::demo::DemoOAuthServer;
+use crate::mcp::oauth::demo::grants::ACCESS_TTL;
 use crate::sandbox::start;
 use crate::tui::config::ConfigFile;
 use crate::tui::{ConsoleOptions, run};
@@ -310,6 +312,7 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
             .config_problems
             .push(format!("the demo MCP server is not registered: {e}")),
     }
+    let oauth_demo = demo_oauth_server(&fleet, &mut opts).await;
     // The Agent pane opens ready to ask: the sandbox's LLM and the demo server (an endpoint of
     // config.toml's `[agent]` would not be in the sandbox; `:agent-llm` changes it), streamed
     // unless the file says otherwise.
@@ -320,6 +323,32 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     // about in a dialog first, unless `[mcp]` says otherwise.
     opts.sampling.sampling_llm.get_or_insert("llm-tgi-chat".into());
     let r = run(opts, Some(fleet)).await;
+    if let Some(s) = oauth_demo {
+        s.shutdown().await;
+    }
     handle.shutdown().await;
     finish(r)
+}
+
+/// The demo's OAuth-protected MCP server (`sagedeck-demo-oauth`): the demo tools over streamable
+/// HTTP behind the demo's own authorization server, registered after `sagedeck-demo`. Tokens of
+/// an earlier demo (another authorization server, gone) are forgotten first, so that the Tools
+/// tab says `needs login`.
+pub async fn demo_oauth_server(fleet: &Fleet, opts: &mut ConsoleOptions) -> Option<DemoOAuthServer> {
+    let tools = crate::mcp::server::ToolServer::new(fleet.clone(), crate::mcp::tools_config::ToolsConfig::demo());
+    match DemoOAuthServer::start(tools, ACCESS_TTL).await {
+        Ok(s) => {
+            let entry = s.entry();
+            if let Some(cache) = crate::mcp::oauth::cache_of(&entry) {
+                let _ = cache.remove();
+            }
+            let at = opts.mcp.servers.len().min(1);
+            opts.mcp.servers.insert(at, entry);
+            Some(s)
+        }
+        Err(e) => {
+            (opts.config_problems).push(format!("the demo's OAuth MCP server is not started: {e}"));
+            None
+        }
+    }
 }

@@ -73,7 +73,7 @@ pub async fn run_login(g: &GlobalArgs, args: LoginArgs) -> CmdResult {
     let pending = PendingLogin::begin(&entry, &opts)
         .await
         .map_err(|e| login_exit(&entry.name, &e))?;
-    let opened = !args.no_browser && login::open_browser(pending.url());
+    let opened = login::hand_over(&entry, pending.url(), !args.no_browser);
     say_err(format!(
         "sagedeck: {}: {} this URL to log in; waiting for the redirect (Ctrl-C stops):",
         entry.name,

@@ -366,6 +366,33 @@ async fn respond(stream: &mut TcpStream, status: u16, text: &str) {
     let _ = stream.shutdown().await;
 }
 
+/// Follows the authorization URL of an authorization server that approves at once (`sagedeck
+/// demo`'s own, on loopback) as a browser would: its redirect to this login's loopback port
+/// then finishes the login. Refused for any other URL than a loopback `http://127.0.0.1` one;
+/// whether the authorization server answered.
+pub async fn follow_approving(url: &str) -> bool {
+    let loopback = reqwest::Url::parse(url).is_ok_and(|u| u.scheme() == "http" && u.host_str() == Some("127.0.0.1"));
+    let Ok(client) = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::limited(2))
+        .timeout(Duration::from_secs(30))
+        .build()
+    else {
+        return false;
+    };
+    loopback && client.get(url).send().await.is_ok()
+}
+
+/// How a login hands its URL over: followed for the demo's own authorization server, else
+/// opened in a browser when there is one (`browser` false: never); whether it was handed over.
+pub fn hand_over(entry: &ServerEntry, url: &str, browser: bool) -> bool {
+    if entry.oauth.approves_at_once {
+        let url = url.to_string();
+        tokio::spawn(async move { follow_approving(&url).await });
+        return true;
+    }
+    browser && open_browser(url)
+}
+
 /// Opens `url` in the user's browser when there is one (a graphical session, or `$BROWSER`);
 /// whether it was handed to one. Never starts a text browser on the terminal.
 pub fn open_browser(url: &str) -> bool {

@@ -7,6 +7,7 @@
 //! (refreshed before it expires) to that server's origin only. Tokens are never printed or logged.
 
 pub mod cache;
+pub mod demo;
 pub mod login;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

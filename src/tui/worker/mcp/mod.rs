@@ -143,7 +143,7 @@ async fn login(hub: &McpHub, server: String, events: &UnboundedSender<AppEvent>)
         Ok(p) => p,
         Err(e) => return step(LoginStep::Failed(e.to_string())),
     };
-    let opened = oauth::login::open_browser(pending.url());
+    let opened = oauth::login::hand_over(&entry, pending.url(), true);
     step(LoginStep::Open {
         url: pending.url().to_string(),
         opened,
