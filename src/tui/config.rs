@@ -11,6 +11,10 @@
 //! [keys]
 //! quit = "x"
 //! refresh = "R"
+//! [refresh]
+//! control_plane_calls_per_second = 10
+//! sweep_seconds = 600
+//! metrics_calls_per_minute = 60
 //! [thresholds]
 //! p99_warn_ms = 300
 //! p99_breach_ms = 1000
@@ -52,6 +56,23 @@ pub struct Settings {
     pub log_inputs: Option<bool>,
     /// When figures are coloured as a warning or a breach (`[thresholds]`).
     pub thresholds: Option<Thresholds>,
+    /// How the console paces its reads of a large fleet (`[refresh]`).
+    pub refresh: Option<RefreshConfig>,
+}
+
+/// `[refresh]`: the control-plane budget per account and region (calls per second; default 10
+/// against AWS, 100 on the embedded sandbox), the sweep that describes every endpoint again at
+/// least every `sweep_seconds` (default 600), and the GetMetricData calls per minute the fleet's
+/// metrics may take (default 60).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshConfig {
+    /// Control-plane calls per second per account and region.
+    pub control_plane_calls_per_second: Option<f64>,
+    /// Every endpoint described again at least this often (seconds).
+    pub sweep_seconds: Option<u64>,
+    /// GetMetricData calls per minute.
+    pub metrics_calls_per_minute: Option<u32>,
 }
 
 /// `[thresholds]`: from which value the console colours a p99 latency or a 5XX rate as a warning
@@ -223,6 +244,7 @@ impl ConfigFile {
             s.invocation_log = p.invocation_log.clone().or(s.invocation_log);
             s.log_inputs = p.log_inputs.or(s.log_inputs);
             s.thresholds = p.thresholds.or(s.thresholds);
+            s.refresh = p.refresh.or(s.refresh);
         }
         s
     }

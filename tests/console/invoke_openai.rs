@@ -48,7 +48,7 @@ async fn openai_mode_streams_an_answer_and_shows_a_tool_call() {
         ..Default::default()
     };
     let mut app = App::new(data, Theme::default_theme());
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     let deadline = ("the inventory", Duration::from_secs(60));
     tui::pump_until(&mut app, &jobs, &mut rx, deadline, |a| a.data.loaded, |_| {}).await;
     app.data.selected = Some(LLM.into());

@@ -32,3 +32,4 @@ mod timeline;
 mod variants_report;
 mod variants_report_range;
 mod weights_race;
+mod what_changed;
