@@ -34,7 +34,7 @@ use common::{env_num, median, min_max, sdk_config};
 const ROLE: &str = "arn:aws:iam::123456789012:role/sagemaker";
 
 fn served(sb: &SandboxHandle) -> u64 {
-    sb.sandbox.requests.lock().values().sum::<u64>()
+    sb.sandbox.calls.total()
 }
 
 /// One IC endpoint `ep-NNN` with its configuration.

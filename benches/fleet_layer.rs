@@ -42,7 +42,7 @@ const ENDPOINT: &str = "xgboost-churn-csv";
 const CSV_BODY: &str = "0.5,1.0,3,12.5,0\n";
 
 fn counts(sb: &Sandbox) -> HashMap<String, u64> {
-    sb.requests.lock().clone()
+    sb.calls.by_operation()
 }
 
 /// Requests served between two snapshots, by operation (zero deltas left out).

@@ -9,6 +9,7 @@
 //! front door and the wire codecs).
 
 pub mod autoscaling;
+pub mod calls;
 pub mod cloudwatch;
 pub mod faults;
 pub mod http;

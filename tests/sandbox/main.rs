@@ -29,6 +29,7 @@ mod openai;
 mod routing;
 mod runtime;
 mod s3;
+mod scale;
 mod sessions;
 mod shapes;
 mod slow_clients;

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::outln;
+use crate::sandbox::calls::throttle::ThrottleSpec;
 use crate::sandbox::faults::FaultSpec;
 use crate::sandbox::http::raw_client;
 use crate::sandbox::{SandboxConfig, Timing, start};
@@ -62,6 +63,13 @@ pub struct SandboxArgs {
     /// (the default), `--fast` makes it 0.01.
     #[arg(long)]
     pub deploy_wait_scale: Option<f64>,
+    /// Throttle the SageMaker control plane to N calls per second per region, answering
+    /// ThrottlingException past it (as AWS's account limits do); also `POST /_sandbox/throttle`.
+    #[arg(long, value_name = "N")]
+    pub throttle_rate: Option<f64>,
+    /// The throttle's burst: calls admitted at once from a full bucket (default: one second's).
+    #[arg(long, value_name = "N", requires = "throttle_rate")]
+    pub throttle_burst: Option<u64>,
     /// Inject a fault at start, e.g. `kind=throttle,endpoint=NAME,count=5` (repeatable; see README).
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
@@ -93,6 +101,13 @@ impl SandboxArgs {
         if !(self.traffic_rate.is_finite() && self.traffic_rate >= 0.0) {
             return Err("--traffic-rate must be a number >= 0".into());
         }
+        let throttle = self.throttle_rate.map(|rate| ThrottleSpec {
+            rate,
+            burst: self.throttle_burst,
+        });
+        if let Some(t) = &throttle {
+            t.check().map_err(|e| format!("--throttle-rate/--throttle-burst: {e}"))?;
+        }
         Ok(SandboxConfig {
             bind: SocketAddr::new(self.bind, self.port.unwrap_or(default_port)),
             seed: self.seed,
@@ -107,6 +122,7 @@ impl SandboxArgs {
             mme_models_per_instance: self.mme_models_per_instance.max(1),
             timing,
             extra_regions: self.extra_regions.clone(),
+            throttle,
             ..SandboxConfig::default()
         })
     }

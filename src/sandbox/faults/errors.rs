@@ -10,7 +10,7 @@ use crate::sandbox::world::sandbox::Sandbox;
 /// The runtime error a fault kind answers with, if it is an error.
 pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<ApiError> {
     Some(match kind {
-        FaultKind::Throttle => ApiError::new(StatusCode::BAD_REQUEST, "ThrottlingException", "Rate exceeded"),
+        FaultKind::Throttle => ApiError::throttling(),
         FaultKind::InternalFailure => ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "InternalFailure",

@@ -152,7 +152,8 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -> Response {
     let (parts, body) = req.into_parts();
     let (method, uri, headers) = (parts.method, parts.uri, parts.headers);
-    let sb = crate::sandbox::http::region::for_request(&sb, &headers);
+    let primary = sb;
+    let sb = crate::sandbox::http::region::for_request(&primary, &headers);
     let path = uri.path().to_string();
     if path.starts_with("/_sandbox/")
         && let Some(refused) = admin_guard(&method, &headers)
@@ -170,7 +171,7 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         return rpc_v2(&sb, rest, &headers, &body);
     }
     if let Some(rest) = path.strip_prefix("/endpoints/") {
-        sb.count_request(match rest.rsplit('/').next() {
+        sb.count_request("sagemaker-runtime", match rest.rsplit('/').next() {
             Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
             Some("async-invocations") => "InvokeEndpointAsync",
             Some("completions") => "OpenAIChatCompletions",
@@ -179,14 +180,14 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         return runtime::handle(sb.clone(), &method, rest, &headers, body).await;
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
-        return admin::handle(&sb, &method, rest, uri.query(), &body);
+        return admin::handle((&primary, &sb), &method, rest, uri.query(), &body);
     }
     if method == Method::POST
         && path == "/"
         && let Some(op) = sts::query_action(&headers, &body)
     {
         // awsQuery (STS): the operation is the form's Action.
-        sb.count_request(&op);
+        sb.count_request("sts", &op);
         return sts::handle(&sb, &op, &headers);
     }
     let signed_for_s3 = headers
@@ -194,7 +195,7 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("/s3/aws4_request"));
     if method == Method::PUT && signed_for_s3 {
-        sb.count_request(if path.trim_matches('/').contains('/') {
+        sb.count_request("s3", if path.trim_matches('/').contains('/') {
             "PutObject"
         } else {
             "CreateBucket"
@@ -202,7 +203,7 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         return s3::handle_put(&sb, &path, &headers, &body);
     }
     if method == Method::GET || method == Method::HEAD {
-        sb.count_request(if uri.query().is_some_and(|q| q.contains("list-type=2")) {
+        sb.count_request("s3", if uri.query().is_some_and(|q| q.contains("list-type=2")) {
             "ListObjectsV2"
         } else {
             "S3"
@@ -216,11 +217,27 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
     )
 }
 
-/// awsJson: the service and operation are named by `x-amz-target` (`Service.Operation`).
+/// The service a target's prefix names, as boto3 names its client (what the call counts say).
+fn service_name(target_prefix: &str) -> &'static str {
+    match target_prefix {
+        "SageMaker" => "sagemaker",
+        "AnyScaleFrontendService" => "application-autoscaling",
+        "GraniteServiceVersion20100801" => "cloudwatch",
+        "Logs_20140328" => "logs",
+        _ => "unknown",
+    }
+}
+
+/// awsJson: the service and operation are named by `x-amz-target` (`Service.Operation`); a
+/// SageMaker call past the region's throttle is answered ThrottlingException.
 async fn by_target(sb: &Sandbox, target: &str, headers: &HeaderMap, body: &Bytes) -> Response {
     let (service, op) = target.split_once('.').unwrap_or((target, ""));
-    sb.count_request(op);
+    sb.count_request(service_name(service), op);
     match service {
+        "SageMaker" if !sb.throttle.admit() => {
+            sb.calls.count_throttled("sagemaker", op);
+            ApiError::throttling().into_response(Protocol::AwsJson11)
+        }
         "SageMaker" => control::handle(sb, op, body).await,
         "AnyScaleFrontendService" => autoscaling::handle(sb, op, body),
         "GraniteServiceVersion20100801" => cloudwatch::handle(sb, Protocol::AwsJson10, op, headers, body),
@@ -243,7 +260,7 @@ fn rpc_v2(sb: &Sandbox, rest: &str, headers: &HeaderMap, body: &Bytes) -> Respon
         (Some("operation"), Some(op)) => op,
         _ => "",
     };
-    sb.count_request(op);
+    sb.count_request(service_name(service), op);
     if service == "GraniteServiceVersion20100801" {
         return cloudwatch::handle(sb, Protocol::RpcV2Cbor, op, headers, body);
     }

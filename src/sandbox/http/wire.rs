@@ -63,6 +63,12 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, "ValidationException", message)
     }
 
+    /// `ThrottlingException` (HTTP 400, `Rate exceeded`), as SageMaker answers a call over its
+    /// rate: the code the SDKs' retry classifiers treat as throttling.
+    pub fn throttling() -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "ThrottlingException", "Rate exceeded")
+    }
+
     /// Adds a structure member to the error body.
     pub fn with_field(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
         self.fields.insert(key.to_string(), value.into());

@@ -52,11 +52,13 @@ impl Sandbox {
             faults: Faults::default(),
             logs: LogStore::default(),
             sessions: Default::default(),
-            requests: Mutex::new(HashMap::new()),
+            calls: Default::default(),
+            throttle: Default::default(),
             async_queues: Mutex::new(Default::default()),
             regions: build(&config),
             config,
         });
+        sandbox.throttle.set(sandbox.config.throttle);
         fleet::seed(&sandbox);
         sandbox
     }

@@ -4,6 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::sandbox::calls::throttle::ThrottleSpec;
+
 /// How long simulated operations take. Defaults are a few seconds, as the console's users expect
 /// to watch a transition happen; tests shorten them.
 #[derive(Debug, Clone)]
@@ -130,6 +132,8 @@ pub struct SandboxConfig {
     pub extra_regions: Vec<RegionFleet>,
     /// The connection cap and the request-body deadline.
     pub connections: ConnectionLimits,
+    /// The SageMaker control plane's throttle, per region (None = off; `--throttle-rate`).
+    pub throttle: Option<ThrottleSpec>,
 }
 
 impl Default for SandboxConfig {
@@ -150,6 +154,7 @@ impl Default for SandboxConfig {
             timing: Timing::default(),
             extra_regions: Vec::new(),
             connections: ConnectionLimits::default(),
+            throttle: None,
         }
     }
 }

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::sandbox::autoscaling::store::AutoScaling;
+use crate::sandbox::calls::throttle::Throttle;
+use crate::sandbox::calls::{CallCount, CallCounts};
 use crate::sandbox::cloudwatch::alarms::store::AlarmStore;
 use crate::sandbox::cloudwatch::metrics::MetricStore;
 use crate::sandbox::faults::Faults;
@@ -33,8 +35,10 @@ pub struct Sandbox {
     pub logs: LogStore,
     /// SageMaker Runtime's stateful sessions.
     pub sessions: SessionStore,
-    /// Requests served, by operation (benchmarks and tests count API calls with it).
-    pub requests: Mutex<HashMap<String, u64>>,
+    /// Calls served, by service and operation (the admin route's `/_sandbox/calls`).
+    pub calls: CallCounts,
+    /// The SageMaker control plane's throttle (off unless a rate is set).
+    pub throttle: Throttle,
     /// The queues of asynchronous endpoints (InvokeEndpointAsync).
     pub async_queues: Mutex<crate::sandbox::world::queue::AsyncQueues>,
     /// The other regions' emulated states, by region name.
@@ -42,20 +46,33 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Counts one request of an operation.
-    pub fn count_request(&self, op: &str) {
-        let mut r = self.requests.lock();
-        match r.get_mut(op) {
-            Some(n) => *n += 1,
-            None => {
-                r.insert(op.to_string(), 1);
-            }
-        }
+    /// Counts one call of a service's operation.
+    pub fn count_request(&self, service: &'static str, op: &str) {
+        self.calls.count(service, op);
     }
 
-    /// Requests served so far for an operation.
+    /// Calls served so far for an operation (whatever the service), since the last reset.
     pub fn request_count(&self, op: &str) -> u64 {
-        self.requests.lock().get(op).copied().unwrap_or(0)
+        self.calls.calls_of(op)
+    }
+
+    /// This state's region and every other region's states (the primary's list; another
+    /// region's state lists only itself).
+    pub fn all_states(&self) -> Vec<&Sandbox> {
+        let mut states = vec![self];
+        let mut others: Vec<&Sandbox> = self.regions.values().map(|s| &**s).collect();
+        others.sort_by(|a, b| a.config.region.cmp(&b.config.region));
+        states.extend(others);
+        states
+    }
+
+    /// The calls every region served since its last reset: `(region, counts)`, this state's
+    /// region first.
+    pub fn all_call_counts(&self) -> Vec<(String, Vec<CallCount>)> {
+        self.all_states()
+            .into_iter()
+            .map(|s| (s.config.region.clone(), s.calls.snapshot()))
+            .collect()
     }
 
     /// `arn:aws:sagemaker:REGION:ACCOUNT:KIND/NAME` (names are lower-cased in ARNs, as AWS does).

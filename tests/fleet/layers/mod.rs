@@ -63,6 +63,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
                 "world/resources.rs",
                 "world/deployment.rs",
                 "http/wire.rs",
+                "calls",
             ],
             &[
                 "world/containers",

@@ -10,7 +10,7 @@ use crate::common::sandbox_with;
 use crate::compat_boto3::{ClientEnv, venv_async};
 
 /// Runs `tests/compat/SCRIPT` against a fresh sandbox and checks it ends with `last_line`.
-async fn run_script(script: &str, last_line: &str) {
+pub(crate) async fn run_script(script: &str, last_line: &str) {
     let venv = venv_async().await;
     let sb = sandbox_with(SandboxConfig::for_tests()).await;
     let env = ClientEnv::new(sb.endpoint_url());

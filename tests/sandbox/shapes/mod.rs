@@ -3,7 +3,7 @@
 //! objects), shadow variants, with the Rust SDK and with boto3.
 
 mod asynchronous;
-mod boto3;
+pub(crate) mod boto3;
 mod demo;
 mod serverless;
 mod shadow;

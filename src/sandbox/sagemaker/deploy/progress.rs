@@ -101,6 +101,8 @@ fn walk(ep: &mut Endpoint, firing: &[String], pace: &Pace, now: f64) -> bool {
         }
         d.at += 1;
         d.step_started = ends;
+        // Each step shows in DescribeEndpoint (VariantStatus, counts): a change of the endpoint.
+        ep.last_modified = ends;
     }
     false
 }
