@@ -105,3 +105,49 @@ async fn nothing_changing_describes_only_the_selected_and_transitional_endpoints
     })
     .await;
 }
+
+/// A first load of 120 endpoints against a control plane throttled at 20 calls a second: a fleet
+/// with a budget of 15 a second is never throttled; an unlimited one is (its throttled describes
+/// keep their rows for the next refresh, never failed).
+#[tokio::test]
+async fn the_budget_keeps_a_refresh_under_the_sandboxs_throttle() {
+    use sagedeck::sandbox::calls::throttle::ThrottleSpec;
+    let sb = sandbox_with(SandboxConfig {
+        extra_endpoints: 120,
+        throttle: Some(ThrottleSpec {
+            rate: 20.0,
+            burst: Some(20),
+        }),
+        ..SandboxConfig::for_tests()
+    })
+    .await;
+    let opts = InventoryOptions {
+        autoscaling: false,
+        concurrency: 32,
+        ..Default::default()
+    };
+    let full = RefreshPlan::full(opts);
+    let budgeted = fleet(&sb).await.with_budget(15.0);
+    let inv = budgeted
+        .refresh(&mut RefreshMemory::default(), &full, &|_| {})
+        .await
+        .unwrap();
+    assert_eq!(inv.throttled, 0, "15 calls a second stay under a throttle of 20");
+    assert_eq!((inv.described, inv.pending.len()), (120, 0));
+
+    let unlimited = fleet(&sb).await;
+    let inv = unlimited.refresh(&mut RefreshMemory::default(), &full, &|_| {}).await;
+    let inv = inv.expect("a throttled refresh still answers");
+    assert!(inv.throttled > 0, "without a budget the control plane throttles");
+    assert!(
+        inv.failures.is_empty(),
+        "a throttled describe is not a failure: {:?}",
+        inv.failures
+    );
+    assert_eq!(inv.endpoints.len(), 120, "every row stays");
+    assert_eq!(
+        inv.described + inv.pending.len(),
+        120,
+        "the rest wait for the next refresh"
+    );
+}
