@@ -63,11 +63,11 @@ rss_mb() { awk '/VmRSS/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
 pct() { awk -v c="$1" -v t="$TICKS" -v s="$2" 'BEGIN { printf "%.1f", 100 * (c / t) / s }'; }
 screen() { tmux capture-pane -t "$SESSION" -p 2>/dev/null; }
 
-measure() { # $1 label, $2 binary; prints one table row
-  local label=$1 bin=$2 t0 t1 first pid c0 s0 k0 k1 c1 s1 rss_load rss_late cpu sbcpu calls refreshes
+measure() { # $1 label, $2 binary, $3 its extra flags; prints one table row
+  local label=$1 bin=$2 extra=${3:-} t0 t1 first pid c0 s0 k0 k1 c1 s1 rss_load rss_late cpu sbcpu calls refreshes
   t0=$(date +%s%N)
   tmux new-session -d -s "$SESSION" -x 160 -y 50 \
-    "env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 $bin --endpoint-url $URL --regions $REGIONS"
+    "env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 $bin --endpoint-url $URL --regions $REGIONS $extra"
   for _ in $(seq 1 6000); do screen | grep -q "fleet-ep-" && break; sleep 0.005; done
   t1=$(date +%s%N); first=$(( (t1 - t0) / 1000000 ))
   pid=$(console_pid)
@@ -81,19 +81,21 @@ measure() { # $1 label, $2 binary; prints one table row
   cpu=$(pct $((c1 - c0)) $((s1 - s0))); sbcpu=$(pct $((d1 - d0)) $((s1 - s0)))
   calls=$(delta "$k0" "$k1")
   refreshes=$(( (s1 - s0) / 10 ))
-  # A weight change on a generated endpoint with two variants (Stable 9, Canary 1 → 1:1), shown
-  # on the console's Variants tab.
-  local ep; ep=$(printf "fleet-ep-%04d" $(( (RANDOM % 600) * 3 + 3 )))
-  tmux send-keys -t "$SESSION" ":goto $ep" Enter 2
-  sleep 2
+  # A weight change on the demo's A/B endpoint (Stable 9, Canary 1 → 1:1; in us-east-1 only),
+  # selected with the filter and shown on the Variants tab.
+  tmux send-keys -t "$SESSION" / mcp-intent-classifier-prod Enter 2
+  sleep 3
   local w0 w1
   w0=$(date +%s%N)
-  env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x "$AFTER" weights "$ep" \
-    --endpoint-url "$URL" --region us-east-1 --set Stable=1,Canary=1 --yes >/dev/null 2>&1
+  env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x "$AFTER" weights mcp-intent-classifier-prod \
+    --endpoint-url "$URL" --region us-east-1 --set Stable=1 Canary=1 --yes >/dev/null 2>&1 || true
   for _ in $(seq 1 1200); do screen | grep -q "50.0%" && break; sleep 0.05; done
   w1=$(date +%s%N)
   local shown; shown=$(awk -v n=$((w1 - w0)) 'BEGIN { printf "%.1f", n / 1e9 }')
-  tmux send-keys -t "$SESSION" 1
+  # Set the weights back for the next build.
+  env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x "$AFTER" weights mcp-intent-classifier-prod \
+    --endpoint-url "$URL" --region us-east-1 --set Stable=9 Canary=1 --yes >/dev/null 2>&1 || true
+  tmux send-keys -t "$SESSION" Escape 1
   sleep $(( MINUTES * 60 - STEADY - 20 > 0 ? MINUTES * 60 - STEADY - 20 : 0 ))
   rss_late=$(rss_mb "$pid")
   tmux kill-session -t "$SESSION"
@@ -104,4 +106,7 @@ start_sandbox
 printf 'sandbox: 10,008 endpoints over 5 regions; steady window %ss; memory again after %s min\n' "$STEADY" "$MINUTES"
 printf '%-7s %9s %8s %8s %9s %9s %9s  %s\n' build "first ms" "cpu %" "sbx %" "rss MB" "rss late" "weight s" "SageMaker calls in the steady window"
 measure before "$BEFORE"
-measure after "$AFTER"
+# The after build's budget on this sandbox: 100 control-plane calls a second per region (the
+# embedded sandbox's default; 10 against AWS).
+measure after "$AFTER" "--control-plane-budget 100"
+echo "(steady window: $STEADY s with nothing changing; calls counted by the sandbox over it)"
