@@ -3,15 +3,17 @@
 //!
 //! Rows (a table on stdout):
 //! * CPU idle: the process's CPU time (getrusage) over a window with no API call, as a share
-//!   of one core; with the traffic generator off, then on (25 invocations/s, the default);
+//!   of one core, after a warm-up (the first ticks write every instance's cold start once);
+//!   with the traffic generator off, then on (25 invocations/s, the default);
 //! * DescribeEndpoint: latency of one call through the Rust SDK (median, p99), sequential,
 //!   over endpoints picked across the region, and the sandbox CPU per call;
-//! * ListEndpoints: a whole region listed in pages of 100 (median of the rounds), and the
-//!   median latency of its first and of its last page (a page cut from a fresh sort of the
-//!   whole region costs the same wherever it is; one read from an index costs its own size).
+//! * ListEndpoints: a whole region listed in pages of 100 (median of the rounds), the median
+//!   page and the last page (a page cut from a fresh sort of the whole region costs the sort
+//!   wherever it is; one read from an index costs its own size).
 //!
 //! Run: `cargo bench --profile dev --bench sandbox_scale` (`SAGEDECK_BENCH_PER_REGION`,
-//! default 2000; `SAGEDECK_BENCH_IDLE_SECS`, default 10; `SAGEDECK_BENCH_ROUNDS`, default 3).
+//! default 2000; `SAGEDECK_BENCH_IDLE_SECS`, default 10; `SAGEDECK_BENCH_WARMUP_SECS`, default
+//! 5; `SAGEDECK_BENCH_ROUNDS`, default 3).
 
 mod common;
 
@@ -73,7 +75,11 @@ async fn describes(url: &str, per_region: usize, calls: usize) -> (f64, f64, f64
     for i in 0..calls {
         let name = format!("fleet-ep-{:04}", (i * 7919) % per_region);
         let t = Instant::now();
-        sm.describe_endpoint().endpoint_name(name).send().await.expect("describe");
+        sm.describe_endpoint()
+            .endpoint_name(name)
+            .send()
+            .await
+            .expect("describe");
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     let cpu_ms = (cpu_seconds() - cpu) * 1e3 / calls as f64;
@@ -83,7 +89,8 @@ async fn describes(url: &str, per_region: usize, calls: usize) -> (f64, f64, f64
     (median(times), p99, cpu_ms)
 }
 
-/// One whole listing of a region in pages of 100: (total ms, first page ms, last page ms).
+/// One whole listing of a region in pages of 100: (total ms, median page ms, last page ms,
+/// endpoints).
 async fn listing(url: &str) -> (f64, f64, f64, usize) {
     let sm = aws_sdk_sagemaker::Client::new(&sdk_config_in(url, "ap-south-1").await);
     let (mut token, mut pages, mut count) = (None::<String>, Vec::new(), 0);
@@ -105,26 +112,33 @@ async fn listing(url: &str) -> (f64, f64, f64, usize) {
         }
     }
     let total = start.elapsed().as_secs_f64() * 1e3;
-    (total, pages[0], *pages.last().unwrap_or(&f64::NAN), count)
+    let last = *pages.last().unwrap_or(&f64::NAN);
+    (total, median(pages), last, count)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let per_region = env_num("SAGEDECK_BENCH_PER_REGION", 2000) as usize;
     let window = Duration::from_secs(env_num("SAGEDECK_BENCH_IDLE_SECS", 10));
+    let warmup = Duration::from_secs(env_num("SAGEDECK_BENCH_WARMUP_SECS", 5));
     let rounds = env_num("SAGEDECK_BENCH_ROUNDS", 3) as usize;
     println!(
-        "sandbox scale: {} endpoints over {} regions, idle window {:?}, {rounds} rounds",
+        "sandbox scale: {} endpoints over {} regions, idle window {:?} after {:?}, {rounds} rounds",
         per_region * REGIONS.len(),
         REGIONS.len(),
-        window
+        window,
+        warmup
     );
     println!("| row | median | note |\n|---|---|---|");
 
     let sb = scale_sandbox(per_region, None).await;
     let url = sb.endpoint_url();
+    tokio::time::sleep(warmup).await;
     let idle = idle_cpu(window).await;
-    println!("| CPU idle, no traffic | {:.1} % of a core | {window:?} |", idle * 100.0);
+    println!(
+        "| CPU idle, no traffic | {:.1} % of a core | {window:?} |",
+        idle * 100.0
+    );
     let mut describe = Vec::new();
     let mut lists = Vec::new();
     for _ in 0..rounds {
@@ -139,16 +153,20 @@ async fn main() {
         pick(&|d| d.2)
     );
     let total = median(lists.iter().map(|l| l.0).collect());
-    let first = median(lists.iter().map(|l| l.1).collect());
+    let page = median(lists.iter().map(|l| l.1).collect());
     let last = median(lists.iter().map(|l| l.2).collect());
     println!(
-        "| ListEndpoints, whole region ({} endpoints, pages of 100) | {total:.0} ms | first page {first:.2} ms, last page {last:.2} ms |",
+        "| ListEndpoints, whole region ({} endpoints, pages of 100) | {total:.0} ms | median page {page:.2} ms, last page {last:.2} ms |",
         lists[0].3
     );
     sb.shutdown().await;
 
     let sb = scale_sandbox(per_region, Some(25.0)).await;
+    tokio::time::sleep(warmup).await;
     let busy = idle_cpu(window).await;
-    println!("| CPU idle, traffic 25/s | {:.1} % of a core | {window:?} |", busy * 100.0);
+    println!(
+        "| CPU idle, traffic 25/s | {:.1} % of a core | {window:?} |",
+        busy * 100.0
+    );
     sb.shutdown().await;
 }

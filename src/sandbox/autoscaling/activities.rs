@@ -128,5 +128,6 @@ pub fn scale_variant(sb: &Sandbox, endpoint: &str, variant: &str, desired: i32) 
     ep.transition = Some(Transition::Update {
         until: now + sb.config.timing.update.as_secs_f64(),
     });
+    world.track(endpoint);
     true
 }

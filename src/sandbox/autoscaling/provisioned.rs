@@ -52,5 +52,6 @@ pub fn scale_provisioned(sb: &Sandbox, resource_id: &str, to: i64) -> bool {
     ep.transition = Some(Transition::Update {
         until: now + sb.config.timing.update.as_secs_f64(),
     });
+    world.track(endpoint);
     true
 }

@@ -4,6 +4,8 @@
 //! one access line per invocation, Python tracebacks for container errors, worker-queue
 //! rejections for throttles, model loads and evictions on multi-model endpoints.
 
+use std::sync::atomic::Ordering;
+
 use crate::sandbox::logs::store::{group_name, stream_name};
 use crate::sandbox::runtime::request::Outcome;
 use crate::sandbox::world::clock::iso8601;
@@ -181,12 +183,22 @@ pub fn model_loaded(
     );
 }
 
-/// Cold starts for instances that appeared, health checks every [`PING_INTERVAL_SECS`].
+/// Cold starts for instances that appeared, health checks every [`PING_INTERVAL_SECS`]; a tick
+/// with neither looks at nothing (the world's revision has not moved).
 pub fn tick(sb: &Sandbox, now: f64) {
-    let ping = now - sb.logs.data.lock().last_ping >= PING_INTERVAL_SECS;
-    if ping {
-        sb.logs.data.lock().last_ping = now;
-    }
+    let revision = sb.world.read().revision;
+    let ping = {
+        let mut data = sb.logs.data.lock();
+        let ping = now - data.last_ping >= PING_INTERVAL_SECS;
+        if !ping && data.last_revision == revision {
+            return; // no instance came or went, no health check due
+        }
+        data.last_revision = revision;
+        if ping {
+            data.last_ping = now;
+        }
+        ping
+    };
     let mut writes: Vec<(String, String, Vec<String>)> = Vec::new();
     {
         let world = sb.world.read();
@@ -194,11 +206,16 @@ pub fn tick(sb: &Sandbox, now: f64) {
             if !matches!(ep.status, EndpointStatus::InService | EndpointStatus::Updating) {
                 continue;
             }
-            let group = group_name(&ep.name);
             for v in &ep.variants {
-                for index in 0..v.sim.instance_count() {
+                let count = v.sim.instance_count();
+                let opened = v.sim.logged_streams.fetch_max(count, Ordering::Relaxed);
+                if !ping && opened >= count {
+                    continue; // nothing new: no name built, no store looked at
+                }
+                let group = group_name(&ep.name);
+                for index in 0..count {
                     let stream = stream_name(&ep.name, &v.name, index);
-                    if !sb.logs.has_stream(&group, &stream) {
+                    if index >= opened && !sb.logs.has_stream(&group, &stream) {
                         writes.push((group.clone(), stream, cold_start(v.sim.kind, now)));
                     } else if ping {
                         writes.push((

@@ -56,6 +56,9 @@ pub struct LogData {
     total: usize,
     /// When health checks were last written (epoch seconds).
     pub last_ping: f64,
+    /// The world's revision the last tick saw (`World::revision`): with no change since and no
+    /// health check due, a tick looks at nothing.
+    pub last_revision: u64,
 }
 
 /// The shared, locked store.

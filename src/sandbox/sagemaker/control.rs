@@ -45,7 +45,9 @@ fn dispatch(sb: &Sandbox, op: &str, body: &[u8]) -> Result<Value, ApiError> {
     }
     let created_tags = tags::given_at_create(op, &doc)?;
     let now = now_epoch();
-    sb.world.write().advance(now);
+    if sb.world.read().needs_advance(now) {
+        sb.world.write().advance(now);
+    }
     deploy::progress::advance(sb, now);
     let answer = match op {
         "CreateModel" => models::create_model(sb, parse_input(doc)?),

@@ -20,7 +20,8 @@ use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
-use crate::sandbox::sagemaker::params::{ListParams, check_name, page, passes};
+use crate::sandbox::sagemaker::listing;
+use crate::sandbox::sagemaker::params::{ListParams, check_name};
 use crate::sandbox::sagemaker::serverless;
 use crate::sandbox::sagemaker::shadow;
 use crate::sandbox::world::clock::now_epoch;
@@ -75,9 +76,7 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
             now,
         );
     }
-    world.endpoints.insert(
-        input.endpoint_name.clone(),
-        Endpoint {
+    world.insert_endpoint(Endpoint {
             name: input.endpoint_name,
             arn: arn.clone(),
             config_name: config.name,
@@ -91,8 +90,7 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
                 fail: None,
             }),
             last_deployment_config: None,
-        },
-    );
+    });
     Ok(json!({ "EndpointArn": arn }))
 }
 
@@ -199,7 +197,8 @@ pub fn describe(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
         .ok_or_else(|| not_found(sb, name))
 }
 
-/// ListEndpoints with AWS's defaults (10 per page, CreationTime descending).
+/// ListEndpoints with AWS's defaults (10 per page, CreationTime descending), read from the
+/// sorted indexes (`listing.rs`).
 pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
     if let Some(s) = params.status_equals.as_deref()
         && EndpointStatus::parse(s).is_none()
@@ -209,31 +208,7 @@ pub fn list(sb: &Sandbox, params: ListParams) -> Result<Value, ApiError> {
             "1 validation error detected: Value '{s}' at 'statusEquals' failed to satisfy enum value set: [OutOfService, Creating, Updating, SystemUpdating, RollingBack, InService, Deleting, Failed, UpdateRollbackFailed]"
         )));
     }
-    let world = sb.world.read();
-    let items: Vec<&Endpoint> = world
-        .endpoints
-        .values()
-        .filter(|e| passes(&params, &e.name, e.creation_time, e.last_modified))
-        .filter(|e| params.status_equals.as_deref().is_none_or(|s| e.status.as_str() == s))
-        .collect();
-    page(
-        &params,
-        items,
-        "Endpoints",
-        |e, by| {
-            if by == "Status" {
-                (e.status.as_str().to_string(), e.creation_time)
-            } else {
-                (e.name.clone(), e.creation_time)
-            }
-        },
-        |e| {
-            json!({
-                "EndpointName": e.name, "EndpointArn": e.arn, "CreationTime": e.creation_time,
-                "LastModifiedTime": e.last_modified, "EndpointStatus": e.status.as_str(),
-            })
-        },
-    )
+    listing::list_endpoints(&sb.world.read(), &params)
 }
 
 /// DeleteEndpoint: Deleting now, gone after the configured delete time.
@@ -259,6 +234,7 @@ pub fn delete(sb: &Sandbox, name: &str) -> Result<Value, ApiError> {
     ep.transition = Some(Transition::Delete {
         until: now + sb.config.timing.delete.as_secs_f64(),
     });
+    world.track(name);
     Ok(json!({}))
 }
 
@@ -332,7 +308,9 @@ pub fn update_weights(sb: &Sandbox, input: UpdateWeightsInput) -> Result<Value, 
     ep.transition = Some(Transition::Update {
         until: now + sb.config.timing.update.as_secs_f64(),
     });
-    Ok(json!({ "EndpointArn": ep.arn }))
+    let arn = ep.arn.clone();
+    world.track(&input.endpoint_name);
+    Ok(json!({ "EndpointArn": arn }))
 }
 
 /// The serverless settings the update asks of each variant that has a ServerlessUpdateConfig

@@ -8,6 +8,7 @@ pub mod control;
 pub mod deploy;
 pub mod endpoints;
 pub mod instance_types;
+pub mod listing;
 pub mod models;
 pub mod params;
 pub mod routing;

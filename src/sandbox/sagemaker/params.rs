@@ -70,14 +70,18 @@ pub struct ListParams {
     pub status_equals: Option<String>,
 }
 
-/// Sorts, pages and wraps items into `{ <key>: [...], NextToken }`.
-pub fn page<T>(
-    params: &ListParams,
-    mut items: Vec<T>,
-    key: &str,
-    sort_key: impl Fn(&T, &str) -> (String, f64),
-    to_json: impl Fn(&T) -> Value,
-) -> Result<Value, ApiError> {
+/// What a list request asks of its page: its size, the sort key and the order.
+pub struct PageShape {
+    /// Items per page (MaxResults, 1-100, default 10).
+    pub max: usize,
+    /// `Name`, `CreationTime` (the default) or `Status`.
+    pub by: String,
+    /// Descending (the default) or ascending.
+    pub descending: bool,
+}
+
+/// The page a list request asks for, its MaxResults, SortBy and SortOrder checked.
+pub fn page_shape(params: &ListParams) -> Result<PageShape, ApiError> {
     let max = params.max_results.unwrap_or(10);
     if !(1..=100).contains(&max) {
         return Err(ApiError::validation(format!(
@@ -99,6 +103,22 @@ pub fn page<T>(
             )));
         }
     };
+    Ok(PageShape {
+        max: max as usize,
+        by,
+        descending,
+    })
+}
+
+/// Sorts, pages and wraps items into `{ <key>: [...], NextToken }`.
+pub fn page<T>(
+    params: &ListParams,
+    mut items: Vec<T>,
+    key: &str,
+    sort_key: impl Fn(&T, &str) -> (String, f64),
+    to_json: impl Fn(&T) -> Value,
+) -> Result<Value, ApiError> {
+    let PageShape { max, by, descending } = page_shape(params)?;
     items.sort_by(|a, b| {
         let (sa, ta) = sort_key(a, &by);
         let (sb_, tb) = sort_key(b, &by);
@@ -113,7 +133,7 @@ pub fn page<T>(
         None => 0,
         Some(t) => decode_token(t).ok_or_else(|| ApiError::validation("Invalid pagination token.".to_string()))?,
     };
-    let end = (start + max as usize).min(items.len());
+    let end = (start + max).min(items.len());
     let slice: Vec<Value> = items.get(start..end).unwrap_or(&[]).iter().map(to_json).collect();
     let mut out = json!({ key: slice });
     if end < items.len() {

@@ -67,6 +67,9 @@ pub struct EndpointQueue {
 pub struct AsyncQueues {
     /// Queues by endpoint.
     pub by_endpoint: BTreeMap<String, EndpointQueue>,
+    /// The asynchronous endpoints as last found, and when (`runtime/asynchronous/process.rs`
+    /// looks at every endpoint once a second, not on every tick).
+    pub known: (Vec<String>, f64),
 }
 
 impl AsyncQueues {

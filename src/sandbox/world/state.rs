@@ -3,8 +3,10 @@
 //! are deadlines advanced lazily on every access and by a background ticker, so timing is real
 //! without a timer per endpoint.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -236,6 +238,9 @@ impl Endpoint {
     }
 }
 
+/// The endpoints' `(CreationTime, name)` in ascending order: ListEndpoints' index.
+pub type CreationIndex = Vec<(f64, String)>;
+
 /// Everything the control plane knows.
 pub struct World {
     /// Models by name.
@@ -257,6 +262,15 @@ pub struct World {
     pub components: Components,
     /// Random source for the simulation (seeded).
     pub rng: StdRng,
+    /// The endpoints with a lifecycle step in progress, the only ones `advance` and the
+    /// deployments' walk look at ([`World::track`] adds one; steps that end are pruned).
+    pub in_flight: BTreeSet<String>,
+    /// Bumped whenever an endpoint appears or goes, or a lifecycle step starts or ends (when
+    /// instance counts change): readers that only act on such changes (the log writer's cold
+    /// starts) compare it with the last one they saw.
+    pub revision: u64,
+    /// The endpoints by (CreationTime, name), built on first use after the set changed.
+    creation_order: Mutex<Option<Arc<CreationIndex>>>,
 }
 
 impl World {
@@ -272,17 +286,75 @@ impl World {
             tags: BTreeMap::new(),
             components: Components::default(),
             rng: StdRng::seed_from_u64(seed),
+            in_flight: BTreeSet::new(),
+            revision: 0,
+            creation_order: Mutex::new(None),
         }
     }
 
-    /// Completes every lifecycle step whose deadline has passed.
+    /// Adds an endpoint, tracking its lifecycle step if it has one.
+    pub fn insert_endpoint(&mut self, ep: Endpoint) {
+        if ep.transition.is_some() {
+            self.in_flight.insert(ep.name.clone());
+        }
+        *self.creation_order.get_mut() = None;
+        self.revision += 1;
+        self.endpoints.insert(ep.name.clone(), ep);
+    }
+
+    /// Tracks an endpoint whose lifecycle step was just set, so that `advance` (and the
+    /// deployments' walk) find it without looking at every endpoint.
+    pub fn track(&mut self, name: &str) {
+        self.revision += 1;
+        self.in_flight.insert(name.to_string());
+    }
+
+    /// Forgets the tracked endpoints whose step has ended, or that are gone.
+    pub fn settle(&mut self) {
+        let (endpoints, before) = (&self.endpoints, self.in_flight.len());
+        self.in_flight
+            .retain(|n| endpoints.get(n).is_some_and(|e| e.transition.is_some()));
+        if self.in_flight.len() != before {
+            self.revision += 1;
+        }
+    }
+
+    /// Whether [`World::advance`] has anything to do at `now`: a tracked step due, or
+    /// inference components (whose lifecycles it walks whenever there are any). Lets callers
+    /// skip the write lock when nothing is due.
+    pub fn needs_advance(&self, now: f64) -> bool {
+        !self.components.items.is_empty() || !self.components.hosts.is_empty() || self.due(now).next().is_some()
+    }
+
+    /// The tracked endpoints whose timed step is due at `now`.
+    fn due(&self, now: f64) -> impl Iterator<Item = &String> {
+        self.in_flight.iter().filter(move |n| {
+            self.endpoints
+                .get(*n)
+                .and_then(|e| e.transition.as_ref())
+                .is_some_and(|t| t.until() <= now)
+        })
+    }
+
+    /// The endpoints sorted by (CreationTime, name) ascending: ListEndpoints' index.
+    pub fn creation_index(&self) -> Arc<CreationIndex> {
+        let mut cached = self.creation_order.lock();
+        cached
+            .get_or_insert_with(|| {
+                let mut order: Vec<(f64, String)> = self
+                    .endpoints
+                    .values()
+                    .map(|e| (e.creation_time, e.name.clone()))
+                    .collect();
+                order.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+                Arc::new(order)
+            })
+            .clone()
+    }
+
+    /// Completes every lifecycle step whose deadline has passed (of the tracked endpoints).
     pub fn advance(&mut self, now: f64) {
-        let due: Vec<String> = self
-            .endpoints
-            .values()
-            .filter(|e| e.transition.as_ref().is_some_and(|t| t.until() <= now))
-            .map(|e| e.name.clone())
-            .collect();
+        let due: Vec<String> = self.due(now).cloned().collect();
         for name in due {
             let Some(ep) = self.endpoints.get_mut(&name) else {
                 continue;
@@ -314,10 +386,12 @@ impl World {
                 Transition::Deploy(d) => ep.transition = Some(Transition::Deploy(d)),
                 Transition::Delete { .. } => {
                     self.endpoints.remove(&name);
+                    *self.creation_order.get_mut() = None;
                     self.components.forget_endpoint(&name);
                 }
             }
         }
+        self.settle();
         self.components.advance(now);
     }
 

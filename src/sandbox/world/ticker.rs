@@ -21,7 +21,9 @@ pub async fn run_ticker(sb: Arc<Sandbox>) {
     loop {
         interval.tick().await;
         let now = now_epoch();
-        sb.world.write().advance(now);
+        if sb.world.read().needs_advance(now) {
+            sb.world.write().advance(now);
+        }
         autoscale(&sb, now);
         sb.alarms.evaluate(&sb.metrics, now);
         roll_back_on_alarms(&sb, now);

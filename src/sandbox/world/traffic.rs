@@ -135,60 +135,79 @@ fn component_targets(world: &World, now: f64) -> Vec<Target> {
     out
 }
 
-/// Runs the generator forever at `rate` invocations per second (before the rate factor).
+/// Runs the generator forever at `rate` invocations per second (before the rate factor). Each
+/// tick draws its calls at once (one Poisson draw over the whole fleet) and gives each to a
+/// target picked by share (a binary search over the running sum), so a tick costs the calls it
+/// makes, not the fleet's size; the targets are read again once a second.
 pub async fn run(sb: Arc<Sandbox>, rate: f64) {
     let tick = Duration::from_millis(100);
     let mut interval = tokio::time::interval(tick);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut rng = StdRng::seed_from_u64(sb.config.seed ^ 0x7261_6666_6963);
     let mut last_gauges = 0.0;
+    let (mut targets, mut running_sum, mut read_at) = (Vec::new(), Vec::new(), f64::NEG_INFINITY);
     loop {
         interval.tick().await;
         let now = now_epoch();
-        let targets = snapshot(&sb.world.read(), now);
-        let total_share: f64 = targets.iter().map(|t| t.share).sum();
+        if now - read_at >= 1.0 {
+            targets = snapshot(&sb.world.read(), now);
+            running_sum = targets
+                .iter()
+                .scan(0.0, |sum, t| {
+                    *sum += t.share;
+                    Some(*sum)
+                })
+                .collect();
+            read_at = now;
+        }
+        let total_share = running_sum.last().copied().unwrap_or(0.0);
         if total_share <= 0.0 {
             continue;
         }
-        let factor = rate_factor(now, sb.config.seed);
-        for t in &targets {
-            let lambda = rate * factor * tick.as_secs_f64() * t.share / total_share;
-            let n = Poisson::new(lambda.max(1e-9))
-                .map(|p| p.sample(&mut rng) as u64)
-                .unwrap_or(0);
-            let (content_type, body) = t.kind.sample_request();
-            for _ in 0..n {
-                if crate::sandbox::runtime::asynchronous::enqueue_generated(&sb, &t.name, content_type, &body, now) {
-                    continue;
-                }
-                let model = if t.models.is_empty() {
-                    None
-                } else {
-                    let zipf = Zipf::new(t.models.len() as f64, 1.1).ok();
-                    let idx = zipf.map(|z| z.sample(&mut rng) as usize - 1).unwrap_or(0);
-                    t.models.get(idx.min(t.models.len() - 1)).cloned()
-                };
-                let req = InvokeRequest {
-                    endpoint: &t.name,
-                    content_type,
-                    accept: Some("application/json"),
-                    body: &body,
-                    target_model: model.as_deref(),
-                    inference_component: t.component.as_deref(),
-                    ..Default::default()
-                };
-                let _ = invoke(&sb, &req, now);
-            }
+        let lambda = rate * rate_factor(now, sb.config.seed) * tick.as_secs_f64();
+        let n = Poisson::new(lambda.max(1e-9))
+            .map(|p| p.sample(&mut rng) as u64)
+            .unwrap_or(0);
+        for _ in 0..n {
+            let pick = rng.random::<f64>() * total_share;
+            let i = running_sum.partition_point(|s| *s <= pick).min(targets.len() - 1);
+            call(&sb, &targets[i], &mut rng, now);
         }
         if now - last_gauges >= 10.0 {
             last_gauges = now;
-            record_gauges(&sb, now, rate * factor);
+            record_gauges(&sb, now, rate * rate_factor(now, sb.config.seed));
         }
         // Keep the generator from being perfectly regular.
         if rng.random::<f64>() < 0.01 {
             tokio::task::yield_now().await;
         }
     }
+}
+
+/// One generated call to a target: queued on an asynchronous endpoint, else invoked (an MME's
+/// model picked by Zipf popularity).
+fn call(sb: &Sandbox, t: &Target, rng: &mut StdRng, now: f64) {
+    let (content_type, body) = t.kind.sample_request();
+    if crate::sandbox::runtime::asynchronous::enqueue_generated(sb, &t.name, content_type, &body, now) {
+        return;
+    }
+    let model = if t.models.is_empty() {
+        None
+    } else {
+        let zipf = Zipf::new(t.models.len() as f64, 1.1).ok();
+        let idx = zipf.map(|z| z.sample(rng) as usize - 1).unwrap_or(0);
+        t.models.get(idx.min(t.models.len() - 1)).cloned()
+    };
+    let req = InvokeRequest {
+        endpoint: &t.name,
+        content_type,
+        accept: Some("application/json"),
+        body: &body,
+        target_model: model.as_deref(),
+        inference_component: t.component.as_deref(),
+        ..Default::default()
+    };
+    let _ = invoke(sb, &req, now);
 }
 
 /// Records the per-instance gauges of every serving variant.

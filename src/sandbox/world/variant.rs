@@ -188,6 +188,9 @@ pub struct VariantSim {
     pub config_series: std::sync::OnceLock<VariantSeries>,
     /// A serverless variant's containers and settings (set once, when the variant is built).
     pub serverless: std::sync::OnceLock<ServerlessSim>,
+    /// Instances whose log streams the log writer has opened (`logs/content.rs`): its tick
+    /// looks only at instances past it.
+    pub logged_streams: std::sync::atomic::AtomicUsize,
     capacity: usize,
     instances: Mutex<Vec<InstanceCache>>,
     clock: std::sync::atomic::AtomicU64,
@@ -250,6 +253,7 @@ impl VariantSim {
             series,
             config_series: std::sync::OnceLock::new(),
             serverless: std::sync::OnceLock::new(),
+            logged_streams: std::sync::atomic::AtomicUsize::new(0),
             capacity: env
                 .get("SAGEDECK_MODELS_PER_INSTANCE")
                 .and_then(|v| v.parse().ok())

@@ -5,6 +5,7 @@
 mod boto3;
 mod calls;
 mod last_modified;
+mod listing;
 mod throttle;
 
 use sagedeck::sandbox::http::raw_client;

@@ -22,17 +22,36 @@ enum Done {
     Expired(AsyncRequest, String),
 }
 
+/// The asynchronous endpoints: every endpoint looked at once a second (the queue gauges'
+/// period), and at once any endpoint a request was queued on since.
+fn async_endpoints(sb: &Sandbox, now: f64) -> Vec<String> {
+    let (known, queued, fresh) = {
+        let q = sb.async_queues.lock();
+        let queued: Vec<String> = q.by_endpoint.keys().filter(|k| !q.known.0.contains(k)).cloned().collect();
+        (q.known.0.clone(), queued, now - q.known.1 < 1.0)
+    };
+    if fresh && queued.is_empty() {
+        return known;
+    }
+    let world = sb.world.read();
+    let found: Vec<String> = if fresh {
+        known.into_iter().chain(queued).filter(|n| async_settings(&world, n).is_some()).collect()
+    } else {
+        let all = world.endpoints.keys().filter(|n| async_settings(&world, n).is_some());
+        all.cloned().collect()
+    };
+    drop(world);
+    let mut q = sb.async_queues.lock();
+    q.known.0 = found.clone();
+    if !fresh {
+        q.known.1 = now;
+    }
+    found
+}
+
 /// One pass over every asynchronous endpoint.
 pub fn advance(sb: &Sandbox, now: f64) {
-    let endpoints: Vec<String> = {
-        let world = sb.world.read();
-        world
-            .endpoints
-            .keys()
-            .filter(|n| async_settings(&world, n).is_some())
-            .cloned()
-            .collect()
-    };
+    let endpoints = async_endpoints(sb, now);
     sb.async_queues
         .lock()
         .by_endpoint

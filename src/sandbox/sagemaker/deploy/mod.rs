@@ -180,7 +180,9 @@ pub fn update(sb: &Sandbox, input: UpdateEndpointInput, fault: Option<FaultKind>
     deployment.launch_failure = launch_failure;
     deployment.rollback_fails = rollback_fails;
     ep.transition = Some(Transition::Deploy(Box::new(deployment)));
-    Ok(json!({ "EndpointArn": ep.arn }))
+    let arn = ep.arn.clone();
+    world.track(&input.endpoint_name);
+    Ok(json!({ "EndpointArn": arn }))
 }
 
 /// A deployment of `green` (the fleet of config `config_name`) by `policy`, starting `now`.

@@ -17,15 +17,21 @@ pub const ROLLBACK_FAILED: &str = "Both the deployment and auto-rollback failed.
 
 /// Advances every deployment to `now`.
 pub fn advance(sb: &Sandbox, now: f64) {
-    let watched: Vec<String> = {
+    let (walking, watched): (Vec<String>, Vec<String>) = {
         let world = sb.world.read();
-        world
-            .endpoints
-            .values()
-            .filter_map(Endpoint::deployment)
-            .flat_map(|d| d.alarms.iter().cloned())
-            .collect()
+        let deployments = || {
+            world.in_flight.iter().filter_map(|n| {
+                let d = world.endpoints.get(n)?.deployment()?;
+                (d.phase != DeployPhase::RollbackFailed).then_some((n, d))
+            })
+        };
+        let walking = deployments().map(|(n, _)| n.clone()).collect();
+        let watched = deployments().flat_map(|(_, d)| d.alarms.iter().cloned()).collect();
+        (walking, watched)
     };
+    if walking.is_empty() {
+        return;
+    }
     let firing: Vec<String> = watched
         .into_iter()
         .filter(|name| sb.alarms.state(name).is_some_and(|s| s.value == StateValue::Alarm))
@@ -33,11 +39,15 @@ pub fn advance(sb: &Sandbox, now: f64) {
     let pace = pace(sb);
     let mut world = sb.world.write();
     let mut deployed = Vec::new();
-    for ep in world.endpoints.values_mut() {
+    for name in walking {
+        let Some(ep) = world.endpoints.get_mut(&name) else {
+            continue;
+        };
         if ep.deployment().is_some_and(|d| d.phase != DeployPhase::RollbackFailed) && walk(ep, &firing, &pace, now) {
-            deployed.push(ep.name.clone());
+            deployed.push(name);
         }
     }
+    world.settle();
     let instance_seconds = sb.config.timing.create.as_secs_f64();
     for name in deployed {
         rehost(&mut world, &name, instance_seconds);

@@ -194,6 +194,7 @@ fn seed_updating_summarizer(sb: &Sandbox, w: &mut World, now: f64) {
         }
         ep.transition = Some(Transition::Update { until: now + 90.0 });
     }
+    w.track("mcp-summarizer-staging");
 }
 
 /// The embeddings endpoint, Failed its health check.
@@ -245,6 +246,7 @@ fn seed_creating_reranker(sb: &Sandbox, w: &mut World, now: f64) {
             fail: None,
         });
     }
+    w.track("mcp-reranker-dev");
 }
 
 /// Load that rises and falls (see traffic::endpoint_share_at) on one small instance.

@@ -100,9 +100,7 @@ pub fn deploy_config(sb: &Sandbox, world: &mut World, endpoint: &str, cfg: Endpo
         v.statuses.clear();
     }
     world.configs.insert(config.clone(), cfg);
-    world.endpoints.insert(
-        endpoint.into(),
-        Endpoint {
+    world.insert_endpoint(Endpoint {
             name: endpoint.into(),
             arn: sb.arn("endpoint", endpoint),
             config_name: config,
@@ -113,8 +111,7 @@ pub fn deploy_config(sb: &Sandbox, world: &mut World, endpoint: &str, cfg: Endpo
             variants: live,
             transition: None,
             last_deployment_config: None,
-        },
-    );
+    });
 }
 
 /// Days, in seconds.
