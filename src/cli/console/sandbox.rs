@@ -106,7 +106,8 @@ impl SandboxArgs {
             burst: self.throttle_burst,
         });
         if let Some(t) = &throttle {
-            t.check().map_err(|e| format!("--throttle-rate/--throttle-burst: {e}"))?;
+            t.check()
+                .map_err(|e| format!("--throttle-rate/--throttle-burst: {e}"))?;
         }
         Ok(SandboxConfig {
             bind: SocketAddr::new(self.bind, self.port.unwrap_or(default_port)),

@@ -25,7 +25,10 @@ impl ThrottleSpec {
     /// Refuses a rate that is not a finite number > 0 or a burst of 0.
     pub fn check(&self) -> Result<(), String> {
         if !(self.rate.is_finite() && self.rate > 0.0) {
-            return Err(format!("throttle rate must be a number of calls per second > 0 (got {})", self.rate));
+            return Err(format!(
+                "throttle rate must be a number of calls per second > 0 (got {})",
+                self.rate
+            ));
         }
         if self.burst == Some(0) {
             return Err("throttle burst must be at least 1".to_string());
@@ -69,7 +72,8 @@ impl Throttle {
         };
         self.interval_ns.store(0, Ordering::SeqCst);
         self.tat_ns.store(0, Ordering::SeqCst);
-        self.tolerance_ns.store(interval.saturating_mul(burst), Ordering::SeqCst);
+        self.tolerance_ns
+            .store(interval.saturating_mul(burst), Ordering::SeqCst);
         self.spec_bits.store(rate.to_bits(), Ordering::SeqCst);
         self.burst.store(burst, Ordering::SeqCst);
         self.interval_ns.store(interval, Ordering::SeqCst);
@@ -145,8 +149,22 @@ mod tests {
     #[test]
     fn refuses_bad_settings() {
         assert!(ThrottleSpec { rate: 0.0, burst: None }.check().is_err());
-        assert!(ThrottleSpec { rate: f64::NAN, burst: None }.check().is_err());
-        assert!(ThrottleSpec { rate: 2.0, burst: Some(0) }.check().is_err());
+        assert!(
+            ThrottleSpec {
+                rate: f64::NAN,
+                burst: None
+            }
+            .check()
+            .is_err()
+        );
+        assert!(
+            ThrottleSpec {
+                rate: 2.0,
+                burst: Some(0)
+            }
+            .check()
+            .is_err()
+        );
         assert_eq!(ThrottleSpec { rate: 2.5, burst: None }.burst(), 3);
     }
 }

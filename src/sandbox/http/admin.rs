@@ -124,7 +124,11 @@ struct ThrottleRequest {
 fn set_throttle(primary: &Sandbox, body: &[u8]) -> Response {
     let req = match serde_json::from_slice::<ThrottleRequest>(body) {
         Ok(r) => r,
-        Err(e) => return bad_request(format!("bad throttle (want {{\"rate\": N, \"burst\": N, \"region\": R}}): {e}")),
+        Err(e) => {
+            return bad_request(format!(
+                "bad throttle (want {{\"rate\": N, \"burst\": N, \"region\": R}}): {e}"
+            ));
+        }
     };
     let spec = ThrottleSpec {
         rate: req.rate,
@@ -139,10 +143,7 @@ fn set_throttle(primary: &Sandbox, body: &[u8]) -> Response {
         .filter(|s| req.region.as_ref().is_none_or(|r| *r == s.config.region))
         .collect();
     if states.is_empty() {
-        return bad_request(format!(
-            "no region {} in this sandbox",
-            req.region.unwrap_or_default()
-        ));
+        return bad_request(format!("no region {} in this sandbox", req.region.unwrap_or_default()));
     }
     states.iter().for_each(|s| s.throttle.set(Some(spec)));
     json_response(StatusCode::OK, throttle_json(primary))

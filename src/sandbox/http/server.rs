@@ -171,12 +171,15 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         return rpc_v2(&sb, rest, &headers, &body);
     }
     if let Some(rest) = path.strip_prefix("/endpoints/") {
-        sb.count_request("sagemaker-runtime", match rest.rsplit('/').next() {
-            Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
-            Some("async-invocations") => "InvokeEndpointAsync",
-            Some("completions") => "OpenAIChatCompletions",
-            _ => "InvokeEndpoint",
-        });
+        sb.count_request(
+            "sagemaker-runtime",
+            match rest.rsplit('/').next() {
+                Some("invocations-response-stream") => "InvokeEndpointWithResponseStream",
+                Some("async-invocations") => "InvokeEndpointAsync",
+                Some("completions") => "OpenAIChatCompletions",
+                _ => "InvokeEndpoint",
+            },
+        );
         return runtime::handle(sb.clone(), &method, rest, &headers, body).await;
     }
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
@@ -195,19 +198,25 @@ async fn dispatch(State(sb): State<Arc<Sandbox>>, req: axum::extract::Request) -
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("/s3/aws4_request"));
     if method == Method::PUT && signed_for_s3 {
-        sb.count_request("s3", if path.trim_matches('/').contains('/') {
-            "PutObject"
-        } else {
-            "CreateBucket"
-        });
+        sb.count_request(
+            "s3",
+            if path.trim_matches('/').contains('/') {
+                "PutObject"
+            } else {
+                "CreateBucket"
+            },
+        );
         return s3::handle_put(&sb, &path, &headers, &body);
     }
     if method == Method::GET || method == Method::HEAD {
-        sb.count_request("s3", if uri.query().is_some_and(|q| q.contains("list-type=2")) {
-            "ListObjectsV2"
-        } else {
-            "S3"
-        });
+        sb.count_request(
+            "s3",
+            if uri.query().is_some_and(|q| q.contains("list-type=2")) {
+                "ListObjectsV2"
+            } else {
+                "S3"
+            },
+        );
         return s3::handle(&sb, &method, &path, uri.query());
     }
     untyped_error(

@@ -77,19 +77,19 @@ pub fn create(sb: &Sandbox, input: CreateEndpointInput) -> Result<Value, ApiErro
         );
     }
     world.insert_endpoint(Endpoint {
-            name: input.endpoint_name,
-            arn: arn.clone(),
-            config_name: config.name,
-            status: EndpointStatus::Creating,
-            failure_reason: None,
-            creation_time: now,
-            last_modified: now,
-            variants,
-            transition: Some(Transition::Create {
-                until: now + sb.config.timing.create.as_secs_f64(),
-                fail: None,
-            }),
-            last_deployment_config: None,
+        name: input.endpoint_name,
+        arn: arn.clone(),
+        config_name: config.name,
+        status: EndpointStatus::Creating,
+        failure_reason: None,
+        creation_time: now,
+        last_modified: now,
+        variants,
+        transition: Some(Transition::Create {
+            until: now + sb.config.timing.create.as_secs_f64(),
+            fail: None,
+        }),
+        last_deployment_config: None,
     });
     Ok(json!({ "EndpointArn": arn }))
 }

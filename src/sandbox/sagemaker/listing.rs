@@ -48,7 +48,11 @@ pub fn list_endpoints(world: &World, params: &ListParams) -> Result<Value, ApiEr
     if shape.by == "Status" {
         let items: Vec<&Endpoint> = world.endpoints.values().filter(|e| keeps(params, e)).collect();
         let status_key = |e: &&Endpoint, by: &str| {
-            let text = if by == "Status" { e.status.as_str() } else { e.name.as_str() };
+            let text = if by == "Status" {
+                e.status.as_str()
+            } else {
+                e.name.as_str()
+            };
             (text.to_string(), e.creation_time)
         };
         return page(params, items, "Endpoints", status_key, |e| summary(e));
@@ -59,7 +63,9 @@ pub fn list_endpoints(world: &World, params: &ListParams) -> Result<Value, ApiEr
     };
     let index = world.creation_index();
     let ordered: Box<dyn Iterator<Item = &Endpoint>> = if shape.by == "Name" {
-        let from = after.as_ref().map_or(Bound::Unbounded, |k| Bound::Excluded(k.1.clone()));
+        let from = after
+            .as_ref()
+            .map_or(Bound::Unbounded, |k| Bound::Excluded(k.1.clone()));
         let range = |r: (Bound<String>, Bound<String>)| world.endpoints.range(r).map(|(_, e)| e);
         if shape.descending {
             Box::new(range((Bound::Unbounded, from)).rev())

@@ -25,13 +25,25 @@ async fn calls_are_counted_by_region_service_and_operation_and_reset() {
     for _ in 0..3 {
         sm.list_endpoints().send().await.expect("list");
     }
-    eu.describe_endpoint().endpoint_name("fleet-ep-0001").send().await.expect("describe");
-    eu.describe_endpoint().endpoint_name("no-such").send().await.expect_err("not found");
+    eu.describe_endpoint()
+        .endpoint_name("fleet-ep-0001")
+        .send()
+        .await
+        .expect("describe");
+    eu.describe_endpoint()
+        .endpoint_name("no-such")
+        .send()
+        .await
+        .expect_err("not found");
     cw.list_metrics().send().await.expect("list metrics");
 
     let v = admin(&url, "GET", "/_sandbox/calls", "").await;
     assert_eq!(count_in(&v, "us-east-1", "sagemaker", "ListEndpoints"), (3, 0));
-    assert_eq!(count_in(&v, "eu-west-1", "sagemaker", "DescribeEndpoint"), (2, 0), "errors count too");
+    assert_eq!(
+        count_in(&v, "eu-west-1", "sagemaker", "DescribeEndpoint"),
+        (2, 0),
+        "errors count too"
+    );
     assert_eq!(count_in(&v, "us-east-1", "sagemaker", "DescribeEndpoint"), (0, 0));
     assert_eq!(count_in(&v, "us-east-1", "cloudwatch", "ListMetrics"), (1, 0));
     assert_eq!(v["total"], 6);

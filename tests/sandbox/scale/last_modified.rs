@@ -21,7 +21,12 @@ const CSV: &str = "xgboost-churn-csv";
 /// `(status, LastModifiedTime)` of an endpoint, DescribeEndpoint's, checked against the one
 /// ListEndpoints gives.
 async fn modified(sm: &Client, name: &str) -> (String, f64) {
-    let d = sm.describe_endpoint().endpoint_name(name).send().await.expect("describe");
+    let d = sm
+        .describe_endpoint()
+        .endpoint_name(name)
+        .send()
+        .await
+        .expect("describe");
     let listed = sm.list_endpoints().name_contains(name).send().await.expect("list");
     let item = listed
         .endpoints()
@@ -30,7 +35,10 @@ async fn modified(sm: &Client, name: &str) -> (String, f64) {
         .expect("listed");
     let described = d.last_modified_time().expect("LastModifiedTime").as_secs_f64();
     let status = d.endpoint_status().map(|s| s.as_str().to_string()).unwrap_or_default();
-    let in_list = item.last_modified_time().expect("listed LastModifiedTime").as_secs_f64();
+    let in_list = item
+        .last_modified_time()
+        .expect("listed LastModifiedTime")
+        .as_secs_f64();
     // Both read the same record unless a change landed between the two calls.
     let relisted = modified_again(sm, name).await;
     assert!(
@@ -41,7 +49,12 @@ async fn modified(sm: &Client, name: &str) -> (String, f64) {
 }
 
 async fn modified_again(sm: &Client, name: &str) -> f64 {
-    let d = sm.describe_endpoint().endpoint_name(name).send().await.expect("describe");
+    let d = sm
+        .describe_endpoint()
+        .endpoint_name(name)
+        .send()
+        .await
+        .expect("describe");
     d.last_modified_time().expect("LastModifiedTime").as_secs_f64()
 }
 
@@ -65,10 +78,20 @@ async fn weights_and_autoscaling_move_it_when_they_start_and_when_they_end() {
         let call = rt.invoke_endpoint().endpoint_name(AB).content_type("application/json");
         call.body(Blob::new(r#"{"inputs":"hi"}"#)).send().await.expect("invoke");
     }
-    assert_eq!(modified(&sm, AB).await, ("InService".to_string(), idle), "calls change nothing");
+    assert_eq!(
+        modified(&sm, AB).await,
+        ("InService".to_string(), idle),
+        "calls change nothing"
+    );
 
-    let weight = DesiredWeightAndCapacity::builder().variant_name("Canary").desired_weight(3.0).build();
-    let sent = sm.update_endpoint_weights_and_capacities().endpoint_name(AB).desired_weights_and_capacities(weight);
+    let weight = DesiredWeightAndCapacity::builder()
+        .variant_name("Canary")
+        .desired_weight(3.0)
+        .build();
+    let sent = sm
+        .update_endpoint_weights_and_capacities()
+        .endpoint_name(AB)
+        .desired_weights_and_capacities(weight);
     sent.send().await.expect("update weights");
     let (status, updating) = modified(&sm, AB).await;
     assert_eq!(status, "Updating");
@@ -91,7 +114,12 @@ async fn weights_and_autoscaling_move_it_when_they_start_and_when_they_end() {
 /// What DescribeEndpoint shows of a deployment: status, the variants' and the pending
 /// summary's statuses, messages and counts.
 async fn shown(sm: &Client, name: &str) -> (String, f64) {
-    let d = sm.describe_endpoint().endpoint_name(name).send().await.expect("describe");
+    let d = sm
+        .describe_endpoint()
+        .endpoint_name(name)
+        .send()
+        .await
+        .expect("describe");
     let at = d.last_modified_time().expect("LastModifiedTime").as_secs_f64();
     let text = format!(
         "{:?} {:?} {:?} {:?}",
@@ -108,7 +136,10 @@ async fn every_step_of_a_deployment_moves_it() {
     let sb = sandbox_with(demo_config()).await;
     let sm = Client::new(&sdk_config(&sb).await);
     let (_, before) = modified(&sm, CSV).await;
-    let canary = CapacitySize::builder().r#type(CapacitySizeType::InstanceCount).value(1).build();
+    let canary = CapacitySize::builder()
+        .r#type(CapacitySizeType::InstanceCount)
+        .value(1)
+        .build();
     let routing = TrafficRoutingConfig::builder()
         .r#type(TrafficRoutingConfigType::Canary)
         .wait_interval_in_seconds(60)
@@ -145,5 +176,8 @@ async fn every_step_of_a_deployment_moves_it() {
         assert!(Instant::now() < deadline, "the deployment did not end: {last}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(changes >= 3, "launch, canary, bake, shift, final bake, termination: {changes} seen");
+    assert!(
+        changes >= 3,
+        "launch, canary, bake, shift, final bake, termination: {changes} seen"
+    );
 }

@@ -37,7 +37,10 @@ async fn past_the_burst_the_sdk_without_retries_sees_throttling_exception() {
     let url = sb.endpoint_url();
     let sm = client(&url, "us-east-1", RetryConfig::disabled()).await;
     for i in 0..2 {
-        sm.list_endpoints().send().await.unwrap_or_else(|e| panic!("call {i} within the burst: {e:?}"));
+        sm.list_endpoints()
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("call {i} within the burst: {e:?}"));
     }
     let err = sm.list_endpoints().send().await.expect_err("past the burst");
     assert_eq!(err.code(), Some("ThrottlingException"));
@@ -78,7 +81,10 @@ async fn the_admin_route_sets_one_region_and_the_sdk_retries_it_as_throttling() 
         .with_max_backoff(Duration::from_millis(200));
     let eu = client(&url, "eu-west-1", retrying).await;
     for i in 0..5 {
-        eu.list_endpoints().send().await.unwrap_or_else(|e| panic!("call {i} retried through: {e:?}"));
+        eu.list_endpoints()
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("call {i} retried through: {e:?}"));
     }
     let v = admin(&url, "GET", "/_sandbox/calls", "").await;
     let (calls, throttled) = count_in(&v, "eu-west-1", "sagemaker", "ListEndpoints");
@@ -90,7 +96,12 @@ async fn the_admin_route_sets_one_region_and_the_sdk_retries_it_as_throttling() 
         us.list_endpoints().send().await.expect("us-east-1 is not throttled");
     }
     let headers: &[(&str, &str)] = &[("content-type", "application/json")];
-    for bad in [r#"{"rate": 0}"#, r#"{"rate": 5, "burst": 0}"#, r#"{"rate": 5, "region": "mars-1"}"#, "{}"] {
+    for bad in [
+        r#"{"rate": 0}"#,
+        r#"{"rate": 5, "burst": 0}"#,
+        r#"{"rate": 5, "region": "mars-1"}"#,
+        "{}",
+    ] {
         let r = sagedeck::sandbox::http::raw_client::send(&url, "POST", "/_sandbox/throttle", headers, bad)
             .await
             .unwrap();

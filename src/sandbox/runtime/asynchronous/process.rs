@@ -27,7 +27,12 @@ enum Done {
 fn async_endpoints(sb: &Sandbox, now: f64) -> Vec<String> {
     let (known, queued, fresh) = {
         let q = sb.async_queues.lock();
-        let queued: Vec<String> = q.by_endpoint.keys().filter(|k| !q.known.0.contains(k)).cloned().collect();
+        let queued: Vec<String> = q
+            .by_endpoint
+            .keys()
+            .filter(|k| !q.known.0.contains(k))
+            .cloned()
+            .collect();
         (q.known.0.clone(), queued, now - q.known.1 < 1.0)
     };
     if fresh && queued.is_empty() {
@@ -35,7 +40,11 @@ fn async_endpoints(sb: &Sandbox, now: f64) -> Vec<String> {
     }
     let world = sb.world.read();
     let found: Vec<String> = if fresh {
-        known.into_iter().chain(queued).filter(|n| async_settings(&world, n).is_some()).collect()
+        known
+            .into_iter()
+            .chain(queued)
+            .filter(|n| async_settings(&world, n).is_some())
+            .collect()
     } else {
         let all = world.endpoints.keys().filter(|n| async_settings(&world, n).is_some());
         all.cloned().collect()

@@ -101,16 +101,16 @@ pub fn deploy_config(sb: &Sandbox, world: &mut World, endpoint: &str, cfg: Endpo
     }
     world.configs.insert(config.clone(), cfg);
     world.insert_endpoint(Endpoint {
-            name: endpoint.into(),
-            arn: sb.arn("endpoint", endpoint),
-            config_name: config,
-            status: EndpointStatus::InService,
-            failure_reason: None,
-            creation_time: now - age,
-            last_modified: now - age / 3.0,
-            variants: live,
-            transition: None,
-            last_deployment_config: None,
+        name: endpoint.into(),
+        arn: sb.arn("endpoint", endpoint),
+        config_name: config,
+        status: EndpointStatus::InService,
+        failure_reason: None,
+        creation_time: now - age,
+        last_modified: now - age / 3.0,
+        variants: live,
+        transition: None,
+        last_deployment_config: None,
     });
 }
 
