@@ -87,6 +87,8 @@ pub struct Fleet {
     pub cloudtrail: aws_sdk_cloudtrail::Client,
     /// Endpoint configurations and models described so far (they never change once created).
     pub describe_cache: std::sync::Arc<crate::aws::cache::DescribeCache>,
+    /// The control-plane budget of this account and region (shared by every clone).
+    pub budget: std::sync::Arc<crate::aws::budget::CallBudget>,
     /// Profile in use (for the header and the audit log).
     pub profile: String,
     /// Region in use.
@@ -137,11 +139,19 @@ impl Fleet {
             logs: aws_sdk_cloudwatchlogs::Client::new(conf),
             cloudtrail: aws_sdk_cloudtrail::Client::from_conf(trail_conf),
             describe_cache: Default::default(),
+            budget: Default::default(),
             profile,
             region: conf.region().map(|r| r.to_string()).unwrap_or_default(),
             endpoint_url,
             credentials: conf.credentials_provider(),
         }
+    }
+
+    /// This fleet with a control-plane budget of `per_second` calls (a new bucket, shared by the
+    /// clones made from the result).
+    pub fn with_budget(mut self, per_second: f64) -> Fleet {
+        self.budget = std::sync::Arc::new(crate::aws::budget::CallBudget::new(per_second));
+        self
     }
 
     /// Loads configuration and credentials; fails with one line saying what to set.

@@ -6,7 +6,8 @@
 //! run one way, from the top of this list down (`tests/fleet/layers.rs` checks it, and that no
 //! two files import each other, even through others):
 //!
-//! 1. the core: `mod.rs`, `config.rs`, `error.rs`, `retry.rs`, `cache.rs`;
+//! 1. the core: `mod.rs`, `config.rs`, `error.rs`, `retry.rs`, `cache.rs`, `budget.rs` (the
+//!    control-plane budget of one account and region);
 //! 2. [`endpoints`] (inventory, describe, catalog, warm sets, multi-region reads), [`invoke`]
 //!    (invocations, prewarming, the variant log) and [`trail`] (CloudTrail: who changed what);
 //! 3. [`change`] (weights, the compare-and-swap guard, the audit record);
@@ -15,6 +16,7 @@
 //! 6. [`judge`] (statistics, the per-metric judge, the variants report);
 //! 7. [`scaling`] and [`promote`].
 
+pub mod budget;
 pub mod cache;
 pub mod change;
 pub mod components;

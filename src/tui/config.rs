@@ -11,6 +11,10 @@
 //! [keys]
 //! quit = "x"
 //! refresh = "R"
+//! [refresh]
+//! control_plane_calls_per_second = 10
+//! sweep_seconds = 600
+//! metrics_calls_per_minute = 60
 //! [thresholds]
 //! p99_warn_ms = 300
 //! p99_breach_ms = 1000
@@ -58,6 +62,23 @@ pub struct Settings {
     /// The team's audit trail: a CloudWatch Logs group every audit record also goes to
     /// (`--audit-log-group`).
     pub audit_log_group: Option<String>,
+    /// How the console paces its reads of a large fleet (`[refresh]`).
+    pub refresh: Option<RefreshConfig>,
+}
+
+/// `[refresh]`: the control-plane budget per account and region (calls per second; default 10
+/// against AWS, 100 on the embedded sandbox), the sweep that describes every endpoint again at
+/// least every `sweep_seconds` (default 600), and the GetMetricData calls per minute the fleet's
+/// metrics may take (default 60).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshConfig {
+    /// Control-plane calls per second per account and region.
+    pub control_plane_calls_per_second: Option<f64>,
+    /// Every endpoint described again at least this often (seconds).
+    pub sweep_seconds: Option<u64>,
+    /// GetMetricData calls per minute.
+    pub metrics_calls_per_minute: Option<u32>,
 }
 
 /// `[mcp]`: how the MCP client answers servers; flags win.
@@ -247,6 +268,7 @@ impl ConfigFile {
             s.thresholds = p.thresholds.or(s.thresholds);
             s.audit_log_group = p.audit_log_group.clone().or(s.audit_log_group);
             s.mcp = p.mcp.clone().or(s.mcp);
+            s.refresh = p.refresh.or(s.refresh);
         }
         s
     }

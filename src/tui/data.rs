@@ -52,6 +52,11 @@ pub struct Data {
     pub refresh_error: Option<String>,
     /// Inventory refresh interval (STALE after three).
     pub refresh_interval: Duration,
+    /// The slower interval AWS's throttling set (None: not throttled); the header says it.
+    pub throttled_interval: Option<Duration>,
+    /// The table's metric figures of every endpoint read so far (`fleet_metrics` keeps the
+    /// series of the endpoints in focus only).
+    pub fleet_summaries: crate::tui::refresh::FleetSummaries,
     /// Fleet-wide metrics (short window) for the tables.
     pub fleet_metrics: Option<MetricsSnapshot>,
     /// Metrics of the selected endpoint for the Latency pane.
@@ -184,6 +189,8 @@ impl Data {
         self.refresh_failed = false;
         self.refresh_error = None;
         self.fleet_metrics = None;
+        self.fleet_summaries = Default::default();
+        self.throttled_interval = None;
         self.detail_metrics = None;
         self.selected = None;
         self.own_latency = LatencyStats::default();
@@ -256,8 +263,12 @@ impl Data {
         self.selected.as_deref().and_then(|s| self.endpoint(s))
     }
 
-    /// Fleet-table metric summary of a variant.
+    /// Fleet-table metric summary of a variant: from the figures kept for the whole fleet, else
+    /// from the snapshot of the endpoints in focus.
     pub fn summary(&self, endpoint: &str, variant: &str) -> Option<&VariantSummary> {
+        if let Some(s) = self.fleet_summaries.get(endpoint, variant) {
+            return Some(s);
+        }
         self.fleet_metrics
             .as_ref()?
             .variant(endpoint, variant)
@@ -270,7 +281,7 @@ impl Data {
             return true;
         }
         match self.last_ok {
-            Some(t) => t.elapsed() > self.refresh_interval * 3,
+            Some(t) => t.elapsed() > self.refresh_every() * 3,
             None => false,
         }
     }

@@ -120,9 +120,10 @@ impl Data {
         }
     }
 
-    /// Puts a finished inventory in place: its rows, then each endpoint it could not describe
-    /// with the row it had (listed or described before), marked failed. In a multi-region view
-    /// the [`crate::tui::event::AppEvent::Regions`] before it has set the new rows' pairs.
+    /// Puts a finished inventory in place: its rows (those it names pending, never described yet,
+    /// still loading), then each endpoint it could not describe with the row it had (listed or
+    /// described before), marked failed. In a multi-region view the
+    /// [`crate::tui::event::AppEvent::Regions`] before it has set the new rows' pairs.
     pub fn replace_inventory(&mut self, inv: &Inventory) {
         let multi = !self.regions.is_empty();
         let mut kept: Vec<(EndpointInfo, usize, String)> = Vec::new();
@@ -139,6 +140,15 @@ impl Data {
         }
         self.inventory = inv.endpoints.clone();
         self.undescribed = Undescribed::default();
+        if !inv.pending.is_empty() {
+            let pending: HashSet<&str> = inv.pending.iter().map(String::as_str).collect();
+            for (i, e) in self.inventory.iter().enumerate() {
+                if pending.contains(e.name.as_str()) {
+                    let key = (origin_of(self, i), e.name.clone());
+                    self.undescribed.loading.insert(key);
+                }
+            }
+        }
         for (row, origin, why) in kept {
             if multi {
                 self.origins.resize(self.inventory.len(), 0);

@@ -10,6 +10,7 @@ pub mod described;
 pub mod event;
 pub mod filter;
 pub mod panes;
+pub mod refresh;
 pub mod regions;
 pub mod render;
 pub mod theme;
@@ -45,6 +46,8 @@ pub struct ConsoleOptions {
     pub theme_dir: Option<std::path::PathBuf>,
     /// Refresh intervals.
     pub inventory_interval: Option<Duration>,
+    /// The refresh's control-plane budget, sweep and metrics budget (`[refresh]`, flags).
+    pub refresh: worker::RefreshSettings,
     /// Metrics refresh interval.
     pub metrics_interval: Option<Duration>,
     /// Capture the mouse (click tabs and rows, scroll).
@@ -150,6 +153,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
             .metrics_interval
             .unwrap_or(Duration::from_secs(15))
             .max(Duration::from_secs(2)),
+        metrics_calls_per_minute: opts.refresh.metrics_calls_per_minute,
     };
     let data = Data {
         context: ContextInfo {
@@ -283,10 +287,14 @@ fn reconnect(
     ),
     opts: &ConsoleOptions,
 ) -> worker::Jobs {
+    let limits = worker::JobLimits {
+        refresh: opts.refresh,
+        ..Default::default()
+    };
     let jobs = worker::spawn_guarded(
         aws.clone(),
         fleet.cloned(),
-        worker::JobLimits::default(),
+        limits,
         tx.clone(),
         Some(hub.clone()),
         opts.guard(),
@@ -296,9 +304,11 @@ fn reconnect(
     app.data.origins.clear();
     app.data.loaded = false;
     app.data.fleet_metrics = None;
+    app.data.fleet_summaries = Default::default();
+    app.data.throttled_interval = None;
     app.data.detail_metrics = None;
     app.data.selected = None;
-    app.submit(event::FleetJob::Inventory);
+    app.submit(event::FleetJob::Inventory { selected: None });
     jobs
 }
 
@@ -334,10 +344,14 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
     };
     let hub = crate::mcp::McpHub::new(&opts.mcp, connect);
     load_guardrails(&mut app, &opts);
+    let limits = worker::JobLimits {
+        refresh: opts.refresh,
+        ..Default::default()
+    };
     let jobs = worker::spawn_regions(
         opts.aws.clone(),
         fleet.clone(),
-        worker::JobLimits::default(),
+        limits,
         tx.clone(),
         Some(hub.clone()),
         opts.guard(),

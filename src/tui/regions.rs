@@ -38,6 +38,7 @@ pub fn merge(multi: &MultiInventory, targets: &[FleetTarget]) -> MergedInventory
     let mut origins = Vec::new();
     let mut endpoints: Vec<EndpointInfo> = Vec::new();
     let mut failures = Vec::new();
+    let mut figures = Inventory::default();
     for (i, r) in multi.regions.iter().enumerate() {
         let target = targets.get(i).cloned().unwrap_or_else(|| FleetTarget {
             profile: Some(r.profile.clone()),
@@ -48,6 +49,9 @@ pub fn merge(multi: &MultiInventory, targets: &[FleetTarget]) -> MergedInventory
                 endpoints.extend(inventory.endpoints.iter().cloned());
                 origins.extend(std::iter::repeat_n(i, inventory.endpoints.len()));
                 failures.extend(inventory.failures.iter().cloned());
+                figures.pending.extend(inventory.pending.iter().cloned());
+                figures.described += inventory.described;
+                figures.throttled += inventory.throttled;
                 (None, inventory.endpoints.len())
             }
             RegionOutcome::Failed { error } => (Some(error.to_string()), 0),
@@ -68,6 +72,7 @@ pub fn merge(multi: &MultiInventory, targets: &[FleetTarget]) -> MergedInventory
             failures,
             api_calls: multi.api_calls,
             elapsed_ms: multi.elapsed_ms,
+            ..figures
         },
     }
 }

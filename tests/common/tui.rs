@@ -118,8 +118,31 @@ pub async fn loaded_app(
         ..Default::default()
     };
     let mut app = App::new(data, sagedeck::tui::theme::Theme::default_theme());
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     let deadline = ("the inventory", std::time::Duration::from_secs(60));
     pump_until(&mut app, jobs, rx, deadline, |a| a.data.loaded, |_| {}).await;
     app
+}
+
+/// A console with no data yet: the test context, a 10 s refresh interval.
+pub fn new_app() -> App {
+    let data = sagedeck::tui::data::Data {
+        context: context(),
+        refresh_interval: std::time::Duration::from_secs(10),
+        ..Default::default()
+    };
+    App::new(data, sagedeck::tui::theme::Theme::default_theme())
+}
+
+/// A worker on the sandbox `sb` (default limits), and the channel its events come on.
+pub async fn worker_on(
+    sb: &sagedeck::sandbox::SandboxHandle,
+) -> (
+    sagedeck::tui::worker::Jobs,
+    tokio::sync::mpsc::UnboundedReceiver<sagedeck::tui::event::AppEvent>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let fleet = Some(super::fleet(sb).await);
+    let jobs = sagedeck::tui::worker::spawn(Default::default(), fleet, Default::default(), tx);
+    (jobs, rx)
 }

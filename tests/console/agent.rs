@@ -84,7 +84,7 @@ impl Wire {
             .agent
             .configure(settings(approve), Some(dir.path().join("agent")));
         sagedeck::tui::attach_mcp(&mut app, &hub);
-        app.submit(Job::Fleet(FleetJob::Inventory));
+        app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
         app.switch(Tab::Agent);
         let mut w = Wire {
             sb,

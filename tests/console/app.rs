@@ -78,6 +78,7 @@ pub fn app_with_fleet(n: usize) -> App {
         failures: vec![],
         api_calls: 0,
         elapsed_ms: 0,
+        ..Default::default()
     })));
     // Snapshots must not depend on the clock.
     app.data.last_ok = None;

@@ -155,7 +155,7 @@ impl Console {
             rx,
             dir,
         };
-        c.app.submit(Job::Fleet(FleetJob::Inventory));
+        c.app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
         c.pump("the inventory", |a| a.data.loaded).await;
         c.app.data.selected = Some(EP.into());
         c.app.switch(Tab::Components);

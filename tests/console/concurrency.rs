@@ -104,7 +104,7 @@ async fn the_change_confirmed_is_applied_audited_and_shown() {
     );
     let mut app = App::new(Data::default(), Theme::default_theme());
     let deadline = Duration::from_secs(120);
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     common::tui::pump_until(
         &mut app,
         &jobs,

@@ -352,7 +352,7 @@ async fn a_deployment_sent_from_the_console_reaches_in_service_on_its_new_config
         },
     );
     let mut app = App::new(Data::default(), Theme::default_theme());
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     let deadline = Duration::from_secs(120);
     common::tui::pump_until(
         &mut app,

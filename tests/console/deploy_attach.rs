@@ -125,7 +125,7 @@ async fn a_deployment_started_elsewhere_is_attached_to_and_followed_to_its_outco
         .await
         .expect("a deployment the console did not start");
     let mut app = App::new(Data::default(), Theme::default_theme());
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     let deadline = Duration::from_secs(120);
     let marked = |a: &App| a.data.endpoint(EP).is_some_and(|e| e.deploying);
     common::tui::pump_until(&mut app, &jobs, &mut rx, ("the ⇄ mark", deadline), marked, |a| {

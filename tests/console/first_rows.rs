@@ -3,30 +3,15 @@
 //! they land; a row whose describe fails stays with the error marked; sorting and filtering work
 //! on the rows there are; the selected endpoint's panes say "loading" while it is described.
 
-use std::time::Duration;
-
 use sagedeck::aws::endpoints::inventory::{EndpointInfo, InventoryFailure, VariantInfo};
 use sagedeck::aws::endpoints::progressive::InventoryProgress;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::Data;
 use sagedeck::tui::described::RowState;
 use sagedeck::tui::event::{AppEvent, FleetJob, Job};
-use sagedeck::tui::theme::Theme;
-use sagedeck::tui::worker::{JobLimits, spawn};
-use tokio::sync::mpsc::unbounded_channel;
 
 use crate::common;
-use crate::common::tui::{self, feed_until, press, render, submit_all};
-
-fn new_app() -> App {
-    let data = Data {
-        context: tui::context(),
-        refresh_interval: Duration::from_secs(10),
-        ..Default::default()
-    };
-    App::new(data, Theme::default_theme())
-}
+use crate::common::tui::{self, feed_until, new_app, press, render, submit_all};
 
 /// The row of `name` on the screen.
 fn line_of<'a>(screen: &'a str, name: &str) -> &'a str {
@@ -46,15 +31,9 @@ async fn rows_show_from_the_list_before_the_describes_answer_then_fill_in() {
     sb.sandbox
         .faults
         .add(FaultSpec::parse_short("kind=slow,ms=1500,operation=DescribeEndpoint").unwrap());
-    let (tx, mut rx) = unbounded_channel();
-    let jobs = spawn(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        JobLimits::default(),
-        tx,
-    );
+    let (jobs, mut rx) = tui::worker_on(&sb).await;
     let mut app = new_app();
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     submit_all(&jobs, &mut app);
 
     // The first page: every row at once, each describe still in flight.

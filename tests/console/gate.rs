@@ -72,7 +72,7 @@ fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
 /// The fleet runner's samples on `endpoint`.
 fn fleet_samples(kind: FleetKind, endpoint: String) -> Vec<FleetJob> {
     match kind {
-        FleetKind::Inventory => vec![FleetJob::Inventory],
+        FleetKind::Inventory => vec![FleetJob::Inventory { selected: None }],
         FleetKind::Metrics => vec![FleetJob::Metrics {
             endpoints: vec![],
             window: Duration::from_secs(900),

@@ -83,7 +83,7 @@ async fn rig(sb: &SandboxHandle, targets: Vec<FleetTarget>, read_only_profiles: 
         jobs,
         dir,
     };
-    rig.app.submit(Job::Fleet(FleetJob::Inventory));
+    rig.app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     rig.submit_all();
     rig.wait_for(|ev| matches!(ev, AppEvent::Inventory(_)).then_some(()))
         .await;
@@ -182,7 +182,7 @@ async fn a_mixed_region_view_with_one_broken_region_shows_the_others_and_one_fai
     }
     // Once the region answers, the next refresh lists it.
     sb.sandbox.regions["ap-south-1"].faults.clear();
-    rig.app.submit(Job::Fleet(FleetJob::Inventory));
+    rig.app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
     rig.submit_all();
     rig.wait_for(|ev| matches!(ev, AppEvent::Inventory(_)).then_some(()))
         .await;

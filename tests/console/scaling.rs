@@ -257,7 +257,7 @@ impl Console {
             rx,
             _dir: dir,
         };
-        c.app.submit(Job::Fleet(FleetJob::Inventory));
+        c.app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
         c.pump("the inventory", |a| a.data.loaded).await;
         c.app.data.selected = Some(endpoint.into());
         c.app.switch(Tab::Scaling);

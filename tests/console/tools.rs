@@ -826,7 +826,7 @@ async fn console_calls_classify_intent_on_the_real_server() {
     app.tab = Tab::Tools;
     sagedeck::tui::attach_mcp(&mut app, &hub);
     assert_eq!(app.panes.tools.servers()[0].status, ServerStatus::Connecting);
-    app.submit(Job::Fleet(FleetJob::Inventory));
+    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
 
     // Drives the app: jobs to the worker, events back, until `done` holds.
     async fn pump(

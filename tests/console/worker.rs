@@ -29,7 +29,7 @@ async fn inventory_job_reports_the_fleet() {
         JobLimits::default(),
         tx,
     );
-    jobs.submit(1, Job::Fleet(FleetJob::Inventory));
+    jobs.submit(1, Job::Fleet(FleetJob::Inventory { selected: None }));
     assert!(matches!(next(&mut rx).await, AppEvent::Started { id: 1, .. }));
     // The list page and the describes are reported as they come, then the whole inventory.
     let mut ev = next(&mut rx).await;
@@ -100,7 +100,7 @@ async fn without_a_connection_jobs_fail_with_the_reason() {
     };
     // SAFETY-free: no env changes; an isolated profile file that does not exist makes the chain empty.
     let jobs = spawn(opts, None, JobLimits::default(), tx);
-    jobs.submit(1, Job::Fleet(FleetJob::Inventory));
+    jobs.submit(1, Job::Fleet(FleetJob::Inventory { selected: None }));
     assert!(matches!(next(&mut rx).await, AppEvent::Started { .. }));
     match next(&mut rx).await {
         AppEvent::Inventory(Err(e)) => assert!(!e.to_string().is_empty()),

@@ -33,3 +33,4 @@ mod trail;
 mod variants_report;
 mod variants_report_range;
 mod weights_race;
+mod what_changed;

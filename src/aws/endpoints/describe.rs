@@ -24,13 +24,15 @@ impl Fleet {
             return Ok(c);
         }
         calls.fetch_add(1, Ordering::Relaxed);
-        let out = self
+        let call = self
             .sagemaker
             .describe_endpoint_config()
             .endpoint_config_name(name)
-            .send()
-            .await
-            .map_err(AwsError::from_sdk)?;
+            .send();
+        let out = self
+            .budget
+            .metered(async { call.await.map_err(AwsError::from_sdk) })
+            .await?;
         let out = Arc::new(out);
         self.describe_cache.keep_config(name, out.clone());
         Ok(out)
@@ -43,7 +45,12 @@ impl Fleet {
             return Some(m);
         }
         calls.fetch_add(1, Ordering::Relaxed);
-        let d = self.sagemaker.describe_model().model_name(name).send().await.ok()?;
+        let call = self.sagemaker.describe_model().model_name(name).send();
+        let d = self
+            .budget
+            .metered(async { call.await.map_err(AwsError::from_sdk) })
+            .await
+            .ok()?;
         let c = d.primary_container().or_else(|| d.containers().first());
         let facts = (
             c.and_then(|c| c.image().map(str::to_string)),

@@ -1,14 +1,13 @@
-//! Fleet inventory: ListEndpoints (every page), then DescribeEndpoint, DescribeEndpointConfig and
-//! DescribeModel per endpoint with bounded concurrency and per-call deadlines, and the fleet's
-//! autoscaling in a handful of calls. Partial failures keep the rest and say which failed.
+//! Fleet inventory: what the console and the CLI know of each endpoint, and how one endpoint is
+//! described (DescribeEndpoint, then DescribeEndpointConfig and DescribeModel from the describe
+//! cache). The listing and the describes of a whole fleet are `progressive.rs`; partial failures
+//! keep the rest and say which failed.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
-use tokio::sync::Semaphore;
 
 use crate::aws::cache::ModelFacts;
 use crate::aws::config::Fleet;
@@ -128,7 +127,7 @@ impl EndpointInfo {
 }
 
 /// A fleet inventory: every endpoint that could be described, and the ones that could not.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Inventory {
     /// Endpoints, in ListEndpoints order (newest first).
     pub endpoints: Vec<EndpointInfo>,
@@ -138,6 +137,21 @@ pub struct Inventory {
     pub api_calls: usize,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
+    /// Endpoints described by this read (a refresh describes only what changed).
+    #[serde(skip)]
+    pub described: usize,
+    /// Listed endpoints never described yet (throttled, or past the refresh's deadline): their
+    /// rows hold only what ListEndpoints gave.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
+    /// Control-plane calls AWS throttled during the read (after the SDK's own retries): a
+    /// throttled describe's row keeps what it had.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub throttled: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One endpoint the inventory could not describe.
@@ -174,49 +188,15 @@ fn epoch(t: Option<&aws_smithy_types::DateTime>) -> f64 {
     t.map(|t| t.as_secs_f64()).unwrap_or(0.0)
 }
 
-async fn deadline<T>(d: Duration, f: impl std::future::Future<Output = Result<T, AwsError>>) -> Result<T, AwsError> {
-    tokio::time::timeout(d, f)
-        .await
-        .unwrap_or_else(|_| Err(AwsError::Timeout(format!("no answer within {d:?}"))))
-}
-
 impl Fleet {
-    /// Every endpoint name, following NextToken (100 per page).
-    pub async fn list_endpoint_names(&self, calls: &AtomicUsize) -> Result<Vec<String>, AwsError> {
-        let mut names = Vec::new();
-        let mut token = None;
-        loop {
-            calls.fetch_add(1, Ordering::Relaxed);
-            let page = self
-                .sagemaker
-                .list_endpoints()
-                .max_results(100)
-                .set_next_token(token)
-                .send()
-                .await
-                .map_err(AwsError::from_sdk)?;
-            names.extend(
-                page.endpoints()
-                    .iter()
-                    .filter_map(|e| e.endpoint_name().map(str::to_string)),
-            );
-            token = page.next_token().map(str::to_string);
-            if token.is_none() {
-                return Ok(names);
-            }
-        }
-    }
-
     /// Describes one endpoint, its configuration and its models.
     pub async fn describe_endpoint_info(&self, name: &str, calls: &AtomicUsize) -> Result<EndpointInfo, AwsError> {
         calls.fetch_add(1, Ordering::Relaxed);
+        let call = self.sagemaker.describe_endpoint().endpoint_name(name).send();
         let ep = self
-            .sagemaker
-            .describe_endpoint()
-            .endpoint_name(name)
-            .send()
-            .await
-            .map_err(AwsError::from_sdk)?;
+            .budget
+            .metered(async { call.await.map_err(AwsError::from_sdk) })
+            .await?;
         let config = match ep.endpoint_config_name() {
             Some(c) => Some(self.endpoint_config(c, calls).await?),
             None => None,
@@ -324,50 +304,6 @@ impl Fleet {
             info.autoscaling = scaling.get(name).cloned().unwrap_or_default();
         }
         Ok(info)
-    }
-
-    /// The whole fleet.
-    pub async fn inventory(&self, opts: InventoryOptions) -> Result<Inventory, AwsError> {
-        let start = Instant::now();
-        let calls = Arc::new(AtomicUsize::new(0));
-        let names = self.list_endpoint_names(&calls).await?;
-        let sem = Arc::new(Semaphore::new(opts.concurrency.max(1)));
-        let mut tasks = tokio::task::JoinSet::new();
-        for (i, name) in names.iter().enumerate() {
-            let (fleet, sem, calls, name) = (self.clone(), sem.clone(), calls.clone(), name.clone());
-            tasks.spawn(async move {
-                let _permit = sem.acquire_owned().await;
-                let r = deadline(opts.call_deadline, fleet.describe_endpoint_info(&name, &calls)).await;
-                (i, name, r)
-            });
-        }
-        let scaling = if opts.autoscaling {
-            fleet_scaling(self, None, &calls).await.unwrap_or_default()
-        } else {
-            BTreeMap::new()
-        };
-        let mut found: Vec<(usize, EndpointInfo)> = Vec::with_capacity(names.len());
-        let mut failures = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            let Ok((i, name, r)) = joined else { continue };
-            match r {
-                Ok(mut info) => {
-                    info.autoscaling = scaling.get(&name).cloned().unwrap_or_default();
-                    found.push((i, info));
-                }
-                // Deleted between the list and the describe: simply gone.
-                Err(AwsError::NotFound(_)) => {}
-                Err(error) => failures.push(InventoryFailure { endpoint: name, error }),
-            }
-        }
-        found.sort_by_key(|(i, _)| *i);
-        failures.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
-        Ok(Inventory {
-            endpoints: found.into_iter().map(|(_, e)| e).collect(),
-            failures,
-            api_calls: calls.load(Ordering::Relaxed),
-            elapsed_ms: start.elapsed().as_millis() as u64,
-        })
     }
 }
 

@@ -91,7 +91,11 @@ impl MultiInventory {
     }
 }
 
-async fn one(target: FleetTarget, base: AwsOptions, opts: InventoryOptions, fleet: Option<Fleet>) -> RegionInventory {
+/// How one pair's inventory is read once its fleet is connected.
+pub type ReadInventory =
+    Box<dyn FnOnce(Fleet) -> futures_util::future::BoxFuture<'static, Result<Inventory, AwsError>> + Send>;
+
+async fn one(target: FleetTarget, base: AwsOptions, read: ReadInventory, fleet: Option<Fleet>) -> RegionInventory {
     let profile = target.profile.clone().unwrap_or_else(|| "default".into());
     let fail = |error, fleet| RegionInventory {
         profile: profile.clone(),
@@ -123,7 +127,7 @@ async fn one(target: FleetTarget, base: AwsOptions, opts: InventoryOptions, flee
         Ok(Ok(out)) => out.account().map(str::to_string),
         _ => None,
     };
-    match fleet.inventory(opts).await {
+    match read(fleet.clone()).await {
         Ok(inventory) => RegionInventory {
             profile: profile.clone(),
             region: target.region.clone(),
@@ -138,20 +142,33 @@ async fn one(target: FleetTarget, base: AwsOptions, opts: InventoryOptions, flee
     }
 }
 
-/// Lists every target concurrently. `fleets` reuses connected fleets by target (a refresh keeps
-/// their describe caches); targets without one are connected.
+/// Lists every target concurrently, each endpoint described. `fleets` reuses connected fleets
+/// by target (a refresh keeps their describe caches); targets without one are connected.
 pub async fn multi_inventory(
     targets: &[FleetTarget],
     base: &AwsOptions,
     opts: InventoryOptions,
     fleets: &[(FleetTarget, Fleet)],
 ) -> MultiInventory {
+    use futures_util::FutureExt;
+    let read = |_: usize| -> ReadInventory { Box::new(move |f: Fleet| async move { f.inventory(opts).await }.boxed()) };
+    multi_inventory_with(targets, base, fleets, read).await
+}
+
+/// [`multi_inventory`], each pair read by `read(index of the pair)` (the console's refresh: what
+/// changed, reported as it comes).
+pub async fn multi_inventory_with(
+    targets: &[FleetTarget],
+    base: &AwsOptions,
+    fleets: &[(FleetTarget, Fleet)],
+    read: impl Fn(usize) -> ReadInventory,
+) -> MultiInventory {
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for (i, t) in targets.iter().enumerate() {
         let known = fleets.iter().find(|(k, _)| k == t).map(|(_, f)| f.clone());
-        let (t, base) = (t.clone(), base.clone());
-        set.spawn(async move { (i, one(t, base, opts, known).await) });
+        let (t, base, read) = (t.clone(), base.clone(), read(i));
+        set.spawn(async move { (i, one(t, base, read, known).await) });
     }
     let mut regions: Vec<(usize, RegionInventory)> = Vec::new();
     while let Some(joined) = set.join_next().await {

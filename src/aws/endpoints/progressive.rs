@@ -1,9 +1,10 @@
-//! The inventory as it comes: each ListEndpoints page is reported at once (name, status, creation
-//! and last-modified times), its describes start while the next page is read, and they are
-//! reported in batches as they land. The end result is the same [`Inventory`] as
-//! [`Fleet::inventory`] gives; the reports only let a reader show the rows earlier.
+//! The one way the fleet layer lists endpoints: each ListEndpoints page is reported at once
+//! (name, status, creation and last-modified times), the describes it needs start while the
+//! next page is read, and they are reported in batches as they land. What a refresh describes is
+//! chosen by [`RefreshMemory`] (`refresh.rs`); with an empty memory every endpoint is described
+//! ([`Fleet::inventory`]). Every call waits on the fleet's control-plane budget.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -13,7 +14,8 @@ use tokio::task::JoinSet;
 
 use crate::aws::config::Fleet;
 use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
-use crate::aws::endpoints::inventory::{EndpointInfo, Inventory, InventoryFailure, InventoryOptions};
+use crate::aws::endpoints::inventory::{EndpointInfo, Inventory, InventoryFailure};
+use crate::aws::endpoints::refresh::{RefreshMemory, RefreshPlan};
 use crate::aws::error::AwsError;
 
 /// What a progressive inventory reports while it runs.
@@ -48,20 +50,24 @@ fn listed_row(s: &aws_sdk_sagemaker::types::EndpointSummary) -> Option<EndpointI
     })
 }
 
-type Described = (usize, String, Result<EndpointInfo, AwsError>);
+type Described = (String, Result<EndpointInfo, AwsError>);
 
-/// The describes of one inventory: in flight, and what landed.
+/// The describes of one refresh: in flight, and what landed.
 struct Describes {
     tasks: JoinSet<Described>,
     sem: Arc<Semaphore>,
     calls: Arc<AtomicUsize>,
-    found: Vec<(usize, EndpointInfo)>,
+    asked: HashSet<String>,
+    found: HashMap<String, EndpointInfo>,
     failures: Vec<InventoryFailure>,
     scaling: Option<BTreeMap<String, Vec<ScalingInfo>>>,
 }
 
 impl Describes {
-    fn spawn(&mut self, fleet: &Fleet, index: usize, name: String, deadline: Duration) {
+    fn spawn(&mut self, fleet: &Fleet, name: String, deadline: Duration) {
+        if !self.asked.insert(name.clone()) {
+            return;
+        }
         let (fleet, sem, calls) = (fleet.clone(), self.sem.clone(), self.calls.clone());
         self.tasks.spawn(async move {
             let _permit = sem.acquire_owned().await;
@@ -69,12 +75,13 @@ impl Describes {
             let r = tokio::time::timeout(deadline, call)
                 .await
                 .unwrap_or_else(|_| Err(AwsError::Timeout(format!("no answer within {deadline:?}"))));
-            (index, name, r)
+            (name, r)
         });
     }
 
     /// Takes what has landed (waiting for one when `wait`), and reports it in one batch each of
-    /// described and failed endpoints.
+    /// described and failed endpoints. A throttled describe is neither: its row keeps what it
+    /// had, and the next refresh asks again.
     async fn drain(&mut self, wait: bool, report: &(dyn Fn(InventoryProgress) + Send + Sync)) {
         let mut landed = Vec::new();
         if wait && let Some(Ok(d)) = self.tasks.join_next().await {
@@ -84,16 +91,17 @@ impl Describes {
             landed.push(d);
         }
         let (mut described, mut failed) = (Vec::new(), Vec::new());
-        for (i, name, r) in landed {
+        for (name, r) in landed {
             match r {
                 Ok(mut info) => {
                     let scaling = self.scaling.as_ref().and_then(|s| s.get(&name));
                     info.autoscaling = scaling.cloned().unwrap_or_default();
                     described.push(info.clone());
-                    self.found.push((i, info));
+                    self.found.insert(name, info);
                 }
                 // Deleted between the list and the describe: simply gone.
                 Err(AwsError::NotFound(_)) => {}
+                Err(AwsError::Throttling(_)) => {}
                 Err(error) => failed.push(InventoryFailure { endpoint: name, error }),
             }
         }
@@ -105,17 +113,81 @@ impl Describes {
             report(InventoryProgress::Failed(failed));
         }
     }
+
+    /// Waits for every describe, or until `deadline` (from `start`): those not landed by then
+    /// are dropped and their rows left for the next refresh.
+    async fn finish(
+        &mut self,
+        start: Instant,
+        deadline: Option<Duration>,
+        report: &(dyn Fn(InventoryProgress) + Send + Sync),
+    ) {
+        while !self.tasks.is_empty() {
+            let left = deadline.map(|d| d.saturating_sub(start.elapsed()));
+            if left.is_some_and(|l| l.is_zero()) {
+                self.tasks.abort_all();
+                break;
+            }
+            match left {
+                Some(l) => _ = tokio::time::timeout(l, self.drain(true, report)).await,
+                None => self.drain(true, report).await,
+            }
+        }
+    }
 }
 
 impl Fleet {
-    /// [`Fleet::inventory`], reporting each ListEndpoints page and each batch of describes to
-    /// `report` as they come; the describes of a page start before the next page is read.
-    pub async fn inventory_progressive(
+    /// One ListEndpoints page, within the budget; a page still throttled after the SDK's own
+    /// retries is asked again after 1, 2 and 4 s.
+    async fn list_page(
         &self,
-        opts: InventoryOptions,
+        token: Option<String>,
+        calls: &AtomicUsize,
+    ) -> Result<aws_sdk_sagemaker::operation::list_endpoints::ListEndpointsOutput, AwsError> {
+        let mut backoff = Duration::from_secs(1);
+        loop {
+            calls.fetch_add(1, Ordering::Relaxed);
+            let call = self
+                .sagemaker
+                .list_endpoints()
+                .max_results(100)
+                .set_next_token(token.clone());
+            match self
+                .budget
+                .metered(async { call.send().await.map_err(AwsError::from_sdk) })
+                .await
+            {
+                Err(AwsError::Throttling(_)) if backoff <= Duration::from_secs(4) => {
+                    tokio::time::sleep(backoff).await;
+                    backoff *= 2;
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// The whole fleet, every endpoint described.
+    pub async fn inventory(
+        &self,
+        opts: crate::aws::endpoints::inventory::InventoryOptions,
+    ) -> Result<Inventory, AwsError> {
+        let plan = RefreshPlan::full(opts);
+        self.refresh(&mut RefreshMemory::default(), &plan, &|_| {}).await
+    }
+
+    /// A refresh: every ListEndpoints page, each reported to `report` as it comes, and the
+    /// describes `memory` asks for (all of them with an empty memory), started before the next
+    /// page is read and reported as they land. The result holds every listed endpoint: freshly
+    /// described, else as last described, else as listed (named in `pending`).
+    pub async fn refresh(
+        &self,
+        memory: &mut RefreshMemory,
+        plan: &RefreshPlan,
         report: &(dyn Fn(InventoryProgress) + Send + Sync),
     ) -> Result<Inventory, AwsError> {
         let start = Instant::now();
+        let throttles = self.budget.throttles();
+        let opts = plan.options;
         let calls = Arc::new(AtomicUsize::new(0));
         let scaling = opts.autoscaling.then(|| {
             let (fleet, calls) = (self.clone(), calls.clone());
@@ -125,27 +197,27 @@ impl Fleet {
             tasks: JoinSet::new(),
             sem: Arc::new(Semaphore::new(opts.concurrency.max(1))),
             calls: calls.clone(),
-            found: Vec::new(),
+            asked: HashSet::new(),
+            found: HashMap::new(),
             failures: Vec::new(),
             scaling: None,
         };
-        let mut listed = 0usize;
+        // The selected endpoint first, before any page.
+        if let Some(name) = plan.selected.clone().filter(|n| memory.known(n).is_some()) {
+            d.spawn(self, name, opts.call_deadline);
+        }
+        let sweep = memory.begin(plan.sweep);
+        let mut listed: Vec<EndpointInfo> = Vec::new();
         let mut token = None;
         loop {
-            calls.fetch_add(1, Ordering::Relaxed);
-            let page = self
-                .sagemaker
-                .list_endpoints()
-                .max_results(100)
-                .set_next_token(token)
-                .send()
-                .await
-                .map_err(AwsError::from_sdk)?;
+            let page = self.list_page(token, &calls).await?;
             let rows: Vec<EndpointInfo> = page.endpoints().iter().filter_map(listed_row).collect();
             for row in &rows {
-                d.spawn(self, listed, row.name.clone(), opts.call_deadline);
-                listed += 1;
+                if memory.why(row, plan, &sweep).is_some() {
+                    d.spawn(self, row.name.clone(), opts.call_deadline);
+                }
             }
+            listed.extend(rows.iter().cloned());
             report(InventoryProgress::Listed(rows));
             token = page.next_token().map(str::to_string);
             if token.is_none() {
@@ -158,16 +230,42 @@ impl Fleet {
             Some(task) => task.await.unwrap_or_default(),
             None => BTreeMap::new(),
         });
-        while !d.tasks.is_empty() {
-            d.drain(true, report).await;
-        }
-        d.found.sort_by_key(|(i, _)| *i);
-        d.failures.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
-        Ok(Inventory {
-            endpoints: d.found.into_iter().map(|(_, e)| e).collect(),
-            failures: d.failures,
-            api_calls: calls.load(Ordering::Relaxed),
-            elapsed_ms: start.elapsed().as_millis() as u64,
-        })
+        d.finish(start, plan.deadline, report).await;
+        let mut inv = assemble(memory, listed, &mut d);
+        inv.api_calls = calls.load(Ordering::Relaxed);
+        inv.throttled = (self.budget.throttles() - throttles) as usize;
+        inv.elapsed_ms = start.elapsed().as_millis() as u64;
+        Ok(inv)
     }
+}
+
+/// The refresh's inventory in ListEndpoints order: each listed endpoint as freshly described,
+/// else as last described (its autoscaling and listed status brought up to date), else as
+/// listed (pending). The memory keeps the fresh descriptions and forgets what was not listed.
+fn assemble(memory: &mut RefreshMemory, listed: Vec<EndpointInfo>, d: &mut Describes) -> Inventory {
+    let scaling = d.scaling.take().unwrap_or_default();
+    let failed: HashSet<String> = d.failures.iter().map(|f| f.endpoint.clone()).collect();
+    let mut inv = Inventory {
+        described: d.found.len(),
+        ..Inventory::default()
+    };
+    for row in listed {
+        if let Some(info) = d.found.remove(&row.name) {
+            memory.keep(&info);
+            inv.endpoints.push(info);
+        } else if let Some(known) = memory.known(&row.name) {
+            let mut info = known.clone();
+            info.status = row.status;
+            info.autoscaling = scaling.get(&info.name).cloned().unwrap_or_default();
+            inv.endpoints.push(info);
+        } else if !failed.contains(&row.name) {
+            inv.pending.push(row.name.clone());
+            inv.endpoints.push(row);
+        }
+    }
+    let names: HashSet<&str> = inv.endpoints.iter().map(|e| e.name.as_str()).collect();
+    memory.retain_listed(&names);
+    inv.failures = std::mem::take(&mut d.failures);
+    inv.failures.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
+    inv
 }

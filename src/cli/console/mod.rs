@@ -17,6 +17,7 @@ use crate::mcp::oauth::demo::DemoOAuthServer;
 use crate::mcp::oauth::demo::grants::ACCESS_TTL;
 use crate::sandbox::start;
 use crate::tui::config::ConfigFile;
+use crate::tui::worker::RefreshSettings;
 use crate::tui::{ConsoleOptions, run};
 use sandbox::SandboxArgs;
 
@@ -33,6 +34,11 @@ pub struct ConsoleArgs {
     /// Metrics refresh interval in seconds (default 15).
     #[arg(long)]
     pub metrics_refresh: Option<u64>,
+    /// Control-plane calls per second per account and region the refresh may make (default 10
+    /// against AWS, 100 on the embedded sandbox; config `[refresh]
+    /// control_plane_calls_per_second`).
+    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = positive_rate)]
+    pub control_plane_budget: Option<f64>,
     /// Capture the mouse: click tabs, scroll lists.
     #[arg(long)]
     pub mouse: bool,
@@ -87,6 +93,39 @@ fn init_logging(path: Option<PathBuf>) {
         .try_init();
 }
 
+/// A budget of calls per second: a number from 0.1 to 10,000.
+fn positive_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if (0.1..=10_000.0).contains(&r) => Ok(r),
+        _ => Err(format!("`{s}` is not a rate from 0.1 to 10000 calls per second")),
+    }
+}
+
+/// The refresh's pacing: the flag, else `[refresh]`, else the defaults (a higher budget on the
+/// embedded sandbox, which has no AWS limits to respect).
+fn refresh_settings(
+    c: &ConsoleArgs,
+    file: Option<crate::tui::config::RefreshConfig>,
+    sandbox: bool,
+) -> RefreshSettings {
+    let file = file.unwrap_or_default();
+    let default_rate = if sandbox {
+        100.0
+    } else {
+        crate::aws::budget::DEFAULT_CALLS_PER_SECOND
+    };
+    let d = RefreshSettings::default();
+    RefreshSettings {
+        calls_per_second: Some(
+            c.control_plane_budget
+                .or(file.control_plane_calls_per_second)
+                .unwrap_or(default_rate),
+        ),
+        sweep: file.sweep_seconds.map(Duration::from_secs).unwrap_or(d.sweep),
+        metrics_calls_per_minute: file.metrics_calls_per_minute.unwrap_or(d.metrics_calls_per_minute),
+    }
+}
+
 fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> ConsoleOptions {
     let mut problems = Vec::new();
     let mut config_error = None;
@@ -100,6 +139,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         None => ConfigFile::default(),
     };
     let s = file.for_profile(profile);
+    let refresh = refresh_settings(c, s.refresh, label.starts_with("sandbox"));
     ConsoleOptions {
         aws: g.aws_options(),
         endpoint_label: label,
@@ -109,6 +149,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         theme_dir: config_dir().map(|d| d.join("themes")),
         inventory_interval: c.refresh.or(s.refresh_seconds).map(Duration::from_secs),
         metrics_interval: c.metrics_refresh.or(s.metrics_refresh_seconds).map(Duration::from_secs),
+        refresh,
         mouse: c.mouse || s.mouse.unwrap_or(false),
         keys: file.keys,
         thresholds: s.thresholds.unwrap_or_default(),
@@ -207,6 +248,7 @@ impl ConsoleArgs {
             theme: self.theme.or(outer.theme.clone()),
             refresh: self.refresh.or(outer.refresh),
             metrics_refresh: self.metrics_refresh.or(outer.metrics_refresh),
+            control_plane_budget: self.control_plane_budget.or(outer.control_plane_budget),
             mouse: self.mouse || outer.mouse,
             metrics_delay: self.metrics_delay.or(outer.metrics_delay),
             log_file: self.log_file.or(outer.log_file.clone()),

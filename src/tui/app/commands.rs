@@ -24,7 +24,9 @@ impl App {
             KeyCode::Tab => {
                 let profiles = known_profiles();
                 let themes = self.theme_names.clone();
-                self.command_line.complete(&themes, &profiles);
+                let inventory = &self.data.inventory;
+                let names = || inventory.iter().map(|e| e.name.clone()).collect();
+                self.command_line.complete(&themes, &profiles, names);
             }
             KeyCode::Up => self.command_line.browse(true),
             KeyCode::Down => self.command_line.browse(false),

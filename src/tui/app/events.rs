@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::App;
 use crate::tui::data::Data;
-use crate::tui::event::{AppEvent, FleetJob};
+use crate::tui::event::AppEvent;
 use crate::tui::widgets::Overlay;
 use crate::tui::widgets::toasts::Level;
 
@@ -32,7 +32,7 @@ impl App {
         let ended_plan = matches!(ev, AppEvent::PromotionEnded { .. });
         self.each_pane(|p, data, out, visible| p.on_event(&ev, data, out, visible));
         if ended_plan {
-            self.submit(FleetJob::Inventory);
+            self.refresh_inventory();
         }
     }
 
@@ -82,7 +82,7 @@ impl App {
                 if *detail {
                     self.data.detail_metrics = Some(m.clone());
                 } else {
-                    self.data.fleet_metrics = Some(m.clone());
+                    self.data.take_fleet_metrics(m.clone(), &self.metrics_focus);
                 }
             }
             AppEvent::Metrics { result: Err(e), .. } => self.toasts.push(Level::Warn, format!("metrics: {e}")),
@@ -158,6 +158,16 @@ impl App {
         }
         self.data.refresh_failed = false;
         self.data.refresh_error = None;
+        let was = self.data.throttled_interval;
+        self.data.note_throttling(inv.throttled > 0);
+        if let Some(slower) = self.data.throttled_interval.filter(|_| was.is_none()) {
+            let text = format!(
+                "AWS throttled {} calls of the refresh: refreshing every {}s until it stops",
+                inv.throttled,
+                slower.as_secs()
+            );
+            self.toasts.push(Level::Warn, text);
+        }
         for f in &self.data.failures {
             self.toasts
                 .push(Level::Warn, format!("could not describe {}: {}", f.endpoint, f.error));

@@ -41,6 +41,9 @@ pub struct Intervals {
     pub inventory: Duration,
     /// Metrics.
     pub metrics: Duration,
+    /// GetMetricData calls per minute the fleet's metrics may take (the endpoints in focus
+    /// first, then a slice of the rest).
+    pub metrics_calls_per_minute: u32,
 }
 
 impl Default for Intervals {
@@ -48,6 +51,7 @@ impl Default for Intervals {
         Intervals {
             inventory: Duration::from_secs(10),
             metrics: Duration::from_secs(15),
+            metrics_calls_per_minute: super::refresh::DEFAULT_METRICS_CALLS_PER_MINUTE,
         }
     }
 }
@@ -94,6 +98,8 @@ pub struct App {
     last_metrics: Option<Instant>,
     /// Sampling requests waiting for their dialog (one shows at a time).
     asks: std::collections::VecDeque<crate::tui::widgets::sampling::SamplingAsk>,
+    /// The endpoints in focus when the last fleet metrics were asked (their series are kept).
+    metrics_focus: Vec<String>,
 }
 
 impl App {
@@ -123,6 +129,7 @@ impl App {
             last_inventory: None,
             last_metrics: None,
             asks: Default::default(),
+            metrics_focus: Vec::new(),
         }
         .with_pane_commands()
     }
@@ -286,8 +293,8 @@ impl App {
     pub fn schedule_refreshes(&mut self) {
         let due = |last: Option<Instant>, every: Duration| last.is_none_or(|t| t.elapsed() >= every);
         let busy = |app: &App, kind: JobKind| app.inflight.values().any(|(k, _)| *k == kind);
-        if due(self.last_inventory, self.intervals.inventory) && !busy(self, JobKind::Fleet(FleetKind::Inventory)) {
-            self.submit(FleetJob::Inventory);
+        if due(self.last_inventory, self.data.refresh_every()) && !busy(self, JobKind::Fleet(FleetKind::Inventory)) {
+            self.refresh_inventory();
         }
         if self.data.loaded
             && due(self.last_metrics, self.intervals.metrics)
@@ -297,20 +304,34 @@ impl App {
         }
     }
 
-    /// Requests fleet metrics (short window); the Latency pane asks for its own detail window on its
-    /// own cadence (see [`App::on_tick`]) and when `r` is pressed there.
+    /// Asks for a refresh of the inventory, the selected endpoint read fresh.
+    pub fn refresh_inventory(&mut self) {
+        let selected = self.data.selected.clone();
+        self.submit(FleetJob::Inventory { selected });
+    }
+
+    /// Requests fleet metrics (short window): the selected endpoint and the Endpoints table's
+    /// visible rows first, then the next slice of the rest within the calls-per-minute budget.
+    /// The Latency pane asks for its own detail window on its own cadence (see
+    /// [`App::on_tick`]) and when `r` is pressed there.
     pub fn request_metrics(&mut self) {
-        let serving: Vec<_> = self
-            .data
-            .inventory
-            .iter()
-            .filter(|e| matches!(e.status.as_str(), "InService" | "Updating"))
-            .cloned()
-            .collect();
-        if !serving.is_empty() {
+        let mut focus = self.panes.endpoints.visible_names(&self.data);
+        if let Some(s) = &self.data.selected
+            && !focus.contains(s)
+        {
+            focus.insert(0, s.clone());
+        }
+        let per_minute = f64::from(self.intervals.metrics_calls_per_minute.max(1));
+        let calls = (per_minute * self.intervals.metrics.as_secs_f64() / 60.0)
+            .floor()
+            .max(1.0) as usize;
+        let window = Duration::from_secs(900);
+        let endpoints = self.data.metrics_slice(&focus, calls, window);
+        self.metrics_focus = focus;
+        if !endpoints.is_empty() {
             self.submit(FleetJob::Metrics {
-                endpoints: serving,
-                window: Duration::from_secs(900),
+                endpoints,
+                window,
                 detail: false,
             });
         }
@@ -352,7 +373,7 @@ impl App {
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help { scroll: 0 }),
             KeyCode::Char('e') => self.overlay = Some(Overlay::ErrorLog { scroll: 0 }),
             KeyCode::Char('r') => {
-                self.submit(FleetJob::Inventory);
+                self.refresh_inventory();
                 self.request_metrics();
                 self.toasts.push(Level::Info, "refreshing");
             }

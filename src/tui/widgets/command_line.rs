@@ -21,6 +21,9 @@ pub const COMMANDS: &[(&str, bool)] = &[
     ("quit", false),
 ];
 
+/// Completion candidates shown at most (`:goto` completes among every endpoint's name).
+pub const SHOWN_CANDIDATES: usize = 12;
+
 /// Common AWS regions, for completion.
 pub const REGIONS: &[&str] = &[
     "us-east-1",
@@ -140,8 +143,10 @@ impl CommandLine {
         self.candidates.clear();
     }
 
-    /// Completes the command or its argument from `themes` and the known lists.
-    pub fn complete(&mut self, themes: &[String], profiles: &[String]) {
+    /// Completes the command or its argument from `themes`, `profiles`, the endpoint names
+    /// (`:goto`, from `endpoints`, asked only then) and the known lists. At most
+    /// [`SHOWN_CANDIDATES`] candidates are shown, then how many more there are.
+    pub fn complete(&mut self, themes: &[String], profiles: &[String], endpoints: impl FnOnce() -> Vec<String>) {
         let (head, tail) = match self.input.split_once(' ') {
             Some((h, t)) => (h.to_string(), Some(t.to_string())),
             None => (self.input.clone(), None),
@@ -159,6 +164,12 @@ impl CommandLine {
                     "region" => REGIONS.iter().map(|s| s.to_string()).collect(),
                     "theme" => themes.to_vec(),
                     "profile" => profiles.to_vec(),
+                    "goto" => {
+                        let mut names = endpoints();
+                        names.sort_unstable();
+                        names.dedup();
+                        names
+                    }
                     other => self
                         .pane_args
                         .iter()
@@ -190,8 +201,16 @@ impl CommandLine {
                 for o in &options[1..] {
                     n = n.min(first.chars().zip(o.chars()).take_while(|(a, b)| a == b).count());
                 }
+                let n = first.char_indices().nth(n).map_or(first.len(), |(i, _)| i);
                 self.input = first[..n].to_string();
-                self.candidates = options;
+                // An argument's candidates are shown without their command.
+                let prefix = format!("{head} ");
+                let shown = |o: String| o.strip_prefix(&prefix).map(str::to_string).unwrap_or(o);
+                let more = options.len().saturating_sub(SHOWN_CANDIDATES);
+                self.candidates = options.into_iter().take(SHOWN_CANDIDATES).map(shown).collect();
+                if more > 0 {
+                    self.candidates.push(format!("… {more} more"));
+                }
             }
         }
     }
@@ -282,17 +301,17 @@ mod tests {
         };
         c.open();
         c.input = "reg".into();
-        c.complete(&[], &[]);
+        c.complete(&[], &[], Vec::new);
         assert_eq!(c.input, "region ");
         c.input = "region us-w".into();
-        c.complete(&[], &[]);
+        c.complete(&[], &[], Vec::new);
         assert_eq!(c.input, "region us-west-");
         assert_eq!(c.candidates.len(), 2);
         c.input = "theme li".into();
-        c.complete(&["dark".into(), "light".into()], &[]);
+        c.complete(&["dark".into(), "light".into()], &[], Vec::new);
         assert_eq!(c.input, "theme light");
         c.input = "re".into();
-        c.complete(&[], &[]);
+        c.complete(&[], &[], Vec::new);
         assert_eq!(
             c.candidates,
             ["region", "refresh", "readonly", "reason"]
@@ -303,6 +322,17 @@ mod tests {
                 .filter(|s| s.starts_with("re"))
                 .collect::<Vec<_>>()
         );
+        let names = || (0..10_000).map(|i| format!("fleet-ep-{i:05}")).collect::<Vec<_>>();
+        c.pane_commands.push(("goto".into(), true));
+        c.input = "goto fleet-ep-09".into();
+        c.complete(&[], &[], names);
+        assert_eq!(c.input, "goto fleet-ep-09");
+        assert_eq!(c.candidates.len(), SHOWN_CANDIDATES + 1, "{:?}", c.candidates);
+        assert_eq!(c.candidates.last().map(String::as_str), Some("… 988 more"));
+        c.input = "goto fleet-ep-09999".into();
+        c.complete(&[], &[], names);
+        assert_eq!(c.input, "goto fleet-ep-09999");
+        assert!(c.candidates.is_empty());
         c.input = "latency".into();
         assert_eq!(
             c.submit(),

@@ -111,6 +111,10 @@ fn badges(items: &mut Vec<(u8, Vec<Span<'static>>)>, data: &Data, theme: &Theme,
     if data.stale() {
         items.push((9, badge(" STALE ", Role::Stale)));
     }
+    if let Some(slower) = data.throttled_interval {
+        let text = format!("  throttled: refresh slowed to {}s", slower.as_secs());
+        items.push((8, vec![Span::styled(text, theme.fg(Role::StatusWarn))]));
+    }
     if data.read_only {
         items.push((9, badge(" READ-ONLY ", Role::Readonly)));
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::{JobLimits, guard, timeout_error, varlog};
-use crate::aws::endpoints::inventory::InventoryOptions;
+use crate::aws::endpoints::refresh::RefreshMemory;
 use crate::aws::observe::metrics::MetricsPlan;
 use crate::aws::{AwsError, Fleet, RetryPolicy};
 use crate::tui::event::{AppEvent, FleetJob};
@@ -13,7 +13,7 @@ use crate::tui::event::{AppEvent, FleetJob};
 /// Answers a fleet job with the connection error.
 pub(super) fn fail(events: &UnboundedSender<AppEvent>, id: u64, job: FleetJob, e: AwsError) {
     let ev = match job {
-        FleetJob::Inventory => AppEvent::Inventory(Err(e)),
+        FleetJob::Inventory { .. } => AppEvent::Inventory(Err(e)),
         FleetJob::Metrics { detail, .. } => AppEvent::Metrics { detail, result: Err(e) },
         FleetJob::Describe { endpoint } => AppEvent::Described {
             endpoint,
@@ -172,28 +172,31 @@ async fn chat(
     let _ = events.send(AppEvent::Chatted { id, result });
 }
 
-/// Runs a plain fleet-layer job (a read or an invocation), each within its time limit.
+/// Runs a plain fleet-layer job (a read or an invocation), each within its time limit; a
+/// refresh of the inventory describes what `memory` says changed.
 pub(super) async fn run(
     f: &Fleet,
-    id: u64,
-    job: FleetJob,
+    (id, job): (u64, FleetJob),
     limits: JobLimits,
     events: &UnboundedSender<AppEvent>,
     guard: &guard::Guard,
+    memory: &tokio::sync::Mutex<RefreshMemory>,
 ) {
     let send = |ev: AppEvent| {
         let _ = events.send(ev);
     };
     let now = std::time::SystemTime::now;
     match job {
-        FleetJob::Inventory => {
+        FleetJob::Inventory { selected } => {
             let report = |progress| {
                 let _ = events.send(AppEvent::InventoryProgress { origin: None, progress });
             };
+            let plan = limits.refresh.plan(selected, &limits);
+            let mut memory = memory.lock().await;
             let r = within(
                 limits.inventory,
                 "the inventory",
-                f.inventory_progressive(InventoryOptions::default(), &report),
+                f.refresh(&mut memory, &plan, &report),
             )
             .await;
             send(AppEvent::Inventory(r));
@@ -317,7 +320,7 @@ async fn read_logs(
 /// An inventory of a large fleet allocates thousands of transient response buffers; glibc keeps
 /// the freed pages resident. Handing them back after each inventory keeps a 1,000-endpoint
 /// console's resident set flat (`benches/console_live.sh`).
-fn release_freed_memory() {
+pub(super) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the system.
     unsafe {

@@ -24,9 +24,32 @@ use tokio::task::AbortHandle;
 
 use super::event::{AppEvent, FleetJob, Job, McpJob};
 use crate::aws::endpoints::multi::FleetTarget;
+use crate::aws::endpoints::refresh::{RefreshMemory, RefreshPlan};
 use crate::aws::{AwsError, AwsOptions, Fleet};
 
-/// Time limits of the jobs.
+/// How the console refreshes: the control-plane budget of each account and region, the sweep
+/// of the refresh that costs what changed, and the metrics budget (`[refresh]` in config.toml).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RefreshSettings {
+    /// Control-plane calls per second per account and region (None: no limit).
+    pub calls_per_second: Option<f64>,
+    /// Every endpoint is described again at least this often, spread over the period.
+    pub sweep: Duration,
+    /// GetMetricData calls per minute the fleet table's metrics may take.
+    pub metrics_calls_per_minute: u32,
+}
+
+impl Default for RefreshSettings {
+    fn default() -> Self {
+        RefreshSettings {
+            calls_per_second: None,
+            sweep: crate::aws::endpoints::refresh::DEFAULT_SWEEP,
+            metrics_calls_per_minute: crate::tui::refresh::DEFAULT_METRICS_CALLS_PER_MINUTE,
+        }
+    }
+}
+
+/// Time limits of the jobs, and how the console refreshes.
 #[derive(Debug, Clone, Copy)]
 pub struct JobLimits {
     /// Inventory refresh.
@@ -39,6 +62,8 @@ pub struct JobLimits {
     pub invoke: Duration,
     /// A prewarm.
     pub prewarm: Duration,
+    /// The refresh's budget and sweep.
+    pub refresh: RefreshSettings,
 }
 
 impl Default for JobLimits {
@@ -49,6 +74,7 @@ impl Default for JobLimits {
             weights: Duration::from_secs(900),
             invoke: Duration::from_secs(90),
             prewarm: Duration::from_secs(300),
+            refresh: RefreshSettings::default(),
         }
     }
 }
@@ -109,7 +135,7 @@ pub fn spawn_regions(
 ) -> Jobs {
     let (tx, rx) = unbounded_channel();
     let guard = guard::Guard::new(guard, events.clone());
-    let fleets = regions::Fleets::new(options.clone(), fleet.clone(), targets);
+    let fleets = regions::Fleets::new(options.clone(), fleet.clone(), targets, limits.refresh);
     tokio::spawn(serve(options, fleet, limits, events, rx, hub, guard, fleets));
     Jobs { tx }
 }
@@ -128,6 +154,8 @@ struct Shared {
     running: Running,
     tool_calls: Cancellable,
     fleet: Result<Fleet, AwsError>,
+    /// What the console's own profile and region remember between refreshes.
+    memory: Arc<tokio::sync::Mutex<RefreshMemory>>,
     fleets: regions::Fleets,
     hub: Option<crate::mcp::McpHub>,
     guard: guard::Guard,
@@ -149,6 +177,7 @@ async fn serve(
         Some(f) => Ok(f),
         None => Fleet::connect(&options).await,
     };
+    let fleet = fleet.map(|f| limits.refresh.budgeted(f));
     if let Ok(f) = &fleet {
         guard::open_at_start(&guard, f, &events);
     }
@@ -157,6 +186,7 @@ async fn serve(
         running: Arc::default(),
         tool_calls: Arc::default(),
         fleet,
+        memory: Arc::default(),
         fleets,
         hub,
         guard,
@@ -215,7 +245,10 @@ impl Shared {
             };
             let (events, guard, limits, hub) = (&self.events, &self.guard, self.limits, self.hub.as_ref());
             match (job, fleet) {
-                (Job::Fleet(job), Ok(f)) => fleet::run(&f, id, job, limits, events, guard).await,
+                (Job::Fleet(job), Ok(f)) => {
+                    let memory = &self.memory;
+                    fleet::run(&f, (id, job), limits, events, guard, memory).await
+                }
                 (Job::Fleet(job), Err(e)) => fleet::fail(events, id, job, e),
                 (Job::Guard(job), fleet) => guard::run(guard, &fleet, job, limits, events).await,
                 (Job::Mcp(job), fleet) => mcp::run(hub, id, job, cancel, events, (guard, &fleet)).await,
@@ -237,8 +270,10 @@ impl Shared {
             return false;
         }
         match job {
-            Job::Fleet(FleetJob::Inventory) => {
-                self.fleets.inventory(self.limits.inventory, &self.events).await;
+            Job::Fleet(FleetJob::Inventory { selected }) => {
+                let limits = self.limits;
+                self.fleets.inventory(limits, selected.clone(), &self.events).await;
+                fleet::release_freed_memory();
                 true
             }
             Job::Fleet(FleetJob::Metrics {
@@ -254,6 +289,27 @@ impl Shared {
                 true
             }
             _ => false,
+        }
+    }
+}
+
+impl RefreshSettings {
+    /// `fleet` with this control-plane budget (unchanged without one).
+    pub fn budgeted(&self, fleet: Fleet) -> Fleet {
+        match self.calls_per_second {
+            Some(rate) => fleet.with_budget(rate),
+            None => fleet,
+        }
+    }
+
+    /// The plan of one refresh: the selected endpoint read fresh, the sweep, and a deadline
+    /// within the job's time limit (describes not started by then wait for the next refresh).
+    pub(crate) fn plan(&self, selected: Option<String>, limits: &JobLimits) -> RefreshPlan {
+        RefreshPlan {
+            options: Default::default(),
+            selected,
+            sweep: self.sweep,
+            deadline: Some(limits.inventory.mul_f64(0.75)),
         }
     }
 }

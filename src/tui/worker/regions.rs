@@ -1,15 +1,20 @@
 //! The worker's fleets across regions and accounts: one [`Fleet`] per profile × region pair,
-//! connected the first time a job needs it and kept (with its describe cache) for the session;
-//! the inventory of a multi-region view lists every pair and sends one merged table.
+//! connected the first time a job needs it and kept (with its describe cache, its control-plane
+//! budget and what its refreshes remember) for the session; the inventory of a multi-region
+//! view refreshes every pair, reporting each pair's pages and describes as they come, and sends
+//! one merged table.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::endpoints::multi::{FleetTarget, multi_inventory};
+use crate::aws::endpoints::inventory::EndpointInfo;
+use crate::aws::endpoints::multi::{FleetTarget, ReadInventory, multi_inventory_with};
+use crate::aws::endpoints::refresh::RefreshMemory;
+use crate::aws::endpoints::refresh::RefreshPlan;
 use crate::aws::observe::metrics::{MetricsPlan, MetricsSnapshot};
 use crate::aws::{AwsError, AwsOptions, Fleet};
 use crate::tui::event::AppEvent;
@@ -23,17 +28,27 @@ pub(super) struct Fleets {
     /// then built on the same URL, signing for their region.
     base: Option<Fleet>,
     targets: Arc<Vec<FleetTarget>>,
+    refresh: super::RefreshSettings,
     cache: Arc<tokio::sync::Mutex<HashMap<FleetTarget, Fleet>>>,
+    /// What each pair's refreshes remember, by index of its pair.
+    memories: Arc<Vec<Arc<tokio::sync::Mutex<RefreshMemory>>>>,
     /// The pair of every endpoint, from the last inventory (the fleet table's metrics).
     owners: Arc<parking_lot::Mutex<HashMap<String, FleetTarget>>>,
 }
 
 impl Fleets {
-    pub(super) fn new(options: AwsOptions, base: Option<Fleet>, targets: Vec<FleetTarget>) -> Fleets {
+    pub(super) fn new(
+        options: AwsOptions,
+        base: Option<Fleet>,
+        targets: Vec<FleetTarget>,
+        refresh: super::RefreshSettings,
+    ) -> Fleets {
         Fleets {
             options,
             base,
+            memories: Arc::new(targets.iter().map(|_| Arc::default()).collect()),
             targets: Arc::new(targets),
+            refresh,
             cache: Arc::default(),
             owners: Arc::default(),
         }
@@ -58,27 +73,55 @@ impl Fleets {
         Fleet::connect(&o).await
     }
 
-    /// The fleet of a pair, connected once.
+    /// The fleet of a pair, connected once, with the control-plane budget.
     pub(super) async fn get(&self, t: &FleetTarget) -> Result<Fleet, AwsError> {
         let mut cache = self.cache.lock().await;
         if let Some(f) = cache.get(t) {
             return Ok(f.clone());
         }
-        let f = self.connect(t).await?;
+        let f = self.refresh.budgeted(self.connect(t).await?);
         cache.insert(t.clone(), f.clone());
         Ok(f)
     }
 
-    /// Lists every pair (a pair that fails is one failed row) and sends
-    /// [`AppEvent::Regions`], then the merged [`AppEvent::Inventory`].
-    pub(super) async fn inventory(&self, limit: Duration, events: &UnboundedSender<AppEvent>) {
+    /// How pair `index` is refreshed: what its memory says changed, each page and batch of
+    /// describes sent as [`AppEvent::InventoryProgress`] of that pair.
+    fn read(&self, index: usize, plan: RefreshPlan, events: &UnboundedSender<AppEvent>) -> ReadInventory {
+        let memory = self.memories.get(index).cloned().unwrap_or_default();
+        let events = events.clone();
+        Box::new(move |fleet: Fleet| {
+            async move {
+                let report = move |progress| {
+                    let _ = events.send(AppEvent::InventoryProgress {
+                        origin: Some(index),
+                        progress,
+                    });
+                };
+                let mut memory = memory.lock().await;
+                fleet.refresh(&mut memory, &plan, &report).await
+            }
+            .boxed()
+        })
+    }
+
+    /// Refreshes every pair (a pair that fails is one failed row), reporting each as it comes,
+    /// and sends [`AppEvent::Regions`], then the merged [`AppEvent::Inventory`].
+    pub(super) async fn inventory(
+        &self,
+        limits: super::JobLimits,
+        selected: Option<String>,
+        events: &UnboundedSender<AppEvent>,
+    ) {
+        let limit = limits.inventory;
         let mut known = Vec::new();
         for t in self.targets.iter() {
             if let Ok(f) = self.get(t).await {
                 known.push((t.clone(), f));
             }
         }
-        let list = multi_inventory(&self.targets, &self.options, InventoryOptions::default(), &known);
+        let plan = self.refresh.plan(selected, &limits);
+        let read = |i: usize| self.read(i, plan.clone(), events);
+        let list = multi_inventory_with(&self.targets, &self.options, &known, read);
         let multi = match tokio::time::timeout(limit, list).await {
             Ok(m) => m,
             Err(_) => {

@@ -45,7 +45,7 @@ const FLOORS: &[(&str, &[&[&str]])] = &[
     (
         "aws",
         &[
-            &["mod.rs", "config.rs", "error.rs", "retry.rs", "cache.rs"],
+            &["mod.rs", "config.rs", "error.rs", "retry.rs", "cache.rs", "budget.rs"],
             &["endpoints", "invoke", "trail"],
             &["change"],
             &["components"],

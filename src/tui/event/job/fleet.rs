@@ -13,8 +13,12 @@ pub const INVOKING: &str = "invoking";
 /// Plain fleet-layer calls: reads, and invocations.
 #[derive(Debug, Clone)]
 pub enum FleetJob {
-    /// Reload the fleet inventory.
-    Inventory,
+    /// Refresh the fleet inventory: every ListEndpoints page, and describes of what changed
+    /// (`aws::endpoints::refresh`).
+    Inventory {
+        /// The selected endpoint, always described fresh.
+        selected: Option<String>,
+    },
     /// Reload metrics for these endpoints over a window.
     Metrics {
         /// Endpoints (with their variants).
@@ -125,7 +129,7 @@ super::effects!(FleetJob, |job| match job {
     FleetJob::Chat { reason, .. } => Effect::Audited(INVOKING, reason),
     FleetJob::AsyncFollow { .. }
     | FleetJob::ShadowJudge { .. }
-    | FleetJob::Inventory
+    | FleetJob::Inventory { .. }
     | FleetJob::Metrics { .. }
     | FleetJob::Describe { .. }
     | FleetJob::Catalog { .. }
@@ -154,14 +158,14 @@ impl FleetJob {
                 detail: true,
                 ..
             } => endpoints.first().map(|e| e.name.as_str()),
-            FleetJob::Metrics { .. } | FleetJob::Inventory | FleetJob::Alarms => None,
+            FleetJob::Metrics { .. } | FleetJob::Inventory { .. } | FleetJob::Alarms => None,
         }
     }
 
     /// A short label for the status line.
     pub fn label(&self) -> String {
         match self {
-            FleetJob::Inventory => "refreshing endpoints".into(),
+            FleetJob::Inventory { .. } => "refreshing endpoints".into(),
             FleetJob::Metrics { .. } => "loading metrics".into(),
             FleetJob::Describe { endpoint } => format!("describing {endpoint}"),
             FleetJob::Invoke { spec, repeat } if *repeat > 1 => format!("invoking {} ×{repeat}", spec.endpoint),

@@ -277,7 +277,7 @@ mod tests {
         none.stamp_reason(Some("INC-1"));
         assert_eq!(reason(&none), Some("INC-1"));
         assert!(!none.lacks_reason());
-        let mut read = Job::Fleet(FleetJob::Inventory);
+        let mut read = Job::Fleet(FleetJob::Inventory { selected: None });
         read.stamp_reason(Some("INC-1"));
         assert!(!read.lacks_reason(), "reads are not mutations");
         assert_eq!(read.effect(), Effect::Reads);

@@ -70,11 +70,18 @@ const SORT_NAMES: [&str; 10] = [
     "name", "status", "variants", "instances", "mme", "scaling", "inv", "p99", "5xx", "modified",
 ];
 
-const COMMANDS: &[PaneCommand] = &[PaneCommand {
-    name: "sort",
-    takes_arg: true,
-    help: "sort the Endpoints by a column: name status variants instances mme scaling inv p99 5xx modified",
-}];
+const COMMANDS: &[PaneCommand] = &[
+    PaneCommand {
+        name: "sort",
+        takes_arg: true,
+        help: "sort the Endpoints by a column: name status variants instances mme scaling inv p99 5xx modified",
+    },
+    PaneCommand {
+        name: "goto",
+        takes_arg: true,
+        help: "select an endpoint by name (Tab completes among every endpoint listed)",
+    },
+];
 
 /// The pane's state.
 #[derive(Debug)]
@@ -212,27 +219,73 @@ impl EndpointsPane {
                 Column::Name | Column::Status => 0.0,
             }
         };
-        // A row not described yet knows only its name, status and times: on any other column
-        // it sorts last, whichever the direction.
-        let unknown = |i: usize| partial::needs_describe(self.sort) && data.row_state(i) != RowState::Described;
-        view.sort_by(|a, b| {
+        // Each row's key and whether it is known are worked out once, not in every comparison
+        // (10,000 rows sort within a frame). A row not described yet knows only its name,
+        // status and times: on any other column it sorts last, whichever the direction.
+        let n = data.inventory.len();
+        let (mut keys, mut unknown) = (vec![0.0; n], vec![false; n]);
+        let partial = partial::needs_describe(self.sort) && !data.undescribed.is_empty();
+        for &i in &view {
+            keys[i] = key_f(&data.inventory[i]);
+            unknown[i] = partial && data.row_state(i) != RowState::Described;
+        }
+        view.sort_unstable_by(|a, b| {
             let (ea, eb) = (&data.inventory[*a], &data.inventory[*b]);
-            let (ua, ub) = (unknown(*a), unknown(*b));
+            let (ua, ub) = (unknown[*a], unknown[*b]);
             if ua || ub {
-                return ua.cmp(&ub).then(ea.name.cmp(&eb.name));
+                return ua.cmp(&ub).then(ea.name.cmp(&eb.name)).then(a.cmp(b));
             }
             let ord = match self.sort {
                 Column::Name => ea.name.cmp(&eb.name),
                 Column::Status => ea.status.cmp(&eb.status).then(ea.name.cmp(&eb.name)),
-                _ => key_f(ea).total_cmp(&key_f(eb)).then(ea.name.cmp(&eb.name)),
+                _ => keys[*a].total_cmp(&keys[*b]).then(ea.name.cmp(&eb.name)),
             };
-            if self.descending { ord.reverse() } else { ord }
+            let ord = if self.descending { ord.reverse() } else { ord };
+            ord.then(a.cmp(b))
         });
         self.view = view;
         self.cursor = selected_name
             .and_then(|n| self.view.iter().position(|i| data.inventory[*i].name == n))
             .unwrap_or(0)
             .min(self.view.len().saturating_sub(1));
+    }
+
+    /// The names of the rows the table showed at its last draw (the metrics read them first).
+    pub fn visible_names(&self, data: &Data) -> Vec<String> {
+        let end = (self.offset + self.page.max(1)).min(self.view.len());
+        let rows = self.view.get(self.offset.min(end)..end).unwrap_or_default();
+        rows.iter()
+            .filter_map(|i| data.inventory.get(*i))
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
+    /// `:goto NAME`: selects the endpoint named so (or the one name starting so), clearing a
+    /// filter that hides it, and shows it on the Endpoints tab.
+    fn goto(&mut self, wanted: &str, data: &mut Data, out: &mut Outbox) {
+        let exact = data.inventory.iter().position(|e| e.name == wanted);
+        let found = exact.or_else(|| {
+            let mut starting = data.inventory.iter().enumerate().filter(|(_, e)| e.name.starts_with(wanted));
+            let first = starting.next()?;
+            starting.all(|(_, e)| e.name == first.1.name).then_some(first.0)
+        });
+        let Some(index) = found.filter(|_| !wanted.is_empty()) else {
+            let many = data.inventory.iter().filter(|e| e.name.starts_with(wanted)).count();
+            let text = match many {
+                0 => format!("no endpoint named {wanted} (Tab completes among the {} listed)", data.inventory.len()),
+                n => format!("{n} endpoints start with {wanted}: Tab completes"),
+            };
+            out.toast(Level::Warn, crate::format::escape_line(&text).into_owned());
+            return;
+        };
+        if !self.view.contains(&index) {
+            self.filter.clear();
+            self.rebuild(data);
+        }
+        if let Some(pos) = self.view.iter().position(|i| *i == index) {
+            self.move_to(pos, data);
+        }
+        out.switch_to = Some(Tab::Endpoints);
     }
 
     fn selected_name(&self, data: &Data) -> Option<String> {
@@ -304,6 +357,10 @@ impl Pane for EndpointsPane {
     }
 
     fn run_command(&mut self, name: &str, arg: Option<&str>, data: &mut Data, out: &mut Outbox) -> bool {
+        if name == "goto" {
+            self.goto(arg.unwrap_or("").trim(), data, out);
+            return true;
+        }
         if name != "sort" {
             return false;
         }
@@ -327,6 +384,7 @@ impl Pane for EndpointsPane {
         vec![
             KeyHint::new("n t i p x m", "sort by name, status, inv/min, p99, 5XX, modified (again: reverse)"),
             KeyHint::new(":sort COLUMN", "sort by any column (Tab completes)"),
+            KeyHint::new(":goto NAME", "select an endpoint by name (Tab completes)"),
         ]
     }
 
