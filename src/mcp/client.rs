@@ -103,8 +103,13 @@ impl std::fmt::Debug for McpConnection {
 }
 
 /// The newest revision rmcp speaks first (`server/discover`), then the newest with an
-/// `initialize` handshake for servers that answer the probe as legacy servers do.
-fn lifecycle() -> ClientLifecycleMode {
+/// `initialize` handshake for servers that answer the probe as legacy servers do. A client that
+/// answers sampling asks for the newest `initialize` revision at once: 2026-07-28 is stateless
+/// and has no server-to-client requests, so a server could not ask it for a completion there.
+fn lifecycle(handler: &McpClientHandler) -> ClientLifecycleMode {
+    if handler.0.sampler.is_some() {
+        return ClientLifecycleMode::Initialize;
+    }
     ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::LATEST],
         legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
@@ -120,7 +125,8 @@ async fn start(entry: &ServerEntry, handler: McpClientHandler, timeout: Duration
             let mut c = super::connect::spawn_stdio(entry, &log)?;
             let guarded = LineGuard::new(c.stdout, MAX_MESSAGE_BYTES, log.clone(), handler.0.closed_why.clone());
             let transport = AsyncRwTransport::new_client(guarded, c.stdin).with_max_line_length(MAX_MESSAGE_BYTES + 1);
-            match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle())).await {
+            let mode = lifecycle(&handler);
+            match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, mode)).await {
                 Ok(Ok(service)) => Ok((service, Some(c.child))),
                 failed => {
                     let grace = Duration::from_millis(if failed.is_ok() { 1500 } else { 200 });
@@ -173,7 +179,8 @@ async fn start(entry: &ServerEntry, handler: McpClientHandler, timeout: Duration
                 Err(e) => return Err(explain_sse_failure(&e, &url).await),
             };
             let left = deadline.saturating_duration_since(Instant::now());
-            match tokio::time::timeout(left, handler.serve_with_lifecycle(transport, lifecycle())).await {
+            let mode = lifecycle(&handler);
+            match tokio::time::timeout(left, handler.serve_with_lifecycle(transport, mode)).await {
                 Ok(Ok(service)) => Ok((service, None)),
                 Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Sse).await),
                 Err(_) => Err(no_handshake(timeout)),
@@ -195,7 +202,8 @@ where
     let url = entry.url.clone().unwrap_or_default();
     let transport =
         StreamableHttpClientTransport::with_client(client, StreamableHttpClientTransportConfig::with_uri(url.clone()));
-    match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle())).await {
+    let mode = lifecycle(&handler);
+    match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, mode)).await {
         Ok(Ok(service)) => Ok((service, None)),
         Ok(Err(e)) => Err(explain_handshake_failure(&e, &url, TransportKind::Http).await),
         Err(_) => Err(no_handshake(timeout)),
