@@ -190,7 +190,7 @@ async fn http_with_and_without_the_token() {
         .await
         .expect("the token is accepted");
     timing("own server streamable HTTP connect", t.elapsed());
-    assert_eq!(conn.tools().len(), 4);
+    assert_eq!(conn.tools().len(), 6);
     let t = Instant::now();
     let out = conn
         .call_tool(
@@ -210,7 +210,7 @@ async fn http_with_and_without_the_token() {
     let conn = McpConnection::connect(&url_entry("o", TransportKind::Http, &open.url(), &[]), &opts)
         .await
         .unwrap();
-    assert_eq!(conn.tools().len(), 4);
+    assert_eq!(conn.tools().len(), 6);
     conn.disconnect().await;
     let base = format!("http://{}", open.addr);
     for (transport, path) in [(TransportKind::Http, "/other"), (TransportKind::Sse, "/sse")] {
