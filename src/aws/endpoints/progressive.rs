@@ -138,7 +138,7 @@ impl Describes {
 
 impl Fleet {
     /// One ListEndpoints page, within the budget; a page still throttled after the SDK's own
-    /// retries is asked again after 1, 2 and 4 s.
+    /// retries is asked once more after 1 s (then the region's listing fails, saying so).
     async fn list_page(
         &self,
         token: Option<String>,
@@ -157,7 +157,7 @@ impl Fleet {
                 .metered(async { call.send().await.map_err(AwsError::from_sdk) })
                 .await
             {
-                Err(AwsError::Throttling(_)) if backoff <= Duration::from_secs(4) => {
+                Err(AwsError::Throttling(_)) if backoff <= Duration::from_secs(1) => {
                     tokio::time::sleep(backoff).await;
                     backoff *= 2;
                 }

@@ -19,7 +19,7 @@ pub struct AuditArgs {
     #[arg(long, value_parser = parse_since)]
     pub since: Option<Duration>,
     /// Read the team's audit trail in this CloudWatch Logs group (every principal and host;
-    /// the AWS options `--profile`, `--region`, `--endpoint-url` say where), not the file.
+    /// the AWS options say where), not the file.
     #[arg(long, value_name = "GROUP")]
     pub log_group: Option<String>,
 }

@@ -150,3 +150,32 @@ pub fn string_pairs(pairs: &[String]) -> Result<Map<String, Value>, Exit> {
     }
     Ok(out)
 }
+
+/// `sagedeck tools login`.
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// Server name in the registry (a streamable HTTP server behind OAuth).
+    pub server: String,
+    /// Print the authorization URL without opening a browser.
+    #[arg(long)]
+    pub no_browser: bool,
+    /// A scope to ask for besides those the server names (repeatable).
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+    /// Seconds to wait for the browser's redirect.
+    #[arg(long, default_value_t = 300.0, value_name = "S")]
+    pub wait: f64,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// `sagedeck tools logout`.
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    /// Server name in the registry.
+    pub server: String,
+    /// Registry options.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}

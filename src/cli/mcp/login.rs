@@ -4,44 +4,14 @@
 
 use std::time::Duration;
 
-use clap::Args;
 use serde_json::json;
 
-use super::args::{RegistryArgs, load_registry};
+use super::args::{LoginArgs, LogoutArgs, RegistryArgs, load_registry};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{print_json, say, say_err};
 use crate::mcp::ServerEntry;
 use crate::mcp::oauth::{LoginError, LoginOptions, PendingLogin, cache_of, login};
-
-/// `sagedeck tools login`.
-#[derive(Debug, Args)]
-pub struct LoginArgs {
-    /// Server name in the registry (a streamable HTTP server behind OAuth).
-    pub server: String,
-    /// Print the authorization URL without opening a browser.
-    #[arg(long)]
-    pub no_browser: bool,
-    /// A scope to ask for besides those the server names (repeatable).
-    #[arg(long = "scope", value_name = "SCOPE")]
-    pub scopes: Vec<String>,
-    /// Seconds to wait for the browser's redirect.
-    #[arg(long, default_value_t = 300.0, value_name = "S")]
-    pub wait: f64,
-    /// Registry options.
-    #[command(flatten)]
-    pub registry: RegistryArgs,
-}
-
-/// `sagedeck tools logout`.
-#[derive(Debug, Args)]
-pub struct LogoutArgs {
-    /// Server name in the registry.
-    pub server: String,
-    /// Registry options.
-    #[command(flatten)]
-    pub registry: RegistryArgs,
-}
 
 fn entry_of(r: &RegistryArgs, name: &str) -> Result<ServerEntry, Exit> {
     let reg = load_registry(r)?;

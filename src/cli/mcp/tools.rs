@@ -39,9 +39,9 @@ pub enum ToolsCommand {
     /// Call one tool of one server and print what came back.
     Call(CallArgs),
     /// Log in to an HTTP server behind OAuth (the URL printed, opened in a browser if any).
-    Login(super::login::LoginArgs),
+    Login(super::args::LoginArgs),
     /// Forget an HTTP server's OAuth tokens.
-    Logout(super::login::LogoutArgs),
+    Logout(super::args::LogoutArgs),
     /// List a server's resources and resource templates.
     Resources(ResourcesArgs),
     /// Read one resource (text, or binary as size, MIME type and base64), or a filled template.
