@@ -30,12 +30,15 @@ pub const EXIT_CHECK_FAILED: i32 = 8;
 /// Exit code: an agent run stopped without a final answer (max steps, token budget, deadline,
 /// retries, denied, LLM error, cancelled).
 pub const EXIT_NO_ANSWER: i32 = 9;
+/// Exit code: an asynchronous request expired in the queue (its RequestTTLSeconds passed before
+/// an instance took it; `invoke-async --wait`).
+pub const EXIT_EXPIRED: i32 = 10;
 /// Exit code: the reader of standard output went away (`| head`, `| grep -m1`): the command
 /// ends quietly, as `ls | head` does for the shell, with success.
 pub const EXIT_OUTPUT_CLOSED: i32 = EXIT_OK;
 
 /// The exit codes, as `--help` shows them.
-pub const EXIT_CODES: &str = "Exit codes: 0 ok (also when the reader of the output goes away, as with `| head`), 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held) or deployment rolled back, 8 autoscaling --check/--check-request found problems, 9 agent stopped without a final answer.";
+pub const EXIT_CODES: &str = "Exit codes: 0 ok (also when the reader of the output goes away, as with `| head`), 2 usage or invalid input, 3 AWS/API error, 4 model error (the container answered non-2xx), 5 refused: read-only, 6 refused by a guardrail (endpoint not InService or changed since read, audit log unwritable: nothing sent; or a lost race with a concurrent change), 7 promotion not completed (rolled back, no verdict or held) or deployment rolled back, 8 autoscaling --check/--check-request found problems, 9 agent stopped without a final answer, 10 an asynchronous request expired in the queue (invoke-async --wait).";
 
 /// What a command returns: `Ok` is exit 0.
 pub type CmdResult = Result<(), Exit>;

@@ -15,6 +15,8 @@
 //! control_plane_calls_per_second = 10
 //! sweep_seconds = 600
 //! metrics_calls_per_minute = 60
+//! [invoke]
+//! async_input_prefix = "s3://my-bucket/sagedeck-input/"
 //! [thresholds]
 //! p99_warn_ms = 300
 //! p99_breach_ms = 1000
@@ -64,6 +66,17 @@ pub struct Settings {
     pub audit_log_group: Option<String>,
     /// How the console paces its reads of a large fleet (`[refresh]`).
     pub refresh: Option<RefreshConfig>,
+    /// The Invoke pane's defaults (`[invoke]`).
+    pub invoke: Option<InvokeDefaults>,
+}
+
+/// `[invoke]`: the Invoke pane's defaults.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InvokeDefaults {
+    /// Where a body over InvokeEndpointAsync's inline limit is uploaded first
+    /// (`s3://BUCKET/PREFIX/`), unless the endpoint has an `:input-prefix` of its own.
+    pub async_input_prefix: Option<String>,
 }
 
 /// `[refresh]`: the control-plane budget per account and region (calls per second; default 10
@@ -269,6 +282,7 @@ impl ConfigFile {
             s.audit_log_group = p.audit_log_group.clone().or(s.audit_log_group);
             s.mcp = p.mcp.clone().or(s.mcp);
             s.refresh = p.refresh.or(s.refresh);
+            s.invoke = p.invoke.clone().or(s.invoke);
         }
         s
     }
@@ -344,6 +358,16 @@ impl Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_async_input_prefix_is_read_and_a_profile_may_override_it() {
+        let text = "[invoke]\nasync_input_prefix = \"s3://team/in/\"\n[profiles.prod.invoke]\nasync_input_prefix = \"s3://prod/in/\"\n";
+        let c: ConfigFile = toml::from_str(text).unwrap();
+        let prefix = |p: &str| c.for_profile(p).invoke.and_then(|i| i.async_input_prefix);
+        assert_eq!(prefix("dev").as_deref(), Some("s3://team/in/"));
+        assert_eq!(prefix("prod").as_deref(), Some("s3://prod/in/"));
+        assert!(toml::from_str::<ConfigFile>("[invoke]\nasync_prefix = \"x\"\n").is_err());
+    }
 
     #[test]
     fn profile_overrides_and_key_conflicts() {

@@ -87,6 +87,8 @@ pub struct ConsoleOptions {
     pub read_only_profiles: Vec<String>,
     /// How servers' sampling requests are answered (`[mcp]`: the LLM, its shape, approval).
     pub sampling: config::McpDefaults,
+    /// The Invoke pane's defaults (`[invoke]` of `config.toml`).
+    pub invoke: config::InvokeDefaults,
 }
 
 impl ConsoleOptions {
@@ -196,6 +198,9 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
             .clone()
             .or_else(panes::tools::ArgsStore::default_path),
     );
+    app.panes
+        .invoke
+        .set_input_prefix_default(opts.invoke.async_input_prefix.clone());
     app.panes.agent.configure(
         opts.agent.clone(),
         opts.agent_runs_dir

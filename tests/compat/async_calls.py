@@ -3,7 +3,9 @@
 input uploaded with upload_fileobj, a model, an endpoint configuration with an
 AsyncInferenceConfig (output and failure paths, max concurrent invocations per instance), the
 endpoint, invoke_endpoint_async with an InputLocation, the output object polled for (there is no
-status API), a failing request's failure object, and the synchronous invoke refused.
+status API), a failing request's failure object, a request that expired in the queue (the
+sandbox's queue_expiry fault, set over its admin route) and the failure object saying so, and the
+synchronous invoke refused.
 
 Usage: async_calls.py ENDPOINT_URL
 
@@ -11,7 +13,9 @@ Prints one line per check and "all N async checks passed"; exits non-zero on the
 """
 
 import io
+import json
 import sys
+import urllib.request
 
 import boto3
 from botocore.exceptions import ClientError
@@ -93,6 +97,22 @@ check("the output has the model's answer", len(answer) > 0, repr(answer))
 bad = smr.invoke_endpoint_async(EndpointName=EP, ContentType="text/csv", InputLocation=f"s3://{BUCKET}/input/nothing.csv")
 failure = wait_for("the failure object", lambda: object_at(bad["FailureLocation"]))
 check("the failure says why", b"DownloadFailure" in failure, repr(failure))
+
+fault = {"endpoint": EP, "operation": "AsyncQueue", "kind": {"type": "queue_expiry"}, "count": 1}
+req = urllib.request.Request(
+    f"{ENDPOINT_URL}/_sandbox/faults", data=json.dumps(fault).encode(), headers={"content-type": "application/json"}
+)
+urllib.request.urlopen(req).read()
+late = smr.invoke_endpoint_async(
+    EndpointName=EP, ContentType="text/csv", InputLocation=f"s3://{BUCKET}/input/payload.csv", RequestTTLSeconds=60
+)
+expired = wait_for("the expired request's failure object", lambda: object_at(late["FailureLocation"]))
+check(
+    "the failure object says it expired in the queue",
+    b"expired" in expired and b"queue" in expired and b"RequestTTLSeconds (60 s)" in expired,
+    repr(expired),
+)
+check("an expired request writes no output", object_at(late["OutputLocation"]) is None)
 
 try:
     smr.invoke_endpoint(EndpointName=EP, ContentType="text/csv", Body=b"1,2,3")

@@ -63,7 +63,9 @@ pub struct AsyncAccepted {
     pub uploaded_input: Option<String>,
 }
 
-/// How an asynchronous request ended, as its S3 objects tell.
+/// How an asynchronous request ended, as its S3 objects tell: the output object, or the failure
+/// object — which SageMaker also writes for a request whose RequestTTLSeconds passed while it
+/// waited in the queue, told apart by its message ([`is_expiry`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum AsyncOutcome {
@@ -85,15 +87,35 @@ pub enum AsyncOutcome {
         #[serde(skip)]
         body: Vec<u8>,
     },
+    /// The failure object appeared, saying the request expired in the queue (its
+    /// RequestTTLSeconds passed before an instance took it): never run, so sending it again
+    /// may work once the endpoint has capacity.
+    Expired {
+        /// Its location.
+        location: String,
+        /// Its content (the message SageMaker wrote).
+        #[serde(skip)]
+        body: Vec<u8>,
+    },
 }
 
 impl AsyncOutcome {
     /// The object's content.
     pub fn body(&self) -> &[u8] {
         match self {
-            AsyncOutcome::Succeeded { body, .. } | AsyncOutcome::Failed { body, .. } => body,
+            AsyncOutcome::Succeeded { body, .. }
+            | AsyncOutcome::Failed { body, .. }
+            | AsyncOutcome::Expired { body, .. } => body,
         }
     }
+}
+
+/// Whether a failure object's message says the request expired in the queue (its
+/// RequestTTLSeconds passed) rather than failed while it ran: it speaks of expiry and of the
+/// queue or the TTL. An invocation that timed out (InvocationTimeoutSeconds) is a failure.
+pub fn is_expiry(message: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(message).to_ascii_lowercase();
+    text.contains("expired") && (text.contains("queue") || text.contains("requestttl"))
 }
 
 /// `s3://bucket/key` as (bucket, key); `https://bucket.s3.region.amazonaws.com/key` and
@@ -119,7 +141,8 @@ fn upload_location(prefix: &str, id: &str) -> String {
     format!("{}/{id}.input", prefix.trim_end_matches('/'))
 }
 
-/// A request id sagedeck makes up for an upload when none is given: 16 hex digits.
+/// A request id sagedeck makes up for an upload when none is given (16 hex digits): the
+/// uploaded input's name and the request's InferenceId.
 fn fresh_id() -> String {
     format!("{:016x}", rand::random::<u64>())
 }
@@ -157,11 +180,12 @@ impl Fleet {
                 body,
                 upload_prefix: Some(prefix),
             } => {
+                // The request takes the upload's id, so that its input and output share a name.
                 let id = spec.inference_id.clone().unwrap_or_else(fresh_id);
                 let location = upload_location(prefix, &id);
                 self.put_object(&location, body, &spec.content_type).await?;
                 uploaded_input = Some(location.clone());
-                request.input_location(location)
+                request.inference_id(id).input_location(location)
             }
         };
         let out = request.send().await.map_err(AwsError::from_sdk)?;
@@ -237,7 +261,11 @@ impl Fleet {
             && let Some((body, _)) = self.object_if_any(location).await?
         {
             let location = location.clone();
-            return Ok(Some(AsyncOutcome::Failed { location, body }));
+            return Ok(Some(if is_expiry(&body) {
+                AsyncOutcome::Expired { location, body }
+            } else {
+                AsyncOutcome::Failed { location, body }
+            }));
         }
         Ok(None)
     }
@@ -289,5 +317,16 @@ mod tests {
         assert_eq!(split_s3("s3:///key"), None);
         assert_eq!(split_s3("file:///x"), None);
         assert_eq!(upload_location("s3://b/in/", "id1"), "s3://b/in/id1.input");
+    }
+
+    #[test]
+    fn an_expiry_in_the_queue_is_told_from_a_failure() {
+        assert!(is_expiry(
+            b"Request expired: it waited in the queue longer than its RequestTTLSeconds (60 s)."
+        ));
+        assert!(!is_expiry(
+            b"Inference timed out after 5 seconds (InvocationTimeoutSeconds)."
+        ));
+        assert!(!is_expiry(b"Received client error (415) from model: the queue is full"));
     }
 }

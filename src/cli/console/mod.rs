@@ -168,6 +168,7 @@ fn options(g: &GlobalArgs, c: &ConsoleArgs, label: String, profile: &str) -> Con
         reason: g.reason.clone(),
         agent: s.agent.unwrap_or_default(),
         sampling: s.mcp.unwrap_or_default(),
+        invoke: s.invoke.unwrap_or_default(),
         agent_runs_dir: None,
         invocation_log: c.invocation_log.clone().or(s.invocation_log.map(PathBuf::from)),
         log_inputs: c.log_inputs || s.log_inputs.unwrap_or(false),
@@ -364,6 +365,10 @@ pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> Cm
     // Servers' sampling requests (the demo server's `explain_intent`) go to the same LLM, asked
     // about in a dialog first, unless `[mcp]` says otherwise.
     opts.sampling.sampling_llm.get_or_insert("llm-tgi-chat".into());
+    // A body too large to send inline to the demo's asynchronous endpoint is uploaded to the
+    // sandbox's S3 (a bucket of config.toml's `[invoke]` would not be in the sandbox).
+    let bucket = crate::sandbox::world::fleet::ASYNC_BUCKET;
+    opts.invoke.async_input_prefix = Some(format!("s3://{bucket}/uploads/"));
     let r = run(opts, Some(fleet)).await;
     if let Some(s) = oauth_demo {
         s.shutdown().await;

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::aws::invoke::asynchronous::{AsyncAccepted, AsyncInput, AsyncOutcome, AsyncSpec};
 use crate::cli::args::GlobalArgs;
-use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_MODEL, Exit};
+use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_EXPIRED, EXIT_MODEL, Exit};
 use crate::cli::fleet::invoke::{body_value, read_body_from};
 use crate::cli::output::{outln, print_json, say, say_err};
 use crate::format::body_text;
@@ -118,12 +118,13 @@ fn print_accepted(a: &AsyncAccepted) -> CmdResult {
     say(format!("Failure      {}", a.failure_location.as_deref().unwrap_or("-")))
 }
 
-/// The result on stdout (exit 0), the failure (exit 4), or that it is still pending (exit 3).
+/// The result on stdout (exit 0), the failure (exit 4), its expiry in the queue (exit 10), or
+/// that it is still pending (exit 3).
 fn print_outcome(g: &GlobalArgs, a: &AsyncAccepted, outcome: Option<AsyncOutcome>, timeout: u64) -> CmdResult {
     if g.json {
         let body = outcome.as_ref().map(|o| match o {
             AsyncOutcome::Succeeded { content_type, body, .. } => body_value(content_type.as_deref(), body),
-            AsyncOutcome::Failed { body, .. } => body_value(None, body),
+            AsyncOutcome::Failed { body, .. } | AsyncOutcome::Expired { body, .. } => body_value(None, body),
         });
         print_json(&json!({ "accepted": a, "outcome": outcome, "body": body }))?;
     }
@@ -142,13 +143,14 @@ fn print_outcome(g: &GlobalArgs, a: &AsyncAccepted, outcome: Option<AsyncOutcome
             }
             Ok(())
         }
-        Some(AsyncOutcome::Failed { body, location }) => Err(Exit::new(
-            EXIT_MODEL,
-            crate::format::escape_line(&format!(
-                "{} failed: {} ({location})",
-                a.inference_id,
-                String::from_utf8_lossy(&body).trim()
-            )),
+        Some(AsyncOutcome::Failed { body, location }) => Err(ended(EXIT_MODEL, a, "failed", &body, &location, "")),
+        Some(AsyncOutcome::Expired { body, location }) => Err(ended(
+            EXIT_EXPIRED,
+            a,
+            "expired in the queue, never run",
+            &body,
+            &location,
+            "; send it again once the endpoint has capacity, or with a longer --ttl",
         )),
         None => Err(Exit::new(
             EXIT_AWS,
@@ -159,4 +161,11 @@ fn print_outcome(g: &GlobalArgs, a: &AsyncAccepted, outcome: Option<AsyncOutcome
             ),
         )),
     }
+}
+
+/// A request that ended with its failure object: `ID WHAT: MESSAGE (LOCATION)HINT`, escaped.
+fn ended(code: i32, a: &AsyncAccepted, what: &str, body: &[u8], location: &str, hint: &str) -> Exit {
+    let message = String::from_utf8_lossy(body);
+    let line = format!("{} {what}: {} ({location}){hint}", a.inference_id, message.trim());
+    Exit::new(code, crate::format::escape_line(&line))
 }

@@ -219,7 +219,7 @@ fn finished(
                 ),
             }
         }
-        AsyncOutcome::Failed { location, body } => {
+        AsyncOutcome::Failed { location, body } | AsyncOutcome::Expired { location, body } => {
             status(format!("failure at {location}"));
             let message = String::from_utf8_lossy(&body).trim().to_string();
             let error = json!({"class": "async_failure", "message": message, "location": location});

@@ -43,6 +43,7 @@ pub fn fault_error(kind: &FaultKind, sb: &Sandbox, endpoint: &str) -> Option<Api
         | FaultKind::DeploymentFailure { .. }
         | FaultKind::RollbackFailure { .. }
         | FaultKind::MalformedToolCall
-        | FaultKind::UnknownTool => return None,
+        | FaultKind::UnknownTool
+        | FaultKind::QueueExpiry => return None,
     })
 }

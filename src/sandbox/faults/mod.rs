@@ -60,6 +60,9 @@ pub enum FaultKind {
     MalformedToolCall,
     /// A TGI-style container's tool call names a tool that was not offered.
     UnknownTool,
+    /// An asynchronous endpoint's queued request expires when an instance would take it, as
+    /// if its RequestTTLSeconds had passed (operation `AsyncQueue`, the queue's own).
+    QueueExpiry,
 }
 
 impl FaultKind {
@@ -160,9 +163,13 @@ impl FaultSpec {
             }
             Some("malformed_tool_call") | Some("malformed") => FaultKind::MalformedToolCall,
             Some("unknown_tool") => FaultKind::UnknownTool,
+            Some("queue_expiry") => {
+                f.operation.get_or_insert_with(|| "AsyncQueue".to_string());
+                FaultKind::QueueExpiry
+            }
             Some(other) => {
                 return Err(format!(
-                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token, deployment_failure, rollback_failure, malformed_tool_call, unknown_tool)"
+                    "fault spec: unknown kind `{other}` (throttle, internal, unavailable, model_error, not_ready, slow, hang, drop, expired_token, deployment_failure, rollback_failure, malformed_tool_call, unknown_tool, queue_expiry)"
                 ));
             }
             None => return Err("fault spec needs kind=...".into()),

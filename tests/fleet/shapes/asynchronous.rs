@@ -1,6 +1,7 @@
 //! Asynchronous endpoints through the CLI: the kind and S3 paths in `endpoints --json`,
 //! `invoke-async --wait` followed to its output (inline, and uploaded under `--input-prefix`
-//! first) and to its failure, and the synchronous `invoke` refused in one line.
+//! first), to its failure, and to its expiry in the queue (the sandbox's `queue_expiry` fault:
+//! exit 10, not a failure), and the synchronous `invoke` refused in one line.
 
 use super::{ASYNC_BUCKET, async_endpoint};
 use crate::common::{run_cli, sandbox, sdk_config};
@@ -111,6 +112,44 @@ async fn an_async_request_is_followed_to_its_failure() {
         "{}",
         failed.stderr
     );
+}
+
+#[tokio::test]
+async fn a_request_that_expired_in_the_queue_is_told_from_a_failure() {
+    use sagedeck::sandbox::faults::FaultSpec;
+    let sb = sandbox().await;
+    async_endpoint(&sdk_config(&sb).await, "queue").await;
+    let fault = FaultSpec::parse_short("kind=queue_expiry,endpoint=queue,count=1").expect("fault spec");
+    sb.sandbox.faults.add(fault);
+    let args = ["invoke-async", "queue", "--body", "1,2,3", "--content-type", "text/csv"];
+    let wait = ["--inference-id", "late-1", "--wait", "--timeout", "30"];
+    let expired = run_cli(&sb, &[&args[..], &wait[..]].concat()).await;
+    assert_eq!(expired.code, 10, "{}\n{}", expired.stdout, expired.stderr);
+    // Progress lines while it is followed, then one line saying how it ended.
+    let last = expired.stderr.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("late-1 expired in the queue") && last.contains("RequestTTLSeconds"),
+        "{}",
+        expired.stderr
+    );
+    assert!(!expired.stderr.contains("failed"), "{}", expired.stderr);
+
+    // The fault is used up: the next request runs, and --json names the expired state.
+    let ok = run_cli(&sb, &[&args[..], &["--wait", "--timeout", "30"][..]].concat()).await;
+    assert_eq!(ok.code, 0, "{}\n{}", ok.stdout, ok.stderr);
+    sb.sandbox
+        .faults
+        .add(FaultSpec::parse_short("kind=queue_expiry,endpoint=queue,count=1").expect("fault spec"));
+    let json = run_cli(
+        &sb,
+        &[&["--json"][..], &args[..], &["--wait", "--timeout", "30"][..]].concat(),
+    )
+    .await;
+    assert_eq!(json.code, 10, "{}\n{}", json.stdout, json.stderr);
+    let out = json.json();
+    assert_eq!(out["outcome"]["state"], "expired", "{out:#}");
+    let location = out["outcome"]["location"].as_str().unwrap_or_default();
+    assert!(location.starts_with(&format!("s3://{ASYNC_BUCKET}/")), "{out:#}");
 }
 
 #[tokio::test]

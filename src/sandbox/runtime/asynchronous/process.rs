@@ -1,4 +1,5 @@
-//! Working the asynchronous queues on every tick: requests past their TTL expire, finished ones
+//! Working the asynchronous queues on every tick: requests past their TTL expire (and so does one
+//! an instance would take while a `queue_expiry` fault is set on its endpoint), finished ones
 //! write their output (or failure) object to the sandbox's S3, and waiting ones start while the
 //! endpoint's instances have room (MaxConcurrentInvocationsPerInstance each). The queue metrics
 //! carry EndpointName only (ApproximateBacklogSize, ApproximateBacklogSizePerInstance,
@@ -7,6 +8,7 @@
 //! InvocationFailures, ExpiredRequests, RequestDownloadFailures, ResponseUploadFailures).
 
 use crate::sandbox::cloudwatch::metrics::SeriesKey;
+use crate::sandbox::faults::FaultKind;
 use crate::sandbox::s3::objects::{read_object, write_object};
 use crate::sandbox::world::queue::{AsyncInput, AsyncRequest, Running};
 use crate::sandbox::world::sandbox::Sandbox;
@@ -104,6 +106,10 @@ fn advance_endpoint(sb: &Sandbox, endpoint: &str, now: f64) -> Vec<Done> {
         let Some(request) = q.waiting.pop_front() else {
             break;
         };
+        if sb.faults.take("AsyncQueue", Some(endpoint), None) == Some(FaultKind::QueueExpiry) {
+            done.push(Done::Expired(request, first_variant.clone()));
+            continue;
+        }
         let (variant, _, sim) = &serving[turn % serving.len()];
         turn += 1;
         let running = start(sb, request, (variant, sim), now);
@@ -189,7 +195,10 @@ fn start(
     }
 }
 
-/// Writes a finished or expired request's object and records its metrics.
+/// Writes a finished or expired request's object and records its metrics. An expired request
+/// gets a failure object, as an inference router's does when RequestTTLSeconds runs out (AWS
+/// documents that for InvokeInferenceRouterAsync; the message's wording is the sandbox's,
+/// UNVERIFIED against AWS), and counts in ExpiredRequests, not InvocationFailures.
 fn write_done(sb: &Sandbox, endpoint: &str, done: Done, now: f64) {
     let count = |variant: &str, name: &str, unit: &str, value: f64| {
         let key = SeriesKey::new(
@@ -202,7 +211,11 @@ fn write_done(sb: &Sandbox, endpoint: &str, done: Done, now: f64) {
     match done {
         Done::Expired(request, variant) => {
             count(&variant, "ExpiredRequests", "None", 1.0);
-            write_failure(sb, &request, "Request expired in the queue (RequestTTLSeconds).");
+            let ttl = (request.expires - request.received).round();
+            let message = format!(
+                "Request expired: it waited in the queue longer than its RequestTTLSeconds ({ttl} s) and was not processed."
+            );
+            write_failure(sb, &request, &message);
         }
         Done::Finished(r) => {
             count(

@@ -1,5 +1,6 @@
 //! The Invoke pane on an asynchronous endpoint: Ctrl-S queues the body with InvokeEndpointAsync
-//! (inline; a body over the inline limit is refused in one line naming `invoke-async`), then
+//! (inline; a body over the inline limit uploaded first under the endpoint's input prefix, in
+//! the same background call as `invoke-async --input-prefix` makes — `upload.rs`), then
 //! each accepted request is followed in the background until its output or failure object
 //! appears — the fleet layer's `wait_async`, as `sagedeck invoke-async --wait` follows one — or
 //! until SageMaker's default time to live and invocation timeout have both passed (expired).
@@ -7,7 +8,9 @@
 
 use ratatui::text::{Line, Span};
 
-use super::{AsyncRequestState, InvokePane, component, inline_refusal};
+use super::upload::{self, PendingAsync};
+use super::{AsyncRequestState, InvokePane, component};
+use crate::aws::invoke::asynchronous::MAX_INLINE_BODY;
 use crate::aws::invoke::asynchronous::{AsyncInput, AsyncOutcome, AsyncSpec};
 use crate::format::{escape_line, now_epoch, time_text};
 use crate::tui::event::{AppEvent, FleetJob};
@@ -31,17 +34,23 @@ impl InvokePane {
         (body, content_type, accept): (Vec<u8>, String, Option<String>),
         out: &mut Outbox,
     ) {
-        if let Some(why) = inline_refusal(&endpoint, body.len()) {
+        let prefix = self.input_prefixes.for_endpoint(&endpoint).map(str::to_string);
+        if let Some(why) = upload::refusal(body.len(), prefix.as_deref()) {
             self.notice = Some(format!("not sent: {why}"));
             return;
         }
+        // A body that fits goes inline; only a larger one is uploaded.
+        let upload_prefix = prefix.filter(|_| body.len() > MAX_INLINE_BODY);
+        self.pending.push(PendingAsync {
+            job: None,
+            endpoint: endpoint.clone(),
+            bytes: body.len(),
+            upload_to: upload_prefix.clone(),
+        });
         out.job(FleetJob::InvokeAsync {
             spec: AsyncSpec {
                 endpoint,
-                input: AsyncInput::Body {
-                    body,
-                    upload_prefix: None,
-                },
+                input: AsyncInput::Body { body, upload_prefix },
                 content_type,
                 accept,
                 inference_id: None,
@@ -49,16 +58,31 @@ impl InvokePane {
                 invocation_timeout_s: None,
             },
         });
-        self.async_sending += 1;
         self.notice = None;
         self.scroll = 0;
+    }
+
+    /// `:body-file PATH`: the form's body from a file (one line on failure).
+    pub(super) fn load_body_file(&mut self, path: &str, out: &mut Outbox) {
+        match (upload::read_body_file(path), self.form.as_mut()) {
+            (Ok(text), Some(form)) => {
+                form.set_body(&text);
+                self.notice = None;
+                out.toast(
+                    Level::Info,
+                    format!("body loaded: {} bytes from {}", text.len(), escape_line(path.trim())),
+                );
+            }
+            (Err(e), _) => out.toast(Level::Warn, escape_line(&e).into_owned()),
+            (Ok(_), None) => out.toast(Level::Warn, "select an endpoint first (1 Endpoints)"),
+        }
     }
 
     /// A request accepted (then followed) or refused, or a followed request's end.
     pub(super) fn on_async_event(&mut self, ev: &AppEvent, out: &mut Outbox) {
         match ev {
-            AppEvent::AsyncAccepted { result, .. } => {
-                self.async_sending = self.async_sending.saturating_sub(1);
+            AppEvent::AsyncAccepted { id, result } => {
+                self.pending.retain(|p| p.job != Some(*id));
                 match result {
                     Ok(a) => {
                         let now = now_epoch();
@@ -82,13 +106,26 @@ impl InvokePane {
                         self.requests.settled(inference_id, outcome);
                         out.toast(Level::Info, format!("request {id} succeeded"));
                     }
+                    Ok(Some(outcome @ AsyncOutcome::Expired { .. })) => {
+                        self.requests.settled(inference_id, outcome);
+                        out.toast(
+                            Level::Warn,
+                            format!("request {id} expired in the queue, never run: send it again once the endpoint has capacity"),
+                        );
+                    }
                     Ok(Some(outcome)) => {
                         self.requests.settled(inference_id, outcome);
-                        out.toast(Level::Warn, format!("request {id} failed: its failure object is in the Invoke tab"));
+                        out.toast(
+                            Level::Warn,
+                            format!("request {id} failed: its failure object is in the Invoke tab"),
+                        );
                     }
                     Ok(None) => {
                         self.requests.expired(inference_id);
-                        out.toast(Level::Warn, format!("request {id} expired: no output or failure object appeared"));
+                        out.toast(
+                            Level::Warn,
+                            format!("request {id} expired: no output or failure object appeared"),
+                        );
                     }
                     Err(e) => {
                         let text = component::error_text(e);
@@ -109,8 +146,12 @@ impl InvokePane {
             format!("{endpoint} is asynchronous: ^S queues the body (InvokeEndpointAsync)"),
             muted,
         ))];
-        if self.async_sending > 0 {
-            lines.push(Line::from(Span::styled("queueing…", theme.fg(Role::Accent))));
+        for p in self.pending.iter().filter(|p| p.endpoint == endpoint) {
+            let text = match &p.upload_to {
+                Some(prefix) => format!("{:<10}{} bytes → {}", "uploading", p.bytes, escape_line(prefix)),
+                None => format!("{:<10}{} bytes inline", "queueing", p.bytes),
+            };
+            lines.push(Line::from(Span::styled(text, theme.fg(Role::Accent))));
         }
         for r in all.rev() {
             let role = match r.state {
@@ -124,6 +165,9 @@ impl InvokePane {
                 Span::raw(escape_line(&r.accepted.inference_id).into_owned()),
                 Span::styled(format!("  sent {}", time_text(r.sent_at)), muted),
             ]));
+            if let Some(input) = &r.accepted.uploaded_input {
+                lines.push(Line::from(Span::styled(format!("  ← {}", escape_line(input)), muted)));
+            }
             let location = r.location().map(|l| escape_line(l).into_owned());
             lines.push(Line::from(Span::styled(
                 format!("  → {}", location.unwrap_or_else(|| "-".into())),
@@ -133,7 +177,8 @@ impl InvokePane {
                 lines.push(Line::from(format!("  {l}")));
             }
         }
-        if self.requests.all().iter().all(|r| r.accepted.endpoint != endpoint) && self.async_sending == 0 {
+        let pending = self.pending.iter().any(|p| p.endpoint == endpoint);
+        if self.requests.all().iter().all(|r| r.accepted.endpoint != endpoint) && !pending {
             lines.push(Line::from(Span::styled(
                 "no requests yet: each is followed until its output or failure object appears",
                 muted,

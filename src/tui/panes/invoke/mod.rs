@@ -17,6 +17,7 @@ mod requests;
 mod send;
 mod session;
 mod tools;
+mod upload;
 mod view;
 
 use std::collections::{HashMap, HashSet};
@@ -29,14 +30,15 @@ use super::{KeyHint, Outbox, Pane, PaneCommand, ctrl};
 use crate::tui::data::Data;
 use crate::tui::event::{AppEvent, FleetJob, FleetKind, Job, JobKind};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::toasts::Level;
 use crate::tui::widgets::scroll;
+use crate::tui::widgets::toasts::Level;
 
 pub use calls::{Call, CallState};
 pub use chat::ChatView;
-pub use requests::{AsyncRequest, AsyncRequestState, AsyncRequests, inline_refusal};
 pub use form::{BodyCheck, CONTENT_TYPES, Field, Form, PayloadKind, check_body, reindent};
 use keys::model_completions;
+pub use requests::{AsyncRequest, AsyncRequestState, AsyncRequests};
+pub use upload::PendingAsync;
 
 /// Calls kept in the history.
 pub const HISTORY_LIMIT: usize = 50;
@@ -77,8 +79,10 @@ pub struct InvokePane {
     chat: Option<chat::ChatView>,
     /// Asynchronous requests sent this session, followed to their end.
     requests: AsyncRequests,
-    /// Asynchronous requests sent and not yet accepted or refused.
-    async_sending: usize,
+    /// Asynchronous requests sent and not yet accepted or refused (uploading, or queueing).
+    pending: Vec<upload::PendingAsync>,
+    /// Where bodies too large to send inline are uploaded, per endpoint.
+    input_prefixes: upload::InputPrefixes,
     /// OpenAI mode's tools: the connected MCP servers' and the one chosen (`t`).
     tools: tools::ToolChoice,
 }
@@ -120,6 +124,17 @@ impl InvokePane {
     /// The asynchronous requests sent this session, oldest first.
     pub fn async_requests(&self) -> &[AsyncRequest] {
         self.requests.all()
+    }
+
+    /// The asynchronous requests sent and not yet accepted or refused.
+    pub fn pending_async(&self) -> &[PendingAsync] {
+        &self.pending
+    }
+
+    /// Sets where bodies too large to send inline are uploaded when an endpoint has no
+    /// `:input-prefix` of its own (`[invoke] async_input_prefix`).
+    pub fn set_input_prefix_default(&mut self, prefix: Option<String>) {
+        self.input_prefixes.set_default(prefix);
     }
 
     /// Whether the history list is open.
@@ -177,7 +192,6 @@ impl InvokePane {
             });
         }
     }
-
 }
 
 impl Pane for InvokePane {
@@ -186,12 +200,17 @@ impl Pane for InvokePane {
             self.take_id(id);
         } else if job.kind() == JobKind::Fleet(FleetKind::Chat) {
             self.chat_submitted(id);
+        } else if job.kind() == JobKind::Fleet(FleetKind::InvokeAsync)
+            && let Some(p) = self.pending.iter_mut().find(|p| p.job.is_none())
+        {
+            p.job = Some(id);
         }
     }
 
     fn on_finished(&mut self, id: u64, _kind: Option<JobKind>, cancelled: bool, _out: &mut Outbox) {
         if cancelled {
             self.cancelled(id);
+            self.pending.retain(|p| p.job != Some(id));
         }
     }
 
@@ -211,24 +230,55 @@ impl Pane for InvokePane {
     }
 
     fn commands(&self) -> &'static [PaneCommand] {
-        &[PaneCommand {
-            name: "session",
-            takes_arg: true,
-            help: "Invoke: send the next calls in a stateful session: new, an id, or off",
-        }]
+        &[
+            PaneCommand {
+                name: "session",
+                takes_arg: true,
+                help: "Invoke: send the next calls in a stateful session: new, an id, or off",
+            },
+            PaneCommand {
+                name: "input-prefix",
+                takes_arg: true,
+                help: "Invoke: upload an async endpoint's larger bodies under s3://BUCKET/PREFIX/ (off clears)",
+            },
+            PaneCommand {
+                name: "body-file",
+                takes_arg: true,
+                help: "Invoke: load the body from a file",
+            },
+        ]
     }
 
     fn command_args(&self, name: &str) -> &'static [&'static str] {
-        if name == "session" { &["new", "off"] } else { &[] }
+        match name {
+            "session" => &["new", "off"],
+            "input-prefix" => &["off"],
+            _ => &[],
+        }
     }
 
-    fn run_command(&mut self, name: &str, arg: Option<&str>, _data: &mut Data, out: &mut Outbox) -> bool {
-        if name != "session" {
-            return false;
+    fn run_command(&mut self, name: &str, arg: Option<&str>, data: &mut Data, out: &mut Outbox) -> bool {
+        match name {
+            "session" => {
+                let (session, text) = session::command(self.session.take(), arg);
+                self.session = session;
+                out.toast(Level::Info, text);
+            }
+            "input-prefix" | "body-file" => {
+                self.sync(data, None);
+                let Some(endpoint) = self.form.as_ref().map(|f| f.endpoint.clone()) else {
+                    out.toast(Level::Warn, "select an endpoint first (1 Endpoints)");
+                    return true;
+                };
+                if name == "input-prefix" {
+                    let (text, taken) = self.input_prefixes.command(&endpoint, arg);
+                    out.toast(if taken { Level::Info } else { Level::Warn }, text);
+                } else {
+                    self.load_body_file(arg.unwrap_or_default(), out);
+                }
+            }
+            _ => return false,
         }
-        let (session, text) = session::command(self.session.take(), arg);
-        self.session = session;
-        out.toast(Level::Info, text);
         true
     }
 

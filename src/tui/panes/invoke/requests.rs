@@ -4,7 +4,7 @@
 //! location and content (control characters escaped) once it is there. The pane only records
 //! what the background polling reports; nothing here waits.
 
-use crate::aws::invoke::asynchronous::{AsyncAccepted, AsyncOutcome, MAX_INLINE_BODY};
+use crate::aws::invoke::asynchronous::{AsyncAccepted, AsyncOutcome};
 use crate::format::{body_text, escape_text};
 
 /// Where an asynchronous request is, as last seen.
@@ -16,7 +16,8 @@ pub enum AsyncRequestState {
     Succeeded,
     /// Its failure object appeared.
     Failed,
-    /// Its time to live passed before either appeared.
+    /// It expired in the queue (its failure object says so), or its time to live passed
+    /// before either object appeared.
     Expired,
 }
 
@@ -51,11 +52,12 @@ pub struct AsyncRequest {
 }
 
 impl AsyncRequest {
-    /// The location that matters now: the failure object's for a failed request, else the
-    /// output's.
+    /// The location that matters now: the failure object's for a failed request or one whose
+    /// failure object says it expired, else the output's.
     pub fn location(&self) -> Option<&str> {
         match self.state {
             AsyncRequestState::Failed => self.accepted.failure_location.as_deref(),
+            AsyncRequestState::Expired if self.result_text.is_some() => self.accepted.failure_location.as_deref(),
             _ => self.accepted.output_location.as_deref(),
         }
     }
@@ -91,10 +93,11 @@ impl AsyncRequests {
         request.state = match outcome {
             AsyncOutcome::Succeeded { .. } => AsyncRequestState::Succeeded,
             AsyncOutcome::Failed { .. } => AsyncRequestState::Failed,
+            AsyncOutcome::Expired { .. } => AsyncRequestState::Expired,
         };
         let content_type = match outcome {
             AsyncOutcome::Succeeded { content_type, .. } => content_type.as_deref(),
-            AsyncOutcome::Failed { .. } => None,
+            AsyncOutcome::Failed { .. } | AsyncOutcome::Expired { .. } => None,
         };
         let text = body_text(content_type, outcome.body());
         request.result_text = Some(escape_text(&text).into_owned());
@@ -130,15 +133,6 @@ impl AsyncRequests {
     }
 }
 
-/// Why the pane refuses to send `len` bytes inline (one line), or None when they fit.
-pub fn inline_refusal(endpoint: &str, len: usize) -> Option<String> {
-    (len > MAX_INLINE_BODY).then(|| {
-        format!(
-            "{len} bytes is over the {MAX_INLINE_BODY}-byte inline limit: use `sagedeck invoke-async {endpoint} --body-file F --input-prefix s3://…`"
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,23 +158,23 @@ mod tests {
             body: b"boom\x1b[31m".to_vec(),
         };
         requests.settled("b", &failed);
+        requests.accepted(accepted("d"), 4.0);
+        let expired = AsyncOutcome::Expired {
+            location: "s3://b/fail/d.out".into(),
+            body: b"Request expired in the queue".to_vec(),
+        };
+        requests.settled("d", &expired);
         requests.expired("c");
         // A late report on a finished request changes nothing.
         requests.settled("c", &failed);
         let states: Vec<_> = requests.all().iter().map(|r| r.state.label()).collect();
-        assert_eq!(states, ["queued", "failed", "expired"]);
+        assert_eq!(states, ["queued", "failed", "expired", "expired"]);
+        assert_eq!(requests.all()[3].location(), Some("s3://b/fail/d.out"));
+        assert_eq!(requests.all()[2].location(), Some("s3://b/out/c.out"));
         assert_eq!(requests.queued_ids().collect::<Vec<_>>(), ["a"]);
         let b = &requests.all()[1];
         assert_eq!(b.location(), Some("s3://b/fail/b.out"));
         let text = b.result_text.as_deref().unwrap();
         assert!(text.starts_with("boom") && !text.contains('\x1b'), "{text}");
-    }
-
-    #[test]
-    fn a_body_over_the_inline_limit_is_refused_in_one_line() {
-        assert_eq!(inline_refusal("queue", MAX_INLINE_BODY), None);
-        let text = inline_refusal("queue", MAX_INLINE_BODY + 1).unwrap();
-        assert!(text.contains("sagedeck invoke-async queue") && text.contains("--input-prefix"));
-        assert!(!text.contains('\n'));
     }
 }
