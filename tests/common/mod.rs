@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod builders;
+pub mod compat;
 pub mod deploy;
 pub mod peer_setup;
 pub mod teammate;

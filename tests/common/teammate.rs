@@ -1,40 +1,10 @@
 //! A teammate, bob (his own access key, `AKIDSANDBOXBOB`), changing an endpoint's weights
 //! through boto3 and making a call SageMaker refuses (`tests/compat/trail_teammate.py`, in the
-//! sandbox tests' `<target>/compat-venv`; the test fails when it cannot be built).
-
-use std::path::Path;
-use std::sync::OnceLock;
-
-use super::peer_setup::{pinned_venv, show};
-
-/// The sandbox tests' boto3 venv (`<target>/compat-venv`, same pins; reused while it has them).
-const PINS: [(&str, &str); 3] = [("boto3", "1.44.8"), ("botocore", "1.44.8"), ("awscli", "1.46.3")];
-
-fn venv() -> &'static Path {
-    static VENV: OnceLock<std::path::PathBuf> = OnceLock::new();
-    VENV.get_or_init(|| {
-        let probe =
-            "import boto3, botocore, awscli; print(boto3.__version__, botocore.__version__, awscli.__version__)";
-        pinned_venv("compat-venv", &PINS, probe)
-    })
-}
+//! sandbox tests' `<target>/compat-venv`, `compat.rs`; the test fails when it cannot be built).
 
 /// Runs `tests/compat/trail_teammate.py` (bob's change and refused call) and returns bob's ARN.
 pub async fn teammate_changes(url: &str, endpoint: &str) -> String {
-    let venv = tokio::task::spawn_blocking(venv).await.expect("the venv is built");
-    let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
-    let home = tempfile::tempdir().unwrap();
-    let out = tokio::process::Command::new(venv.join("bin/python"))
-        .arg(compat.join("trail_teammate.py"))
-        .args([url, endpoint])
-        .env_clear()
-        .env("HOME", home.path())
-        .env("PYTHONPATH", &compat)
-        .output()
-        .await
-        .expect("python runs");
-    assert!(out.status.success(), "boto3 teammate failed\n{}", show(&out));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = super::compat::run("trail_teammate.py", &[url, endpoint]).await;
     stdout
         .lines()
         .find_map(|l| l.strip_prefix("principal "))

@@ -41,6 +41,7 @@ mod scaling_components;
 mod scaling_serverless;
 mod schema_form_props;
 mod shapes;
+mod shapes_boto3;
 mod throttled;
 mod tools;
 mod tools_catalog;
