@@ -41,3 +41,26 @@ pub async fn teammate_changes(url: &str, endpoint: &str) -> String {
         .unwrap_or_else(|| panic!("no principal line in {stdout}"))
         .to_string()
 }
+
+/// Bob's own sagedeck (his HOME, his access key `AKIDSANDBOXBOB`, host `host-x`) sets
+/// `endpoint`'s weights to Stable=6 Canary=4 for `reason`, writing the team's audit trail in
+/// `group`; fails the test when it does not succeed.
+pub async fn bob_shifts_weights(sb: &sagedeck::sandbox::SandboxHandle, endpoint: &str, group: &str, reason: &str) {
+    let home = tempfile::tempdir().unwrap();
+    let set = [
+        "weights",
+        endpoint,
+        "--set",
+        "Stable=6",
+        "--set",
+        "Canary=4",
+        "--yes",
+        "--reason",
+        reason,
+        "--audit-log-group",
+        group,
+    ];
+    let env = [("SAGEDECK_HOST", "host-x"), ("AWS_ACCESS_KEY_ID", "AKIDSANDBOXBOB")];
+    let run = super::run_cli_in(sb, home.path(), &set, &env).await;
+    assert_eq!(run.code, 0, "bob's weights: {}", run.stderr);
+}
