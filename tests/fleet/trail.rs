@@ -5,6 +5,7 @@
 
 use crate::common::teammate::teammate_changes;
 use crate::common::{demo_config, run_cli, run_cli_in, sandbox_with};
+use serde_json::json;
 
 const EP: &str = "mcp-intent-classifier-prod";
 const GROUP: &str = "/sagedeck/audit";
@@ -227,6 +228,39 @@ async fn a_plan_announced_by_one_sagedeck_is_reported_and_refused_by_another() {
     })
     .await;
     assert!(line.ends_with("(announced in the team's audit trail)"), "{line}");
+
+    let json = run_cli_in(&sb, bob.path(), &[&status[..], &["--json"]].concat(), &bob_env).await;
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let a = &json.json()["announced"];
+    assert_eq!(
+        (
+            &a["who"],
+            &a["host"],
+            &a["step"],
+            &a["steps"],
+            &a["state"],
+            &a["liveness"],
+            &a["blocks"]
+        ),
+        (
+            &json!("alice"),
+            &json!("host-a"),
+            &json!(1),
+            &json!(3),
+            &json!("baking"),
+            &json!("running"),
+            &json!(true)
+        ),
+        "{a:#}"
+    );
+    assert!(a["since"].as_str().is_some_and(|t| t.ends_with('Z')), "{a:#}");
+    assert!(
+        a["line"]
+            .as_str()
+            .unwrap()
+            .starts_with("a plan by alice on host-a is at step 1/3"),
+        "{a:#}"
+    );
 
     let second = run_cli_in(&sb, bob.path(), &plan, &bob_env).await;
     assert_eq!(second.code, 6, "{}", second.stderr);
