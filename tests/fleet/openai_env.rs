@@ -138,5 +138,9 @@ async fn openai_env_writes_the_team_trail_without_the_token() {
         .map(|r| r["phase"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(phases, ["intent", "result"], "{}", seen.stdout);
-    assert!(!seen.stdout.contains(&token["sagemaker-api-key-".len()..]), "{}", seen.stdout);
+    assert!(
+        !seen.stdout.contains(&token["sagemaker-api-key-".len()..]),
+        "{}",
+        seen.stdout
+    );
 }

@@ -15,6 +15,7 @@ use sagedeck::aws::promote::run::PromotionRunner;
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 
+use crate::common::teammate::plan_args;
 use crate::common::{cli_command, demo_config, fleet, poll_until, run_cli_in, sandbox_with};
 
 const EP: &str = "mcp-intent-classifier-prod";
@@ -96,20 +97,7 @@ async fn a_silent_plan_is_likely_dead_and_no_longer_refuses_a_new_one() {
     );
 
     // A new plan is not refused: it starts, saying why.
-    let plan = [
-        "promote",
-        EP,
-        "--canary",
-        "Canary",
-        "--steps",
-        "10,100",
-        "--bake",
-        "10m",
-        "--auto",
-        "--yes",
-        "--audit-log-group",
-        GROUP,
-    ];
+    let plan = plan_args(EP, GROUP);
     let mut cmd = cli_command(&sb, alice.path(), &plan, &env);
     cmd.stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -3,7 +3,7 @@
 //! the audit trail one sagedeck writes to CloudWatch Logs (its own HOME and host) read back by
 //! another with `sagedeck audit --log-group`.
 
-use crate::common::teammate::teammate_changes;
+use crate::common::teammate::{plan_args, shift_weights_in_trail, teammate_changes};
 use crate::common::{demo_config, run_cli, run_cli_in, sandbox_with};
 use serde_json::json;
 
@@ -105,22 +105,8 @@ async fn a_trail_written_by_one_sagedeck_is_read_by_another() {
     let sb = sandbox_with(demo_config()).await;
     let alice = tempfile::tempdir().unwrap();
     let bob = tempfile::tempdir().unwrap();
-    let set = [
-        "weights",
-        EP,
-        "--set",
-        "Stable=6",
-        "--set",
-        "Canary=4",
-        "--yes",
-        "--reason",
-        "shift for the load test",
-        "--audit-log-group",
-        GROUP,
-    ];
-    let run = run_cli_in(&sb, alice.path(), &set, &[("SAGEDECK_HOST", "host-a")]).await;
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let what = (EP, GROUP, "shift for the load test");
+    shift_weights_in_trail(&sb, alice.path(), &[("SAGEDECK_HOST", "host-a")], what).await;
 
     let read = ["audit", "--log-group", GROUP, "--since", "1h", "--json"];
     let env = [("SAGEDECK_HOST", "host-b"), ("AWS_ACCESS_KEY_ID", "AKIDSANDBOXBOB")];
@@ -193,20 +179,7 @@ async fn a_plan_announced_by_one_sagedeck_is_reported_and_refused_by_another() {
     let sb = sandbox_with(demo_config()).await;
     let alice = tempfile::tempdir().unwrap();
     let bob = tempfile::tempdir().unwrap();
-    let plan = [
-        "promote",
-        EP,
-        "--canary",
-        "Canary",
-        "--steps",
-        "10,50,100",
-        "--bake",
-        "10m",
-        "--auto",
-        "--yes",
-        "--audit-log-group",
-        GROUP,
-    ];
+    let plan = plan_args(EP, GROUP);
     let mut running = crate::common::cli_command(&sb, alice.path(), &plan, &[("SAGEDECK_HOST", "host-a")]);
     running
         .stdout(std::process::Stdio::null())
