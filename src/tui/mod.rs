@@ -335,7 +335,7 @@ pub async fn run(opts: ConsoleOptions, fleet: Option<Fleet>) -> Result<i32, Stri
         &opts.sampling,
         &opts.aws,
         fleet.as_ref(),
-        opts.audit_file.as_deref(),
+        (opts.audit_file.as_deref(), opts.audit_log_group.as_deref()),
         (tx.clone(), opts.reason.clone()),
     );
     let sampling = sampling.unwrap_or_else(|e| {

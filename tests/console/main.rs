@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod activity_team;
 mod agent;
 mod agent_commands;
 mod agent_component;

@@ -74,7 +74,8 @@ fn a_sampling_request_waits_in_a_dialog_until_answered() {
 
 /// The console's sampler (`[mcp] sampling_llm`) over the real demo server: the demo's
 /// `explain_intent` asks for a completion, the dialog's event arrives, yes sends it to the
-/// sandbox's LLM, and the explanation lands in the tool's result; the audit log has the request.
+/// sandbox's LLM, and the explanation lands in the tool's result; the audit log has the request,
+/// and so has the team's trail in CloudWatch Logs (`audit_log_group`).
 #[tokio::test]
 async fn the_console_answers_the_demo_servers_sampling_request_after_the_dialog() {
     use sagedeck::mcp::client::CallOptions;
@@ -93,7 +94,14 @@ async fn the_console_answers_the_demo_servers_sampling_request_after_the_dialog(
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let aws = sagedeck::aws::AwsOptions::default();
-    let sampler = console_sampler(&settings, &aws, Some(&fleet), Some(&audit), (tx, None)).unwrap();
+    let sampler = console_sampler(
+        &settings,
+        &aws,
+        Some(&fleet),
+        (Some(&audit), Some("/sagedeck/audit")),
+        (tx, None),
+    )
+    .unwrap();
     assert!(sampler.is_some());
     let exe = std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck"));
     let registry = Registry {
@@ -136,5 +144,21 @@ async fn the_console_answers_the_demo_servers_sampling_request_after_the_dialog(
         log.contains("\"mcp.sampling\"") && log.contains("\"approval\":\"approved\""),
         "{log}"
     );
+    let fleet = &fleet;
+    let phases = crate::common::poll_until(
+        "the team's trail holds the request",
+        std::time::Duration::from_secs(30),
+        || async move {
+            let records = fleet.read_team_trail("/sagedeck/audit", 0.0, 5).await.ok()?;
+            let phases: Vec<String> = records
+                .iter()
+                .filter(|r| r.record.action == "mcp.sampling")
+                .map(|r| format!("{:?}", r.record.phase))
+                .collect();
+            (phases.len() == 2).then_some(phases)
+        },
+    )
+    .await;
+    assert_eq!(phases, ["Intent", "Result"]);
     hub.shutdown().await;
 }

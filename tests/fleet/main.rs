@@ -23,6 +23,7 @@ mod math_alarms;
 mod metrics;
 mod openai_client;
 mod openai_env;
+mod plan_heartbeat;
 mod refresh;
 mod regions;
 mod scale_to_zero;

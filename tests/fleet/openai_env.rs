@@ -104,3 +104,43 @@ pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// A mint's intent is fsync'd to the file before the token is asked for, and both its lines
+/// reach the team's trail (`--audit-log-group`) — without the token.
+#[tokio::test]
+async fn openai_env_writes_the_team_trail_without_the_token() {
+    let sb = sandbox().await;
+    let home = tempfile::tempdir().unwrap();
+    let group = "/sagedeck/audit";
+    let args = [
+        "openai-env",
+        "llm-tgi-chat",
+        "--expires",
+        "15m",
+        "--shell",
+        "json",
+        "--audit-log-group",
+        group,
+    ];
+    let out = run_cli_in(&sb, home.path(), &args, &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    let token = out.json()["OPENAI_API_KEY"].as_str().unwrap().to_string();
+    let other = tempfile::tempdir().unwrap();
+    let read = ["audit", "--log-group", group, "--since", "1h", "--json"];
+    let seen = run_cli_in(&sb, other.path(), &read, &[]).await;
+    assert_eq!(seen.code, 0, "{}", seen.stderr);
+    let phases: Vec<String> = seen.json()["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["action"] == "openai.token" && r["target"] == "llm-tgi-chat")
+        .map(|r| r["phase"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(phases, ["intent", "result"], "{}", seen.stdout);
+    assert!(
+        !seen.stdout.contains(&token["sagemaker-api-key-".len()..]),
+        "{}",
+        seen.stdout
+    );
+}

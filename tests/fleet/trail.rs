@@ -3,8 +3,9 @@
 //! the audit trail one sagedeck writes to CloudWatch Logs (its own HOME and host) read back by
 //! another with `sagedeck audit --log-group`.
 
-use crate::common::teammate::teammate_changes;
+use crate::common::teammate::{plan_args, shift_weights_in_trail, teammate_changes};
 use crate::common::{demo_config, run_cli, run_cli_in, sandbox_with};
+use serde_json::json;
 
 const EP: &str = "mcp-intent-classifier-prod";
 const GROUP: &str = "/sagedeck/audit";
@@ -104,22 +105,8 @@ async fn a_trail_written_by_one_sagedeck_is_read_by_another() {
     let sb = sandbox_with(demo_config()).await;
     let alice = tempfile::tempdir().unwrap();
     let bob = tempfile::tempdir().unwrap();
-    let set = [
-        "weights",
-        EP,
-        "--set",
-        "Stable=6",
-        "--set",
-        "Canary=4",
-        "--yes",
-        "--reason",
-        "shift for the load test",
-        "--audit-log-group",
-        GROUP,
-    ];
-    let run = run_cli_in(&sb, alice.path(), &set, &[("SAGEDECK_HOST", "host-a")]).await;
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let what = (EP, GROUP, "shift for the load test");
+    shift_weights_in_trail(&sb, alice.path(), &[("SAGEDECK_HOST", "host-a")], what).await;
 
     let read = ["audit", "--log-group", GROUP, "--since", "1h", "--json"];
     let env = [("SAGEDECK_HOST", "host-b"), ("AWS_ACCESS_KEY_ID", "AKIDSANDBOXBOB")];
@@ -192,20 +179,7 @@ async fn a_plan_announced_by_one_sagedeck_is_reported_and_refused_by_another() {
     let sb = sandbox_with(demo_config()).await;
     let alice = tempfile::tempdir().unwrap();
     let bob = tempfile::tempdir().unwrap();
-    let plan = [
-        "promote",
-        EP,
-        "--canary",
-        "Canary",
-        "--steps",
-        "10,50,100",
-        "--bake",
-        "10m",
-        "--auto",
-        "--yes",
-        "--audit-log-group",
-        GROUP,
-    ];
+    let plan = plan_args(EP, GROUP);
     let mut running = crate::common::cli_command(&sb, alice.path(), &plan, &[("SAGEDECK_HOST", "host-a")]);
     running
         .stdout(std::process::Stdio::null())
@@ -227,6 +201,39 @@ async fn a_plan_announced_by_one_sagedeck_is_reported_and_refused_by_another() {
     })
     .await;
     assert!(line.ends_with("(announced in the team's audit trail)"), "{line}");
+
+    let json = run_cli_in(&sb, bob.path(), &[&status[..], &["--json"]].concat(), &bob_env).await;
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let a = &json.json()["announced"];
+    assert_eq!(
+        (
+            &a["who"],
+            &a["host"],
+            &a["step"],
+            &a["steps"],
+            &a["state"],
+            &a["liveness"],
+            &a["blocks"]
+        ),
+        (
+            &json!("alice"),
+            &json!("host-a"),
+            &json!(1),
+            &json!(3),
+            &json!("baking"),
+            &json!("running"),
+            &json!(true)
+        ),
+        "{a:#}"
+    );
+    assert!(a["since"].as_str().is_some_and(|t| t.ends_with('Z')), "{a:#}");
+    assert!(
+        a["line"]
+            .as_str()
+            .unwrap()
+            .starts_with("a plan by alice on host-a is at step 1/3"),
+        "{a:#}"
+    );
 
     let second = run_cli_in(&sb, bob.path(), &plan, &bob_env).await;
     assert_eq!(second.code, 6, "{}", second.stderr);

@@ -232,6 +232,56 @@ async fn tools_call_is_audited_and_an_unwritable_log_refuses_it() {
     assert_eq!(audit_lines(&log).len(), 4);
 }
 
+/// `tools call` with a team trail: the intent and the result land in the CloudWatch Logs group
+/// too, with the reason, read back by `sagedeck audit --log-group` (another HOME).
+#[tokio::test]
+async fn tools_call_writes_the_team_trail() {
+    let sb = sandbox_with(demo_config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(&dir, json!({ "demo": own_server(&sb.endpoint_url()) }));
+    let log = dir.path().join("audit.jsonl");
+    let call = [
+        "tools",
+        "call",
+        "demo",
+        "classify_intent",
+        "--arg",
+        "user_input=hello",
+        "--reason",
+        "INC-7 triage",
+        "--audit-file",
+        log.to_str().unwrap(),
+        "--audit-log-group",
+        "/sagedeck/audit",
+        "--mcp-config",
+        &cfg,
+    ];
+    let ok = run_cli_env(&sb, &call, &[("SAGEDECK_HOST", "host-a")]).await;
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(!ok.stderr.contains("warning"), "{}", ok.stderr);
+    assert_eq!(audit_lines(&log).len(), 2, "the file guards as before");
+
+    let read = ["audit", "--log-group", "/sagedeck/audit", "--since", "1h", "--json"];
+    let seen = run_cli_env(&sb, &read, &[("AWS_ACCESS_KEY_ID", "AKIDSANDBOXBOB")]).await;
+    assert_eq!(seen.code, 0, "{}", seen.stderr);
+    let j = seen.json();
+    let calls: Vec<&serde_json::Value> = j["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["action"] == "tool.call")
+        .collect();
+    let phases: Vec<&str> = calls.iter().map(|r| r["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["intent", "result"], "{calls:#?}");
+    assert!(
+        calls.iter().all(|r| r["target"] == "demo/classify_intent"
+            && r["reason"] == "INC-7 triage"
+            && r["stream"].as_str().is_some_and(|s| s.ends_with("@host-a"))),
+        "{calls:#?}"
+    );
+    assert_eq!(calls[1]["result"], "ok");
+}
+
 #[tokio::test]
 async fn mcp_serve_over_http_requires_the_token() {
     let sb = sandbox_with(demo_config()).await;

@@ -126,6 +126,9 @@ pub struct RunnerOptions {
     /// Traffic pinned to canary and baseline during each bake (None: none), measured
     /// client-side and given to the judge.
     pub load: Option<crate::aws::promote::bake_load::LoadConfig>,
+    /// How often a driven plan says again in the team's trail that it is still running (its
+    /// heartbeat; zero never). Default a minute.
+    pub heartbeat: Duration,
 }
 
 impl Default for RunnerOptions {
@@ -137,6 +140,7 @@ impl Default for RunnerOptions {
             judge: None,
             alarms: Vec::new(),
             load: None,
+            heartbeat: Duration::from_secs(60),
         }
     }
 }

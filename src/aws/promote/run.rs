@@ -32,6 +32,7 @@ pub struct PromotionRunner {
     events: Option<UnboundedSender<PromotionEvent>>,
     control: Option<UnboundedReceiver<Control>>,
     pub(super) confirmed: Option<usize>,
+    beat: crate::aws::promote::announce::Beat,
 }
 
 pub(super) fn now() -> f64 {
@@ -114,6 +115,7 @@ impl PromotionRunner {
             events: None,
             control: Some(rx),
             confirmed: None,
+            beat: Default::default(),
         };
         (runner, tx)
     }
@@ -148,7 +150,7 @@ impl PromotionRunner {
         self.state.updated = now();
         self.state.pid = std::process::id();
         self.save()?;
-        crate::aws::promote::announce::announce(&self.audited, &self.state);
+        self.beat.announce(&self.audited, &self.state, self.opts.heartbeat);
         self.emit(PromotionEvent::Saved {
             state: Box::new(self.state.clone()),
         });

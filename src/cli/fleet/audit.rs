@@ -1,6 +1,6 @@
 //! `sagedeck audit [--since 1h] [--json]`: the audit log of mutations, oldest first;
 //! `--log-group G`: the team's audit trail in CloudWatch Logs instead (FilterLogEvents), every
-//! principal's and host's records.
+//! principal's and host's records (a running plan's heartbeats left out).
 
 use std::time::Duration;
 
@@ -31,7 +31,8 @@ const MAX_PAGES: usize = 100;
 async fn run_team(g: &GlobalArgs, group: &str, since: Option<Duration>) -> CmdResult {
     let fleet = g.connect().await?;
     let since = crate::format::now_epoch() - since.map_or(86_400.0, |d| d.as_secs_f64());
-    let records = fleet.read_team_trail(group, since, MAX_PAGES).await?;
+    let mut records = fleet.read_team_trail(group, since, MAX_PAGES).await?;
+    records.retain(|t| !crate::aws::promote::announce::is_heartbeat(&t.record));
     if g.json {
         return print_json(&json!({ "log_group": group, "records": records }));
     }

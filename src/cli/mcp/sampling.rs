@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use crate::aws::change::audit::AuditContext;
-use crate::aws::change::guard::Audited;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::Exit;
 use crate::cli::output::say_err;
@@ -60,10 +58,8 @@ pub async fn sampler(g: &GlobalArgs, a: &SamplingArgs) -> Result<Option<Arc<Samp
         (None, None) => SamplingApproval::Ask,
     };
     let fleet = g.connect().await?;
-    let audited = Audited {
-        audit: g.open_audit()?,
-        ctx: AuditContext::from_fleet(&fleet).await,
-    };
+    // The team's trail too, as every audited change (`--audit-log-group`).
+    let audited = g.audited(&fleet).await?;
     let sampler = Sampler::new(fleet, llm, shape, template, approval)
         .with_approver(Arc::new(ask_terminal))
         .with_audit(audited, g.reason.clone());

@@ -14,7 +14,6 @@ use serde_json::{Map, Value, json};
 use super::args::{
     AskingArgs, PromptArgs, ReadArgs, RegistryArgs, ResourcesArgs, connect_exit, entry_of, load_registry, ms, secs,
 };
-use crate::aws::change::audit::AuditContext;
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, EXIT_CHECK_FAILED, EXIT_MODEL, EXIT_OK, Exit};
 use crate::cli::output::{print_json, print_table, say, say_err};
@@ -304,9 +303,9 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
         elicitor: Some(super::elicit::start(args.asking.elicit.as_deref())?),
     };
     // Who is calling (for the audit log) is looked up while the server connects.
-    let (ctx, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(&entry, &opts));
+    let (caller, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(&entry, &opts));
     let conn = conn.map_err(|e| Exit::new(connect_exit(&e), format!("{}: {e}", entry.name)))?;
-    let result = call_on(g, &conn, &args, ctx).await;
+    let result = call_on(g, &conn, &args, caller).await;
     conn.disconnect().await;
     if let Some(line) = sampler.as_deref().and_then(super::sampling::summary) {
         say_err(line);
@@ -314,12 +313,12 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
     result
 }
 
-async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, ctx: AuditContext) -> CmdResult {
+async fn call_on(g: &GlobalArgs, conn: &McpConnection, args: &CallArgs, caller: super::audit::Caller) -> CmdResult {
     let tool = conn.tool(&args.tool);
     let schema = tool.as_ref().map(|t| (*t.input_schema).clone());
     let arguments = build_arguments(args.args.as_deref(), &args.arg, schema.as_ref()).map_err(Exit::usage)?;
     let logged = Value::Object(arguments.clone());
-    let audit = super::audit::intent(g, ctx, conn.name(), &args.tool, &logged).await?;
+    let audit = super::audit::intent(g, caller, conn.name(), &args.tool, &logged).await?;
     let (ptx, prx) = tokio::sync::mpsc::unbounded_channel::<crate::mcp::events::Progress>();
     let printer = tokio::spawn(print_progress(prx, !g.json));
     let cancel = tokio_util::sync::CancellationToken::new();

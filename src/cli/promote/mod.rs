@@ -16,6 +16,7 @@ use std::time::Duration;
 use crate::aws::Fleet;
 use crate::aws::change::guard::Audited;
 use crate::aws::judge::compare::JudgeConfig;
+use crate::aws::promote::announce::Announced;
 use crate::aws::promote::bake_load::LoadConfig;
 use crate::aws::promote::events::RunnerOptions;
 use crate::aws::promote::lock::{PlanLock, PlanLockError, driven_by};
@@ -127,12 +128,21 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> CmdResult {
     }
     let existing = load_state(&path).map_err(Exit::usage)?;
     if args.status {
-        show_status(g, &args.endpoint, existing.as_ref())?;
+        // The saved plan is shown even when the team's trail cannot be read (said after).
+        let announced = announced_elsewhere(g, &args.endpoint, existing.as_ref()).await;
+        let now = crate::format::now_epoch();
+        let heard = announced.as_ref().ok().and_then(Option::as_ref);
+        show_status(
+            g,
+            &args.endpoint,
+            existing.as_ref(),
+            heard.map(|a| view::announced_json(a, now)),
+        )?;
         if let Some(driver) = driven_by(&path).filter(|_| !g.json) {
             eprintln!("sagedeck: {}", PlanLockError::Held(driver));
         }
-        if let Some(line) = announced_elsewhere(g, &args.endpoint, existing.as_ref()).await? {
-            say(format!("{line} (announced in the team's audit trail)"))?;
+        if let Some(a) = announced?.filter(|_| !g.json) {
+            say(format!("{} (announced in the team's audit trail)", a.line(now)))?;
         }
         return Ok(());
     }
@@ -147,25 +157,42 @@ pub async fn run(g: &GlobalArgs, args: PromoteArgs) -> CmdResult {
 }
 
 /// What the team's audit trail (`--audit-log-group`) says of a plan on `endpoint` that is
-/// running elsewhere (not `ours`): `a plan by bob on host-x is at step 2/4, baking …`.
-async fn announced_elsewhere(g: &GlobalArgs, endpoint: &str, ours: Option<&PlanState>) -> Result<Option<String>, Exit> {
+/// running elsewhere (not `ours`): who, where, at which step, and whether it still runs.
+async fn announced_elsewhere(
+    g: &GlobalArgs,
+    endpoint: &str,
+    ours: Option<&PlanState>,
+) -> Result<Option<Announced>, Exit> {
     let Some(group) = g.audit_log_group() else {
         return Ok(None);
     };
     let fleet = g.connect().await?;
     let now = crate::format::now_epoch();
     let announced = fleet.announced_plan(&group, endpoint, now).await?;
-    Ok(announced
-        .filter(|a| ours.is_none_or(|s| s.id != a.plan))
-        .map(|a| a.line(now)))
+    Ok(announced.filter(|a| ours.is_none_or(|s| s.id != a.plan)))
 }
 
-/// `--status`: the saved plan with its timeline, or that there is none.
-fn show_status(g: &GlobalArgs, endpoint: &str, existing: Option<&PlanState>) -> CmdResult {
+/// `--status`: the saved plan with its timeline, or that there is none; `--json` adds the plan
+/// announced elsewhere under `announced` (null when none).
+fn show_status(
+    g: &GlobalArgs,
+    endpoint: &str,
+    existing: Option<&PlanState>,
+    announced: Option<serde_json::Value>,
+) -> CmdResult {
+    let announced = announced.unwrap_or(serde_json::Value::Null);
     match existing {
-        Some(s) if g.json => print_json(s),
+        Some(s) if g.json => {
+            let mut v = serde_json::to_value(s).map_err(|e| Exit::usage(e.to_string()))?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("announced".into(), announced);
+            }
+            print_json(&v)
+        }
         Some(s) => print_state(s),
-        None if g.json => print_json(&serde_json::json!({ "endpoint": endpoint, "plan": null })),
+        None if g.json => {
+            print_json(&serde_json::json!({ "endpoint": endpoint, "plan": null, "announced": announced }))
+        }
         None => {
             eprintln!("sagedeck: no promotion plan for {endpoint}");
             Ok(())
@@ -255,12 +282,18 @@ async fn start(
     }
     let spec = plan_spec(args).map_err(Exit::usage)?;
     if !args.force
-        && let Some(line) = announced_elsewhere(g, &args.endpoint, None).await?
+        && let Some(a) = announced_elsewhere(g, &args.endpoint, None).await?
     {
-        return Err(Exit::refused(format!(
-            "{line}: not starting a second plan on {}; nothing was sent (the lock is advisory: --force starts anyway)",
-            args.endpoint
-        )));
+        let line = a.line(crate::format::now_epoch());
+        if a.blocks() {
+            return Err(Exit::refused(format!(
+                "{line}: not starting a second plan on {}; nothing was sent (the lock is advisory: --force starts anyway)",
+                args.endpoint
+            )));
+        }
+        eprintln!(
+            "sagedeck: {line}: starting anyway (the lock is advisory and does not hold for a plan that stopped beating)"
+        );
     }
     let (fleet, audited) = connect_audited(g).await?;
     refuse_under_firing_alarms(&fleet, &opts.alarms).await?;

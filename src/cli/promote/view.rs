@@ -139,3 +139,29 @@ pub fn event_line(e: &PromotionEvent, total: usize) -> Option<String> {
         _ => return None,
     })
 }
+
+/// `promote --status --json`'s `announced`: a plan another machine announced in the team's
+/// trail — who, host, pid, step i/n, state, since, last heard, whether it still runs, and the
+/// line the text output prints.
+pub fn announced_json(a: &crate::aws::promote::announce::Announced, now: f64) -> serde_json::Value {
+    let at = |epoch: f64| {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(epoch.max(0.0));
+        humantime::format_rfc3339_seconds(t).to_string()
+    };
+    serde_json::json!({
+        "plan": a.plan,
+        "who": a.who,
+        "host": a.host,
+        "pid": a.pid,
+        "step": a.step.0,
+        "steps": a.step.1,
+        "state": a.phase,
+        "since": at(a.since),
+        "last_heard": at(a.epoch),
+        "last_heard_secs_ago": (now - a.epoch).max(0.0).round(),
+        "heartbeat_secs": a.heartbeat_secs,
+        "liveness": a.liveness,
+        "blocks": a.blocks(),
+        "line": a.line(now),
+    })
+}

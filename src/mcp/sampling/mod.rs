@@ -25,8 +25,9 @@ use serde_json::{Value, json};
 
 use super::agent::llm::{LlmLink, invoke_whole};
 use super::agent::{AgentConfig, Shape, Template};
-use crate::aws::change::audit::Mutation;
+use crate::aws::change::audit::{AuditContext, Mutation};
 use crate::aws::change::guard::Audited;
+use crate::aws::change::team::{Notify, TeamTrail};
 use crate::aws::{AwsOptions, Fleet};
 pub use request::{MAX_SAMPLING_TOKENS, SamplingRequest};
 
@@ -134,6 +135,8 @@ pub struct Sampler {
     approval: SamplingApproval,
     approver: Option<SamplingApprover>,
     audited: Option<Audited>,
+    team: Option<(String, Notify)>,
+    teamed: tokio::sync::OnceCell<Audited>,
     reason: Option<String>,
     counters: Counters,
 }
@@ -202,6 +205,8 @@ impl Sampler {
             approval,
             approver: None,
             audited: None,
+            team: None,
+            teamed: tokio::sync::OnceCell::new(),
             reason: None,
             counters: Counters::default(),
         }
@@ -231,6 +236,51 @@ impl Sampler {
         self
     }
 
+    /// Also writes the audit lines to the team's trail in `group` (CloudWatch Logs), attached
+    /// with the sampler's fleet at the first request (the console's sampler starts before AWS
+    /// answers); `notify` is told, once, when the trail cannot be written.
+    pub fn with_team(mut self, group: String, notify: Notify) -> Sampler {
+        self.team = Some((group, notify));
+        self
+    }
+
+    /// The audit handle as it is now: with the team's trail once attached.
+    fn current_audit(&self) -> Option<&Audited> {
+        self.teamed.get().or(self.audited.as_ref())
+    }
+
+    /// The audit handle, attaching the team's trail (and naming the principal, STS) the first
+    /// time when one is configured; without a fleet, the file alone (said once).
+    async fn audit(&self) -> Option<&Audited> {
+        let base = self.audited.as_ref()?;
+        let Some((group, notify)) = &self.team else {
+            return Some(base);
+        };
+        let attach = async {
+            match self.fleet().await {
+                Ok(fleet) => {
+                    let ctx = match base.ctx.principal {
+                        Some(_) => base.ctx.clone(),
+                        None => AuditContext::from_fleet(fleet).await,
+                    };
+                    let trail = TeamTrail::new(fleet, group, ctx.principal.as_deref(), notify.clone());
+                    base.audit.attach_team(trail);
+                    Audited {
+                        audit: base.audit.clone(),
+                        ctx,
+                    }
+                }
+                Err(e) => {
+                    notify(format!(
+                        "the team's audit trail {group} was not written ({e}); the audit file still guards every change"
+                    ));
+                    base.clone()
+                }
+            }
+        };
+        Some(self.teamed.get_or_init(|| attach).await)
+    }
+
     /// The model that answers.
     pub fn llm(&self) -> &SamplingLlm {
         &self.llm
@@ -249,7 +299,7 @@ impl Sampler {
 
     fn decline(&self, why: &str, error: ErrorData) -> ErrorData {
         self.counters.declined.fetch_add(1, Ordering::Relaxed);
-        if let Some(a) = &self.audited {
+        if let Some(a) = self.current_audit() {
             a.refused("mcp.sampling", &self.target(), why, self.reason.clone());
         }
         error
@@ -292,7 +342,8 @@ impl Sampler {
         let body = req
             .body(self.config.shape, &self.config.template)
             .map_err(|e| self.decline(&e, ErrorData::internal_error(e.clone(), None)))?;
-        let pending = match &self.audited {
+        let audited = self.audit().await;
+        let pending = match audited {
             None => None,
             Some(a) => Some(a.intent(self.mutation(&req, approval)).await.map_err(|e| {
                 self.counters.declined.fetch_add(1, Ordering::Relaxed);
@@ -310,7 +361,7 @@ impl Sampler {
                             "invoked_variant": a.variant, "attempts": a.attempts}),
             Err(_) => Value::Null,
         };
-        if let (Some(a), Some(p)) = (&self.audited, &pending) {
+        if let (Some(a), Some(p)) = (audited, &pending) {
             let result = outcome.as_ref().map(|_| None).map_err(Clone::clone);
             if let Err(e) = a.finish_with(p, result, figures) {
                 tracing::warn!("sampling audit result line: {e}");

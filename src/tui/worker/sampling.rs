@@ -3,6 +3,7 @@
 //! default: the request is sent to the app with a channel, and the handler waits on it on a
 //! blocking thread), written to the audit log first. The sampler's fleet connects at the first
 //! request unless the console already has one, so the console never waits on AWS to start.
+//! With a team trail (`audit_log_group`), the lines go to its group too, as every change's do.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +12,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::aws::change::audit::{Audit, AuditContext, default_audit_path};
 use crate::aws::change::guard::Audited;
+use crate::aws::change::team::Notify;
 use crate::aws::{AwsOptions, Fleet};
 use crate::mcp::agent::{Shape, Template};
 use crate::mcp::sampling::{Sampler, SamplingApproval, SamplingApprover, SamplingLlm, SamplingRequest};
@@ -26,7 +28,7 @@ pub fn console_sampler(
     s: &McpDefaults,
     aws: &AwsOptions,
     fleet: Option<&Fleet>,
-    audit_file: Option<&std::path::Path>,
+    (audit_file, team): (Option<&std::path::Path>, Option<&str>),
     (events, reason): (UnboundedSender<AppEvent>, Option<String>),
 ) -> Result<Option<Arc<Sampler>>, String> {
     let Some(llm) = s.sampling_llm.as_deref() else {
@@ -56,8 +58,13 @@ pub fn console_sampler(
         audit: Arc::new(audit),
         ctx,
     };
-    let sampler = sampler.with_audit(audited, reason).with_approver(dialog(events));
-    Ok(Some(Arc::new(sampler)))
+    let mut sampler = sampler.with_audit(audited, reason);
+    if let Some(group) = team {
+        let told = events.clone();
+        let notify: Notify = Arc::new(move |text: String| super::guard::notice(&told, true, text));
+        sampler = sampler.with_team(group.to_string(), notify);
+    }
+    Ok(Some(Arc::new(sampler.with_approver(dialog(events)))))
 }
 
 /// Asks in the console's dialog and waits for the answer (a closed console, or no answer

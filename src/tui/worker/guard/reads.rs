@@ -43,12 +43,16 @@ pub(super) fn send_activity(g: &Guard, events: &UnboundedSender<AppEvent>) {
 /// How far back the Activity tab reads the team's audit trail.
 const TEAM_SINCE: f64 = 7.0 * 86_400.0;
 
-/// The local records and the team's, each once (by id and phase), oldest first.
+/// The local records and the team's, each once (by id and phase), oldest first; a running
+/// plan's heartbeats are left out.
 fn merge_team(
     mut all: Vec<crate::aws::change::audit::AuditRecord>,
     team: Vec<crate::aws::observe::team::TeamRecord>,
 ) -> Vec<crate::aws::change::audit::AuditRecord> {
     for t in team {
+        if crate::aws::promote::announce::is_heartbeat(&t.record) {
+            continue;
+        }
         if !all.iter().any(|x| x.id == t.record.id && x.phase == t.record.phase) {
             all.push(t.record);
         }
