@@ -136,6 +136,9 @@ pub struct Sampler {
     audited: Option<Audited>,
     reason: Option<String>,
     counters: Counters,
+    /// The OpenAI client the requests share (its token minted once, through the audit log's
+    /// gate when there is one, and renewed before it ends).
+    link: tokio::sync::Mutex<LlmLink>,
 }
 
 impl std::fmt::Debug for Sampler {
@@ -204,6 +207,7 @@ impl Sampler {
             audited: None,
             reason: None,
             counters: Counters::default(),
+            link: tokio::sync::Mutex::default(),
         }
     }
 
@@ -223,9 +227,11 @@ impl Sampler {
         self
     }
 
-    /// Writes every request to `audited` (with the operator's `reason`) before it is answered;
+    /// Writes every request to `audited` (with the operator's `reason`) before it is answered,
+    /// and every bearer token minted for the `openai` shape (`openai.token`) before it is minted;
     /// a log that cannot be written declines the request.
     pub fn with_audit(mut self, audited: Audited, reason: Option<String>) -> Sampler {
+        self.link = tokio::sync::Mutex::new(LlmLink::gated(audited.token_gate(reason.clone())));
         self.audited = Some(audited);
         self.reason = reason;
         self
@@ -299,11 +305,14 @@ impl Sampler {
                 ErrorData::internal_error(e.to_string(), None)
             })?),
         };
-        let mut link = LlmLink::default();
+        // A copy of the shared link per call: requests run side by side, and the first OpenAI
+        // client made is kept for the next ones.
+        let mut link = self.link.lock().await.clone();
         let outcome = match self.fleet().await {
             Ok(fleet) => invoke_whole(fleet, &self.config, &body, &mut link).await,
             Err(e) => Err(e),
         };
+        self.link.lock().await.keep_client(&link);
         let figures = match &outcome {
             // Token counts under `usage` (the log redacts values under names holding "token").
             Ok(a) => json!({"usage": {"in": a.reply.tokens_in, "out": a.reply.tokens_out},
