@@ -25,6 +25,7 @@ mod hostile;
 mod hub;
 mod library;
 mod oauth;
+mod own_offer;
 mod own_server;
 mod peers;
 mod python;
