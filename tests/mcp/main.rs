@@ -31,6 +31,7 @@ mod peers;
 mod python;
 mod registry_input;
 mod sampling;
+mod sampling_tools;
 mod schema_keywords;
 mod serve_guard;
 mod sse_origin;

@@ -20,7 +20,7 @@ use crate::{args, stdio_entry, url_entry};
 
 const QUESTION: &str = "the pager woke me twice tonight";
 
-async fn stdio_server() -> ServerEntry {
+pub(crate) async fn stdio_server() -> ServerEntry {
     let py = setup(python).await;
     stdio_entry(
         "summarizer",
@@ -63,7 +63,7 @@ async fn summarize(entry: &ServerEntry, sampler: Option<Arc<Sampler>>) -> Value 
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
-fn audit_lines(path: &std::path::Path) -> Vec<Value> {
+pub(crate) fn audit_lines(path: &std::path::Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
