@@ -211,7 +211,7 @@ async fn http_with_and_without_the_token() {
     let conn = McpConnection::connect(&url_entry("o", TransportKind::Http, &open.url(), &[]), &opts)
         .await
         .unwrap();
-    assert_eq!(conn.tools().len(), 6);
+    assert_eq!(conn.tools().len(), 7);
     conn.disconnect().await;
     let base = format!("http://{}", open.addr);
     for (transport, path) in [(TransportKind::Http, "/other"), (TransportKind::Sse, "/sse")] {

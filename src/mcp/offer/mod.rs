@@ -98,7 +98,6 @@ impl Offer {
         (self.endpoints.iter())
             .map(|(e, tools)| {
                 Resource::new(endpoint_uri(self.region(), e), e.clone())
-                    .with_title(format!("Endpoint {e}"))
                     .with_description(format!(
                         "Status, kind, variants, weights and instances of {e} (served as {})",
                         tools.join(", ")
