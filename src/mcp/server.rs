@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub use super::listen::{HttpAccess, HttpServerHandle, mcp_router, serve_http, serve_http_with, spawn_serve};
 use super::offer::Offer;
 use super::offer::ask::{Asked, complete};
+use super::offer::watch::Subscriptions;
 pub use super::origin::{check_origin, own_origins};
 use super::tasks::TaskTools;
 use super::tools_config::{ToolSpec, ToolsConfig};
@@ -42,6 +43,7 @@ pub struct ToolServer {
     log: Option<Arc<InvocationLog>>,
     tasks: TaskTools,
     offer: Offer,
+    subscriptions: Subscriptions,
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -136,6 +138,7 @@ impl ToolServer {
         let policy = config.retry.policy(RetryPolicy::default());
         ToolServer {
             offer: Offer::new(fleet.clone(), &config),
+            subscriptions: Subscriptions::default(),
             fleet,
             config: Arc::new(config),
             tools: Arc::new(tools),
@@ -230,7 +233,9 @@ impl ServerHandler for ToolServer {
         // Resources (the endpoints) and prompts (triage) besides the tools; the tool set never
         // changes while serving, so no list-changed is declared.
         let mut caps = ServerCapabilities::builder().enable_tools().build();
-        caps.resources = Some(Default::default());
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        caps.resources = Some(resources);
         caps.prompts = Some(Default::default());
         if self.tasks.any() {
             caps.extensions
@@ -281,6 +286,25 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         Ok(self.offer.read(&request.uri).await?.into())
+    }
+
+    #[allow(deprecated)] // resources/subscribe is 2025-11-25's; 2026-07-28 listens instead
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        (self.subscriptions).subscribe(&self.offer, &request.uri, context.peer)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     async fn list_prompts(

@@ -310,3 +310,57 @@ async fn the_python_sdk_client_reads_an_endpoint_resource() {
     assert_eq!(described["status"], "InService", "{described:#}");
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_subscribed_endpoint_is_reported_updated_when_its_weights_change() {
+    use sagedeck::mcp::events::ServerEvent;
+
+    let sb = sandbox_with(demo_config()).await;
+    let h = demo_server(&sb).await;
+    // resources/subscribe is 2025-11-25's: connected as `sagedeck demo`'s console is.
+    let llm = SamplingLlm::parse("llm-tgi-chat").unwrap();
+    let sampler = Sampler::new(
+        fleet(&sb).await,
+        llm,
+        Shape::Messages,
+        Template::Chatml,
+        SamplingApproval::Never,
+    );
+    let opts = ConnectOptions {
+        sampling: Some(Arc::new(sampler)),
+        ..Default::default()
+    };
+    let conn = connect(&h, &opts).await;
+    let mut events = conn.subscribe();
+    let uri = format!("sagemaker://us-east-1/endpoints/{EP}");
+    conn.subscribe_resource(&uri, LIMIT).await.expect("subscribes");
+    let bad = conn
+        .subscribe_resource("sagemaker://us-east-1/endpoints/a b", LIMIT)
+        .await;
+    assert_eq!(code(bad.unwrap_err()), -32002);
+    let canary = aws_sdk_sagemaker::types::DesiredWeightAndCapacity::builder()
+        .variant_name("Canary")
+        .desired_weight(0.5)
+        .build();
+    (fleet(&sb).await.sagemaker.update_endpoint_weights_and_capacities())
+        .endpoint_name(EP)
+        .desired_weights_and_capacities(canary)
+        .send()
+        .await
+        .expect("the weights change");
+    let updated = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match events.recv().await {
+                Ok(ServerEvent::ResourceUpdated { uri }) => break uri,
+                Ok(_) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await
+    .expect("notifications/resources/updated within 20 s");
+    assert_eq!(updated, uri);
+    conn.unsubscribe_resource(&uri, LIMIT).await.expect("unsubscribes");
+    conn.disconnect().await;
+    h.shutdown().await;
+}

@@ -1,12 +1,14 @@
 //! What `sagedeck mcp serve` offers beside its tools, for the on-call engineer behind an agent:
 //! each served endpoint as a resource (`sagemaker://REGION/endpoints/NAME`: status, kind, its
 //! variants with their weights and instances, as JSON read through the fleet layer at each
-//! read), a resource template for any endpoint of the region by name, the `triage_endpoint`
+//! read; subscribed to, it is watched for changes in `watch.rs`), a resource template for any
+//! endpoint of the region by name, the `triage_endpoint`
 //! prompt (`prompts.rs`), and the tools that ask their client for a missing choice through
 //! elicitation before they invoke (`ask.rs`).
 
 pub mod ask;
 pub mod prompts;
+pub mod watch;
 
 use rmcp::ErrorData;
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
