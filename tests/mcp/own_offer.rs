@@ -43,6 +43,29 @@ async fn connect(h: &HttpServerHandle, opts: &ConnectOptions) -> McpConnection {
     McpConnection::connect(&entry, opts).await.expect("connects")
 }
 
+/// Connects as `sagedeck demo`'s console does: with a sampling model, hence on 2025-11-25
+/// (whose server-to-client requests 2026-07-28 has not), and `elicitor` for elicitations.
+async fn connect_as_the_demo_console(
+    sb: &SandboxHandle,
+    h: &HttpServerHandle,
+    elicitor: Option<Elicitor>,
+) -> McpConnection {
+    let llm = SamplingLlm::parse("llm-tgi-chat").unwrap();
+    let sampler = Sampler::new(
+        fleet(sb).await,
+        llm,
+        Shape::Messages,
+        Template::Chatml,
+        SamplingApproval::Never,
+    );
+    let opts = ConnectOptions {
+        elicitor,
+        sampling: Some(Arc::new(sampler)),
+        ..Default::default()
+    };
+    connect(h, &opts).await
+}
+
 fn code(e: CallError) -> i32 {
     match e {
         CallError::JsonRpc { code, .. } => code,
@@ -175,22 +198,8 @@ async fn the_eliciting_tool_asks_for_the_variant_before_invoking() {
         content: Some(json!({"target_variant": "Canary"})),
     };
     let (elicitor, seen) = answering(vec![canary, ElicitAnswer::Decline, ElicitAnswer::Cancel]);
-    // As `sagedeck demo`'s console connects: with a sampling model (so on 2025-11-25, where the
-    // server asks with elicitation/create) and a form for elicitations.
-    let llm = SamplingLlm::parse("llm-tgi-chat").unwrap();
-    let sampler = Sampler::new(
-        fleet(&sb).await,
-        llm,
-        Shape::Messages,
-        Template::Chatml,
-        SamplingApproval::Never,
-    );
-    let opts = ConnectOptions {
-        elicitor: Some(elicitor),
-        sampling: Some(Arc::new(sampler)),
-        ..Default::default()
-    };
-    let conn = connect(&h, &opts).await;
+    // On 2025-11-25, where the server asks with elicitation/create.
+    let conn = connect_as_the_demo_console(&sb, &h, Some(elicitor)).await;
     assert_eq!(conn.info().protocol_version, "2025-11-25");
     let call = |input: Value| {
         let conn = &conn;
@@ -317,20 +326,8 @@ async fn a_subscribed_endpoint_is_reported_updated_when_its_weights_change() {
 
     let sb = sandbox_with(demo_config()).await;
     let h = demo_server(&sb).await;
-    // resources/subscribe is 2025-11-25's: connected as `sagedeck demo`'s console is.
-    let llm = SamplingLlm::parse("llm-tgi-chat").unwrap();
-    let sampler = Sampler::new(
-        fleet(&sb).await,
-        llm,
-        Shape::Messages,
-        Template::Chatml,
-        SamplingApproval::Never,
-    );
-    let opts = ConnectOptions {
-        sampling: Some(Arc::new(sampler)),
-        ..Default::default()
-    };
-    let conn = connect(&h, &opts).await;
+    // resources/subscribe is 2025-11-25's.
+    let conn = connect_as_the_demo_console(&sb, &h, None).await;
     let mut events = conn.subscribe();
     let uri = format!("sagemaker://us-east-1/endpoints/{EP}");
     conn.subscribe_resource(&uri, LIMIT).await.expect("subscribes");
