@@ -211,8 +211,11 @@ impl ClientHandler for McpClientHandler {
     #[allow(deprecated)]
     fn get_info(&self) -> ClientConfig {
         let mut caps = ClientCapabilities::default();
-        if self.0.sampler.is_some() {
-            caps.sampling = Some(rmcp::model::SamplingCapability::default());
+        if let Some(sampler) = &self.0.sampler {
+            let mut sampling = rmcp::model::SamplingCapability::default();
+            // Tools in sampling (2025-11-25) where the sampler's shape offers them to its model.
+            sampling.tools = sampler.answers_tools().then(Default::default);
+            caps.sampling = Some(sampling);
         }
         caps.elicitation = Some(
             ElicitationCapability::new()

@@ -4,22 +4,23 @@
 //! ModelNotReady and Throttling are retried with backoff and jitter within the deadline, then
 //! reported the same way; results name the endpoint, the variant that answered and the attempts.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use super::listen::{HttpAccess, HttpServerHandle, mcp_router, serve_http, serve_http_with, spawn_serve};
+use super::offer::Offer;
+use super::offer::ask::{Asked, complete};
+use super::offer::watch::Subscriptions;
 pub use super::origin::{check_origin, own_origins};
 use super::tasks::TaskTools;
 use super::tools_config::{ToolSpec, ToolsConfig};
@@ -41,6 +42,8 @@ pub struct ToolServer {
     policy: RetryPolicy,
     log: Option<Arc<InvocationLog>>,
     tasks: TaskTools,
+    offer: Offer,
+    subscriptions: Subscriptions,
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -134,6 +137,8 @@ impl ToolServer {
         let tools = config.tools.iter().map(to_tool).collect();
         let policy = config.retry.policy(RetryPolicy::default());
         ToolServer {
+            offer: Offer::new(fleet.clone(), &config),
+            subscriptions: Subscriptions::default(),
             fleet,
             config: Arc::new(config),
             tools: Arc::new(tools),
@@ -225,7 +230,13 @@ impl ToolServer {
 
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
+        // Resources (the endpoints) and prompts (triage) besides the tools; the tool set never
+        // changes while serving, so no list-changed is declared.
         let mut caps = ServerCapabilities::builder().enable_tools().build();
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        caps.resources = Some(resources);
+        caps.prompts = Some(Default::default());
         if self.tasks.any() {
             caps.extensions
                 .get_or_insert_with(Default::default)
@@ -253,6 +264,66 @@ impl ServerHandler for ToolServer {
         self.tools.iter().find(|t| t.name == name).cloned()
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(self.offer.resources()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(self.offer.templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(self.offer.read(&request.uri).await?.into())
+    }
+
+    #[allow(deprecated)] // resources/subscribe is 2025-11-25's; 2026-07-28 listens instead
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        (self.subscriptions).subscribe(&self.offer, &request.uri, context.peer)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(super::offer::prompts::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let got = super::offer::prompts::get(&self.offer, &request.name, request.arguments.as_ref());
+        Ok(got.await?.into())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -264,7 +335,15 @@ impl ServerHandler for ToolServer {
                 None,
             ));
         };
-        let args = request.arguments.unwrap_or_default();
+        let mut args = request.arguments.unwrap_or_default();
+        if let Some(ask) = &spec.ask {
+            let responses = request.input_responses.as_ref();
+            match complete(ask, &spec.name, args, responses, &context).await? {
+                Asked::Ready(given) => args = given,
+                Asked::Stop(result) => return Ok(result.into()),
+                Asked::Input(input) => return Ok(CallToolResponse::InputRequired(input)),
+            }
+        }
         let task_tool = self.tasks.has(&spec.name);
         if task_tool && context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
             let task = self.tasks.start(self.fleet.clone(), spec.clone(), args);
@@ -336,175 +415,4 @@ pub async fn serve_stdio(server: ToolServer) -> Result<(), String> {
         .await
         .map(|_| ())
         .map_err(|e| format!("the MCP session ended abnormally: {e}"))
-}
-
-/// A running streamable HTTP server.
-pub struct HttpServerHandle {
-    /// The bound address.
-    pub addr: SocketAddr,
-    ct: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl HttpServerHandle {
-    /// `http://ADDR/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    /// Stops serving.
-    pub async fn shutdown(self) {
-        self.ct.cancel();
-        let _ = self.task.await;
-    }
-
-    /// Serves until the task ends (Ctrl-C handling is the caller's).
-    pub async fn wait(self) {
-        let _ = self.task.await;
-    }
-}
-
-/// Whether `headers` carry `Authorization: Bearer TOKEN` (the scheme in any case, RFC 7235).
-fn authorized(headers: &HeaderMap, token: &str) -> bool {
-    let Some((scheme, got)) = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-    else {
-        return false;
-    };
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return false;
-    }
-    // Constant-time comparison.
-    let (a, b) = (got.trim().as_bytes(), token.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Who may reach `mcp serve --http`.
-#[derive(Debug, Clone, Default)]
-pub struct HttpAccess {
-    /// Every request must carry `Authorization: Bearer TOKEN`.
-    pub token: Option<String>,
-    /// Browser origins allowed besides the server's own (see [`own_origins`]).
-    pub allow_origins: Vec<String>,
-}
-
-/// Answers a session DELETE as the MCP spec says: 404 for a session the server does not know,
-/// 204 once it is terminated (the transport itself answers 202).
-async fn terminate_session(
-    sessions: Arc<LocalSessionManager>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use rmcp::transport::streamable_http_server::SessionManager;
-    if req.method() != axum::http::Method::DELETE {
-        return next.run(req).await;
-    }
-    let id = req
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .map(std::sync::Arc::<str>::from);
-    if let Some(id) = id
-        && !sessions.has_session(&id).await.unwrap_or(false)
-    {
-        return (StatusCode::NOT_FOUND, "no such session\n").into_response();
-    }
-    let mut resp = next.run(req).await;
-    if resp.status() == StatusCode::ACCEPTED {
-        *resp.status_mut() = StatusCode::NO_CONTENT;
-        *resp.body_mut() = axum::body::Body::empty();
-    }
-    resp
-}
-
-/// Serves streamable HTTP at `/mcp` on `addr`; with `token`, every request must carry
-/// `Authorization: Bearer TOKEN` (else 401). Hosts other than loopback are accepted only when
-/// `addr` itself is not loopback (the caller asked for it explicitly); browser origins other than
-/// the server's own are refused (403).
-pub async fn serve_http(
-    server: ToolServer,
-    addr: SocketAddr,
-    token: Option<String>,
-) -> std::io::Result<HttpServerHandle> {
-    let access = HttpAccess {
-        token,
-        allow_origins: vec![],
-    };
-    serve_http_with(server, addr, access).await
-}
-
-/// [`serve_http`] with the origins of `access.allow_origins` allowed too.
-pub async fn serve_http_with(
-    server: ToolServer,
-    addr: SocketAddr,
-    access: HttpAccess,
-) -> std::io::Result<HttpServerHandle> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let addr = listener.local_addr()?;
-    let ct = CancellationToken::new();
-    let token = access.token.map(Arc::new);
-    let guard = axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {
-        let token = token.clone();
-        async move {
-            match &token {
-                Some(t) if !authorized(req.headers(), t) => (
-                    StatusCode::UNAUTHORIZED,
-                    [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
-                    "missing or wrong bearer token\n",
-                )
-                    .into_response(),
-                _ => next.run(req).await,
-            }
-        }
-    });
-    let app = mcp_router(server, addr, &ct, access.allow_origins)
-        .layer(guard)
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found; the MCP endpoint is /mcp\n").into_response() });
-    let task = spawn_serve(listener, app, &ct);
-    Ok(HttpServerHandle { addr, ct, task })
-}
-
-/// The streamable HTTP service at `/mcp` of a server bound to `addr`: browser origins other than
-/// its own and `allow_origins` refused, hosts other than loopback accepted only when `addr` is
-/// not loopback, sessions ended by DELETE as the spec says; it stops with `ct`.
-pub fn mcp_router(
-    server: ToolServer,
-    addr: SocketAddr,
-    ct: &CancellationToken,
-    allow_origins: Vec<String>,
-) -> axum::Router {
-    let origins = own_origins(addr).into_iter().chain(allow_origins);
-    let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(ct.child_token())
-        .with_allowed_origins(origins)
-        .enforce_origin_validation();
-    if !addr.ip().is_loopback() {
-        config = config.disable_allowed_hosts();
-    }
-    let sessions = Arc::new(LocalSessionManager::default());
-    let service: StreamableHttpService<ToolServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
-    let deletes = axum::middleware::from_fn(move |req, next| terminate_session(sessions.clone(), req, next));
-    axum::Router::new().nest_service("/mcp", service).layer(deletes)
-}
-
-/// Serves `app` on `listener` until `ct` is cancelled.
-pub fn spawn_serve(
-    listener: tokio::net::TcpListener,
-    app: axum::Router,
-    ct: &CancellationToken,
-) -> tokio::task::JoinHandle<()> {
-    let stop = ct.clone();
-    tokio::spawn(async move {
-        // Answers stream as several small writes: without TCP_NODELAY, Nagle's algorithm and
-        // the client's delayed ACK add ~40 ms to every call.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled().await })
-            .await;
-    })
 }

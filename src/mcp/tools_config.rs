@@ -142,6 +142,22 @@ pub struct ToolSpec {
     pub asynchronous: Option<bool>,
     /// After the endpoint answers, ask the client's model for a completion (sampling).
     pub sampling: Option<SamplingSpec>,
+    /// Before invoking, ask the client for an argument the call left out (elicitation).
+    pub ask: Option<AskSpec>,
+}
+
+/// `ask`: an argument a call may leave out, asked of the client (elicitation) before invoking.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskSpec {
+    /// The argument asked for.
+    pub argument: String,
+    /// Why the server asks, shown to the person.
+    pub message: String,
+    /// The field's description in the form.
+    pub description: Option<String>,
+    /// The values the person chooses among.
+    pub choices: Vec<String>,
 }
 
 /// `[tools.sampling]`: what a tool asks its client's model once the endpoint has answered.
@@ -187,6 +203,11 @@ impl ToolsConfig {
             }
             if kind == "template" && t.payload.template.is_none() {
                 return Err(format!("tool `{}`: payload kind template needs `template`", t.name));
+            }
+            if let Some(a) = &t.ask
+                && (a.argument.is_empty() || a.choices.is_empty())
+            {
+                return Err(format!("tool `{}`: ask needs an argument and choices", t.name));
             }
             for (field, ptr) in &t.answer {
                 if !ptr.is_empty() && !ptr.starts_with('/') {
@@ -413,7 +434,8 @@ mod tests {
                 "score_churn",
                 "tenant_classify",
                 "explain_intent",
-                "summarize_async"
+                "summarize_async",
+                "classify_on_variant"
             ]
         );
         let ci = c.tool("classify_intent").unwrap();

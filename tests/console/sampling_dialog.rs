@@ -27,6 +27,7 @@ fn request(server: &str) -> SamplingRequest {
         max_tokens: 96,
         temperature: None,
         stop: vec![],
+        tools: String::new(),
     }
 }
 

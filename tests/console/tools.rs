@@ -861,7 +861,8 @@ async fn console_calls_classify_intent_on_the_real_server() {
             "score_churn",
             "tenant_classify",
             "explain_intent",
-            "summarize_async"
+            "summarize_async",
+            "classify_on_variant"
         ]
     );
     // Before any call the link comes from the tool's metadata.

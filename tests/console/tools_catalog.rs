@@ -2,7 +2,9 @@
 //! worker events through the real `App`: `v` switches views, Enter reads a resource, a template
 //! and a prompt take their arguments in the schema form, `s` subscribes and updates are counted
 //! (and the shown resource read again), the protocol agreed in the header; a server's form and
-//! URL elicitation answered accept, decline and cancel. Snapshots at 120×30.
+//! URL elicitation answered accept, decline and cancel; and the demo server's own resources
+//! (`sagedeck mcp serve --demo-tools`, the real binary) in the Resources view. Snapshots at
+//! 120×30.
 
 use crossterm::event::KeyCode;
 use rmcp::model::{Prompt, PromptArgument, Resource, ResourceTemplate};
@@ -233,4 +235,79 @@ async fn elicitation_dialog_accepts_declines_and_cancels() {
     tap(&mut app, KeyCode::Enter);
     assert_eq!(answer.await.unwrap(), ElicitAnswer::Accept { content: None });
     assert!(!app.panes.tools.catalog().eliciting.active());
+}
+
+// ---- the demo server's own resources, over the wire ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_servers_endpoints_show_in_the_resources_view() {
+    use sagedeck::mcp::registry::demo_entry;
+    use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
+
+    let sb = crate::common::sandbox_with(crate::common::demo_config()).await;
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck"));
+    let registry = Registry {
+        servers: vec![demo_entry(exe, &sb.endpoint_url())],
+        source: None,
+    };
+    let hub = McpHub::new(&registry, ConnectOptions::default());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let fleet = Some(crate::common::fleet(&sb).await);
+    let guard = sagedeck::tui::worker::GuardOptions::default();
+    let jobs = sagedeck::tui::worker::spawn_guarded(
+        Default::default(),
+        fleet,
+        Default::default(),
+        tx,
+        Some(hub.clone()),
+        guard,
+    );
+    let mut app = tui::new_app();
+    app.panes.tools.set_args_path(None);
+    app.tab = Tab::Tools;
+    sagedeck::tui::attach_mcp(&mut app, &hub);
+    let listed = |a: &App| {
+        a.inflight.is_empty()
+            && a.panes
+                .tools
+                .catalog()
+                .catalogs
+                .get("sagedeck-demo")
+                .is_some_and(|c| c.is_ok())
+    };
+    let deadline = std::time::Duration::from_secs(60);
+    tui::pump_until(
+        &mut app,
+        &jobs,
+        &mut rx,
+        ("the demo server's catalog", deadline),
+        listed,
+        |_| {},
+    )
+    .await;
+    // The time the connection took is the one thing that differs between runs.
+    let mut views = app.panes.tools.servers().to_vec();
+    if let ServerStatus::Connected { connect_ms, .. } = &mut views[0].status {
+        *connect_ms = 250.0;
+    }
+    app.panes.tools.set_servers(views);
+    press(&mut app, "v");
+    tap(&mut app, KeyCode::Enter); // servers → rows
+    let s = screen(&mut app);
+    insta::assert_snapshot!("tools_resources_demo_server", s);
+    // Enter reads the endpoint through the fleet layer, behind the server.
+    tap(&mut app, KeyCode::Enter);
+    let read = |a: &App| a.panes.tools.catalog().content.is_some();
+    tui::pump_until(
+        &mut app,
+        &jobs,
+        &mut rx,
+        ("the endpoint's resource", deadline),
+        read,
+        |_| {},
+    )
+    .await;
+    let s = screen(&mut app);
+    assert!(s.contains("\"status\": \"InService\""), "{s}");
+    hub.shutdown().await;
 }

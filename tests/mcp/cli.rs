@@ -57,7 +57,7 @@ async fn tools_list_and_call() {
     assert_eq!(j.code, 0, "{}", j.stderr);
     let v = j.json();
     assert_eq!(v[0]["status"], "connected");
-    assert_eq!(v[0]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(v[0]["tools"].as_array().unwrap().len(), 7);
     assert!(!j.stdout.contains("supersecret-123"));
 
     let c = run_cli(

@@ -45,7 +45,7 @@ async fn hub_tracks_status_and_routes_calls() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(views[0].tools.len(), 6);
+    assert_eq!(views[0].tools.len(), 7);
     assert_eq!(views[0].server.as_deref(), Some("sagedeck-demo 0.1.0"));
     match &views[1].status {
         ServerStatus::Failed { class, reason } => {

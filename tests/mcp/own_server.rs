@@ -45,7 +45,8 @@ async fn stdio_demo_tools_end_to_end() {
             "score_churn",
             "tenant_classify",
             "explain_intent",
-            "summarize_async"
+            "summarize_async",
+            "classify_on_variant"
         ]
     );
     let ci = conn.tool("classify_intent").unwrap();
@@ -190,7 +191,7 @@ async fn http_with_and_without_the_token() {
         .await
         .expect("the token is accepted");
     timing("own server streamable HTTP connect", t.elapsed());
-    assert_eq!(conn.tools().len(), 6);
+    assert_eq!(conn.tools().len(), 7);
     let t = Instant::now();
     let out = conn
         .call_tool(
@@ -210,7 +211,7 @@ async fn http_with_and_without_the_token() {
     let conn = McpConnection::connect(&url_entry("o", TransportKind::Http, &open.url(), &[]), &opts)
         .await
         .unwrap();
-    assert_eq!(conn.tools().len(), 6);
+    assert_eq!(conn.tools().len(), 7);
     conn.disconnect().await;
     let base = format!("http://{}", open.addr);
     for (transport, path) in [(TransportKind::Http, "/other"), (TransportKind::Sse, "/sse")] {

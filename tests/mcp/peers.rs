@@ -122,6 +122,25 @@ pub async fn setup<T: Send + 'static>(f: fn() -> T) -> T {
     }
 }
 
+/// Runs the Python SDK client `script` (in `tests/mcp_peers/`) with `args` and reads the one
+/// JSON line it prints; fails when it does not end within 60 s, exits non-zero or prints no JSON.
+pub async fn python_client(script: &str, args: &[&str]) -> serde_json::Value {
+    let py = setup(python).await;
+    let run = Command::new(py)
+        .arg(peers_dir().join(script))
+        .args(args)
+        .env("PYTHONNOUSERSITE", "1")
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the Python client ends within 60 s")
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{script}: {stdout}\n{stderr}");
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{script}: {e}: {stdout}"))
+}
+
 /// `radio_station.py`.
 pub fn radio_script() -> String {
     peers_dir().join("radio_station.py").to_string_lossy().into_owned()

@@ -20,7 +20,7 @@ use crate::{args, stdio_entry, url_entry};
 
 const QUESTION: &str = "the pager woke me twice tonight";
 
-async fn stdio_server() -> ServerEntry {
+pub(crate) async fn stdio_server() -> ServerEntry {
     let py = setup(python).await;
     stdio_entry(
         "summarizer",
@@ -63,7 +63,7 @@ async fn summarize(entry: &ServerEntry, sampler: Option<Arc<Sampler>>) -> Value 
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
-fn audit_lines(path: &std::path::Path) -> Vec<Value> {
+pub(crate) fn audit_lines(path: &std::path::Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
@@ -241,4 +241,63 @@ async fn the_demo_server_asks_its_client_to_explain_an_intent() {
     let r = call(None).await;
     assert!(r["intent"].is_string() && r["explanation"].is_null(), "{r:#}");
     assert_eq!(r["sampling_declined"], "the client offers no sampling", "{r:#}");
+}
+
+/// A sampler answering in the `openai` shape (Chat Completions with a minted bearer token).
+fn openai_sampler(fleet: &Fleet, audit: &std::path::Path) -> Sampler {
+    let audited = Audited {
+        audit: Arc::new(Audit::open(audit).expect("audit log")),
+        ctx: AuditContext::default(),
+    };
+    let llm = SamplingLlm::parse("llm-tgi-chat").unwrap();
+    Sampler::new(
+        fleet.clone(),
+        llm,
+        Shape::Openai,
+        Template::Chatml,
+        SamplingApproval::Auto,
+    )
+    .with_audit(audited, Some("sampling test".into()))
+}
+
+#[tokio::test]
+async fn sampling_through_the_openai_api_mints_its_token_through_the_audit_log_once() {
+    let sb = sandbox_with(demo_config()).await;
+    let fleet = Fleet::for_url(&sb.endpoint_url()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let sampler = Arc::new(openai_sampler(&fleet, &log));
+    for question in ["first question", "second question"] {
+        let r = summarize(&stdio_server().await, Some(sampler.clone())).await;
+        assert_eq!(r["declined"], false, "{question}: {r:#}");
+        assert_eq!(r["model"], "llm-tgi-chat", "{r:#}");
+    }
+    assert_eq!(sampler.totals().answered, 2);
+    let lines = audit_lines(&log);
+    let actions: Vec<(&str, &str)> = (lines.iter())
+        .map(|l| (l["action"].as_str().unwrap(), l["result"].as_str().unwrap_or("intent")))
+        .collect();
+    // The first request mints the token (its record written before it is minted); the second
+    // uses it.
+    assert_eq!(
+        actions,
+        [
+            ("mcp.sampling", "intent"),
+            ("openai.token", "intent"),
+            ("openai.token", "ok"),
+            ("mcp.sampling", "ok"),
+            ("mcp.sampling", "intent"),
+            ("mcp.sampling", "ok"),
+        ],
+        "{lines:#?}"
+    );
+    let minted = &lines[1];
+    assert_eq!(minted["target"], "llm-tgi-chat");
+    assert_eq!(minted["reason"], "sampling test");
+    assert!(minted["after"]["expires"].is_string(), "{minted:#}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !text.contains("CallWithBearerToken"),
+        "the token is never written: {text}"
+    );
 }

@@ -192,24 +192,8 @@ async fn a_client_without_tasks_gets_the_result_in_the_call() {
 async fn the_python_sdk_client_gets_a_task_tools_result_in_the_call() {
     let (_sb, server) = served().await;
     let http = serve_http(server, "127.0.0.1:0".parse().unwrap(), None).await.unwrap();
-    let py = crate::peers::setup(crate::peers::python).await;
-    let script = crate::peers::peers_dir().join("call_tool.py");
-    let run = tokio::process::Command::new(py)
-        .arg(script)
-        .args([http.url().as_str(), "summarize_async", r#"{"inputs": "from python"}"#])
-        .env("PYTHONNOUSERSITE", "1")
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(60), run)
-        .await
-        .expect("the Python client ends within 60 s")
-        .expect("python runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let arguments = r#"{"inputs": "from python"}"#;
+    let v = crate::peers::python_client("call_tool.py", &[http.url().as_str(), "summarize_async", arguments]).await;
     assert_eq!(v["isError"], false, "{v:#}");
     assert!(v["structured"]["label"].is_string(), "{v:#}");
     assert!(v["structured"]["sagemaker"]["inference_id"].is_string(), "{v:#}");

@@ -73,6 +73,9 @@ pub fn question(req: &SamplingRequest) -> Vec<String> {
         "{} asks {} for a completion (up to {} tokens; preferences: {})",
         req.server, req.model, req.max_tokens, req.preferences
     )];
+    if !req.tools.is_empty() {
+        lines.push(format!("  tools offered: {}", req.tools));
+    }
     for m in &req.messages {
         let text: String = m.content.chars().take(400).collect();
         lines.push(format!("  {}: {}", m.role, text));

@@ -21,7 +21,7 @@ use crate::aws::invoke::session::{NEW_SESSION, SessionInfo};
 const TOKEN_LIFE: Duration = Duration::from_secs(3600);
 
 /// What the LLM calls of one run share.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct LlmLink {
     /// The OpenAI client, made at the first call of `--shape openai`.
     openai: Option<OpenAiClient>,
@@ -63,6 +63,22 @@ pub(crate) struct LlmAnswer {
 }
 
 impl LlmLink {
+    /// A link without a session whose token mints are each recorded by `mint_gate` first.
+    pub(crate) fn gated(mint_gate: MintGate) -> LlmLink {
+        LlmLink {
+            mint_gate: Some(mint_gate),
+            ..LlmLink::default()
+        }
+    }
+
+    /// Keeps the OpenAI client `used` made (a link copied for one call), so the next calls
+    /// use its token instead of minting another.
+    pub(crate) fn keep_client(&mut self, used: &LlmLink) {
+        if self.openai.is_none() {
+            self.openai = used.openai.clone();
+        }
+    }
+
     /// Keeps the session a call opened for the next calls.
     fn learn(&mut self, info: &SessionInfo) -> Option<String> {
         if info.opened {

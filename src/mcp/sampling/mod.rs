@@ -19,17 +19,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::ErrorData;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ErrorCode, Role, SamplingMessage, SamplingMessageContentBlock,
+    ToolUseContent,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::agent::llm::{LlmLink, invoke_whole};
+use super::agent::shape::Reply;
 use super::agent::{AgentConfig, Shape, Template};
 use crate::aws::change::audit::{AuditContext, Mutation};
 use crate::aws::change::guard::Audited;
 use crate::aws::change::team::{Notify, TeamTrail};
 use crate::aws::{AwsOptions, Fleet};
-pub use request::{MAX_SAMPLING_TOKENS, SamplingRequest};
+pub use request::{MAX_SAMPLING_TOKENS, SamplingRequest, SamplingTools};
 
 /// The JSON-RPC code of a sampling request the user rejected (MCP 2025-06-18 and later).
 pub const REJECTED: ErrorCode = ErrorCode(-1);
@@ -139,6 +141,9 @@ pub struct Sampler {
     teamed: tokio::sync::OnceCell<Audited>,
     reason: Option<String>,
     counters: Counters,
+    /// The OpenAI client the requests share (its token minted once, through the audit log's
+    /// gate when there is one, and renewed before it ends).
+    link: tokio::sync::Mutex<LlmLink>,
 }
 
 impl std::fmt::Debug for Sampler {
@@ -209,6 +214,7 @@ impl Sampler {
             teamed: tokio::sync::OnceCell::new(),
             reason: None,
             counters: Counters::default(),
+            link: tokio::sync::Mutex::default(),
         }
     }
 
@@ -228,9 +234,11 @@ impl Sampler {
         self
     }
 
-    /// Writes every request to `audited` (with the operator's `reason`) before it is answered;
+    /// Writes every request to `audited` (with the operator's `reason`) before it is answered,
+    /// and every bearer token minted for the `openai` shape (`openai.token`) before it is minted;
     /// a log that cannot be written declines the request.
     pub fn with_audit(mut self, audited: Audited, reason: Option<String>) -> Sampler {
+        self.link = tokio::sync::Mutex::new(LlmLink::gated(audited.token_gate(reason.clone())));
         self.audited = Some(audited);
         self.reason = reason;
         self
@@ -335,29 +343,39 @@ impl Sampler {
             Ok(r) => r,
             Err(e) => return Err(self.decline(&e, ErrorData::invalid_params(e.clone(), None))),
         };
+        // A request this shape cannot send (tools in generate) is declined before anyone is asked.
+        let tools = request::tools_of(params);
+        let body = (req.body(self.config.shape, &self.config.template, tools.as_ref()))
+            .map_err(|e| self.decline(&e, ErrorData::invalid_params(e.clone(), None)))?;
         let approval = match self.approve(&req).await {
             Ok(how) => how,
             Err(why) => return Err(self.decline(&format!("{server}: {why}"), rejected(&why))),
         };
-        let body = req
-            .body(self.config.shape, &self.config.template)
-            .map_err(|e| self.decline(&e, ErrorData::internal_error(e.clone(), None)))?;
         let audited = self.audit().await;
         let pending = match audited {
             None => None,
-            Some(a) => Some(a.intent(self.mutation(&req, approval)).await.map_err(|e| {
-                self.counters.declined.fetch_add(1, Ordering::Relaxed);
-                ErrorData::internal_error(e.to_string(), None)
-            })?),
+            Some(a) => Some(
+                a.intent(self.mutation(&req, approval, tools.as_ref()))
+                    .await
+                    .map_err(|e| {
+                        self.counters.declined.fetch_add(1, Ordering::Relaxed);
+                        ErrorData::internal_error(e.to_string(), None)
+                    })?,
+            ),
         };
-        let mut link = LlmLink::default();
+        // A copy of the shared link per call: requests run side by side, and the first OpenAI
+        // client made is kept for the next ones.
+        let mut link = self.link.lock().await.clone();
         let outcome = match self.fleet().await {
             Ok(fleet) => invoke_whole(fleet, &self.config, &body, &mut link).await,
             Err(e) => Err(e),
         };
+        self.link.lock().await.keep_client(&link);
+        // The model's tool calls are checked before the result line is written.
+        let outcome = outcome.and_then(|a| reply_content(&a.reply, tools.as_ref()).map(|blocks| (a, blocks)));
         let figures = match &outcome {
             // Token counts under `usage` (the log redacts values under names holding "token").
-            Ok(a) => json!({"usage": {"in": a.reply.tokens_in, "out": a.reply.tokens_out},
+            Ok((a, _)) => json!({"usage": {"in": a.reply.tokens_in, "out": a.reply.tokens_out},
                             "invoked_variant": a.variant, "attempts": a.attempts}),
             Err(_) => Value::Null,
         };
@@ -367,7 +385,7 @@ impl Sampler {
                 tracing::warn!("sampling audit result line: {e}");
             }
         }
-        let answer = outcome.map_err(|e| {
+        let (answer, (blocks, used_tools)) = outcome.map_err(|e| {
             self.counters.declined.fetch_add(1, Ordering::Relaxed);
             ErrorData::internal_error(format!("the sampling model {} failed: {e}", self.llm.name()), None)
         })?;
@@ -378,17 +396,26 @@ impl Sampler {
         c.tokens_out
             .fetch_add(answer.reply.tokens_out.unwrap_or(0), Ordering::Relaxed);
         let full = answer.reply.tokens_out.is_some_and(|n| n >= u64::from(req.max_tokens));
-        let stop = if full {
-            CreateMessageResult::STOP_REASON_END_MAX_TOKEN
-        } else {
-            CreateMessageResult::STOP_REASON_END_TURN
+        let stop = match (used_tools, full) {
+            (true, _) => CreateMessageResult::STOP_REASON_TOOL_USE,
+            (false, true) => CreateMessageResult::STOP_REASON_END_MAX_TOKEN,
+            (false, false) => CreateMessageResult::STOP_REASON_END_TURN,
         };
-        let message = SamplingMessage::new(Role::Assistant, SamplingMessageContentBlock::text(answer.reply.text));
+        let message = match <[_; 1]>::try_from(blocks) {
+            Ok([one]) => SamplingMessage::new(Role::Assistant, one),
+            Err(many) => SamplingMessage::new_multiple(Role::Assistant, many),
+        };
         Ok(CreateMessageResult::new(message, self.llm.name()).with_stop_reason(stop))
     }
 
-    /// The intent line: who asked, which model, how much — never the messages' text.
-    fn mutation(&self, req: &SamplingRequest, approval: &str) -> Mutation {
+    /// Whether its shape offers a server's tools to the model (the chat shapes do).
+    pub fn answers_tools(&self) -> bool {
+        self.config.shape != Shape::Generate
+    }
+
+    /// The intent line: who asked, which model, how much, the tools offered — never the
+    /// messages' text.
+    fn mutation(&self, req: &SamplingRequest, approval: &str, tools: Option<&SamplingTools>) -> Mutation {
         Mutation {
             action: "mcp.sampling".into(),
             target: self.target(),
@@ -397,11 +424,53 @@ impl Sampler {
                 "server": req.server, "endpoint": self.llm.endpoint, "inference_component": self.llm.component,
                 "shape": super::agent::llm::spec_name(&self.config), "messages": req.messages.len(),
                 "chars": req.chars(), "max_tokens": req.max_tokens, "model_preferences": req.preferences,
-                "approval": approval,
+                "approval": approval, "tools": tools.map(|t| &t.names),
+                "tool_choice": tools.map(|t| t.choice),
             }),
             reason: self.reason.clone(),
         }
     }
+}
+
+/// The answer's content: its text, then a `tool_use` block per native tool call (and whether
+/// there was one); a call of a tool the server did not offer, or whose arguments are not a JSON
+/// object, fails the answer.
+fn reply_content(
+    reply: &Reply,
+    tools: Option<&SamplingTools>,
+) -> Result<(Vec<SamplingMessageContentBlock>, bool), String> {
+    let calls = (reply.message.as_ref())
+        .and_then(|m| m.get("tool_calls"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut blocks = Vec::new();
+    if !reply.text.is_empty() || calls.is_empty() {
+        blocks.push(SamplingMessageContentBlock::text(reply.text.clone()));
+    }
+    for (i, call) in calls.iter().enumerate() {
+        let f = &call["function"];
+        let name = f["name"].as_str().unwrap_or_default();
+        if !tools.is_some_and(|t| t.names.iter().any(|n| n == name)) {
+            return Err(format!("the model called `{name}`, which the server did not offer"));
+        }
+        let input = match &f["arguments"] {
+            Value::String(s) => serde_json::from_str(s).map_err(|e| format!("{name}'s arguments are not JSON: {e}"))?,
+            Value::Null => json!({}),
+            other => other.clone(),
+        };
+        let Value::Object(input) = input else {
+            return Err(format!("{name}'s arguments are not a JSON object"));
+        };
+        let id = call["id"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("call_{i}"));
+        blocks.push(SamplingMessageContentBlock::ToolUse(ToolUseContent::new(
+            id, name, input,
+        )));
+    }
+    Ok((blocks, !calls.is_empty()))
 }
 
 /// What a client without a sampling model answers: -32601, saying how to enable sampling.

@@ -40,6 +40,9 @@ impl SamplingAsk {
             ),
             String::new(),
         ];
+        if !r.tools.is_empty() {
+            out.insert(2, escape_line(&format!("tools offered: {}", r.tools)).into_owned());
+        }
         for m in &r.messages {
             let text: String = m.content.chars().take(600).collect();
             out.push(escape_line(&format!("{}: {}", m.role, text)).into_owned());
