@@ -85,6 +85,29 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
     assert_eq!(last, "cancelled by the user: tasks/cancel sent", "{said:?}");
     let state = conn.task_state(&id).await.unwrap();
     assert_eq!(state.status, "cancelled", "the server saw the cancel: {state:?}");
+
+    // A task whose status does not change within the timeout (the server asks for polls 2 s
+    // apart) is cancelled the same way.
+    let (ptx, mut prx) = mpsc::unbounded_channel();
+    let opts = CallOptions {
+        timeout: Duration::from_millis(300),
+        progress: Some(ptx),
+        ..Default::default()
+    };
+    let r = conn
+        .call_tool("summarize_async", args(json!({"inputs": "too slow"})), opts)
+        .await;
+    assert!(matches!(r, Err(CallError::Timeout { .. })), "{r:?}");
+    let said = drain(&mut prx);
+    let id = said[0]
+        .task
+        .as_deref()
+        .and_then(|t| t.strip_suffix(" working"))
+        .unwrap()
+        .to_string();
+    let last = said.last().and_then(|p| p.message.clone()).unwrap_or_default();
+    assert_eq!(last, "no change within 0.3 s: tasks/cancel sent", "{said:?}");
+    assert_eq!(conn.task_state(&id).await.unwrap().status, "cancelled");
     conn.disconnect().await;
 
     // Without the tasks extension the same tool answers in the call.

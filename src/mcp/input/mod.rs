@@ -94,3 +94,28 @@ impl McpConnection {
 fn to_value(v: impl serde::Serialize) -> Result<Value, CallError> {
     serde_json::to_value(v).map_err(|e| CallError::Other(format!("cannot encode an input response: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_input_request_is_named_by_its_kind() {
+        let requests: InputRequests = serde_json::from_value(json!({
+            "a": {"method": "elicitation/create", "params": {"mode": "form", "message": "m",
+                "requestedSchema": {"type": "object", "properties": {}}}},
+            "b": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}},
+            "c": {"method": "roots/list"}
+        }))
+        .unwrap();
+        let named = kinds(&requests);
+        assert_eq!(
+            named,
+            [
+                ("a".into(), "elicitation"),
+                ("b".into(), "sampling"),
+                ("c".into(), "roots")
+            ]
+        );
+    }
+}

@@ -236,3 +236,22 @@ impl McpConnection {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_servers_poll_interval_wins_over_the_backoff() {
+        let task = Task::new("t", TaskStatus::Working, "2026-07-28T00:00:00Z", "2026-07-28T00:00:00Z");
+        assert_eq!(pause(&task, FIRST_POLL), FIRST_POLL);
+        let hinted = task.with_poll_interval_ms(1500);
+        assert_eq!(pause(&hinted, FIRST_POLL), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn statuses_are_named_as_on_the_wire() {
+        assert_eq!(status_name(TaskStatus::InputRequired), "input_required");
+        assert_eq!(status_name(TaskStatus::Completed), "completed");
+    }
+}
