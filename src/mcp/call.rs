@@ -1,12 +1,13 @@
 //! Tool calls on a connection: a timeout that restarts with each progress notification,
 //! cancellation with `notifications/cancelled`, progress forwarded as it arrives (late progress
-//! tolerated), and the result rendered and checked against the tool's outputSchema.
+//! tolerated), the rounds of a 2026-07-28 `input_required` answer and a task followed to its end,
+//! and the result rendered and checked against the tool's outputSchema.
 
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, JsonObject,
-    ProgressToken, ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, JsonObject, ProgressToken,
+    ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde::Serialize;
@@ -131,12 +132,18 @@ pub struct CallOutcome {
     pub progress: usize,
     /// The last of them.
     pub last_progress: Option<Progress>,
+    /// The task the server answered with, followed to its end (None: answered in the call).
+    pub task: Option<super::tasks::TaskRun>,
+    /// How many times the server asked for input (2026-07-28 `input_required`) before answering.
+    pub input_rounds: usize,
 }
 
 impl McpConnection {
     /// Calls a tool. The timeout restarts with every progress notification; on timeout or
     /// cancellation `notifications/cancelled` is sent. Progress arriving after the answer is
-    /// reported as a late event and otherwise ignored.
+    /// reported as a late event and otherwise ignored. A 2026-07-28 `input_required` answer is
+    /// answered and the call sent again (see [`super::input`]); a task is followed to its end
+    /// (see [`super::tasks::client`]).
     pub async fn call_tool(
         &self,
         name: &str,
@@ -147,19 +154,75 @@ impl McpConnection {
         if let Some(a) = arguments {
             params = params.with_arguments(a);
         }
-        let ropts = request_options(&opts);
         let started = Instant::now();
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = self.peer.send_cancellable_request(request, ropts).await?;
-        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
-        let (ptx, mut prx) = mpsc::unbounded_channel();
-        self.shared.routes.lock().insert(token.clone(), ptx);
-        let _route = RouteGuard(&self.shared, token);
         let mut seen = Seen {
             count: 0,
             last: None,
             forward: opts.progress.clone(),
         };
+        let (mut rounds, mut task) = (0, None);
+        let result = loop {
+            match self.send_call(name, params.clone(), &opts, &mut seen).await? {
+                ServerResult::CallToolResult(r) => break r,
+                ServerResult::InputRequiredResult(asked) if rounds < super::input::MAX_INPUT_ROUNDS => {
+                    rounds += 1;
+                    let (responses, state) = self.answer_input(name, asked).await?;
+                    params.input_responses = responses;
+                    params.request_state = state;
+                }
+                ServerResult::InputRequiredResult(_) => {
+                    return Err(CallError::Other(format!(
+                        "{name}: the server asked for input {rounds} times without answering; given up"
+                    )));
+                }
+                ServerResult::CreateTaskResult(created) => {
+                    let (r, run) = self.follow_task(name, created.task, &opts).await?;
+                    task = Some(run);
+                    break r;
+                }
+                other => {
+                    return Err(CallError::Other(format!(
+                        "unexpected answer to tools/call: {}",
+                        serde_json::to_string(&other).unwrap_or_default()
+                    )));
+                }
+            }
+        };
+        let duration = started.elapsed();
+        let schema = self
+            .tool(name)
+            .and_then(|t| t.output_schema)
+            .map(|s| serde_json::Value::Object((*s).clone()));
+        Ok(CallOutcome {
+            tool: name.to_string(),
+            result: render(&result, schema.as_ref()),
+            raw: serde_json::to_value(&result).unwrap_or_default(),
+            duration,
+            progress: seen.count,
+            last_progress: seen.last,
+            task,
+            input_rounds: rounds,
+        })
+    }
+
+    /// Sends one `tools/call` and waits for its answer, forwarding its progress, cancelling it
+    /// when `opts.cancel` fires.
+    async fn send_call(
+        &self,
+        name: &str,
+        params: CallToolRequestParams,
+        opts: &CallOptions,
+        seen: &mut Seen,
+    ) -> Result<ServerResult, CallError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self
+            .peer
+            .send_cancellable_request(request, request_options(opts))
+            .await?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        let (ptx, mut prx) = mpsc::unbounded_channel();
+        self.shared.routes.lock().insert(token.clone(), ptx);
+        let _route = RouteGuard(&self.shared, token);
         let response = handle.await_response();
         tokio::pin!(response);
         let answer = loop {
@@ -174,36 +237,15 @@ impl McpConnection {
                 }
             }
         };
-        let duration = started.elapsed();
-        collect_trailing_progress(&mut prx, &mut seen).await;
-        let result = self.tool_result(answer, &seen)?;
-        let schema = self
-            .tool(name)
-            .and_then(|t| t.output_schema)
-            .map(|s| serde_json::Value::Object((*s).clone()));
-        Ok(CallOutcome {
-            tool: name.to_string(),
-            result: render(&result, schema.as_ref()),
-            raw: serde_json::to_value(&result).unwrap_or_default(),
-            duration,
-            progress: seen.count,
-            last_progress: seen.last,
-        })
+        collect_trailing_progress(&mut prx, seen).await;
+        self.answer_of(answer, seen)
     }
 
-    /// The tool's result from the answer to tools/call, or why there is none (a timeout counts
-    /// the progress `seen`; a lost connection carries the server's last stderr lines).
-    fn tool_result(
-        &self,
-        answer: Result<ServerResult, ServiceError>,
-        seen: &Seen,
-    ) -> Result<CallToolResult, CallError> {
+    /// The answer to tools/call, or why there is none (a timeout counts the progress `seen`; a
+    /// lost connection carries the server's last stderr lines).
+    fn answer_of(&self, answer: Result<ServerResult, ServiceError>, seen: &Seen) -> Result<ServerResult, CallError> {
         match answer {
-            Ok(ServerResult::CallToolResult(r)) => Ok(r),
-            Ok(other) => Err(CallError::Other(format!(
-                "unexpected answer to tools/call: {}",
-                serde_json::to_string(&other).unwrap_or_default()
-            ))),
+            Ok(r) => Ok(r),
             Err(ServiceError::Timeout { timeout }) => Err(CallError::Timeout {
                 after: timeout,
                 progress: seen.count,

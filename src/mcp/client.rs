@@ -47,6 +47,9 @@ pub struct ConnectOptions {
     /// Who answers the server's sampling requests (None: sampling is not declared, and a
     /// request is answered -32601 saying how to enable it).
     pub sampling: Option<Arc<Sampler>>,
+    /// Declares the tasks extension, so that a server may answer a call with a task, which the
+    /// call then follows (false: `--no-task`, every call is answered in the call itself).
+    pub tasks: bool,
 }
 
 impl Default for ConnectOptions {
@@ -55,6 +58,7 @@ impl Default for ConnectOptions {
             timeout: DEFAULT_CONNECT_TIMEOUT,
             elicitor: None,
             sampling: None,
+            tasks: true,
         }
     }
 }
@@ -231,6 +235,7 @@ impl McpConnection {
             server: entry.name.clone(),
             elicitor: opts.elicitor.clone(),
             sampler: opts.sampling.clone(),
+            tasks: opts.tasks,
         });
         let (service, child) = start(entry, McpClientHandler(shared.clone()), opts.timeout).await?;
         let peer = service.peer().clone();

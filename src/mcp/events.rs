@@ -99,6 +99,10 @@ pub struct Progress {
     pub total: Option<f64>,
     /// Its message.
     pub message: Option<String>,
+    /// When the call was answered with a task: its id and status (`ID working`); the message
+    /// then says what the task is doing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
 }
 
 impl Progress {
@@ -185,6 +189,7 @@ mod tests {
             progress: 3.0,
             total: Some(4.0),
             message: None,
+            task: None,
         };
         assert_eq!(p.fraction(), Some(0.75));
     }

@@ -1,8 +1,9 @@
 //! The client side of a connection: the type implementing rmcp's [`ClientHandler`], which
 //! answers what a server sends sagedeck unasked (progress and log lines, both kept in the
 //! server's log; list changes; resource updates) and what it asks (elicitation, handed to the
-//! connection's [`Elicitor`]; sampling, handed to its [`Sampler`]), and the state it shares with its
-//! [`super::client::McpConnection`].
+//! connection's [`Elicitor`]; sampling, handed to its [`Sampler`]; the same two when they come
+//! as a 2026-07-28 call's input requests), which extensions it declares (tasks), and the state it
+//! shares with its [`super::client::McpConnection`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,9 +42,53 @@ pub(super) struct Shared {
     pub(super) elicitor: Option<Elicitor>,
     /// Who answers its sampling requests (None: sampling is not declared).
     pub(super) sampler: Option<Arc<Sampler>>,
+    /// Whether the tasks extension is declared (a server may then answer a call with a task).
+    pub(super) tasks: bool,
 }
 
 impl Shared {
+    /// Asks the connection's elicitor (or declines when there is none), logs the answer and
+    /// announces it: a server's `elicitation/create`, or an elicitation among a 2026-07-28
+    /// `input_required` answer's input requests.
+    pub(super) async fn elicit(&self, request: ElicitRequestParams) -> ElicitResult {
+        let asked = elicit::from_params(request);
+        let (answer, why) = match &self.elicitor {
+            Some(e) => (e.ask(&self.server, asked.clone()).await, ""),
+            None => (ElicitAnswer::Decline, " (nobody to ask)"),
+        };
+        let message = asked.message().to_string();
+        self.log.push(
+            LogSource::Client,
+            format!("elicitation/create {}{why}: {}", answer.verb(), escape_line(&message)),
+        );
+        let _ = self.events.send(ServerEvent::Elicited {
+            message,
+            answer: answer.verb().into(),
+        });
+        elicit::to_result(&asked, answer)
+    }
+
+    /// Has the connection's sampler answer a sampling request (or refuses it, saying how to
+    /// enable sampling), and logs what happened.
+    #[allow(deprecated)]
+    pub(super) async fn sample(
+        &self,
+        params: &rmcp::model::CreateMessageRequestParams,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        let Some(sampler) = &self.sampler else {
+            self.log
+                .push(LogSource::Client, "sampling/createMessage declined: no --sampling-llm");
+            return Err(super::sampling::not_enabled());
+        };
+        let answer = sampler.answer(&self.server, params).await;
+        let line = match &answer {
+            Ok(_) => format!("sampling/createMessage answered by {}", sampler.llm().name()),
+            Err(e) => format!("sampling/createMessage declined ({}): {}", e.code.0, e.message),
+        };
+        self.log.push(LogSource::Client, line);
+        answer
+    }
+
     /// Keeps `tools` as the listing, leaving out (with a warning in the log) every tool whose
     /// name holds a control character: such a name could rewrite what a terminal shows around
     /// it (an approval question), and nothing could call it by a name a person can type.
@@ -85,6 +130,7 @@ impl ClientHandler for McpClientHandler {
             progress: params.progress,
             total: params.total,
             message: params.message,
+            task: None,
         };
         let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
         let msg = p.message.as_deref().map(|m| format!(" {m}")).unwrap_or_default();
@@ -170,21 +216,7 @@ impl ClientHandler for McpClientHandler {
         request: ElicitRequestParams,
         _ctx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let asked = elicit::from_params(request);
-        let (answer, why) = match &self.0.elicitor {
-            Some(e) => (e.ask(&self.0.server, asked.clone()).await, ""),
-            None => (ElicitAnswer::Decline, " (nobody to ask)"),
-        };
-        let message = asked.message().to_string();
-        self.0.log.push(
-            LogSource::Client,
-            format!("elicitation/create {}{why}: {}", answer.verb(), escape_line(&message)),
-        );
-        let _ = self.0.events.send(ServerEvent::Elicited {
-            message,
-            answer: answer.verb().into(),
-        });
-        Ok(elicit::to_result(&asked, answer))
+        Ok(self.0.elicit(request).await)
     }
 
     #[allow(deprecated)]
@@ -193,19 +225,7 @@ impl ClientHandler for McpClientHandler {
         params: rmcp::model::CreateMessageRequestParams,
         _ctx: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
-        let Some(sampler) = &self.0.sampler else {
-            self.0
-                .log
-                .push(LogSource::Client, "sampling/createMessage declined: no --sampling-llm");
-            return Err(super::sampling::not_enabled());
-        };
-        let answer = sampler.answer(&self.0.server, &params).await;
-        let line = match &answer {
-            Ok(_) => format!("sampling/createMessage answered by {}", sampler.llm().name()),
-            Err(e) => format!("sampling/createMessage declined ({}): {}", e.code.0, e.message),
-        };
-        self.0.log.push(LogSource::Client, line);
-        answer
+        self.0.sample(&params).await
     }
 
     #[allow(deprecated)]
@@ -222,6 +242,11 @@ impl ClientHandler for McpClientHandler {
                 .with_form(FormElicitationCapability::new().with_schema_validation(true))
                 .with_url(UrlElicitationCapability::new()),
         );
+        if self.0.tasks {
+            caps.extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::TASKS_EXTENSION_ID.to_string(), Default::default());
+        }
         ClientConfig::new(caps, Implementation::new("sagedeck", env!("CARGO_PKG_VERSION")))
     }
 }

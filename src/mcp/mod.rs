@@ -10,6 +10,7 @@ pub mod elicit;
 pub mod events;
 pub mod handler;
 pub mod hub;
+pub mod input;
 pub mod lint;
 pub mod listen;
 pub mod oauth;

@@ -47,5 +47,6 @@ mod throttled;
 mod tools;
 mod tools_catalog;
 mod tools_login;
+mod tools_task;
 mod variants;
 mod worker;

@@ -80,43 +80,12 @@ fn a_sampling_request_waits_in_a_dialog_until_answered() {
 #[tokio::test]
 async fn the_console_answers_the_demo_servers_sampling_request_after_the_dialog() {
     use sagedeck::mcp::client::CallOptions;
-    use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
-    use sagedeck::tui::config::McpDefaults;
-    use sagedeck::tui::worker::sampling::console_sampler;
 
     let sb = crate::common::sandbox_with(crate::common::demo_config()).await;
-    let url = sb.endpoint_url();
-    let fleet = sagedeck::aws::Fleet::for_url(&url).await;
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let settings = McpDefaults {
-        sampling_llm: Some("llm-tgi-chat".into()),
-        ..Default::default()
-    };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let aws = sagedeck::aws::AwsOptions::default();
-    let sampler = console_sampler(
-        &settings,
-        &aws,
-        Some(&fleet),
-        (Some(&audit), Some("/sagedeck/audit")),
-        (tx, None),
-    )
-    .unwrap();
-    assert!(sampler.is_some());
-    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck"));
-    let registry = Registry {
-        servers: vec![sagedeck::mcp::registry::demo_entry(exe, &url)],
-        ..Default::default()
-    };
-    let hub = McpHub::new(
-        &registry,
-        ConnectOptions {
-            sampling: sampler,
-            ..Default::default()
-        },
-    );
-    hub.connect("sagedeck-demo").await.expect("the demo server starts");
+    let (hub, mut rx) = demo_hub(&sb, (Some(&audit), Some("/sagedeck/audit"))).await;
+    let fleet = sagedeck::aws::Fleet::for_url(&sb.endpoint_url()).await;
     let arguments = serde_json::json!({"user_input": "refund my order"})
         .as_object()
         .cloned();
@@ -162,4 +131,41 @@ async fn the_console_answers_the_demo_servers_sampling_request_after_the_dialog(
     .await;
     assert_eq!(phases, ["Intent", "Result"]);
     hub.shutdown().await;
+}
+
+/// The console's hub on the demo server of `sb`, connected, with the sampler `[mcp] sampling_llm
+/// = "llm-tgi-chat"` gives it (auditing to `audit`: the file, the team's log group), and the
+/// receiver of its dialogs' events.
+pub(crate) async fn demo_hub(
+    sb: &sagedeck::sandbox::SandboxHandle,
+    audit: (Option<&std::path::Path>, Option<&str>),
+) -> (sagedeck::mcp::McpHub, tokio::sync::mpsc::UnboundedReceiver<AppEvent>) {
+    use sagedeck::mcp::{ConnectOptions, McpHub, Registry};
+    use sagedeck::tui::config::McpDefaults;
+    use sagedeck::tui::worker::sampling::console_sampler;
+
+    let url = sb.endpoint_url();
+    let fleet = sagedeck::aws::Fleet::for_url(&url).await;
+    let settings = McpDefaults {
+        sampling_llm: Some("llm-tgi-chat".into()),
+        ..Default::default()
+    };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let aws = sagedeck::aws::AwsOptions::default();
+    let sampler = console_sampler(&settings, &aws, Some(&fleet), audit, (tx, None)).unwrap();
+    assert!(sampler.is_some());
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck"));
+    let registry = Registry {
+        servers: vec![sagedeck::mcp::registry::demo_entry(exe, &url)],
+        ..Default::default()
+    };
+    let hub = McpHub::new(
+        &registry,
+        ConnectOptions {
+            sampling: sampler,
+            ..Default::default()
+        },
+    );
+    hub.connect("sagedeck-demo").await.expect("the demo server starts");
+    (hub, rx)
 }

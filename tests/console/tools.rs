@@ -185,7 +185,7 @@ fn metrics() -> MetricsSnapshot {
     }
 }
 
-fn app_in(dir: &std::path::Path, read_only: bool) -> App {
+pub(crate) fn app_in(dir: &std::path::Path, read_only: bool) -> App {
     let data = Data {
         context: tui::context(),
         inventory: vec![
@@ -210,7 +210,7 @@ fn app_in(dir: &std::path::Path, read_only: bool) -> App {
     app
 }
 
-fn tool_calls(app: &mut App) -> Vec<(u64, String, Option<JsonObject>, u32)> {
+pub(crate) fn tool_calls(app: &mut App) -> Vec<(u64, String, Option<JsonObject>, u32)> {
     app.take_jobs()
         .into_iter()
         .filter_map(|(id, j)| match j {
@@ -225,7 +225,7 @@ fn tool_calls(app: &mut App) -> Vec<(u64, String, Option<JsonObject>, u32)> {
         .collect()
 }
 
-fn outcome(tool: &str, ms: u64, result: RenderedResult) -> Result<CallOutcome, CallError> {
+pub(crate) fn outcome(tool: &str, ms: u64, result: RenderedResult) -> Result<CallOutcome, CallError> {
     Ok(CallOutcome {
         tool: tool.into(),
         result,
@@ -233,10 +233,12 @@ fn outcome(tool: &str, ms: u64, result: RenderedResult) -> Result<CallOutcome, C
         duration: Duration::from_millis(ms),
         progress: 0,
         last_progress: None,
+        task: None,
+        input_rounds: 0,
     })
 }
 
-fn classified(variant: &str) -> RenderedResult {
+pub(crate) fn classified(variant: &str) -> RenderedResult {
     let s = json!({"intent": "refund", "score": 0.91,
         "sagemaker": {"endpoint": EP, "invoked_variant": variant, "attempts": 1, "latency_ms": 12.3}});
     RenderedResult {
@@ -247,7 +249,7 @@ fn classified(variant: &str) -> RenderedResult {
     }
 }
 
-fn screen(app: &mut App) -> String {
+pub(crate) fn screen(app: &mut App) -> String {
     screen_sized(app, 120, 30)
 }
 
@@ -287,7 +289,7 @@ fn paths(f: &SchemaForm) -> Vec<String> {
 // ---- forms from the corpus ----
 
 /// Selects classify_intent, and types `input` as its user_input in the form.
-fn type_classify(app: &mut App, input: &str) {
+pub(crate) fn type_classify(app: &mut App, input: &str) {
     assert!(app.panes.tools.select("sagedeck-demo", "classify_intent"));
     app.on_key(key(KeyCode::Enter));
     press(app, input);
@@ -431,6 +433,7 @@ fn typing_validates_inline_and_calls() {
             progress: 1.0,
             total: Some(4.0),
             message: Some("warming".into()),
+            task: None,
         },
     });
     assert!(screen(&mut app).contains("1/4 (25%)"));

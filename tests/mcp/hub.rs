@@ -10,8 +10,6 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use sagedeck::mcp::client::CallOptions;
 use sagedeck::mcp::events::ServerEvent;
@@ -136,18 +134,8 @@ async fn paged_tool_lists_and_list_changed() {
     let server = Paged {
         tools: Arc::new(Mutex::new(tools)),
     };
-    let service: StreamableHttpService<Paged, LocalSessionManager> = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Default::default(),
-        StreamableHttpServerConfig::default(),
-    );
-    let app = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    let entry = url_entry("paged", TransportKind::Http, &format!("http://{addr}/mcp"), &[]);
+    let (url, task) = crate::serve_rmcp(server).await;
+    let entry = url_entry("paged", TransportKind::Http, &url, &[]);
     let conn = McpConnection::connect(&entry, &ConnectOptions::default())
         .await
         .unwrap();

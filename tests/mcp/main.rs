@@ -23,6 +23,7 @@ mod everything_resources;
 mod faults;
 mod hostile;
 mod hub;
+mod input_required;
 mod library;
 mod oauth;
 mod own_offer;
@@ -36,6 +37,7 @@ mod schema_keywords;
 mod serve_guard;
 mod sse_origin;
 mod sse_props;
+mod task_client;
 mod tasks;
 
 use std::collections::BTreeMap;
@@ -94,6 +96,28 @@ pub async fn wait_gone(pid: u32, deadline: Duration) {
         (!process_exists(pid)).then_some(())
     })
     .await;
+}
+
+/// Serves an rmcp server over streamable HTTP on loopback at `/mcp`: its URL and the serving
+/// task.
+pub async fn serve_rmcp<S>(server: S) -> (String, tokio::task::JoinHandle<()>)
+where
+    S: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+{
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    let service: StreamableHttpService<S, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Default::default(),
+        StreamableHttpServerConfig::default(),
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (format!("http://{addr}/mcp"), task)
 }
 
 /// Prints a measured time so that runs with `--nocapture` show them.

@@ -45,7 +45,7 @@ endpoint = "mcp-intent-classifier-prod"
 "#;
 
 /// The demo fleet with its asynchronous endpoint, and the tool server over it.
-async fn served() -> (sagedeck::sandbox::SandboxHandle, ToolServer) {
+pub(crate) async fn served() -> (sagedeck::sandbox::SandboxHandle, ToolServer) {
     let sb = sandbox_with(SandboxConfig {
         demo_fleet: true,
         demo_shapes: true,
@@ -169,9 +169,11 @@ async fn a_client_without_tasks_gets_the_result_in_the_call() {
     let (_sb, server) = served().await;
     let http = serve_http(server, "127.0.0.1:0".parse().unwrap(), None).await.unwrap();
     let entry = url_entry("serve", TransportKind::Http, &http.url(), &[]);
-    let conn = McpConnection::connect(&entry, &ConnectOptions::default())
-        .await
-        .unwrap();
+    let no_tasks = ConnectOptions {
+        tasks: false,
+        ..Default::default()
+    };
+    let conn = McpConnection::connect(&entry, &no_tasks).await.unwrap();
     let opts = CallOptions {
         timeout: Duration::from_secs(30),
         ..Default::default()
@@ -184,6 +186,7 @@ async fn a_client_without_tasks_gets_the_result_in_the_call() {
     let s = out.result.structured.unwrap();
     assert!(s["label"].is_string(), "{s:#}");
     assert!(s["sagemaker"]["output_location"].is_string(), "{s:#}");
+    assert!(out.task.is_none(), "{:?}", out.task);
     conn.disconnect().await;
     http.shutdown().await;
 }

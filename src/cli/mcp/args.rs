@@ -27,8 +27,8 @@ pub struct RegistryArgs {
 /// waits, and the answers to the server's elicitations.
 #[derive(Debug, Args, Clone)]
 pub struct AskingArgs {
-    /// Seconds to wait for the answer (a tool call: without an answer or progress; it is then
-    /// cancelled).
+    /// Seconds to wait for the answer (a tool call: without an answer or progress, or a task
+    /// without a change of status; it is then cancelled, a task with `tasks/cancel`).
     #[arg(long, default_value_t = 60.0, value_name = "S")]
     pub timeout: f64,
     /// Answers to the server's elicitations, from a JSON file (else asked on the terminal, or

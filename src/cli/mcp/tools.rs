@@ -82,6 +82,10 @@ pub struct CallArgs {
     /// The registry, the timeout and elicitation answers.
     #[command(flatten)]
     pub asking: AskingArgs,
+    /// Calls the tool plainly even where the server offers it as a task (the tasks extension
+    /// is not declared; the result comes in the call itself).
+    #[arg(long)]
+    pub no_task: bool,
     /// How the server's sampling requests are answered.
     #[command(flatten)]
     pub sampling: super::sampling::SamplingArgs,
@@ -301,6 +305,7 @@ pub async fn run_call(g: &GlobalArgs, args: CallArgs) -> CmdResult {
         timeout: secs(args.asking.registry.connect_timeout),
         sampling: sampler.clone(),
         elicitor: Some(super::elicit::start(args.asking.elicit.as_deref())?),
+        tasks: !args.no_task,
     };
     // Who is calling (for the audit log) is looked up while the server connects.
     let (caller, conn) = tokio::join!(super::audit::context(g), McpConnection::connect(&entry, &opts));
@@ -381,8 +386,15 @@ async fn print_progress(mut rx: tokio::sync::mpsc::UnboundedReceiver<crate::mcp:
     while let Some(p) = rx.recv().await {
         if show {
             let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();
-            let msg = p.message.map(|m| format!(" {m}")).unwrap_or_default();
-            say_err(format!("sagedeck: progress {}{total}{msg}", p.progress));
+            match (p.task, p.message) {
+                (Some(task), Some(m)) => say_err(format!("sagedeck: task {task}: {m}")),
+                (Some(task), None) => say_err(format!("sagedeck: task {task}")),
+                (None, m) => say_err(format!(
+                    "sagedeck: progress {}{total}{}",
+                    p.progress,
+                    m.map(|m| format!(" {m}")).unwrap_or_default()
+                )),
+            }
         }
     }
 }
@@ -394,7 +406,8 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
         print_json(&json!({
             "server": conn.name(), "tool": o.tool, "is_error": o.result.is_error,
             "duration_ms": ms(o.duration), "connect_ms": ms(conn.connect_time()),
-            "progress": o.progress, "result": o.result, "raw": o.raw,
+            "progress": o.progress, "task": o.task, "input_rounds": o.input_rounds,
+            "result": o.result, "raw": o.raw,
         }))?;
     } else {
         say(o.result.to_text())?;
@@ -412,6 +425,12 @@ fn answered(g: &GlobalArgs, conn: &McpConnection, o: &CallOutcome, not_listed: O
                 sm["invoked_variant"].as_str().unwrap_or("-"),
                 sm["attempts"]
             ));
+        }
+        if let Some(t) = &o.task {
+            line.push_str(&format!(" · task {} {} after {} poll(s)", t.task_id, t.status, t.polls));
+        }
+        if o.input_rounds > 0 {
+            line.push_str(&format!(" · asked for input {} time(s)", o.input_rounds));
         }
         say_err(line);
     }

@@ -133,7 +133,10 @@ impl ToolCall {
     /// One line: the state, duration or percentiles.
     pub fn summary(&self) -> String {
         match self.state {
-            ToolCallState::Running => format!("running {}/{}", self.done, self.repeat),
+            ToolCallState::Running => match self.progress.as_ref().and_then(|p| p.task.as_deref()) {
+                Some(task) => format!("task {task}"),
+                None => format!("running {}/{}", self.done, self.repeat),
+            },
             ToolCallState::Cancelled => "cancelled".into(),
             ToolCallState::Done if self.repeat > 1 => {
                 let p = self
@@ -144,13 +147,21 @@ impl ToolCall {
                 format!("{}/{} ok{p}", self.ok, self.repeat)
             }
             ToolCallState::Done => match &self.last {
-                Some(Ok(o)) if o.result.is_error => format!("isError · {:.1} ms", ms(o.duration)),
-                Some(Ok(o)) => format!("ok · {:.1} ms", ms(o.duration)),
+                Some(Ok(o)) if o.result.is_error => format!("isError · {:.1} ms{}", ms(o.duration), task_note(o)),
+                Some(Ok(o)) => format!("ok · {:.1} ms{}", ms(o.duration), task_note(o)),
                 Some(Err(e)) => format!("failed: {e}"),
                 None => "-".into(),
             },
         }
     }
+}
+
+/// ` · task ID completed` when the call was answered with a task.
+fn task_note(o: &CallOutcome) -> String {
+    o.task
+        .as_ref()
+        .map(|t| format!(" · task {} {}", t.task_id, t.status))
+        .unwrap_or_default()
 }
 
 fn ms(d: Duration) -> f64 {

@@ -23,8 +23,9 @@ fn progress_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
     };
     lines.push(Line::from(Span::styled(what, theme.fg(Role::StatusWarn))));
     if let Some(p) = &c.progress {
-        let (bar, count) = match (p.fraction(), p.total) {
-            (Some(f), Some(t)) => (bar(f, 24), format!(" {}/{} ({:.0}%)", p.progress, t, f * 100.0)),
+        let (bar, count) = match (p.fraction(), p.total, &p.task) {
+            (_, _, Some(task)) => (String::new(), format!("task {task} · {} poll(s)", p.progress)),
+            (Some(f), Some(t), _) => (bar(f, 24), format!(" {}/{} ({:.0}%)", p.progress, t, f * 100.0)),
             _ => (bar(0.0, 24), format!(" {} so far", p.progress)),
         };
         lines.push(Line::from(vec![
@@ -52,6 +53,12 @@ fn answer_lines(c: &ToolCall, theme: &Theme, lines: &mut Vec<Line<'static>>) {
             if o.progress > 0 {
                 spans.push(Span::styled(
                     format!(" · {} progress notifications", o.progress),
+                    theme.fg(Role::Muted),
+                ));
+            }
+            if let Some(t) = &o.task {
+                spans.push(Span::styled(
+                    format!(" · task {} {}", t.task_id, t.status),
                     theme.fg(Role::Muted),
                 ));
             }
