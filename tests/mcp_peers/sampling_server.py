@@ -7,13 +7,11 @@
 preferences, a token limit) and returns what came back, or the error the client answered.
 """
 
-import sys
-
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.shared.exceptions import McpError
 from mcp.types import ModelHint, ModelPreferences, SamplingMessage, TextContent
 
-from radio_station import serve_on_free_port
+from serve import run
 
 mcp = FastMCP("Sampling Server", host="127.0.0.1")
 
@@ -40,10 +38,4 @@ async def summarize(text: str, ctx: Context) -> dict:
 
 
 if __name__ == "__main__":
-    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if transport == "stdio":
-        mcp.run(transport="stdio")
-    elif transport == "streamable-http":
-        serve_on_free_port(mcp.streamable_http_app())
-    else:
-        sys.exit(f"unknown transport {transport}")
+    run(mcp)
