@@ -30,7 +30,6 @@ pub(super) fn settings(approve: Option<&str>) -> AgentDefaults {
     }
 }
 
-
 #[test]
 fn sagedeck_demo_asks_the_agent_and_shows_the_final_answer() {
     let t = Tmux::start_sized("agent", "demo --fast --no-traffic --backfill-hours 1", "", 140, 40);

@@ -1,32 +1,22 @@
 //! The Agent pane without a network: the read-only refusal, and a fixed transcript's
 //! conversation, step detail, streamed tokens and approval dialog (snapshots).
 
-use std::time::Duration;
-
 use crossterm::event::KeyCode;
 use serde_json::json;
 
 use sagedeck::mcp::agent::parse::ParsedCall;
 use sagedeck::mcp::agent::trace::ToolTrace;
 use sagedeck::mcp::agent::{ApprovalRequest, Decision, End, Event, Header, Message, Step, Stop, Transcript};
-use sagedeck::mcp::registry::demo_entry;
-use sagedeck::mcp::{ConnectOptions, McpHub, Registry, ServerStatus};
-use sagedeck::sandbox::SandboxHandle;
-use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
-use sagedeck::tui::config::AgentDefaults;
 use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{AgentJob, AgentRun, FleetJob};
+use sagedeck::tui::event::{AgentJob, AgentRun};
 use sagedeck::tui::event::{AgentUpdate, AppEvent, Job};
 use sagedeck::tui::panes::Tab;
-use sagedeck::tui::panes::agent::Run;
 use sagedeck::tui::theme::Theme;
 
-use crate::common;
-use crate::common::tmux::Tmux;
-use crate::common::tui::{context, ctrl, key, press, render, tap};
+use crate::common::tui::{context, press, render, tap};
 
-use super::{QUESTION, settings};
+use super::{LLM, QUESTION, settings};
 
 #[test]
 fn read_only_refuses_a_run_before_anything_is_sent() {

@@ -5,25 +5,18 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use serde_json::json;
 
-use sagedeck::mcp::agent::parse::ParsedCall;
-use sagedeck::mcp::agent::trace::ToolTrace;
-use sagedeck::mcp::agent::{ApprovalRequest, Decision, End, Event, Header, Message, Step, Stop, Transcript};
+use sagedeck::mcp::agent::Stop;
 use sagedeck::mcp::registry::demo_entry;
 use sagedeck::mcp::{ConnectOptions, McpHub, Registry, ServerStatus};
 use sagedeck::sandbox::SandboxHandle;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
-use sagedeck::tui::config::AgentDefaults;
-use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{AgentJob, AgentRun, FleetJob};
-use sagedeck::tui::event::{AgentUpdate, AppEvent, Job};
+use sagedeck::tui::event::AppEvent;
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::agent::Run;
-use sagedeck::tui::theme::Theme;
 
 use crate::common;
-use crate::common::tmux::Tmux;
-use crate::common::tui::{context, ctrl, key, press, render, tap};
+use crate::common::tui::{ctrl, key, press, render, tap};
 
 use super::{LLM, QUESTION, TOOL_EP, settings};
 

@@ -2,14 +2,6 @@
 
 use super::*;
 
-/// Selects classify_intent, and types `input` as its user_input in the form.
-fn type_classify(app: &mut App, input: &str) {
-    assert!(app.panes.tools.select("sagedeck-demo", "classify_intent"));
-    app.on_key(key(KeyCode::Enter));
-    press(app, input);
-    app.on_key(key(KeyCode::Enter));
-}
-
 #[test]
 fn forms_follow_refs_defaults_optional_and_choices() {
     let f = SchemaForm::new(&pydantic_search_schema());

@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// Selects classify_intent, and types `input` as its user_input in the form.
+fn type_classify(app: &mut App, input: &str) {
+    assert!(app.panes.tools.select("sagedeck-demo", "classify_intent"));
+    app.on_key(key(KeyCode::Enter));
+    press(app, input);
+    app.on_key(key(KeyCode::Enter));
+}
+
 #[test]
 fn typing_validates_inline_and_calls() {
     let dir = tempfile::tempdir().unwrap();
@@ -364,12 +372,6 @@ fn servers_show_status_and_results_render_every_block() {
     });
     assert!(toast_texts(&app).iter().any(|t| t.contains("HTTP 401")));
     // Images, resource links and isError.
-    assert!(app.panes.tools.select("sagedeck-demo", "search"));
-    app.on_key(key(KeyCode::Enter));
-    press(&mut app, "q");
-    app.on_key(key(KeyCode::Enter));
-    app.on_key(ctrl('s'));
-    let id = tool_calls(&mut app)[0].0;
     let r = RenderedResult {
         is_error: true,
         blocks: vec![
@@ -392,12 +394,7 @@ fn servers_show_status_and_results_render_every_block() {
         structured: None,
         schema_errors: None,
     };
-    app.on_event(AppEvent::ToolResult {
-        id,
-        index: 0,
-        result: outcome("search", 5, r),
-    });
-    let s = screen_sized(&mut app, 200, 40);
+    let s = searched(&mut app, r);
     for want in [
         "the tool reported an error (isError)",
         "[image image/png, 2.0 KiB]",

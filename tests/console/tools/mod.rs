@@ -30,8 +30,8 @@ use sagedeck::mcp::result::{Block, RenderedResult};
 use sagedeck::mcp::{CallError, CallOutcome, ServerStatus, ServerView, TransportKind};
 use sagedeck::tui::app::App;
 use sagedeck::tui::data::Data;
+use sagedeck::tui::event::McpJob;
 use sagedeck::tui::event::{AppEvent, Job};
-use sagedeck::tui::event::{FleetJob, McpJob};
 use sagedeck::tui::panes::tools::{Focus, Panel, ToolCallState};
 use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::theme::Theme;
@@ -290,4 +290,21 @@ fn goto(app: &mut App, path: &str) {
 
 fn paths(f: &SchemaForm) -> Vec<String> {
     f.rows.iter().map(|r| r.path.clone()).collect()
+}
+
+/// Calls `search` (query `q`) from the pane, answers it with `r`, and draws the screen at
+/// 200×40.
+fn searched(app: &mut App, r: RenderedResult) -> String {
+    assert!(app.panes.tools.select("sagedeck-demo", "search"));
+    app.on_key(key(KeyCode::Enter));
+    press(app, "q");
+    app.on_key(key(KeyCode::Enter));
+    app.on_key(ctrl('s'));
+    let id = tool_calls(app)[0].0;
+    app.on_event(AppEvent::ToolResult {
+        id,
+        index: 0,
+        result: outcome("search", 5, r),
+    });
+    screen_sized(app, 200, 40)
 }

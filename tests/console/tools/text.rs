@@ -67,12 +67,6 @@ fn server_text_is_drawn_with_its_escape_sequences_written_out() {
         servers: now,
         logs: vec![],
     });
-    assert!(app.panes.tools.select("sagedeck-demo", "search"));
-    app.on_key(key(KeyCode::Enter));
-    press(&mut app, "q");
-    app.on_key(key(KeyCode::Enter));
-    app.on_key(ctrl('s'));
-    let id = tool_calls(&mut app)[0].0;
     let r = RenderedResult {
         is_error: false,
         blocks: vec![Block::Text {
@@ -81,12 +75,7 @@ fn server_text_is_drawn_with_its_escape_sequences_written_out() {
         structured: None,
         schema_errors: None,
     };
-    app.on_event(AppEvent::ToolResult {
-        id,
-        index: 0,
-        result: outcome("search", 5, r),
-    });
-    let s = screen_sized(&mut app, 200, 40);
+    let s = searched(&mut app, r);
     for want in [
         "Search\\x1b]0;pwned\\x07",
         "notes\\x1b]52;c;ZWNobw==\\x07 clear\\x1b[2J\\x1b[H c1\\u{9b}31m",
