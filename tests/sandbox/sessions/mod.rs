@@ -14,7 +14,6 @@ use aws_sdk_cloudwatchlogs::Client as Logs;
 use aws_sdk_sagemakerruntime::Client;
 use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::primitives::Blob;
-use sagedeck::sandbox::SandboxHandle;
 use serde_json::json;
 
 use crate::common::{poll_until, sandbox, sdk_config};
