@@ -98,6 +98,18 @@ fn fixed_steps() -> Vec<Step> {
     vec![one, two]
 }
 
+/// The end of the fixed run: its second step's reply is the final answer.
+fn final_answer(steps: &[Step]) -> End {
+    End {
+        stop: Stop::FinalAnswer,
+        answer: Some(steps[1].raw_reply.clone()),
+        detail: None,
+        steps: 2,
+        tokens: 475,
+        total_ms: 760.0,
+    }
+}
+
 fn pane_app() -> (App, u64) {
     let data = Data {
         context: context(),
@@ -131,14 +143,7 @@ pub fn finished_app() -> App {
         update(&mut app, id, AgentUpdate::Event(Event::StepStarted(s.step)));
         update(&mut app, id, AgentUpdate::Event(Event::Step(Box::new(s.clone()))));
     }
-    let end = End {
-        stop: Stop::FinalAnswer,
-        answer: Some(steps[1].raw_reply.clone()),
-        detail: None,
-        steps: 2,
-        tokens: 475,
-        total_ms: 760.0,
-    };
+    let end = final_answer(&steps);
     update(&mut app, id, AgentUpdate::Event(Event::End(end.clone())));
     let header = Header {
         run_id: "run-demo-1".into(),
@@ -169,14 +174,7 @@ fn saved_transcripts_of_earlier_sessions_are_listed_and_shown() {
             llm: LLM.into(),
             ..Default::default()
         },
-        end: Some(End {
-            stop: Stop::FinalAnswer,
-            answer: Some(steps[1].raw_reply.clone()),
-            detail: None,
-            steps: 2,
-            tokens: 475,
-            total_ms: 760.0,
-        }),
+        end: Some(final_answer(&steps)),
         steps,
     };
     let lines: Vec<String> = t.records().iter().map(|r| serde_json::to_string(r).unwrap()).collect();
