@@ -88,3 +88,37 @@ pub async fn weights_scaling_and_a_failed_deployment(sb: &SandboxHandle, endpoin
     failing_deployment(sb, endpoint, reason).await;
     wait_in_service(sb, endpoint, true).await;
 }
+
+/// The endpoint the session tests open sessions on: the tool-calling LLM on three instances.
+pub const SESSIONS_ENDPOINT: &str = "chat-sessions";
+
+/// Creates [`SESSIONS_ENDPOINT`] and waits until it is InService.
+pub async fn three_instance_llm(sb: &SandboxHandle) {
+    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
+    sm.create_model()
+        .model_name("chat-sessions-llm")
+        .primary_container(ContainerDefinition::builder().image("tgi-llm-inference:2.4").build())
+        .execution_role_arn("arn:aws:iam::123456789012:role/sagemaker")
+        .send()
+        .await
+        .expect("create model");
+    let variant = ProductionVariant::builder()
+        .variant_name("AllTraffic")
+        .model_name("chat-sessions-llm")
+        .instance_type(ProductionVariantInstanceType::MlG5Xlarge)
+        .initial_instance_count(3)
+        .build();
+    sm.create_endpoint_config()
+        .endpoint_config_name("chat-sessions-config")
+        .production_variants(variant)
+        .send()
+        .await
+        .expect("create endpoint config");
+    sm.create_endpoint()
+        .endpoint_name(SESSIONS_ENDPOINT)
+        .endpoint_config_name("chat-sessions-config")
+        .send()
+        .await
+        .expect("create endpoint");
+    wait_in_service(sb, SESSIONS_ENDPOINT, false).await;
+}

@@ -48,7 +48,36 @@ pub fn add_mme_models(sb: &SandboxHandle, models: &[(String, u64)]) {
 
 /// Starts a sandbox with the given configuration.
 pub async fn sandbox_with(config: SandboxConfig) -> SandboxHandle {
+    private_state();
     start(config).await.expect("sandbox starts")
+}
+
+/// Points this test process's state and configuration directories (`XDG_STATE_HOME`,
+/// `XDG_CONFIG_HOME`) at directories of its own, once: token caches, audit logs, plans and
+/// settings the code under test keeps or reads there are never the real home's. Every test on
+/// a sandbox gets it through [`sandbox_with`].
+pub fn private_state() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("home-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (state, config) = (dir.join("state"), dir.join("config"));
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::create_dir_all(&config).unwrap();
+        // SAFETY: std's own environment access is locked; the values are set once and never
+        // changed, and no test of this process wants the real home's directories.
+        unsafe {
+            std::env::set_var("XDG_STATE_HOME", &state);
+            std::env::set_var("XDG_CONFIG_HOME", &config);
+        }
+    });
+}
+
+/// This test process's private state directory (see [`private_state`]): where sagedeck run
+/// in-process keeps its files.
+pub fn private_state_dir() -> std::path::PathBuf {
+    private_state();
+    std::path::PathBuf::from(std::env::var_os("XDG_STATE_HOME").unwrap()).join("sagedeck")
 }
 
 /// SDK configuration for the sandbox: static test credentials, us-east-1, its endpoint URL.

@@ -17,7 +17,7 @@ pub async fn teammate_changes(url: &str, endpoint: &str) -> String {
 /// without a warning (the group written).
 pub async fn shift_weights_in_trail(
     sb: &sagedeck::sandbox::SandboxHandle,
-    home: &Path,
+    home: &std::path::Path,
     env: &[(&str, &str)],
     (endpoint, group, reason): (&str, &str, &str),
 ) {

@@ -4,7 +4,8 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A console running in its own tmux session (killed on drop), with a private `HOME`.
+/// A console running in its own tmux session (killed on drop), with a private `HOME` (its
+/// state and configuration under it, whatever XDG directories the tmux server was started with).
 pub struct Tmux {
     session: String,
     _home: tempfile::TempDir,
@@ -27,7 +28,7 @@ impl Tmux {
         let home = tempfile::tempdir().unwrap();
         let bin = env!("CARGO_BIN_EXE_sagedeck");
         let cmd = format!(
-            "env HOME={} TERM=xterm-256color {bin} {args}; echo sagedeck-exit:$?; {then}",
+            "env -u XDG_STATE_HOME -u XDG_CONFIG_HOME HOME={} TERM=xterm-256color {bin} {args}; echo sagedeck-exit:$?; {then}",
             home.path().display()
         );
         // Tests start consoles in parallel, and when no tmux server runs yet, concurrent

@@ -119,7 +119,7 @@ pub async fn loaded_app(
     };
     let mut app = App::new(data, sagedeck::tui::theme::Theme::default_theme());
     app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
-    let deadline = ("the inventory", std::time::Duration::from_secs(60));
+    let deadline = ("the inventory", std::time::Duration::from_secs(120));
     pump_until(&mut app, jobs, rx, deadline, |a| a.data.loaded, |_| {}).await;
     app
 }
@@ -144,5 +144,27 @@ pub async fn worker_on(
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let fleet = Some(super::fleet(sb).await);
     let jobs = sagedeck::tui::worker::spawn(Default::default(), fleet, Default::default(), tx);
+    (jobs, rx)
+}
+
+/// A guarded worker on the sandbox `sb` (default limits) with `hub`'s MCP servers, writing its
+/// audit log to `dir`/audit.jsonl and its plans under `dir`/plans, and the channel its events
+/// come on.
+pub async fn guarded_worker_on(
+    sb: &sagedeck::sandbox::SandboxHandle,
+    dir: &std::path::Path,
+    hub: Option<sagedeck::mcp::McpHub>,
+) -> (
+    sagedeck::tui::worker::Jobs,
+    tokio::sync::mpsc::UnboundedReceiver<sagedeck::tui::event::AppEvent>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let guard = sagedeck::tui::worker::GuardOptions {
+        audit_path: Some(dir.join("audit.jsonl")),
+        plan_dir: Some(dir.join("plans")),
+        ..Default::default()
+    };
+    let fleet = Some(super::fleet(sb).await);
+    let jobs = sagedeck::tui::worker::spawn_guarded(Default::default(), fleet, Default::default(), tx, hub, guard);
     (jobs, rx)
 }

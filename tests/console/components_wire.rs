@@ -13,11 +13,9 @@ use aws_sdk_sagemaker::types::{
 };
 use crossterm::event::KeyCode;
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{AppEvent, FleetJob, Job};
+use sagedeck::tui::event::AppEvent;
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::components::ZeroState;
-use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
 use crate::common;
@@ -135,28 +133,10 @@ struct Console {
 
 impl Console {
     async fn start(sb: &sagedeck::sandbox::SandboxHandle) -> Console {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let dir = tempfile::tempdir().unwrap();
-        let jobs = sagedeck::tui::worker::spawn_guarded(
-            Default::default(),
-            Some(common::fleet(sb).await),
-            Default::default(),
-            tx,
-            None,
-            sagedeck::tui::worker::GuardOptions {
-                audit_path: Some(dir.path().join("audit.jsonl")),
-                plan_dir: Some(dir.path().join("plans")),
-                ..Default::default()
-            },
-        );
-        let mut c = Console {
-            app: App::new(Data::default(), Theme::default_theme()),
-            jobs,
-            rx,
-            dir,
-        };
-        c.app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
-        c.pump("the inventory", |a| a.data.loaded).await;
+        let (jobs, mut rx) = common::tui::guarded_worker_on(sb, dir.path(), None).await;
+        let app = common::tui::loaded_app(&jobs, &mut rx).await;
+        let mut c = Console { app, jobs, rx, dir };
         c.app.data.selected = Some(EP.into());
         c.app.switch(Tab::Components);
         c.pump("the components", |a| a.panes.components.selected(&a.data).is_some())

@@ -8,10 +8,8 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use sagedeck::sandbox::world::config::SandboxConfig;
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{FleetJob, GuardJob, Job};
+use sagedeck::tui::event::{GuardJob, Job};
 use sagedeck::tui::panes::Tab;
-use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
 use crate::common;
@@ -88,32 +86,10 @@ async fn the_change_confirmed_is_applied_audited_and_shown() {
         ..SandboxConfig::for_tests()
     };
     let sb = common::sandbox_with(config).await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let dir = tempfile::tempdir().unwrap();
-    let jobs = sagedeck::tui::worker::spawn_guarded(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        Default::default(),
-        tx,
-        None,
-        sagedeck::tui::worker::GuardOptions {
-            audit_path: Some(dir.path().join("audit.jsonl")),
-            plan_dir: Some(dir.path().join("plans")),
-            ..Default::default()
-        },
-    );
-    let mut app = App::new(Data::default(), Theme::default_theme());
+    let (jobs, mut rx) = common::tui::guarded_worker_on(&sb, dir.path(), None).await;
+    let mut app = common::tui::loaded_app(&jobs, &mut rx).await;
     let deadline = Duration::from_secs(120);
-    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
-    common::tui::pump_until(
-        &mut app,
-        &jobs,
-        &mut rx,
-        ("the inventory", deadline),
-        |a| a.data.loaded,
-        |_| {},
-    )
-    .await;
     app.data.selected = Some(SLS.into());
     app.switch(Tab::Variants);
     let described = |a: &App| {

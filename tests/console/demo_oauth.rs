@@ -1,6 +1,7 @@
 //! `sagedeck demo`'s OAuth-protected MCP server in the console: the demo registers it (the same
 //! function `run_demo` calls), the hub reaches it and is refused with its challenge, and the
-//! Tools tab lists it as needing a login, beside the demo's stdio server.
+//! Tools tab lists it as needing a login, beside the demo's stdio server. Its token cache is in
+//! the test process's own state directory (`common::private_state`), never the real home's.
 
 use sagedeck::cli::console::demo_oauth_server;
 use sagedeck::mcp::oauth::demo::SERVER_NAME;
@@ -27,9 +28,14 @@ async fn the_demo_tools_tab_lists_the_oauth_server_as_needing_login() {
     let mut opts = ConsoleOptions::default();
     let exe = std::path::Path::new(env!("CARGO_BIN_EXE_sagedeck"));
     opts.mcp.servers.push(demo_entry(exe, &sb.endpoint_url()));
+    // A token cache left by an earlier demo, in this process's own state directory.
+    let stale = common::private_state_dir().join(format!("oauth/{SERVER_NAME}.json"));
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, "{}").unwrap();
     let server = demo_oauth_server(&common::fleet(&sb).await, &mut opts)
         .await
         .expect("the demo's OAuth server starts");
+    assert!(!stale.exists(), "the stale demo token cache is removed");
     let names: Vec<&str> = opts.mcp.names();
     assert_eq!(names, ["sagedeck-demo", SERVER_NAME]);
     let entry = opts.mcp.get(SERVER_NAME).unwrap();

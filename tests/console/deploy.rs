@@ -13,10 +13,8 @@ use sagedeck::aws::deploy::policy::{Capacity, DeployFacts, DeploySpec, Policy, S
 use sagedeck::aws::deploy::stepper::{GreenVariant, Outcome, StatusStep, Stepper, parse_message};
 use sagedeck::aws::endpoints::inventory::EndpointInfo;
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{AppEvent, FleetJob, GuardJob, Job};
+use sagedeck::tui::event::{AppEvent, GuardJob, Job};
 use sagedeck::tui::panes::Tab;
-use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
 use crate::app::app_with_fleet;
@@ -336,33 +334,11 @@ async fn sandbox() -> sagedeck::sandbox::SandboxHandle {
 #[tokio::test]
 async fn a_deployment_sent_from_the_console_reaches_in_service_on_its_new_config() {
     let sb = sandbox().await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let jobs = sagedeck::tui::worker::spawn_guarded(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        Default::default(),
-        tx,
-        None,
-        sagedeck::tui::worker::GuardOptions {
-            audit_path: Some(audit.clone()),
-            plan_dir: Some(dir.path().join("plans")),
-            ..Default::default()
-        },
-    );
-    let mut app = App::new(Data::default(), Theme::default_theme());
-    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
+    let (jobs, mut rx) = common::tui::guarded_worker_on(&sb, dir.path(), None).await;
+    let mut app = common::tui::loaded_app(&jobs, &mut rx).await;
     let deadline = Duration::from_secs(120);
-    common::tui::pump_until(
-        &mut app,
-        &jobs,
-        &mut rx,
-        ("the inventory", deadline),
-        |a| a.data.loaded,
-        |_| {},
-    )
-    .await;
     let described = |a: &App| a.data.endpoint(EP).is_some_and(|e| e.config_name.is_some());
     common::tui::pump_until(
         &mut app,

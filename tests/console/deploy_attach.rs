@@ -14,8 +14,6 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sagedeck::aws::deploy::stepper::Outcome;
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::Data;
-use sagedeck::tui::event::{FleetJob, Job};
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::panes::variants::deploy::DeployWatch;
 use sagedeck::tui::theme::Theme;
@@ -103,20 +101,8 @@ async fn a_deployment_started_elsewhere_is_attached_to_and_followed_to_its_outco
         .await
         .unwrap();
     common::deploy::wait_in_service(&sb, EP, false).await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let dir = tempfile::tempdir().unwrap();
-    let jobs = sagedeck::tui::worker::spawn_guarded(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        Default::default(),
-        tx,
-        None,
-        sagedeck::tui::worker::GuardOptions {
-            audit_path: Some(dir.path().join("audit.jsonl")),
-            plan_dir: Some(dir.path().join("plans")),
-            ..Default::default()
-        },
-    );
+    let (jobs, mut rx) = common::tui::guarded_worker_on(&sb, dir.path(), None).await;
     sm.update_endpoint()
         .endpoint_name(EP)
         .endpoint_config_name("attach-c2")
@@ -124,8 +110,7 @@ async fn a_deployment_started_elsewhere_is_attached_to_and_followed_to_its_outco
         .send()
         .await
         .expect("a deployment the console did not start");
-    let mut app = App::new(Data::default(), Theme::default_theme());
-    app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
+    let mut app = common::tui::loaded_app(&jobs, &mut rx).await;
     let deadline = Duration::from_secs(120);
     let marked = |a: &App| a.data.endpoint(EP).is_some_and(|e| e.deploying);
     common::tui::pump_until(&mut app, &jobs, &mut rx, ("the ⇄ mark", deadline), marked, |a| {

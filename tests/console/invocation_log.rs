@@ -119,12 +119,8 @@ fn the_demo_keeps_a_variant_log_that_variants_report_reads() {
         s.contains("Response · call #1")
     });
     t.keys(&["q"]);
-    // Where the demo's state directory is (XDG_STATE_HOME when the environment sets one).
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .map(std::path::PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| t.home().join(".local/state"));
-    let log = state.join("sagedeck/invocations.jsonl");
+    // The demo's state directory is under its private home.
+    let log = t.home().join(".local/state/sagedeck/invocations.jsonl");
     let start = std::time::Instant::now();
     let records = loop {
         if let Some(r) = read(&log).ok().filter(|r| !r.records.is_empty()) {

@@ -57,21 +57,9 @@ fn chat_done(app: &App) -> bool {
 #[tokio::test]
 async fn openai_mode_streams_an_answer_and_shows_a_tool_call() {
     let sb = common::sandbox_with(common::demo_config()).await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let jobs = sagedeck::tui::worker::spawn_guarded(
-        Default::default(),
-        Some(common::fleet(&sb).await),
-        Default::default(),
-        tx,
-        None,
-        sagedeck::tui::worker::GuardOptions {
-            audit_path: Some(audit.clone()),
-            plan_dir: Some(dir.path().join("plans")),
-            ..Default::default()
-        },
-    );
+    let (jobs, mut rx) = tui::guarded_worker_on(&sb, dir.path(), None).await;
     let mut app = tui::loaded_app(&jobs, &mut rx).await;
     app.data.selected = Some(LLM.into());
     app.switch(Tab::Invoke);

@@ -15,11 +15,9 @@ use sagedeck::aws::scaling::lint::{MetricCheck, TargetBounds, lint};
 use sagedeck::aws::scaling::spec::{Dimension, MetricRef, PolicySpec};
 use sagedeck::aws::scaling::view::{ScalingView, TrackedMetric, VariantView, instance_history};
 use sagedeck::tui::app::App;
-use sagedeck::tui::data::Data;
 use sagedeck::tui::event::FleetJob;
 use sagedeck::tui::event::{AppEvent, Job};
 use sagedeck::tui::panes::Tab;
-use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
 use super::app::app_with_fleet;
@@ -237,28 +235,15 @@ pub(crate) struct Console {
 
 impl Console {
     pub(crate) async fn start(sb: &sagedeck::sandbox::SandboxHandle, endpoint: &str) -> Console {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let dir = tempfile::tempdir().unwrap();
-        let jobs = sagedeck::tui::worker::spawn_guarded(
-            Default::default(),
-            Some(common::fleet(sb).await),
-            Default::default(),
-            tx,
-            None,
-            sagedeck::tui::worker::GuardOptions {
-                audit_path: Some(dir.path().join("audit.jsonl")),
-                plan_dir: Some(dir.path().join("plans")),
-                ..Default::default()
-            },
-        );
+        let (jobs, mut rx) = common::tui::guarded_worker_on(sb, dir.path(), None).await;
+        let app = common::tui::loaded_app(&jobs, &mut rx).await;
         let mut c = Console {
-            app: App::new(Data::default(), Theme::default_theme()),
+            app,
             jobs,
             rx,
             _dir: dir,
         };
-        c.app.submit(Job::Fleet(FleetJob::Inventory { selected: None }));
-        c.pump("the inventory", |a| a.data.loaded).await;
         c.app.data.selected = Some(endpoint.into());
         c.app.switch(Tab::Scaling);
         c.pump("the autoscaling view", |a| a.panes.scaling.view(&a.data).is_some())

@@ -1,50 +1,12 @@
 //! `sagedeck invoke --session`: `new` opens a session (its id and expiry printed), the id keeps
 //! three calls on one instance (the one the runtime names), `--close-session` closes it.
 
-use std::time::Duration;
-
-use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantInstanceType};
 use serde_json::Value;
 
-use crate::common::{poll_until, run_cli, sandbox, sdk_config};
+use crate::common::deploy::{SESSIONS_ENDPOINT as ENDPOINT, three_instance_llm};
+use crate::common::{run_cli, sandbox};
 
-const ENDPOINT: &str = "chat-sessions";
 const BODY: &str = r#"{"messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 8}"#;
-
-/// The tool-calling LLM on three instances, InService.
-async fn three_instance_llm(sb: &sagedeck::sandbox::SandboxHandle) {
-    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
-    sm.create_model()
-        .model_name("chat-sessions-llm")
-        .primary_container(ContainerDefinition::builder().image("tgi-llm-inference:2.4").build())
-        .execution_role_arn("arn:aws:iam::123456789012:role/sagemaker")
-        .send()
-        .await
-        .expect("create model");
-    let variant = ProductionVariant::builder()
-        .variant_name("AllTraffic")
-        .model_name("chat-sessions-llm")
-        .instance_type(ProductionVariantInstanceType::MlG5Xlarge)
-        .initial_instance_count(3)
-        .build();
-    sm.create_endpoint_config()
-        .endpoint_config_name("chat-sessions-config")
-        .production_variants(variant)
-        .send()
-        .await
-        .expect("create endpoint config");
-    sm.create_endpoint()
-        .endpoint_name(ENDPOINT)
-        .endpoint_config_name("chat-sessions-config")
-        .send()
-        .await
-        .expect("create endpoint");
-    poll_until("the endpoint in service", Duration::from_secs(10), || async {
-        let d = sm.describe_endpoint().endpoint_name(ENDPOINT).send().await.ok()?;
-        (d.endpoint_status().map(|s| s.as_str()) == Some("InService")).then_some(())
-    })
-    .await;
-}
 
 async fn invoke(sb: &sagedeck::sandbox::SandboxHandle, extra: &[&str]) -> Value {
     let mut args = vec!["--json", "invoke", ENDPOINT, "--body", BODY];

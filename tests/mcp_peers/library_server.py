@@ -14,13 +14,11 @@ the reservation's days and pickup (form elicitation) and says what it was answer
 with a resource link.
 """
 
-import sys
-
-from free_port import serve_on_free_port
 from mcp import types
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.resources import TextResource
 from pydantic import AnyUrl, BaseModel, Field
+from serve import run
 
 mcp = FastMCP("Library Server", host="127.0.0.1")
 subscribed: set[str] = set()
@@ -134,10 +132,4 @@ mcp._mcp_server.get_capabilities = capabilities
 
 
 if __name__ == "__main__":
-    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if transport == "stdio":
-        mcp.run(transport="stdio")
-    elif transport == "streamable-http":
-        serve_on_free_port(mcp.streamable_http_app())
-    else:
-        sys.exit(f"unknown transport {transport}")
+    run(mcp)

@@ -10,8 +10,8 @@ isError result), `ignore_cancel` keeps reporting progress after a cancellation.
 import asyncio
 import sys
 
-from free_port import serve_on_free_port
 from mcp.server.fastmcp import Context, FastMCP
+from serve import run
 
 # instantiate an MCP server client
 mcp = FastMCP("Radio Station Server", host="127.0.0.1")
@@ -42,14 +42,5 @@ def fail(message: str) -> str:
 
 
 if __name__ == "__main__":
-    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     print("radio station: starting (this line goes to stderr)", file=sys.stderr, flush=True)
-    if transport == "stdio":
-        # Start the MCP server using stdio/SSE transport
-        mcp.run(transport="stdio")
-    elif transport == "sse":
-        serve_on_free_port(mcp.sse_app())
-    elif transport == "streamable-http":
-        serve_on_free_port(mcp.streamable_http_app())
-    else:
-        sys.exit(f"unknown transport {transport}")
+    run(mcp, sse=True)

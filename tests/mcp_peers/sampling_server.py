@@ -9,8 +9,6 @@ preferences, a token limit) and returns what came back, or the error the client 
 model uses one, sends the tool's result back and returns the model's final answer too.
 """
 
-import sys
-
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.shared.exceptions import McpError
 from mcp.types import (
@@ -23,7 +21,7 @@ from mcp.types import (
     ToolResultContent,
 )
 
-from radio_station import serve_on_free_port
+from serve import run
 
 mcp = FastMCP("Sampling Server", host="127.0.0.1")
 
@@ -111,10 +109,4 @@ async def pick_action(text: str, ctx: Context) -> dict:
 
 
 if __name__ == "__main__":
-    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if transport == "stdio":
-        mcp.run(transport="stdio")
-    elif transport == "streamable-http":
-        serve_on_free_port(mcp.streamable_http_app())
-    else:
-        sys.exit(f"unknown transport {transport}")
+    run(mcp)

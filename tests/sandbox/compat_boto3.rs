@@ -376,8 +376,12 @@ async fn aws_cli_reads_and_invokes_the_sandbox() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aws_cli_against_the_sagedeck_sandbox_binary() {
     let venv = venv_async().await;
+    let home = tempfile::tempdir().expect("temp HOME");
     let mut child = Command::new(env!("CARGO_BIN_EXE_sagedeck"))
         .args(["sandbox", "--port", "0", "--fast", "--no-traffic"])
+        .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .stdin(Stdio::null())

@@ -73,39 +73,33 @@ impl Fleet {
         sent_after: f64,
         deadline: Duration,
         every: Duration,
-        mut on_state: impl FnMut(&Component),
+        on_state: impl FnMut(&Component),
     ) -> Result<RolloutReport, AwsError> {
         let start = Instant::now();
         let mut from_model = None;
         let mut started = false;
-        let mut last_seen: Option<Component> = None;
-        loop {
-            let c = self.describe_component(component).await?;
+        let end = |c: &Component| {
             if from_model.is_none() && c.model.as_deref() != Some(to_model) {
                 from_model = c.model.clone();
             }
             started |= c.status == "Updating" || c.modified > sent_after;
-            if last_seen.as_ref() != Some(&c) {
-                on_state(&c);
-            }
-            if let Some(outcome) = rollout_outcome(&c, to_model, started) {
-                return Ok(RolloutReport {
-                    outcome,
-                    from_model,
-                    to_model: to_model.to_string(),
-                    elapsed_secs: start.elapsed().as_secs_f64(),
-                    last: c,
-                });
-            }
-            last_seen = Some(c);
-            if start.elapsed() >= deadline {
-                return Err(AwsError::Timeout(format!(
-                    "{component} was still rolling out to {to_model} after {}s",
-                    deadline.as_secs()
-                )));
-            }
-            tokio::time::sleep(every).await;
-        }
+            let outcome = rollout_outcome(c, to_model, started)?;
+            Some(Ok(RolloutReport {
+                outcome,
+                from_model: from_model.clone(),
+                to_model: to_model.to_string(),
+                elapsed_secs: start.elapsed().as_secs_f64(),
+                last: c.clone(),
+            }))
+        };
+        let late = || {
+            format!(
+                "{component} was still rolling out to {to_model} after {}s",
+                deadline.as_secs()
+            )
+        };
+        self.follow_until(component, (deadline, every), on_state, end, late)
+            .await
     }
 
     /// Follows `component` until it is InService with `copies` desired and placed, calling
@@ -116,8 +110,36 @@ impl Fleet {
         copies: i32,
         deadline: Duration,
         every: Duration,
-        mut on_state: impl FnMut(&Component),
+        on_state: impl FnMut(&Component),
     ) -> Result<Component, AwsError> {
+        let end = |c: &Component| {
+            if c.status == "Failed" {
+                let why = c.failure_reason.clone().unwrap_or_else(|| "no reason given".into());
+                return Some(Err(AwsError::Validation(format!("{component} failed: {why}"))));
+            }
+            let placed = c.status == "InService" && c.copies.desired == copies && c.copies.current == copies;
+            placed.then(|| Ok(c.clone()))
+        };
+        let late = || {
+            format!(
+                "{component} did not reach {copies} copies within {}s",
+                deadline.as_secs()
+            )
+        };
+        self.follow_until(component, (deadline, every), on_state, end, late)
+            .await
+    }
+
+    /// Describes `component` every `every` until `end` answers, calling `on_state` with each
+    /// new state; once `deadline` has passed, a Timeout error saying `late`.
+    async fn follow_until<T>(
+        &self,
+        component: &str,
+        (deadline, every): (Duration, Duration),
+        mut on_state: impl FnMut(&Component),
+        mut end: impl FnMut(&Component) -> Option<Result<T, AwsError>>,
+        late: impl FnOnce() -> String,
+    ) -> Result<T, AwsError> {
         let start = Instant::now();
         let mut last_seen: Option<Component> = None;
         loop {
@@ -125,19 +147,12 @@ impl Fleet {
             if last_seen.as_ref() != Some(&c) {
                 on_state(&c);
             }
-            if c.status == "Failed" {
-                let why = c.failure_reason.clone().unwrap_or_else(|| "no reason given".into());
-                return Err(AwsError::Validation(format!("{component} failed: {why}")));
-            }
-            if c.status == "InService" && c.copies.desired == copies && c.copies.current == copies {
-                return Ok(c);
+            if let Some(r) = end(&c) {
+                return r;
             }
             last_seen = Some(c);
             if start.elapsed() >= deadline {
-                return Err(AwsError::Timeout(format!(
-                    "{component} did not reach {copies} copies within {}s",
-                    deadline.as_secs()
-                )));
+                return Err(AwsError::Timeout(late()));
             }
             tokio::time::sleep(every).await;
         }

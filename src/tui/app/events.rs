@@ -86,6 +86,17 @@ impl App {
                 }
             }
             AppEvent::Metrics { result: Err(e), .. } => self.toasts.push(Level::Warn, format!("metrics: {e}")),
+            AppEvent::Notice { error, text } => self
+                .toasts
+                .push(if *error { Level::Error } else { Level::Info }, text.clone()),
+            _ => self.apply_results(ev),
+        }
+    }
+
+    /// The part of an event that answers a read or a change of one endpoint: its row in the
+    /// shared data, the describe overlay, a toast.
+    fn apply_results(&mut self, ev: &AppEvent) {
+        match ev {
             AppEvent::Described { endpoint, result } => {
                 // A fresher read of the endpoint than the last refresh: the tables show it too.
                 if let Ok((info, _)) = result {
@@ -141,9 +152,6 @@ impl App {
                     self.toasts.push(Level::Error, format!("models of {endpoint}: {e}"));
                 }
             },
-            AppEvent::Notice { error, text } => self
-                .toasts
-                .push(if *error { Level::Error } else { Level::Info }, text.clone()),
             _ => {}
         }
     }

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use aws_sdk_sagemaker::Client;
+use aws_sdk_sagemaker::operation::describe_endpoint::DescribeEndpointOutput;
 use aws_sdk_sagemaker::types::{
     BlueGreenUpdatePolicy, CapacitySize, CapacitySizeType, DeploymentConfig, DesiredWeightAndCapacity,
     TrafficRoutingConfig, TrafficRoutingConfigType,
@@ -21,12 +22,7 @@ const CSV: &str = "xgboost-churn-csv";
 /// `(status, LastModifiedTime)` of an endpoint, DescribeEndpoint's, checked against the one
 /// ListEndpoints gives.
 async fn modified(sm: &Client, name: &str) -> (String, f64) {
-    let d = sm
-        .describe_endpoint()
-        .endpoint_name(name)
-        .send()
-        .await
-        .expect("describe");
+    let d = describe(sm, name).await;
     let listed = sm.list_endpoints().name_contains(name).send().await.expect("list");
     let item = listed
         .endpoints()
@@ -48,13 +44,15 @@ async fn modified(sm: &Client, name: &str) -> (String, f64) {
     (status, described)
 }
 
+/// DescribeEndpoint's answer for `name`.
+async fn describe(sm: &Client, name: &str) -> DescribeEndpointOutput {
+    let d = sm.describe_endpoint().endpoint_name(name).send().await;
+    d.expect("describe")
+}
+
+/// DescribeEndpoint's LastModifiedTime of `name`.
 async fn modified_again(sm: &Client, name: &str) -> f64 {
-    let d = sm
-        .describe_endpoint()
-        .endpoint_name(name)
-        .send()
-        .await
-        .expect("describe");
+    let d = describe(sm, name).await;
     d.last_modified_time().expect("LastModifiedTime").as_secs_f64()
 }
 
@@ -114,12 +112,7 @@ async fn weights_and_autoscaling_move_it_when_they_start_and_when_they_end() {
 /// What DescribeEndpoint shows of a deployment: status, the variants' and the pending
 /// summary's statuses, messages and counts.
 async fn shown(sm: &Client, name: &str) -> (String, f64) {
-    let d = sm
-        .describe_endpoint()
-        .endpoint_name(name)
-        .send()
-        .await
-        .expect("describe");
+    let d = describe(sm, name).await;
     let at = d.last_modified_time().expect("LastModifiedTime").as_secs_f64();
     let text = format!(
         "{:?} {:?} {:?} {:?}",

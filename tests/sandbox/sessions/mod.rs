@@ -11,52 +11,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use aws_sdk_cloudwatchlogs::Client as Logs;
-use aws_sdk_sagemaker::types::{ContainerDefinition, ProductionVariant, ProductionVariantInstanceType};
 use aws_sdk_sagemakerruntime::Client;
 use aws_sdk_sagemakerruntime::error::ProvideErrorMetadata;
 use aws_sdk_sagemakerruntime::primitives::Blob;
-use sagedeck::sandbox::SandboxHandle;
 use serde_json::json;
 
 use crate::common::{poll_until, sandbox, sdk_config};
 
-/// The endpoint the tests open sessions on: the tool-calling LLM on three instances.
-pub const ENDPOINT: &str = "chat-sessions";
-
-/// Creates [`ENDPOINT`] and waits until it is InService.
-pub async fn three_instance_llm(sb: &SandboxHandle) {
-    let sm = aws_sdk_sagemaker::Client::new(&sdk_config(sb).await);
-    sm.create_model()
-        .model_name("chat-sessions-llm")
-        .primary_container(ContainerDefinition::builder().image("tgi-llm-inference:2.4").build())
-        .execution_role_arn("arn:aws:iam::123456789012:role/sagemaker")
-        .send()
-        .await
-        .expect("create model");
-    let variant = ProductionVariant::builder()
-        .variant_name("AllTraffic")
-        .model_name("chat-sessions-llm")
-        .instance_type(ProductionVariantInstanceType::MlG5Xlarge)
-        .initial_instance_count(3)
-        .build();
-    sm.create_endpoint_config()
-        .endpoint_config_name("chat-sessions-config")
-        .production_variants(variant)
-        .send()
-        .await
-        .expect("create endpoint config");
-    sm.create_endpoint()
-        .endpoint_name(ENDPOINT)
-        .endpoint_config_name("chat-sessions-config")
-        .send()
-        .await
-        .expect("create endpoint");
-    poll_until("the endpoint in service", Duration::from_secs(10), || async {
-        let d = sm.describe_endpoint().endpoint_name(ENDPOINT).send().await.ok()?;
-        (d.endpoint_status().map(|s| s.as_str()) == Some("InService")).then_some(())
-    })
-    .await;
-}
+pub use crate::common::deploy::{SESSIONS_ENDPOINT as ENDPOINT, three_instance_llm};
 
 /// A chat request the LLM answers.
 pub fn chat() -> String {
