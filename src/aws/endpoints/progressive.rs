@@ -55,6 +55,9 @@ fn listed_row(s: &aws_sdk_sagemaker::types::EndpointSummary) -> Option<EndpointI
 
 type Described = (String, Result<EndpointInfo, AwsError>);
 
+/// The rounds of describes a one-off inventory makes at most while the control plane throttles.
+pub const INVENTORY_ROUNDS: usize = 8;
+
 /// The describes of one refresh: in flight, and what landed.
 struct Describes {
     tasks: JoinSet<Described>,
@@ -65,6 +68,8 @@ struct Describes {
     failures: Vec<InventoryFailure>,
     /// Described as not found: deleted since they were listed.
     gone: HashSet<String>,
+    /// The fleet's budget, and its throttles when the refresh began.
+    budget: (Arc<crate::aws::budget::CallBudget>, u64),
     scaling: Option<BTreeMap<String, Vec<ScalingInfo>>>,
 }
 
@@ -107,6 +112,9 @@ impl Describes {
                 // Deleted since it was listed: gone from the table and the memory.
                 Err(AwsError::NotFound(_)) => _ = self.gone.insert(name),
                 Err(AwsError::Throttling(_)) => {}
+                // Out of time while the control plane throttles (waiting on the lowered
+                // budget): throttled too, asked again next time.
+                Err(AwsError::Timeout(_)) if self.budget.0.throttles() > self.budget.1 => {}
                 Err(error) => failed.push(InventoryFailure { endpoint: name, error }),
             }
         }
@@ -177,13 +185,37 @@ impl Fleet {
         }
     }
 
-    /// The whole fleet, every endpoint described.
+    /// The whole fleet, every endpoint described. Describes throttled (after the budget's and
+    /// the SDK's own backoff) are asked again by further rounds, each listing only what moved,
+    /// after a pause that doubles (1 s, up to 16 s), [`INVENTORY_ROUNDS`] rounds at most; rows
+    /// still waiting then are named in `pending`. The counts (calls, described, throttled,
+    /// elapsed) are of every round.
     pub async fn inventory(
         &self,
         opts: crate::aws::endpoints::inventory::InventoryOptions,
     ) -> Result<Inventory, AwsError> {
+        let start = Instant::now();
         let plan = RefreshPlan::full(opts);
-        self.refresh(&mut RefreshMemory::default(), &plan, &|_| {}).await
+        let mut memory = RefreshMemory::default();
+        let mut inv = self.refresh(&mut memory, &plan, &|_| {}).await?;
+        let mut pause = Duration::from_secs(1);
+        for _ in 1..INVENTORY_ROUNDS {
+            if inv.pending.is_empty() || inv.throttled == 0 {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(16));
+            let next = self.refresh(&mut memory, &plan, &|_| {}).await?;
+            let (calls, described, throttled) = (inv.api_calls, inv.described, inv.throttled);
+            inv = Inventory {
+                api_calls: calls + next.api_calls,
+                described: described + next.described,
+                throttled: throttled + next.throttled,
+                ..next
+            };
+        }
+        inv.elapsed_ms = start.elapsed().as_millis() as u64;
+        Ok(inv)
     }
 
     /// A refresh: the ListEndpoints pages `memory` asks for (every page on a full listing, else
@@ -214,6 +246,7 @@ impl Fleet {
             found: HashMap::new(),
             failures: Vec::new(),
             gone: HashSet::new(),
+            budget: (self.budget.clone(), throttles),
             scaling: None,
         };
         // The selected endpoint first, before any page.

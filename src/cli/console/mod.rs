@@ -94,7 +94,7 @@ fn init_logging(path: Option<PathBuf>) {
 }
 
 /// A budget of calls per second: a number from 0.1 to 10,000.
-fn positive_rate(s: &str) -> Result<f64, String> {
+pub(crate) fn positive_rate(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(r) if (0.1..=10_000.0).contains(&r) => Ok(r),
         _ => Err(format!("`{s}` is not a rate from 0.1 to 10000 calls per second")),
@@ -196,6 +196,7 @@ fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Res
         regions: c.regions.clone(),
         profiles: c.profiles.clone(),
         fleet: c.fleet.clone(),
+        control_plane_budget: None,
     };
     let (profiles, regions) = inventory::resolve(g, &args, &conf)?;
     let ro = |p: &str| conf.for_profile(p).read_only.unwrap_or(false);
