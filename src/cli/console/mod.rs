@@ -37,7 +37,7 @@ pub struct ConsoleArgs {
     /// Control-plane calls per second per account and region the refresh may make (default 10
     /// against AWS, 100 on the embedded sandbox; config `[refresh]
     /// control_plane_calls_per_second`).
-    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = positive_rate)]
+    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = crate::cli::args::positive_rate)]
     pub control_plane_budget: Option<f64>,
     /// Capture the mouse: click tabs, scroll lists.
     #[arg(long)]
@@ -91,14 +91,6 @@ fn init_logging(path: Option<PathBuf>) {
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init();
-}
-
-/// A budget of calls per second: a number from 0.1 to 10,000.
-pub(crate) fn positive_rate(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(r) if (0.1..=10_000.0).contains(&r) => Ok(r),
-        _ => Err(format!("`{s}` is not a rate from 0.1 to 10000 calls per second")),
-    }
 }
 
 /// The refresh's pacing: the flag, else `[refresh]`, else the defaults (a higher budget on the

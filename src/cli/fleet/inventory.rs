@@ -42,7 +42,7 @@ pub struct EndpointsArgs {
     pub fleet: Option<String>,
     /// Control-plane calls per second per account and region the listing may make (default:
     /// config `[refresh] control_plane_calls_per_second`, else 10).
-    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = crate::cli::console::positive_rate)]
+    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = crate::cli::args::positive_rate)]
     pub control_plane_budget: Option<f64>,
 }
 
