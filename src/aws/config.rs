@@ -148,9 +148,14 @@ impl Fleet {
     }
 
     /// This fleet with a control-plane budget of `per_second` calls (a new bucket, shared by the
-    /// clones made from the result).
+    /// clones made from the result). The budget paces SageMaker's calls, so its client retries
+    /// throttling in the SDK's standard mode (three attempts, backing off) rather than adaptive
+    /// mode, whose own client-side limiter would hold calls past their deadlines unseen.
     pub fn with_budget(mut self, per_second: f64) -> Fleet {
         self.budget = std::sync::Arc::new(crate::aws::budget::CallBudget::new(per_second));
+        let conf = self.sagemaker.config().to_builder();
+        let retry = aws_sdk_sagemaker::config::retry::RetryConfig::standard().with_max_attempts(3);
+        self.sagemaker = aws_sdk_sagemaker::Client::from_conf(conf.retry_config(retry).build());
         self
     }
 

@@ -22,18 +22,23 @@ pub enum AwsError {
     },
     /// An MME model is still loading (ModelNotReadyException, 429).
     #[error("model not ready: {0} (it is still loading; retry in a few seconds)")]
+    #[serde(serialize_with = "as_message")]
     ModelNotReady(String),
     /// The API throttled the call.
     #[error("throttled: {0} (slow down or raise the refresh interval)")]
+    #[serde(serialize_with = "as_message")]
     Throttling(String),
     /// SageMaker infrastructure failure (500).
     #[error("internal failure: {0} (SageMaker-side; retrying is safe)")]
+    #[serde(serialize_with = "as_message")]
     InternalFailure(String),
     /// The endpoint or service is unavailable (503).
     #[error("service unavailable: {0} (the endpoint may be starting or scaling; retry with backoff)")]
+    #[serde(serialize_with = "as_message")]
     ServiceUnavailable(String),
     /// The request was refused as invalid.
     #[error("invalid request: {0}")]
+    #[serde(serialize_with = "as_message")]
     Validation(String),
     /// An endpoint that hosts inference components was called without naming one.
     #[error("this endpoint hosts inference components: pass --inference-component{}", components_hint(.components))]
@@ -63,18 +68,23 @@ pub enum AwsError {
     },
     /// The resource does not exist.
     #[error("not found: {0}")]
+    #[serde(serialize_with = "as_message")]
     NotFound(String),
     /// The credentials may not do this, are invalid, or expired.
     #[error("access denied: {0} (check the profile's permissions; for SSO run `aws sso login`)")]
+    #[serde(serialize_with = "as_message")]
     AccessDenied(String),
     /// The call did not finish in time.
     #[error("timed out: {0}")]
+    #[serde(serialize_with = "as_message")]
     Timeout(String),
     /// The endpoint URL could not be reached or the connection broke.
     #[error("network error: {0} (check --endpoint-url / --region and your connection)")]
+    #[serde(serialize_with = "as_message")]
     Network(String),
     /// Configuration is missing (credentials, region).
     #[error("{0}")]
+    #[serde(serialize_with = "as_message")]
     Config(String),
     /// Anything else, with its code.
     #[error("{code}: {message}")]
@@ -84,6 +94,15 @@ pub enum AwsError {
         /// Message.
         message: String,
     },
+}
+
+/// A one-string variant as `{"class": …, "message": …}` (an internally tagged enum cannot write a
+/// bare string beside its tag).
+fn as_message<S: serde::Serializer>(message: &str, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut fields = s.serialize_struct("AwsError", 1)?;
+    fields.serialize_field("message", message)?;
+    fields.end()
 }
 
 /// Whether a ValidationError refuses a synchronous call because the endpoint is asynchronous.
@@ -330,6 +349,15 @@ pub fn chain_text(err: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_of_error_is_written_as_json_with_its_class_and_message() {
+        let timeout = serde_json::to_value(AwsError::Timeout("the call exceeded its deadline".into())).unwrap();
+        assert_eq!(timeout, serde_json::json!({"class": "timeout", "message": "the call exceeded its deadline"}));
+        let other = AwsError::Other { code: "X".into(), message: "m".into() };
+        let other = serde_json::to_value(other).unwrap();
+        assert_eq!(other, serde_json::json!({"class": "other", "code": "X", "message": "m"}));
+    }
 
     #[test]
     fn classification_and_retryability() {

@@ -354,6 +354,14 @@ pub fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
     rx
 }
 
+/// A budget of calls per second: a number from 0.1 to 10,000.
+pub fn positive_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if (0.1..=10_000.0).contains(&r) => Ok(r),
+        _ => Err(format!("`{s}` is not a rate from 0.1 to 10000 calls per second")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -216,3 +216,38 @@ async fn configuration_and_network_failures_are_one_line() {
     assert!(unreachable.stderr.contains("network error"), "{}", unreachable.stderr);
     clean_failure(&unreachable);
 }
+
+/// `sagedeck endpoints` against a control plane throttled at 10 calls a second (a burst of 5),
+/// with a budget of 40: the budget's rate halves, the throttled describes are asked again after
+/// a pause, every endpoint is listed and described, and stderr says it was throttled.
+#[tokio::test]
+async fn a_throttled_control_plane_still_lists_every_endpoint_and_says_so() {
+    use sagedeck::sandbox::SandboxConfig;
+    use sagedeck::sandbox::calls::throttle::ThrottleSpec;
+    let sb = sandbox_with(SandboxConfig {
+        extra_endpoints: 40,
+        throttle: Some(ThrottleSpec {
+            rate: 10.0,
+            burst: Some(5),
+        }),
+        ..SandboxConfig::for_tests()
+    })
+    .await;
+    let args = ["--json", "endpoints", "--control-plane-budget", "40"];
+    let r = run_cli(&sb, &args).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j = r.json();
+    let endpoints = j["endpoints"].as_array().expect("endpoints");
+    assert_eq!(endpoints.len(), 40);
+    let described = |e: &serde_json::Value| e["variants"].as_array().is_some_and(|v| !v.is_empty());
+    assert!(endpoints.iter().all(described), "every endpoint described");
+    assert!(j["throttled"].as_u64().is_some_and(|n| n > 0), "{j}");
+    assert!(j.get("pending").is_none(), "none left waiting");
+    assert!(
+        r.stderr.starts_with("sagedeck: throttled: SageMaker throttled")
+            && r.stderr.contains("every endpoint described")
+            && r.stderr.lines().count() == 1,
+        "{}",
+        r.stderr
+    );
+}

@@ -40,6 +40,7 @@ pub async fn list(g: &GlobalArgs, args: &ComponentsArgs, filter: ComponentFilter
         profiles: args.profiles.clone(),
         fleet: args.fleet.clone(),
         kind: None,
+        control_plane_budget: None,
     };
     let (profiles, regions) = resolve(g, &set, &conf).map_err(Exit::usage)?;
     let all = multi_components(&targets(&profiles, &regions), &g.aws_options(), &filter).await;

@@ -37,7 +37,7 @@ pub struct ConsoleArgs {
     /// Control-plane calls per second per account and region the refresh may make (default 10
     /// against AWS, 100 on the embedded sandbox; config `[refresh]
     /// control_plane_calls_per_second`).
-    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = positive_rate)]
+    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = crate::cli::args::positive_rate)]
     pub control_plane_budget: Option<f64>,
     /// Capture the mouse: click tabs, scroll lists.
     #[arg(long)]
@@ -93,14 +93,6 @@ fn init_logging(path: Option<PathBuf>) {
         .try_init();
 }
 
-/// A budget of calls per second: a number from 0.1 to 10,000.
-fn positive_rate(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(r) if (0.1..=10_000.0).contains(&r) => Ok(r),
-        _ => Err(format!("`{s}` is not a rate from 0.1 to 10000 calls per second")),
-    }
-}
-
 /// The refresh's pacing: the flag, else `[refresh]`, else the defaults (a higher budget on the
 /// embedded sandbox, which has no AWS limits to respect).
 fn refresh_settings(
@@ -122,6 +114,10 @@ fn refresh_settings(
                 .unwrap_or(default_rate),
         ),
         sweep: file.sweep_seconds.map(Duration::from_secs).unwrap_or(d.sweep),
+        full_listing: file
+            .full_listing_seconds
+            .map(Duration::from_secs)
+            .unwrap_or(d.full_listing),
         metrics_calls_per_minute: file.metrics_calls_per_minute.unwrap_or(d.metrics_calls_per_minute),
     }
 }
@@ -193,6 +189,7 @@ fn multi_view(g: &GlobalArgs, c: &ConsoleArgs, opts: &mut ConsoleOptions) -> Res
         regions: c.regions.clone(),
         profiles: c.profiles.clone(),
         fleet: c.fleet.clone(),
+        control_plane_budget: None,
     };
     let (profiles, regions) = inventory::resolve(g, &args, &conf)?;
     let ro = |p: &str| conf.for_profile(p).read_only.unwrap_or(false);

@@ -25,13 +25,15 @@ pub async fn run_endpoints(g: &GlobalArgs, args: EndpointsArgs) -> CmdResult {
     if !args.regions.is_empty() || !args.profiles.is_empty() || args.fleet.is_some() {
         return super::inventory::run(g, &args).await;
     }
-    let fleet = g.connect().await?;
+    let budget = args.budget(&super::inventory::config());
+    let fleet = g.connect().await?.with_budget(budget);
     let opts = InventoryOptions {
         concurrency: args.concurrency.max(1),
         call_deadline: Duration::from_secs(15),
         autoscaling: true,
     };
     let mut inv = fleet.inventory(opts).await?;
+    super::inventory::say_throttled(&fleet.region, &inv, budget);
     inv.endpoints.retain(|e| args.keeps(e));
     if g.json {
         print_json(&inv)?;

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::view::instances_text;
 use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
-use crate::aws::endpoints::multi::{MultiInventory, RegionOutcome, multi_inventory, targets};
+use crate::aws::endpoints::multi::{MultiInventory, ReadInventory, RegionOutcome, multi_inventory_with, targets};
 use crate::cli::args::GlobalArgs;
 use crate::cli::exit::{CmdResult, EXIT_AWS, Exit};
 use crate::cli::output::{print_json, print_table, weight};
@@ -40,6 +40,10 @@ pub struct EndpointsArgs {
     /// A `[fleets.NAME]` set of profiles × regions from config.toml.
     #[arg(long)]
     pub fleet: Option<String>,
+    /// Control-plane calls per second per account and region the listing may make (default:
+    /// config `[refresh] control_plane_calls_per_second`, else 10).
+    #[arg(long, value_name = "CALLS_PER_SEC", value_parser = crate::cli::args::positive_rate)]
+    pub control_plane_budget: Option<f64>,
 }
 
 impl EndpointsArgs {
@@ -55,6 +59,31 @@ impl EndpointsArgs {
             .is_none_or(|k| e.kind.answers_to(k) || (k.eq_ignore_ascii_case("shadow") && e.shape.has_shadow()));
         named && of_kind
     }
+
+    /// The control-plane budget per account and region: the flag, else `[refresh]`, else the
+    /// default.
+    pub fn budget(&self, conf: &ConfigFile) -> f64 {
+        let file = conf.settings.refresh.and_then(|r| r.control_plane_calls_per_second);
+        self.control_plane_budget
+            .or(file)
+            .unwrap_or(crate::aws::budget::DEFAULT_CALLS_PER_SECOND)
+    }
+}
+
+/// Says on stderr that SageMaker throttled the listing of `pair`, and what became of it.
+pub fn say_throttled(pair: &str, inv: &crate::aws::endpoints::inventory::Inventory, budget: f64) {
+    if inv.throttled == 0 {
+        return;
+    }
+    let left = match inv.pending.len() {
+        0 => "every endpoint described".to_string(),
+        n => format!("{n} endpoints still not described (listed only): run again later"),
+    };
+    eprintln!(
+        "sagedeck: throttled: SageMaker throttled {} calls in {pair}; the listing slowed down (budget {budget} calls/s) and took {:.1}s; {left}",
+        inv.throttled,
+        inv.elapsed_ms as f64 / 1000.0
+    );
 }
 
 #[derive(Serialize)]
@@ -206,9 +235,15 @@ pub async fn run(g: &GlobalArgs, args: &EndpointsArgs) -> CmdResult {
         call_deadline: Duration::from_secs(15),
         autoscaling: true,
     };
-    let mut inv = multi_inventory(&targets(&profiles, &regions), &g.aws_options(), opts, &[]).await;
+    let budget = args.budget(&conf);
+    let read = |_: usize| -> ReadInventory {
+        use futures_util::FutureExt;
+        Box::new(move |f: crate::aws::Fleet| async move { f.with_budget(budget).inventory(opts).await }.boxed())
+    };
+    let mut inv = multi_inventory_with(&targets(&profiles, &regions), &g.aws_options(), &[], read).await;
     for r in &mut inv.regions {
         if let RegionOutcome::Ok { inventory } = &mut r.outcome {
+            say_throttled(&format!("{}/{}", r.profile, r.region), inventory, budget);
             inventory.endpoints.retain(|e| args.keeps(e));
         }
     }

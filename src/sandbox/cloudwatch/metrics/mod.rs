@@ -12,6 +12,7 @@
 //! Querying and listing live in `query.rs` ([`Stat`], [`Series::query`],
 //! [`MetricStore::list`]).
 
+pub mod coarse;
 pub mod query;
 
 use std::collections::BTreeMap;
@@ -113,7 +114,8 @@ impl MetricStore {
         self.series(key, unit).lock().record(ts, value);
     }
 
-    /// Drops slots older than 25 h in every series. Series themselves are kept (callers hold
+    /// Drops slots older than 25 h in every series and merges those older than 3 h into
+    /// one-minute slots, so the store stays bounded however long the sandbox runs. Series themselves are kept (callers hold
     /// handles to them), and still listed by ListMetrics once they ever had data.
     pub fn prune(&self, now: f64) {
         let handles: Vec<SeriesHandle> = self.series.read().values().cloned().collect();
@@ -259,6 +261,8 @@ pub struct Series {
     /// Latest data timestamp ever recorded (survives pruning; drives ListMetrics).
     last_ts: Option<f64>,
     rng: SplitMix,
+    /// Slots before this start are merged into one-minute slots (`coarse.rs`).
+    coarse_until: i64,
 }
 
 impl Series {
@@ -269,6 +273,7 @@ impl Series {
             open: None,
             last_ts: None,
             rng: SplitMix(seed),
+            coarse_until: i64::MIN,
         }
     }
 
@@ -347,8 +352,10 @@ impl Series {
         }
     }
 
-    /// Drops slots that start more than 25 h before `now`.
+    /// Drops slots that start more than 25 h before `now`, and merges those older than 3 h into
+    /// one-minute slots (`coarse.rs`).
     pub fn prune(&mut self, now: f64) {
+        self.coarsen(now);
         let cutoff = slot_start(now - RETENTION_SECONDS);
         self.slots = self.slots.split_off(&cutoff);
         if self.open.as_ref().is_some_and(|(k, _)| *k < cutoff) {
