@@ -353,10 +353,19 @@ mod tests {
     #[test]
     fn every_kind_of_error_is_written_as_json_with_its_class_and_message() {
         let timeout = serde_json::to_value(AwsError::Timeout("the call exceeded its deadline".into())).unwrap();
-        assert_eq!(timeout, serde_json::json!({"class": "timeout", "message": "the call exceeded its deadline"}));
-        let other = AwsError::Other { code: "X".into(), message: "m".into() };
+        assert_eq!(
+            timeout,
+            serde_json::json!({"class": "timeout", "message": "the call exceeded its deadline"})
+        );
+        let other = AwsError::Other {
+            code: "X".into(),
+            message: "m".into(),
+        };
         let other = serde_json::to_value(other).unwrap();
-        assert_eq!(other, serde_json::json!({"class": "other", "code": "X", "message": "m"}));
+        assert_eq!(
+            other,
+            serde_json::json!({"class": "other", "code": "X", "message": "m"})
+        );
     }
 
     #[test]
