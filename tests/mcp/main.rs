@@ -31,6 +31,7 @@ mod own_offer;
 mod own_server;
 mod peers;
 mod python;
+mod python_tasks;
 mod registry_input;
 mod sampling;
 mod sampling_tools;
