@@ -209,6 +209,35 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_for_want_of_a_task_is_recognised_from_either_sdk() {
+        let typescript = "Tool brew requires task augmentation (taskSupport: 'required')";
+        let python = "This tool requires task-augmented invocation";
+        for text in [typescript, python] {
+            assert!(result_wants_task(&CallToolResult::error(vec![
+                rmcp::model::ContentBlock::text(text)
+            ])));
+            let e = CallError::JsonRpc {
+                code: -32601,
+                message: text.into(),
+                data: None,
+            };
+            assert!(wants_task(&e));
+        }
+        let other = CallToolResult::error(vec![rmcp::model::ContentBlock::text("the kettle is empty")]);
+        assert!(!result_wants_task(&other));
+        assert!(!result_wants_task(&CallToolResult::success(vec![
+            rmcp::model::ContentBlock::text(python)
+        ])));
+    }
+
+    #[test]
+    fn a_task_listing_entry_needs_an_id_and_a_status() {
+        assert!(TaskView::from_json(&json!({"taskId": "t"})).is_none());
+        let v = TaskView::from_json(&json!({"taskId": "t", "status": "input_required"})).unwrap();
+        assert!(v.wants_result());
+    }
+
+    #[test]
     fn the_call_carries_the_task_ttl() {
         let request = task_call(&CallToolRequestParams::new("slow"));
         let v = serde_json::to_value(&request).unwrap();
