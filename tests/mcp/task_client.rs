@@ -2,7 +2,8 @@
 //! endpoint: a call answered with a task is followed with `tasks/get` to its result, its status
 //! reported as it goes; a cancelled call sends `tasks/cancel`, which the server's `tasks/get`
 //! then shows; `tasks: false` (`--no-task`) gets the result in the call. The CLI: `tools call
-//! --json` carries the task, `--no-task` calls plainly, Ctrl-C cancels the task and says so.
+//! --json` carries the task, `--no-task` calls plainly, Ctrl-C cancels the task and says so;
+//! `tools tasks` says the server (2026-07-28) offers no task listing.
 
 use std::time::Duration;
 
@@ -90,6 +91,8 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
         .await
         .unwrap();
     assert!(out.task.is_none() && out.result.structured.unwrap()["label"].is_string());
+    let e = conn.list_tasks().await.unwrap_err();
+    assert!(e.to_string().contains("whose tasks have no listing"), "{e}");
     conn.disconnect().await;
     http.shutdown().await;
 }
@@ -139,6 +142,21 @@ async fn tools_call_follows_a_task_and_ctrl_c_cancels_it() {
         r.stderr
     );
     assert!(r.stderr.contains(" completed after "), "{}", r.stderr);
+
+    let r = run_cli(&sb, &["tools", "tasks", "demo", "--mcp-config", &cfg]).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("demo: the server offers no task listing: MCP 2026-07-28 has none"),
+        "{}",
+        r.stdout
+    );
+    let r = run_cli(&sb, &["tools", "tasks", "demo", "--json", "--mcp-config", &cfg]).await;
+    assert!(
+        r.json()["tasks"].is_null() && r.json()["no_listing"].is_string(),
+        "{}",
+        r.stdout
+    );
 
     let r = run_cli(
         &sb,
