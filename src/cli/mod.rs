@@ -100,6 +100,7 @@ fn run_command(cli: Cli) -> CmdResult {
                 mcp::tools::ToolsCommand::Read(a) => mcp::resources::run_read(&g, a).await,
                 mcp::tools::ToolsCommand::Prompts(a) => mcp::resources::run_prompts(&g, a).await,
                 mcp::tools::ToolsCommand::Prompt(a) => mcp::resources::run_prompt(&g, a).await,
+                mcp::tools::ToolsCommand::Tasks(a) => mcp::tasks::run_tasks(&g, a).await,
             },
             Some(C::Mcp(On { args, .. })) => mcp::serve::run_mcp(&g, args).await,
             Some(C::Agent(On { args, .. })) => agent::run(&g, args).await,

@@ -19,6 +19,7 @@ use super::connect::STDERR_LINES_SHOWN;
 use super::events::{LogSource, Progress};
 use super::handler::Shared;
 use super::result::{RenderedResult, render};
+use super::tasks::client::Seen as TaskSeen;
 
 /// How long a call may go without an answer or progress, unless told otherwise.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -161,8 +162,25 @@ impl McpConnection {
             forward: opts.progress.clone(),
         };
         let (mut rounds, mut task) = (0, None);
+        let mut as_task = self.experimental_tasks() && self.task_tools.lock().contains(name);
         let result = loop {
-            match self.send_call(name, params.clone(), &opts, &mut seen).await? {
+            let request = match as_task {
+                true => super::tasks::experimental::task_call(&params),
+                false => ClientRequest::CallToolRequest(CallToolRequest::new(params.clone())),
+            };
+            let answer = match self.send_call(name, request, &opts, &mut seen).await {
+                Err(e) if !as_task && self.experimental_tasks() && super::tasks::experimental::wants_task(&e) => {
+                    as_task = self.learn_task_tool(name);
+                    continue;
+                }
+                answer => answer?,
+            };
+            match answer {
+                ServerResult::CallToolResult(r)
+                    if !as_task && self.experimental_tasks() && super::tasks::experimental::result_wants_task(&r) =>
+                {
+                    as_task = self.learn_task_tool(name);
+                }
                 ServerResult::CallToolResult(r) => break r,
                 ServerResult::InputRequiredResult(asked) if rounds < super::input::MAX_INPUT_ROUNDS => {
                     rounds += 1;
@@ -176,10 +194,19 @@ impl McpConnection {
                     )));
                 }
                 ServerResult::CreateTaskResult(created) => {
-                    let (r, run) = self.follow_task(name, created.task, &opts).await?;
+                    let seed = TaskSeen::Extension(created.task, None);
+                    let (r, run) = self.follow_task(name, seed, &opts).await?;
                     task = Some(run);
                     break r;
                 }
+                other if as_task => match super::tasks::experimental::created(&other) {
+                    Some(view) => {
+                        let (r, run) = self.follow_task(name, TaskSeen::Experimental(view), &opts).await?;
+                        task = Some(run);
+                        break r;
+                    }
+                    None => break super::tasks::experimental::tool_result(other)?,
+                },
                 other => {
                     return Err(CallError::Other(format!(
                         "unexpected answer to tools/call: {}",
@@ -210,11 +237,10 @@ impl McpConnection {
     async fn send_call(
         &self,
         name: &str,
-        params: CallToolRequestParams,
+        request: ClientRequest,
         opts: &CallOptions,
         seen: &mut Seen,
     ) -> Result<ServerResult, CallError> {
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = self
             .peer
             .send_cancellable_request(request, request_options(opts))

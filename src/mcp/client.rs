@@ -94,6 +94,8 @@ pub struct McpConnection {
     child: tokio::sync::Mutex<Option<Child>>,
     info: ServerInfo,
     connect_time: Duration,
+    /// Tools the server said need a 2025-11-25 task (called as tasks from then on).
+    pub(super) task_tools: parking_lot::Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for McpConnection {
@@ -268,6 +270,7 @@ impl McpConnection {
             child: tokio::sync::Mutex::new(child),
             info,
             connect_time: Duration::ZERO,
+            task_tools: Default::default(),
         };
         if conn.info.has_tools {
             let left = opts

@@ -2,6 +2,8 @@
 //! through boto3 and making a call SageMaker refuses (`tests/compat/trail_teammate.py`, in the
 //! sandbox tests' `<target>/compat-venv`, `compat.rs`; the test fails when it cannot be built).
 
+use std::path::Path;
+
 /// Runs `tests/compat/trail_teammate.py` (bob's change and refused call) and returns bob's ARN.
 pub async fn teammate_changes(url: &str, endpoint: &str) -> String {
     let stdout = super::compat::run("trail_teammate.py", &[url, endpoint]).await;
@@ -17,7 +19,7 @@ pub async fn teammate_changes(url: &str, endpoint: &str) -> String {
 /// without a warning (the group written).
 pub async fn shift_weights_in_trail(
     sb: &sagedeck::sandbox::SandboxHandle,
-    home: &std::path::Path,
+    home: &Path,
     env: &[(&str, &str)],
     (endpoint, group, reason): (&str, &str, &str),
 ) {

@@ -14,7 +14,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use sagedeck::mcp::client::CallOptions;
-use sagedeck::mcp::elicit::{ElicitAnswer, Elicitation, Elicitor};
+use sagedeck::mcp::elicit::Elicitation;
 use sagedeck::mcp::{CallError, ConnectOptions, McpConnection, TransportKind};
 use sagedeck::sandbox::SandboxConfig;
 use serde_json::{Value, json};
@@ -85,17 +85,7 @@ impl ServerHandler for Asking {
 async fn an_input_request_is_answered_and_the_call_sent_again() {
     let server = Asking::default();
     let (url, task) = crate::serve_rmcp(server.clone()).await;
-    let (elicitor, mut asks) = Elicitor::channel();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let kept = asked.clone();
-    tokio::spawn(async move {
-        while let Some(ask) = asks.recv().await {
-            kept.lock().push(ask.request.clone());
-            ask.answer(ElicitAnswer::Accept {
-                content: Some(json!({"seat": "12A"})),
-            });
-        }
-    });
+    let (elicitor, asked) = crate::accepting_elicitor(json!({"seat": "12A"}));
     let opts = ConnectOptions {
         elicitor: Some(elicitor),
         ..Default::default()

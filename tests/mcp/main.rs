@@ -20,6 +20,7 @@ mod cli_resources;
 mod demo_oauth;
 mod everything;
 mod everything_resources;
+mod everything_tasks;
 mod faults;
 mod hostile;
 mod hub;
@@ -30,6 +31,7 @@ mod own_offer;
 mod own_server;
 mod peers;
 mod python;
+mod python_tasks;
 mod registry_input;
 mod sampling;
 mod sampling_tools;
@@ -46,6 +48,80 @@ use std::time::Duration;
 use sagedeck::mcp::registry::Secret;
 use sagedeck::mcp::{ServerEntry, TransportKind};
 use serde_json::Value;
+
+/// The progress a call has sent so far.
+pub fn drain(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<sagedeck::mcp::events::Progress>,
+) -> Vec<sagedeck::mcp::events::Progress> {
+    let mut seen = Vec::new();
+    while let Ok(p) = rx.try_recv() {
+        seen.push(p);
+    }
+    seen
+}
+
+/// Call options with `timeout` and `cancel` whose progress comes to the receiver returned.
+pub fn watched(
+    timeout: Duration,
+    cancel: tokio_util::sync::CancellationToken,
+) -> (
+    sagedeck::mcp::client::CallOptions,
+    tokio::sync::mpsc::UnboundedReceiver<sagedeck::mcp::events::Progress>,
+) {
+    let (ptx, prx) = tokio::sync::mpsc::unbounded_channel();
+    let opts = sagedeck::mcp::client::CallOptions {
+        timeout,
+        cancel,
+        progress: Some(ptx),
+        ..Default::default()
+    };
+    (opts, prx)
+}
+
+/// Calls `tool` with `arguments` and cancels the call once its task is announced: the call's
+/// error, the first progress (the task announced) and the progress after it.
+pub async fn cancel_once_announced(
+    conn: &sagedeck::mcp::McpConnection,
+    tool: &str,
+    arguments: Value,
+) -> (
+    sagedeck::mcp::CallError,
+    sagedeck::mcp::events::Progress,
+    Vec<sagedeck::mcp::events::Progress>,
+) {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let (opts, mut prx) = watched(Duration::from_secs(30), cancel.clone());
+    let call = conn.call_tool(tool, args(arguments), opts);
+    let watch = async {
+        let first = prx.recv().await.expect("the task is announced");
+        cancel.cancel();
+        first
+    };
+    let (r, first) = tokio::join!(call, watch);
+    (r.expect_err("the call was cancelled"), first, drain(&mut prx))
+}
+
+/// An elicitor that accepts every form with `content`, and the requests it was asked.
+pub fn accepting_elicitor(
+    content: Value,
+) -> (
+    sagedeck::mcp::elicit::Elicitor,
+    std::sync::Arc<parking_lot::Mutex<Vec<sagedeck::mcp::elicit::Elicitation>>>,
+) {
+    use sagedeck::mcp::elicit::{ElicitAnswer, Elicitor};
+    let (elicitor, mut asks) = Elicitor::channel();
+    let asked = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let kept = asked.clone();
+    tokio::spawn(async move {
+        while let Some(ask) = asks.recv().await {
+            kept.lock().push(ask.request.clone());
+            ask.answer(ElicitAnswer::Accept {
+                content: Some(content.clone()),
+            });
+        }
+    });
+    (elicitor, asked)
+}
 
 /// Tool-call arguments from a JSON object.
 pub fn args(v: Value) -> Option<serde_json::Map<String, Value>> {

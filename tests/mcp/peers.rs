@@ -164,6 +164,11 @@ pub fn sampling_script() -> String {
     peers_dir().join("sampling_server.py").to_string_lossy().into_owned()
 }
 
+/// `task_server.py` (a 2025-11-25 task tool, the SDK's experimental tasks API).
+pub fn task_script() -> String {
+    peers_dir().join("task_server.py").to_string_lossy().into_owned()
+}
+
 /// Starts the Python peer `script` (in `tests/mcp_peers/`, or a path) with `args` and returns it
 /// (killed when dropped) with the first line it prints (its port or ports), within 60 s.
 pub async fn python_peer(script: &str, args: &[&str]) -> (Child, String) {

@@ -2,30 +2,21 @@
 //! endpoint: a call answered with a task is followed with `tasks/get` to its result, its status
 //! reported as it goes; a cancelled call sends `tasks/cancel`, which the server's `tasks/get`
 //! then shows; `tasks: false` (`--no-task`) gets the result in the call. The CLI: `tools call
-//! --json` carries the task, `--no-task` calls plainly, Ctrl-C cancels the task and says so.
+//! --json` carries the task, `--no-task` calls plainly, Ctrl-C cancels the task and says so;
+//! `tools tasks` says the server (2026-07-28) offers no task listing.
 
 use std::time::Duration;
 
 use sagedeck::mcp::client::CallOptions;
-use sagedeck::mcp::events::Progress;
 use sagedeck::mcp::server::serve_http;
 use sagedeck::mcp::{CallError, ConnectOptions, McpConnection, TransportKind};
 use sagedeck::sandbox::SandboxConfig;
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::common::{cli_command, run_cli, sandbox_with};
-use crate::{args, url_entry};
-
-fn drain(rx: &mut mpsc::UnboundedReceiver<Progress>) -> Vec<Progress> {
-    let mut seen = Vec::new();
-    while let Ok(p) = rx.try_recv() {
-        seen.push(p);
-    }
-    seen
-}
+use crate::{args, cancel_once_announced, drain, url_entry, watched};
 
 #[tokio::test]
 async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
@@ -36,12 +27,7 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
         .await
         .unwrap();
 
-    let (ptx, mut prx) = mpsc::unbounded_channel();
-    let opts = CallOptions {
-        timeout: Duration::from_secs(30),
-        progress: Some(ptx),
-        ..Default::default()
-    };
+    let (opts, mut prx) = watched(Duration::from_secs(30), CancellationToken::new());
     let out = conn
         .call_tool("summarize_async", args(json!({"inputs": "the canary is slow"})), opts)
         .await
@@ -59,28 +45,13 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
     assert_eq!(states.last(), Some(&format!("{} completed", task.task_id)), "{seen:?}");
 
     // Cancelled once the task is announced: tasks/cancel goes out, and the server has it.
-    let cancel = CancellationToken::new();
-    let (ptx, mut prx) = mpsc::unbounded_channel();
-    let opts = CallOptions {
-        timeout: Duration::from_secs(30),
-        cancel: cancel.clone(),
-        progress: Some(ptx),
-        ..Default::default()
-    };
-    let call = conn.call_tool("summarize_async", args(json!({"inputs": "cancel me"})), opts);
-    let watch = async {
-        let first = prx.recv().await.expect("the task is announced");
-        cancel.cancel();
-        first
-    };
-    let (r, first) = tokio::join!(call, watch);
-    assert_eq!(r.unwrap_err(), CallError::Cancelled);
+    let (e, first, said) = cancel_once_announced(&conn, "summarize_async", json!({"inputs": "cancel me"})).await;
+    assert_eq!(e, CallError::Cancelled);
     let announced = first.task.expect("a task's status");
     let id = announced
         .strip_suffix(" working")
         .expect("working at first")
         .to_string();
-    let said = drain(&mut prx);
     let last = said.last().and_then(|p| p.message.clone()).unwrap_or_default();
     assert_eq!(last, "cancelled by the user: tasks/cancel sent", "{said:?}");
     let state = conn.task_state(&id).await.unwrap();
@@ -88,12 +59,7 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
 
     // A task whose status does not change within the timeout (the server asks for polls 2 s
     // apart) is cancelled the same way.
-    let (ptx, mut prx) = mpsc::unbounded_channel();
-    let opts = CallOptions {
-        timeout: Duration::from_millis(300),
-        progress: Some(ptx),
-        ..Default::default()
-    };
+    let (opts, mut prx) = watched(Duration::from_millis(300), CancellationToken::new());
     let r = conn
         .call_tool("summarize_async", args(json!({"inputs": "too slow"})), opts)
         .await;
@@ -125,6 +91,8 @@ async fn a_call_answered_with_a_task_is_polled_to_its_result_or_cancelled() {
         .await
         .unwrap();
     assert!(out.task.is_none() && out.result.structured.unwrap()["label"].is_string());
+    let e = conn.list_tasks().await.unwrap_err();
+    assert!(e.to_string().contains("whose tasks have no listing"), "{e}");
     conn.disconnect().await;
     http.shutdown().await;
 }
@@ -174,6 +142,21 @@ async fn tools_call_follows_a_task_and_ctrl_c_cancels_it() {
         r.stderr
     );
     assert!(r.stderr.contains(" completed after "), "{}", r.stderr);
+
+    let r = run_cli(&sb, &["tools", "tasks", "demo", "--mcp-config", &cfg]).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("demo: the server offers no task listing: MCP 2026-07-28 has none"),
+        "{}",
+        r.stdout
+    );
+    let r = run_cli(&sb, &["tools", "tasks", "demo", "--json", "--mcp-config", &cfg]).await;
+    assert!(
+        r.json()["tasks"].is_null() && r.json()["no_listing"].is_string(),
+        "{}",
+        r.stdout
+    );
 
     let r = run_cli(
         &sb,

@@ -49,6 +49,8 @@ pub enum ToolsCommand {
     Prompts(ResourcesArgs),
     /// Get one prompt with its arguments and print the messages it returns.
     Prompt(PromptArgs),
+    /// List a server's tasks (`tasks/list`, where its MCP revision offers one: 2025-11-25).
+    Tasks(ResourcesArgs),
 }
 
 /// `sagedeck tools list`.

@@ -5,19 +5,22 @@
 //! (`task ID working: …`), its input requests answered with `tasks/update`, until it ends: the
 //! completed task's result is the call's result, a failed task's error the call's error. A
 //! cancelled call, or one whose task has not changed within the call's timeout (or outlives its
-//! total limit), sends `tasks/cancel` and says so.
+//! total limit), sends `tasks/cancel` and says so. The same follower speaks 2025-11-25's
+//! experimental tasks ([`Dialect::Experimental`], see [`super::experimental`]): there a task
+//! that ended or waits for input has its result fetched with `tasks/result`.
 
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolResult, CancelTaskParams, DetailedTask, GetTaskParams, Task, TaskPayload, TaskStatus, UpdateTaskParams,
 };
-use rmcp::service::ServiceError;
 use serde::Serialize;
 
 use crate::mcp::call::{CallError, CallOptions};
 use crate::mcp::client::McpConnection;
 use crate::mcp::events::{LogSource, Progress};
+
+use super::experimental::TaskView;
 
 /// The first pause before `tasks/get` when the server gives no poll interval.
 pub const FIRST_POLL: Duration = Duration::from_millis(200);
@@ -56,6 +59,61 @@ fn pause(task: &Task, backoff: Duration) -> Duration {
     task.poll_interval_ms.map(Duration::from_millis).unwrap_or(backoff)
 }
 
+/// The task wire a server answered a call with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// The `io.modelcontextprotocol/tasks` extension (SEP-2663), as rmcp 3.11 has it.
+    Extension,
+    /// 2025-11-25's experimental tasks (`tasks/result`, `tasks/list`).
+    Experimental,
+}
+
+/// One answer about a task, in either dialect.
+#[derive(Debug, Clone)]
+pub enum Seen {
+    /// SEP-2663: the task, and its payload once polled.
+    Extension(Task, Option<DetailedTask>),
+    /// 2025-11-25.
+    Experimental(TaskView),
+}
+
+impl Seen {
+    fn id(&self) -> &str {
+        match self {
+            Seen::Extension(t, _) => &t.task_id,
+            Seen::Experimental(v) => &v.task_id,
+        }
+    }
+
+    fn status(&self) -> String {
+        match self {
+            Seen::Extension(t, _) => status_name(t.status),
+            Seen::Experimental(v) => v.status.clone(),
+        }
+    }
+
+    fn message(&self) -> Option<String> {
+        match self {
+            Seen::Extension(t, _) => t.status_message.clone(),
+            Seen::Experimental(v) => v.status_message.clone(),
+        }
+    }
+
+    fn pause(&self, backoff: Duration) -> Duration {
+        match self {
+            Seen::Extension(t, _) => pause(t, backoff),
+            Seen::Experimental(v) => v.poll_interval.unwrap_or(backoff),
+        }
+    }
+
+    fn dialect(&self) -> Dialect {
+        match self {
+            Seen::Extension(..) => Dialect::Extension,
+            Seen::Experimental(_) => Dialect::Experimental,
+        }
+    }
+}
+
 /// What the user's side ended the wait with.
 enum Stop {
     Cancelled,
@@ -67,67 +125,89 @@ impl McpConnection {
     pub(crate) async fn follow_task(
         &self,
         tool: &str,
-        task: Task,
+        task: Seen,
         opts: &CallOptions,
     ) -> Result<(CallToolResult, TaskRun), CallError> {
         let started = Instant::now();
+        let dialect = task.dialect();
         let mut run = TaskRun {
-            task_id: task.task_id.clone(),
-            status: status_name(task.status),
-            status_message: task.status_message.clone(),
+            task_id: task.id().to_string(),
+            status: task.status(),
+            status_message: task.message(),
             polls: 0,
             cancel_sent: false,
         };
         self.task_news(tool, &run, opts);
         let (mut last, mut changed, mut backoff, mut failures) = (task, Instant::now(), FIRST_POLL, 0u32);
         loop {
-            let wait = pause(&last, backoff);
+            let ready = matches!(&last, Seen::Experimental(v) if v.wants_result());
+            let wait = if ready { Duration::ZERO } else { last.pause(backoff) };
             backoff = (backoff * 2).min(MAX_POLL);
-            let quiet = opts.timeout.saturating_sub(changed.elapsed());
-            let (stop_in, after) = match opts.max_total {
-                Some(m) if m.saturating_sub(started.elapsed()) < quiet => (m.saturating_sub(started.elapsed()), m),
-                _ => (quiet, opts.timeout),
-            };
+            let (stop_in, after) = stop_after(opts, started, changed);
             let polled = tokio::select! {
                 _ = opts.cancel.cancelled() => Err(Stop::Cancelled),
-                _ = tokio::time::sleep(stop_in) => Err(Stop::Timeout(after)),
+                _ = tokio::time::sleep(stop_in), if !ready => Err(Stop::Timeout(after)),
                 r = async {
                     tokio::time::sleep(wait).await;
-                    self.peer.get_task(GetTaskParams::new(run.task_id.clone())).await
+                    self.poll_task(dialect, &run.task_id, ready).await
                 } => Ok(r),
             };
             let got = match polled {
                 Ok(got) => got,
-                Err(stop) => return Err(self.stop_task(tool, &mut run, stop, opts).await),
+                Err(stop) => return Err(self.stop_task(tool, &mut run, stop, dialect, opts).await),
             };
-            run.polls += 1;
-            let detailed = match got {
-                Ok(g) => {
+            run.polls += u32::from(!ready);
+            let seen = match got {
+                Ok(Polled::Result(r)) => {
+                    if run.status != "failed" {
+                        run.status = "completed".into();
+                    }
+                    self.task_news(tool, &run, opts);
+                    return Ok((r, run));
+                }
+                Ok(Polled::Task(seen)) => {
                     failures = 0;
-                    g.task
+                    seen
                 }
                 Err(e) => {
                     failures += 1;
-                    if matches!(e, ServiceError::McpError(_) | ServiceError::TransportClosed)
-                        || failures >= POLL_FAILURES
+                    if matches!(e, CallError::JsonRpc { .. } | CallError::Disconnected(_)) || failures >= POLL_FAILURES
                     {
-                        return Err(e.into());
+                        return Err(e);
                     }
                     continue;
                 }
             };
-            let news =
-                status_name(detailed.status()) != run.status || detailed.task.status_message != run.status_message;
-            run.status = status_name(detailed.status());
-            run.status_message = detailed.task.status_message.clone();
+            let news = seen.status() != run.status || seen.message() != run.status_message;
+            run.status = seen.status();
+            run.status_message = seen.message();
             if news {
                 changed = Instant::now();
                 self.task_news(tool, &run, opts);
             }
-            if let Some(end) = self.task_step(tool, &run, detailed.clone()).await? {
+            if let Seen::Extension(_, Some(detailed)) = &seen
+                && let Some(end) = self.task_step(tool, &run, detailed.clone()).await?
+            {
                 return Ok((end, run));
             }
-            last = detailed.task;
+            if let Seen::Experimental(v) = &seen
+                && v.status == "cancelled"
+            {
+                return Err(cancelled_by_server(&run));
+            }
+            last = seen;
+        }
+    }
+
+    /// One poll: `tasks/get`, or (2025-11-25, `ready`) `tasks/result`.
+    async fn poll_task(&self, dialect: Dialect, task_id: &str, ready: bool) -> Result<Polled, CallError> {
+        match dialect {
+            Dialect::Extension => {
+                let got = self.peer.get_task(GetTaskParams::new(task_id.to_string())).await?;
+                Ok(Polled::Task(Seen::Extension(got.task.task.clone(), Some(got.task))))
+            }
+            Dialect::Experimental if ready => Ok(Polled::Result(self.experimental_result(task_id).await?)),
+            Dialect::Experimental => Ok(Polled::Task(Seen::Experimental(self.experimental_get(task_id).await?))),
         }
     }
 
@@ -147,14 +227,7 @@ impl McpConnection {
                 ),
                 data: error.get("data").cloned(),
             }),
-            TaskPayload::Cancelled => Err(CallError::Other(format!(
-                "task {} was cancelled by the server{}",
-                run.task_id,
-                run.status_message
-                    .as_deref()
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
-            ))),
+            TaskPayload::Cancelled => Err(cancelled_by_server(run)),
             TaskPayload::InputRequired { input_requests } => {
                 self.shared.log.push(
                     LogSource::Client,
@@ -173,8 +246,23 @@ impl McpConnection {
     }
 
     /// Sends `tasks/cancel` for a call the user cancelled or that timed out, and says so.
-    async fn stop_task(&self, tool: &str, run: &mut TaskRun, stop: Stop, opts: &CallOptions) -> CallError {
-        let cancel = self.peer.cancel_task(CancelTaskParams::new(run.task_id.clone()));
+    async fn stop_task(
+        &self,
+        tool: &str,
+        run: &mut TaskRun,
+        stop: Stop,
+        dialect: Dialect,
+        opts: &CallOptions,
+    ) -> CallError {
+        let cancel = async {
+            match dialect {
+                Dialect::Extension => Ok(self
+                    .peer
+                    .cancel_task(CancelTaskParams::new(run.task_id.clone()))
+                    .await?),
+                Dialect::Experimental => self.experimental_cancel(&run.task_id).await,
+            }
+        };
         let sent = tokio::time::timeout(CANCEL_WAIT, cancel).await;
         run.cancel_sent = matches!(sent, Ok(Ok(())));
         let how = match &sent {
@@ -209,6 +297,34 @@ impl McpConnection {
         self.shared.log.push(LogSource::Client, format!("{tool}: {line}"));
         send_news(run, run.status_message.clone().unwrap_or_default(), opts);
     }
+}
+
+/// How long the wait may still last, and the limit it runs into: the quiet time left (no change
+/// within the call's timeout) or the total left, whichever ends first.
+fn stop_after(opts: &CallOptions, started: Instant, changed: Instant) -> (Duration, Duration) {
+    let quiet = opts.timeout.saturating_sub(changed.elapsed());
+    match opts.max_total {
+        Some(m) if m.saturating_sub(started.elapsed()) < quiet => (m.saturating_sub(started.elapsed()), m),
+        _ => (quiet, opts.timeout),
+    }
+}
+
+/// What one poll brought: the task's state, or (2025-11-25 `tasks/result`) its result.
+pub(crate) enum Polled {
+    Task(Seen),
+    Result(CallToolResult),
+}
+
+/// The error of a task the server cancelled.
+fn cancelled_by_server(run: &TaskRun) -> CallError {
+    CallError::Other(format!(
+        "task {} was cancelled by the server{}",
+        run.task_id,
+        run.status_message
+            .as_deref()
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default()
+    ))
 }
 
 /// Sends the task's state as the call's progress (the poll count, the task and `message`).
