@@ -13,7 +13,8 @@
 //! refresh = "R"
 //! [refresh]
 //! control_plane_calls_per_second = 10
-//! sweep_seconds = 600
+//! sweep_seconds = 3600
+//! full_listing_seconds = 300
 //! metrics_calls_per_minute = 60
 //! [thresholds]
 //! p99_warn_ms = 300
@@ -68,8 +69,9 @@ pub struct Settings {
 
 /// `[refresh]`: the control-plane budget per account and region (calls per second; default 10
 /// against AWS, 100 on the embedded sandbox), the sweep that describes every endpoint again at
-/// least every `sweep_seconds` (default 600), and the GetMetricData calls per minute the fleet's
-/// metrics may take (default 60).
+/// least every `sweep_seconds` (default 3600), the full listing every `full_listing_seconds`
+/// (default 300; between them a refresh lists only what moved), and the GetMetricData calls per
+/// minute the fleet's metrics may take (default 60).
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RefreshConfig {
@@ -77,6 +79,8 @@ pub struct RefreshConfig {
     pub control_plane_calls_per_second: Option<f64>,
     /// Every endpoint described again at least this often (seconds).
     pub sweep_seconds: Option<u64>,
+    /// Every page listed again at least this often (seconds).
+    pub full_listing_seconds: Option<u64>,
     /// GetMetricData calls per minute.
     pub metrics_calls_per_minute: Option<u32>,
 }

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The sandbox's scale features through boto3: LastModifiedTime moving on every change (and on
-nothing else) with ListEndpoints and DescribeEndpoint agreeing, the call counts of
-`/_sandbox/calls`, and the control plane's throttle (`/_sandbox/throttle`) answering
-ThrottlingException, which botocore's standard retry mode retries.
+nothing else) with ListEndpoints and DescribeEndpoint agreeing, ListEndpoints'
+LastModifiedTimeAfter (strict at the millisecond, paged), the call counts of `/_sandbox/calls`,
+and the control plane's throttle (`/_sandbox/throttle`) answering ThrottlingException, which
+botocore's standard retry mode retries.
 
 Usage: scale_calls.py ENDPOINT_URL
 
 Prints one line per check and "all N scale checks passed"; exits non-zero on the first failure.
 """
 
+import datetime
 import json
 import sys
 import urllib.request
@@ -88,6 +90,25 @@ status, updating, updating_listed = modified()
 check("a weight change moves it (Updating)", status == "Updating" and updating > live and updating == updating_listed)
 done, done_listed = wait_for("InService again", in_service)
 check("the update's end moves it again", done > updating and done == done_listed)
+
+
+def listed_after(after, page_size=100):
+    """Names ListEndpoints gives, every page, for LastModifiedTimeAfter=after; and the pages."""
+    names, pages, kwargs = [], 0, {"LastModifiedTimeAfter": after, "MaxResults": page_size}
+    while True:
+        page = sm.list_endpoints(**kwargs)
+        pages += 1
+        names += [e["EndpointName"] for e in page["Endpoints"]]
+        if "NextToken" not in page:
+            return names, pages
+        kwargs["NextToken"] = page["NextToken"]
+
+
+check("LastModifiedTimeAfter its own LastModifiedTime leaves it out", EP not in listed_after(done)[0])
+check("a millisecond earlier keeps it", EP in listed_after(done - datetime.timedelta(milliseconds=1))[0])
+everything, _ = listed_after(datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc))
+paged, pages = listed_after(datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc), page_size=1)
+check("LastModifiedTimeAfter pages", paged == everything and pages == len(everything) and EP in paged)
 
 counts = admin("GET", "/_sandbox/calls")
 check("calls are counted by region, service and operation", counted(counts, "UpdateEndpointWeightsAndCapacities") == (1, 0))

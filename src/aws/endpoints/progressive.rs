@@ -1,8 +1,11 @@
 //! The one way the fleet layer lists endpoints: each ListEndpoints page is reported at once
 //! (name, status, creation and last-modified times), the describes it needs start while the
-//! next page is read, and they are reported in batches as they land. What a refresh describes is
-//! chosen by [`RefreshMemory`] (`refresh.rs`); with an empty memory every endpoint is described
-//! ([`Fleet::inventory`]). Every call waits on the fleet's control-plane budget.
+//! next page is read, and they are reported in batches as they land. What a refresh lists and
+//! describes is chosen by [`RefreshMemory`] (`refresh.rs`): between full listings only what moved
+//! is listed, and the endpoints not listed keep their place and last description; with an empty
+//! memory every endpoint is listed and described ([`Fleet::inventory`]). An endpoint whose
+//! describe says it no longer exists leaves at once. Every call waits on the fleet's
+//! control-plane budget.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -15,7 +18,7 @@ use tokio::task::JoinSet;
 use crate::aws::config::Fleet;
 use crate::aws::endpoints::autoscaling::{ScalingInfo, fleet_scaling};
 use crate::aws::endpoints::inventory::{EndpointInfo, Inventory, InventoryFailure};
-use crate::aws::endpoints::refresh::{RefreshMemory, RefreshPlan};
+use crate::aws::endpoints::refresh::{Listing, RefreshMemory, RefreshPlan, SweepWindow};
 use crate::aws::error::AwsError;
 
 /// What a progressive inventory reports while it runs.
@@ -60,6 +63,8 @@ struct Describes {
     asked: HashSet<String>,
     found: HashMap<String, EndpointInfo>,
     failures: Vec<InventoryFailure>,
+    /// Described as not found: deleted since they were listed.
+    gone: HashSet<String>,
     scaling: Option<BTreeMap<String, Vec<ScalingInfo>>>,
 }
 
@@ -99,8 +104,8 @@ impl Describes {
                     described.push(info.clone());
                     self.found.insert(name, info);
                 }
-                // Deleted between the list and the describe: simply gone.
-                Err(AwsError::NotFound(_)) => {}
+                // Deleted since it was listed: gone from the table and the memory.
+                Err(AwsError::NotFound(_)) => _ = self.gone.insert(name),
                 Err(AwsError::Throttling(_)) => {}
                 Err(error) => failed.push(InventoryFailure { endpoint: name, error }),
             }
@@ -137,13 +142,18 @@ impl Describes {
 }
 
 impl Fleet {
-    /// One ListEndpoints page, within the budget; a page still throttled after the SDK's own
-    /// retries is asked once more after 1 s (then the region's listing fails, saying so).
+    /// One ListEndpoints page (of what moved after a time, for an incremental listing), within
+    /// the budget; a page still throttled after the SDK's own retries is asked once more after
+    /// 1 s (then the region's listing fails, saying so).
     async fn list_page(
         &self,
-        token: Option<String>,
+        (listing, token): (Listing, Option<String>),
         calls: &AtomicUsize,
     ) -> Result<aws_sdk_sagemaker::operation::list_endpoints::ListEndpointsOutput, AwsError> {
+        let after = match listing {
+            Listing::Full => None,
+            Listing::ModifiedAfter(t) => Some(aws_smithy_types::DateTime::from_secs_f64(t)),
+        };
         let mut backoff = Duration::from_secs(1);
         loop {
             calls.fetch_add(1, Ordering::Relaxed);
@@ -151,6 +161,7 @@ impl Fleet {
                 .sagemaker
                 .list_endpoints()
                 .max_results(100)
+                .set_last_modified_time_after(after)
                 .set_next_token(token.clone());
             match self
                 .budget
@@ -175,10 +186,12 @@ impl Fleet {
         self.refresh(&mut RefreshMemory::default(), &plan, &|_| {}).await
     }
 
-    /// A refresh: every ListEndpoints page, each reported to `report` as it comes, and the
-    /// describes `memory` asks for (all of them with an empty memory), started before the next
-    /// page is read and reported as they land. The result holds every listed endpoint: freshly
-    /// described, else as last described, else as listed (named in `pending`).
+    /// A refresh: the ListEndpoints pages `memory` asks for (every page on a full listing, else
+    /// what moved), each reported to `report` as it comes, and the describes `memory` asks for
+    /// (all of them with an empty memory), started before the next page is read and reported as
+    /// they land. The result holds every endpoint listed or remembered (in the last order, new
+    /// ones first): freshly described, else as last described, else as listed (named in
+    /// `pending`).
     pub async fn refresh(
         &self,
         memory: &mut RefreshMemory,
@@ -200,6 +213,7 @@ impl Fleet {
             asked: HashSet::new(),
             found: HashMap::new(),
             failures: Vec::new(),
+            gone: HashSet::new(),
             scaling: None,
         };
         // The selected endpoint first, before any page.
@@ -207,22 +221,12 @@ impl Fleet {
             d.spawn(self, name, opts.call_deadline);
         }
         let sweep = memory.begin(plan.sweep);
-        let mut listed: Vec<EndpointInfo> = Vec::new();
-        let mut token = None;
-        loop {
-            let page = self.list_page(token, &calls).await?;
-            let rows: Vec<EndpointInfo> = page.endpoints().iter().filter_map(listed_row).collect();
-            for row in &rows {
-                if memory.why(row, plan, &sweep).is_some() {
-                    d.spawn(self, row.name.clone(), opts.call_deadline);
-                }
-            }
-            listed.extend(rows.iter().cloned());
-            report(InventoryProgress::Listed(rows));
-            token = page.next_token().map(str::to_string);
-            if token.is_none() {
-                break;
-            }
+        let listing = memory.listing(plan.full_listing);
+        let mut listed = self
+            .list_all(memory, (plan, listing, &sweep), &mut d, report, &calls)
+            .await?;
+        if let Listing::ModifiedAfter(_) = listing {
+            listed = self.unlisted(memory, (plan, &sweep), listed, &mut d);
         }
         // Autoscaling is a handful of calls begun with the list: wait for it before the first
         // describes are reported, so that every described row carries its own.
@@ -232,10 +236,72 @@ impl Fleet {
         });
         d.finish(start, plan.deadline, report).await;
         let mut inv = assemble(memory, listed, &mut d);
+        if listing == Listing::Full {
+            memory.listed_fully();
+        }
         inv.api_calls = calls.load(Ordering::Relaxed);
         inv.throttled = (self.budget.throttles() - throttles) as usize;
         inv.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(inv)
+    }
+
+    /// Every page of `listing`, each reported and its describes started before the next is read.
+    async fn list_all(
+        &self,
+        memory: &RefreshMemory,
+        (plan, listing, sweep): (&RefreshPlan, Listing, &SweepWindow),
+        d: &mut Describes,
+        report: &(dyn Fn(InventoryProgress) + Send + Sync),
+        calls: &AtomicUsize,
+    ) -> Result<Vec<EndpointInfo>, AwsError> {
+        let mut listed: Vec<EndpointInfo> = Vec::new();
+        let mut token = None;
+        loop {
+            let page = self.list_page((listing, token), calls).await?;
+            let rows: Vec<EndpointInfo> = page.endpoints().iter().filter_map(listed_row).collect();
+            for row in &rows {
+                if memory.why(row, plan, sweep).is_some() {
+                    d.spawn(self, row.name.clone(), plan.options.call_deadline);
+                }
+            }
+            listed.extend(rows.iter().cloned());
+            report(InventoryProgress::Listed(rows));
+            token = page.next_token().map(str::to_string);
+            if token.is_none() {
+                return Ok(listed);
+            }
+        }
+    }
+
+    /// After an incremental listing: the endpoints it did not list (unmoved) in their last
+    /// order after the new ones, as last described (or listed, when never described: those are
+    /// described now), those in a transitional status or whose sweep turn came described again.
+    fn unlisted(
+        &self,
+        memory: &RefreshMemory,
+        (plan, sweep): (&RefreshPlan, &SweepWindow),
+        moved: Vec<EndpointInfo>,
+        d: &mut Describes,
+    ) -> Vec<EndpointInfo> {
+        let mut moved: HashMap<String, EndpointInfo> = moved.into_iter().map(|r| (r.name.clone(), r)).collect();
+        let mut rows: Vec<EndpointInfo> = Vec::with_capacity(memory.len() + moved.len());
+        let new = moved
+            .values()
+            .filter(|r| memory.known(&r.name).is_none() && memory.undescribed(&r.name).is_none());
+        let mut new: Vec<EndpointInfo> = new.cloned().collect();
+        new.sort_by(|a, b| b.created.total_cmp(&a.created).then_with(|| b.name.cmp(&a.name)));
+        rows.extend(new);
+        for name in memory.order() {
+            if let Some(row) = moved.remove(name) {
+                rows.push(row);
+            } else if let Some(row) = memory.known(name).or_else(|| memory.undescribed(name)) {
+                if memory.why(row, plan, sweep).is_some() {
+                    d.spawn(self, name.clone(), plan.options.call_deadline);
+                }
+                rows.push(row.clone());
+            }
+        }
+        rows
     }
 }
 
@@ -249,7 +315,11 @@ fn assemble(memory: &mut RefreshMemory, listed: Vec<EndpointInfo>, d: &mut Descr
         described: d.found.len(),
         ..Inventory::default()
     };
+    let mut undescribed = Vec::new();
     for row in listed {
+        if d.gone.contains(&row.name) {
+            continue;
+        }
         if let Some(info) = d.found.remove(&row.name) {
             memory.keep(&info);
             inv.endpoints.push(info);
@@ -260,11 +330,13 @@ fn assemble(memory: &mut RefreshMemory, listed: Vec<EndpointInfo>, d: &mut Descr
             inv.endpoints.push(info);
         } else if !failed.contains(&row.name) {
             inv.pending.push(row.name.clone());
+            undescribed.push(row.clone());
             inv.endpoints.push(row);
+        } else {
+            undescribed.push(row);
         }
     }
-    let names: HashSet<&str> = inv.endpoints.iter().map(|e| e.name.as_str()).collect();
-    memory.retain_listed(&names);
+    memory.settle(&inv.endpoints, undescribed);
     inv.failures = std::mem::take(&mut d.failures);
     inv.failures.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
     inv

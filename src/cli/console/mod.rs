@@ -122,6 +122,10 @@ fn refresh_settings(
                 .unwrap_or(default_rate),
         ),
         sweep: file.sweep_seconds.map(Duration::from_secs).unwrap_or(d.sweep),
+        full_listing: file
+            .full_listing_seconds
+            .map(Duration::from_secs)
+            .unwrap_or(d.full_listing),
         metrics_calls_per_minute: file.metrics_calls_per_minute.unwrap_or(d.metrics_calls_per_minute),
     }
 }

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::sandbox::http::wire::ApiError;
 use crate::sandbox::sagemaker::components::hosts;
 use crate::sandbox::sagemaker::listing;
-use crate::sandbox::sagemaker::params::{ListParams, check_name};
+use crate::sandbox::sagemaker::params::{ListParams, at_millis, check_name};
 use crate::sandbox::sagemaker::serverless;
 use crate::sandbox::sagemaker::shadow;
 use crate::sandbox::world::clock::now_epoch;
@@ -125,8 +125,8 @@ pub fn endpoint_json(ep: &Endpoint, world: &World) -> Value {
         "EndpointArn": ep.arn,
         "EndpointConfigName": ep.config_name,
         "EndpointStatus": ep.status.as_str(),
-        "CreationTime": ep.creation_time,
-        "LastModifiedTime": ep.last_modified,
+        "CreationTime": at_millis(ep.creation_time),
+        "LastModifiedTime": at_millis(ep.last_modified),
     });
     if ep.status != EndpointStatus::Creating || !variants.is_empty() {
         out["ProductionVariants"] = Value::Array(variants);

@@ -10,14 +10,14 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::sandbox::http::wire::ApiError;
-use crate::sandbox::sagemaker::params::{ListParams, page, page_shape, passes};
+use crate::sandbox::sagemaker::params::{ListParams, at_millis, page, page_shape, passes};
 use crate::sandbox::world::state::{Endpoint, World};
 
 /// One ListEndpoints item.
 fn summary(e: &Endpoint) -> Value {
     json!({
-        "EndpointName": e.name, "EndpointArn": e.arn, "CreationTime": e.creation_time,
-        "LastModifiedTime": e.last_modified, "EndpointStatus": e.status.as_str(),
+        "EndpointName": e.name, "EndpointArn": e.arn, "CreationTime": at_millis(e.creation_time),
+        "LastModifiedTime": at_millis(e.last_modified), "EndpointStatus": e.status.as_str(),
     })
 }
 

@@ -155,14 +155,28 @@ fn decode_token(t: &str) -> Option<usize> {
         .ok()
 }
 
-/// Whether an item passes the name and time filters.
+/// A timestamp at the millisecond AWS keeps: a time a client read from an answer (given at the
+/// millisecond, [`at_millis`]) and sends back (boto3 to the millisecond, the Rust SDK to the
+/// nanosecond) names the same instant.
+fn millis(t: f64) -> i64 {
+    (t * 1000.0).round() as i64
+}
+
+/// A timestamp as an answer gives it: at the millisecond, as AWS does.
+pub fn at_millis(t: f64) -> f64 {
+    millis(t) as f64 / 1000.0
+}
+
+/// Whether an item passes the name and time filters (the time filters strict, at the
+/// millisecond: `LastModifiedTimeAfter` an endpoint's own LastModifiedTime leaves it out).
 pub fn passes(params: &ListParams, name: &str, created: f64, modified: f64) -> bool {
+    let (created, modified) = (millis(created), millis(modified));
     params
         .name_contains
         .as_deref()
         .is_none_or(|s| name.to_ascii_lowercase().contains(&s.to_ascii_lowercase()))
-        && params.creation_time_before.is_none_or(|t| created < t)
-        && params.creation_time_after.is_none_or(|t| created > t)
-        && params.last_modified_time_before.is_none_or(|t| modified < t)
-        && params.last_modified_time_after.is_none_or(|t| modified > t)
+        && params.creation_time_before.is_none_or(|t| created < millis(t))
+        && params.creation_time_after.is_none_or(|t| created > millis(t))
+        && params.last_modified_time_before.is_none_or(|t| modified < millis(t))
+        && params.last_modified_time_after.is_none_or(|t| modified > millis(t))
 }

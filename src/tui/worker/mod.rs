@@ -35,6 +35,9 @@ pub struct RefreshSettings {
     pub calls_per_second: Option<f64>,
     /// Every endpoint is described again at least this often, spread over the period.
     pub sweep: Duration,
+    /// Every page is listed again at least this often (between full listings a refresh lists
+    /// only what moved).
+    pub full_listing: Duration,
     /// GetMetricData calls per minute the fleet table's metrics may take.
     pub metrics_calls_per_minute: u32,
 }
@@ -44,6 +47,7 @@ impl Default for RefreshSettings {
         RefreshSettings {
             calls_per_second: None,
             sweep: crate::aws::endpoints::refresh::DEFAULT_SWEEP,
+            full_listing: crate::aws::endpoints::refresh::DEFAULT_FULL_LISTING,
             metrics_calls_per_minute: crate::tui::refresh::DEFAULT_METRICS_CALLS_PER_MINUTE,
         }
     }
@@ -309,6 +313,7 @@ impl RefreshSettings {
             options: Default::default(),
             selected,
             sweep: self.sweep,
+            full_listing: self.full_listing,
             deadline: Some(limits.inventory.mul_f64(0.75)),
         }
     }

@@ -46,7 +46,11 @@ impl Fleets {
         Fleets {
             options,
             base,
-            memories: Arc::new(targets.iter().map(|_| Arc::default()).collect()),
+            memories: Arc::new(
+                (0..targets.len())
+                    .map(|i| Arc::new(tokio::sync::Mutex::new(RefreshMemory::spread(i, targets.len()))))
+                    .collect(),
+            ),
             targets: Arc::new(targets),
             refresh,
             cache: Arc::default(),

@@ -1,5 +1,5 @@
-//! boto3 against the scale features (`tests/compat/scale_calls.py`): LastModifiedTime, the
-//! call counts and the throttle.
+//! boto3 against the scale features (`tests/compat/scale_calls.py`): LastModifiedTime,
+//! ListEndpoints' LastModifiedTimeAfter, the call counts and the throttle.
 
 use crate::shapes::boto3::run_script;
 
