@@ -9,13 +9,16 @@
 #   - control-plane calls per refresh by operation over the same window (the sandbox's admin
 #     counts, GET /_sandbox/calls)
 #   - resident memory after the first load and after MINUTES minutes
-#   - seconds from a weight change (sagedeck weights, another process) to the console's Variants
-#     tab showing it
+#   - a weight change (sagedeck weights, another process): seconds for the sandbox to apply it
+#     (sent → InService, DescribeEndpoint polled every 50 ms), then seconds from applied to the
+#     console's Variants tab showing the new share (tmux capture polled), beside the console's
+#     refresh interval: the second figure is the console's, and stays within one interval
 # Usage: bash benches/fleet_scale.sh [MINUTES]   (default 3; BEFORE= and AFTER= name the binaries)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${1:-3}
 STEADY=${STEADY:-60}
+REFRESH=10 # the console's refresh interval (its default; passed as --refresh)
 BEFORE=${BEFORE:-/work/wt/base/target/release/sagedeck}
 AFTER=${AFTER:-$PWD/target/release/sagedeck}
 REGIONS=us-east-1,eu-west-1,us-west-2,ap-southeast-1,eu-central-1
@@ -36,6 +39,13 @@ start_sandbox() { # sets URL and SB_PID
 }
 
 counts() { curl -s "$URL/_sandbox/calls"; }
+# The demo A/B endpoint's DescribeEndpoint answer (unsigned: the sandbox's primary region).
+described() {
+  curl -s -X POST "$URL/" -H 'X-Amz-Target: SageMaker.DescribeEndpoint' \
+    -H 'Content-Type: application/x-amz-json-1.1' -d '{"EndpointName":"mcp-intent-classifier-prod"}'
+}
+now_ns() { date +%s%N; }
+secs() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e9 }'; }
 # Calls per operation between two count documents ($1 before, $2 after), SageMaker only.
 delta() {
   python3 - "$1" "$2" <<'EOF'
@@ -67,7 +77,7 @@ measure() { # $1 label, $2 binary, $3 its extra flags; prints one table row
   local label=$1 bin=$2 extra=${3:-} t0 t1 first pid c0 s0 k0 k1 c1 s1 rss_load rss_late cpu sbcpu calls refreshes
   t0=$(date +%s%N)
   tmux new-session -d -s "$SESSION" -x 160 -y 50 \
-    "env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 $bin --endpoint-url $URL --regions $REGIONS $extra"
+    "env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 $bin --endpoint-url $URL --regions $REGIONS --refresh $REFRESH $extra"
   for _ in $(seq 1 6000); do screen | grep -q "fleet-ep-" && break; sleep 0.005; done
   t1=$(date +%s%N); first=$(( (t1 - t0) / 1000000 ))
   pid=$(console_pid)
@@ -80,33 +90,41 @@ measure() { # $1 label, $2 binary, $3 its extra flags; prints one table row
   k1=$(counts); c1=$(cpu_ticks "$pid"); d1=$(cpu_ticks "$SB_PID"); s1=$(date +%s)
   cpu=$(pct $((c1 - c0)) $((s1 - s0))); sbcpu=$(pct $((d1 - d0)) $((s1 - s0)))
   calls=$(delta "$k0" "$k1")
-  refreshes=$(( (s1 - s0) / 10 ))
+  refreshes=$(( (s1 - s0) / REFRESH ))
   # A weight change on the demo's A/B endpoint (Stable 9, Canary 1 → 1:1; in us-east-1 only),
   # selected with the filter and shown on the Variants tab.
   tmux send-keys -t "$SESSION" / mcp-intent-classifier-prod Enter 2
   sleep 3
-  local w0 w1
-  w0=$(date +%s%N)
+  local w0 wa ws deadline
+  w0=$(now_ns)
   env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x "$AFTER" weights mcp-intent-classifier-prod \
-    --endpoint-url "$URL" --region us-east-1 --set Stable=1 Canary=1 --yes >/dev/null 2>&1 || true
-  for _ in $(seq 1 1200); do screen | grep -q "50.0%" && break; sleep 0.05; done
-  w1=$(date +%s%N)
-  local shown; shown=$(awk -v n=$((w1 - w0)) 'BEGIN { printf "%.1f", n / 1e9 }')
+    --endpoint-url "$URL" --region us-east-1 --set Stable=1 --set Canary=1 --yes >/dev/null 2>"$HOME_DIR/weights.err" \
+    || { echo "the weight change failed: $(cat "$HOME_DIR/weights.err")" >&2; }
+  deadline=$(( $(date +%s) + 300 ))
+  until described | grep -q '"EndpointStatus":"InService"' || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.05; done
+  wa=$(now_ns)
+  deadline=$(( $(date +%s) + 120 ))
+  until screen | grep -q "50.0%" || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.05; done
+  ws=$(now_ns)
+  local applied shown; applied=$(secs $((wa - w0))); shown=$(secs $((ws - wa)))
   # Set the weights back for the next build.
   env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x "$AFTER" weights mcp-intent-classifier-prod \
-    --endpoint-url "$URL" --region us-east-1 --set Stable=9 Canary=1 --yes >/dev/null 2>&1 || true
+    --endpoint-url "$URL" --region us-east-1 --set Stable=9 --set Canary=1 --yes >/dev/null 2>&1 || true
   tmux send-keys -t "$SESSION" Escape 1
   sleep $(( MINUTES * 60 - STEADY - 20 > 0 ? MINUTES * 60 - STEADY - 20 : 0 ))
   rss_late=$(rss_mb "$pid")
   tmux kill-session -t "$SESSION"
-  printf '%-7s %9s %8s %8s %9s %9s %9s  %s\n' "$label" "$first" "$cpu" "$sbcpu" "$rss_load" "$rss_late" "$shown" "$refreshes refreshes: $calls"
+  printf '%-7s %9s %8s %8s %9s %9s %8s %8s %8s  %s\n' "$label" "$first" "$cpu" "$sbcpu" "$rss_load" "$rss_late" \
+    "$applied" "$shown" "$REFRESH" "$refreshes refreshes: $calls"
 }
 
 start_sandbox
 printf 'sandbox: 10,008 endpoints over 5 regions; steady window %ss; memory again after %s min\n' "$STEADY" "$MINUTES"
-printf '%-7s %9s %8s %8s %9s %9s %9s  %s\n' build "first ms" "cpu %" "sbx %" "rss MB" "rss late" "weight s" "SageMaker calls in the steady window"
+printf '%-7s %9s %8s %8s %9s %9s %8s %8s %8s  %s\n' build "first ms" "cpu %" "sbx %" "rss MB" "rss late" \
+  "apply s" "shown s" "every s" "SageMaker calls in the steady window"
 measure before "$BEFORE"
 # The after build's budget on this sandbox: 100 control-plane calls a second per region (the
 # embedded sandbox's default; 10 against AWS).
 measure after "$AFTER" "--control-plane-budget 100"
 echo "(steady window: $STEADY s with nothing changing; calls counted by the sandbox over it)"
+echo "(apply s: the sandbox's update, sent to InService; shown s: from applied to the Variants tab; every s: the refresh interval)"
