@@ -226,4 +226,3 @@ impl Data {
         self.inventory.shrink_to_fit();
     }
 }
-

@@ -182,15 +182,31 @@ fn rounds_of_fleet_metrics_keep_series_for_the_focus_only_and_a_summary_per_list
             result: Ok(metrics_of(&names)),
         });
         let kept = app.data.fleet_metrics.as_ref().map_or(0, |m| m.variants.len());
-        assert!(kept <= focus.len(), "series only for the {} in focus: {kept}", focus.len());
-        assert!(app.data.fleet_summaries.len() <= 2_000, "{}", app.data.fleet_summaries.len());
+        assert!(
+            kept <= focus.len(),
+            "series only for the {} in focus: {kept}",
+            focus.len()
+        );
+        assert!(
+            app.data.fleet_summaries.len() <= 2_000,
+            "{}",
+            app.data.fleet_summaries.len()
+        );
     }
-    assert_eq!(app.data.fleet_summaries.len(), 2_000, "a summary of every endpoint read");
+    assert_eq!(
+        app.data.fleet_summaries.len(),
+        2_000,
+        "a summary of every endpoint read"
+    );
     let screen = render(&mut app, 120, 30);
     assert!(screen.contains("40.0"), "the table shows the figures taken: {screen}");
     // The fleet shrinks: the next read forgets the endpoints no longer listed.
     let rows = (0..100)
-        .map(|i| endpoint(&format!("fleet-ep-{i:05}")).variants([variant("AllTraffic")]).build())
+        .map(|i| {
+            endpoint(&format!("fleet-ep-{i:05}"))
+                .variants([variant("AllTraffic")])
+                .build()
+        })
         .collect();
     app.on_event(AppEvent::Inventory(Ok(Inventory {
         endpoints: rows,
