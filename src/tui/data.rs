@@ -111,6 +111,11 @@ pub struct Data {
     pub read_only_profiles: Vec<String>,
     /// The rows listed but not described yet, or whose describe failed.
     pub undescribed: crate::tui::described::Undescribed,
+    /// Where each row of `inventory` is, by name (kept by the refresh's reports).
+    pub row_index: crate::tui::described::RowIndex,
+    /// Counts the refresh's reports that changed a row (a new row, a new description, a row
+    /// described or failed): the Endpoints view is sorted again when it moves.
+    pub rows_version: u64,
     /// The inference components of IC endpoints as last read, by endpoint (the Components pane
     /// shows them, the Variants header names them).
     pub components: HashMap<String, ComponentsRead>,

@@ -44,8 +44,57 @@ fn origin_of(data: &Data, index: usize) -> usize {
     data.origins.get(index).copied().unwrap_or(0)
 }
 
-fn index_of(data: &Data, origin: usize, name: &str) -> Option<usize> {
-    (0..data.inventory.len()).find(|i| data.inventory[*i].name == name && origin_of(data, *i) == origin)
+/// Where each row of the inventory is, by name: a refresh's reports (a page of 100 rows, a
+/// batch of describes) find their rows without scanning every name for each (at 10,000 rows
+/// that scan was most of the console's work in steady state). Rebuilt whenever it no longer
+/// matches the inventory (another length, or a row moved).
+#[derive(Debug, Clone, Default)]
+pub struct RowIndex {
+    by_name: HashMap<String, Vec<usize>>,
+    rows: usize,
+}
+
+impl RowIndex {
+    fn rebuild(&mut self, inventory: &[EndpointInfo]) {
+        self.by_name.clear();
+        for (i, e) in inventory.iter().enumerate() {
+            self.by_name.entry(e.name.clone()).or_default().push(i);
+        }
+        self.rows = inventory.len();
+    }
+
+    /// Forgets every row (the inventory was replaced).
+    fn reset(&mut self) {
+        self.by_name.clear();
+        self.rows = usize::MAX;
+    }
+
+    /// Notes row `index`, just pushed.
+    fn pushed(&mut self, name: &str, index: usize) {
+        if self.rows == index {
+            self.by_name.entry(name.to_string()).or_default().push(index);
+            self.rows = index + 1;
+        }
+    }
+}
+
+/// The row of `name` from pair `origin`.
+fn index_of(data: &mut Data, origin: usize, name: &str) -> Option<usize> {
+    let find = |data: &Data| {
+        let rows = data.row_index.by_name.get(name)?;
+        rows.iter().copied().find(|i| origin_of(data, *i) == origin)
+    };
+    if data.row_index.rows != data.inventory.len() {
+        data.row_index.rebuild(&data.inventory);
+    }
+    match find(data) {
+        Some(i) if data.inventory.get(i).is_some_and(|e| e.name == name) => Some(i),
+        Some(_) => {
+            data.row_index.rebuild(&data.inventory);
+            find(data)
+        }
+        None => None,
+    }
 }
 
 impl Data {
@@ -81,14 +130,17 @@ impl Data {
     /// view). A listed row already shown keeps its values until its new describe lands.
     pub fn apply_progress(&mut self, origin: Option<usize>, progress: &InventoryProgress) {
         let o = origin.unwrap_or(0);
-        match progress {
+        let changed = match progress {
             InventoryProgress::Listed(rows) => {
+                let mut changed = false;
                 for row in rows {
                     if index_of(self, o, &row.name).is_some() {
                         continue;
                     }
+                    changed = true;
                     self.undescribed.loading.insert((o, row.name.clone()));
                     self.inventory.push(row.clone());
+                    self.row_index.pushed(&row.name, self.inventory.len() - 1);
                     if let Some(o) = origin {
                         self.origins.resize(self.inventory.len() - 1, 0);
                         self.origins.push(o);
@@ -98,37 +150,49 @@ impl Data {
                 if self.selected.is_none() {
                     self.selected = self.inventory.first().map(|e| e.name.clone());
                 }
+                changed
             }
             InventoryProgress::Described(infos) => {
+                let mut changed = false;
                 for info in infos {
                     let key = (o, info.name.clone());
-                    self.undescribed.loading.remove(&key);
-                    self.undescribed.failed.remove(&key);
-                    if let Some(i) = index_of(self, o, &info.name) {
+                    changed |= self.undescribed.loading.remove(&key);
+                    changed |= self.undescribed.failed.remove(&key).is_some();
+                    if let Some(i) = index_of(self, o, &info.name)
+                        && self.inventory[i] != *info
+                    {
                         self.inventory[i] = info.clone();
+                        changed = true;
                     }
                 }
+                changed
             }
             InventoryProgress::Failed(failures) => {
+                let mut changed = false;
                 for f in failures {
                     let key = (o, f.endpoint.clone());
                     if self.undescribed.loading.remove(&key) || index_of(self, o, &f.endpoint).is_some() {
                         self.undescribed.failed.insert(key, f.error.to_string());
+                        changed = true;
                     }
                 }
+                changed
             }
+        };
+        if changed {
+            self.rows_version += 1;
         }
     }
 
-    /// Puts a finished inventory in place: its rows (those it names pending, never described yet,
-    /// still loading), then each endpoint it could not describe with the row it had (listed or
+    /// Puts a finished inventory in place: its rows, `endpoints` (taken out of `inv`, not copied:
+    /// those it names pending, never described yet, still loading), then each endpoint it could not describe with the row it had (listed or
     /// described before), marked failed. In a multi-region view the
     /// [`crate::tui::event::AppEvent::Regions`] before it has set the new rows' pairs.
-    pub fn replace_inventory(&mut self, inv: &Inventory) {
+    pub fn replace_inventory(&mut self, inv: &Inventory, endpoints: Vec<EndpointInfo>) {
         let multi = !self.regions.is_empty();
         let mut kept: Vec<(EndpointInfo, usize, String)> = Vec::new();
         for f in &inv.failures {
-            if inv.endpoints.iter().any(|e| e.name == f.endpoint) {
+            if endpoints.iter().any(|e| e.name == f.endpoint) {
                 continue;
             }
             let Some(row) = self.inventory.iter().find(|e| e.name == f.endpoint) else {
@@ -138,7 +202,8 @@ impl Data {
             let origin = origins.filter(|(_, n)| *n == f.endpoint).map(|(o, _)| *o).next();
             kept.push((row.clone(), origin.unwrap_or(0), f.error.to_string()));
         }
-        self.inventory = inv.endpoints.clone();
+        self.inventory = endpoints;
+        self.row_index.reset();
         self.undescribed = Undescribed::default();
         if !inv.pending.is_empty() {
             let pending: HashSet<&str> = inv.pending.iter().map(String::as_str).collect();
@@ -157,5 +222,7 @@ impl Data {
             self.undescribed.failed.insert((origin, row.name.clone()), why);
             self.inventory.push(row);
         }
+        // Rows gathered page by page leave up to half their room unused: 10,000 rows keep none.
+        self.inventory.shrink_to_fit();
     }
 }

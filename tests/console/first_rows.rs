@@ -2,8 +2,9 @@
 //! first page answers, with a loading mark in every column the describes bring, and fill in as
 //! they land; a row whose describe fails stays with the error marked; sorting and filtering work
 //! on the rows there are; the selected endpoint's panes say "loading" while it is described.
+//! A refresh with nothing changing changes no row (the view is not sorted again for it).
 
-use sagedeck::aws::endpoints::inventory::{EndpointInfo, InventoryFailure, VariantInfo};
+use sagedeck::aws::endpoints::inventory::{EndpointInfo, Inventory, InventoryFailure, VariantInfo};
 use sagedeck::aws::endpoints::progressive::InventoryProgress;
 use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
@@ -193,4 +194,59 @@ fn the_loading_state_at_80x24_and_140x40() {
     let mut app = partial_app();
     insta::assert_snapshot!("first_rows_loading_80x24", render(&mut app, 80, 24));
     insta::assert_snapshot!("first_rows_loading_140x40", render(&mut app, 140, 40));
+}
+
+fn listed_page(names: &[String]) -> InventoryProgress {
+    InventoryProgress::Listed(names.iter().map(|n| listed(n, 1_790_000_000.0)).collect())
+}
+
+#[test]
+fn a_refresh_with_nothing_changing_changes_no_row_and_finds_each_by_name() {
+    let mut app = new_app();
+    let names: Vec<String> = (0..300).map(|i| format!("ep-{i:03}")).collect();
+    progress(&mut app, listed_page(&names));
+    assert_eq!(app.data.inventory.len(), 300);
+    let after_first = app.data.rows_version;
+    assert!(after_first > 0, "new rows are a change");
+    // The same pages again: no row added, none changed, the view not sorted again.
+    for page in names.chunks(100) {
+        progress(&mut app, listed_page(page));
+    }
+    assert_eq!(app.data.inventory.len(), 300, "rows already shown are not added again");
+    assert_eq!(app.data.rows_version, after_first, "nothing changed");
+    // A describe lands: its row is found by name, filled in, no longer loading.
+    let fresh = described("ep-150", 1_790_000_000.0, 2);
+    progress(&mut app, InventoryProgress::Described(vec![fresh.clone()]));
+    assert_eq!(app.data.inventory[150], fresh);
+    assert_eq!(app.data.row_state(150), RowState::Described);
+    let after_describe = app.data.rows_version;
+    assert!(after_describe > after_first);
+    // The same description again (the sweep's): nothing to change.
+    progress(&mut app, InventoryProgress::Described(vec![fresh]));
+    assert_eq!(app.data.rows_version, after_describe);
+}
+
+#[test]
+fn rows_are_found_after_the_inventory_comes_back_in_another_order() {
+    let mut app = new_app();
+    progress(&mut app, listed_page(&["a".into(), "b".into(), "c".into()]));
+    let rows = ["c", "b", "a"].map(|n| listed(n, 1_790_000_000.0)).to_vec();
+    app.on_event(AppEvent::Inventory(Ok(Inventory {
+        endpoints: rows,
+        ..Default::default()
+    })));
+    progress(
+        &mut app,
+        InventoryProgress::Described(vec![described("a", 1_790_000_060.0, 1)]),
+    );
+    assert_eq!(app.data.inventory[2].variants.len(), 1, "the row of a, now last");
+    assert!(app.data.inventory[0].variants.is_empty());
+    // A row a later page adds is found by the next report.
+    progress(&mut app, listed_page(&["d".into()]));
+    progress(
+        &mut app,
+        InventoryProgress::Described(vec![described("d", 1_790_000_120.0, 3)]),
+    );
+    assert_eq!(app.data.inventory.len(), 4);
+    assert_eq!(app.data.inventory[3].variants.len(), 3);
 }

@@ -131,3 +131,90 @@ fn snapshot_the_header_says_when_throttling_slowed_the_refresh() {
     app.data.throttled_interval = Some(Duration::from_secs(40));
     insta::assert_snapshot!("throttled_header", render(&mut app, 120, 8));
 }
+
+/// A fleet metrics read of `names`: one variant each, with a series.
+fn metrics_of(names: &[String]) -> sagedeck::aws::observe::metrics::MetricsSnapshot {
+    use sagedeck::aws::observe::metrics::{MetricsSnapshot, Series, VariantMetrics, VariantSummary};
+    let series = Series {
+        timestamps: (0..15).map(|i| 1_790_000_000.0 + 60.0 * f64::from(i)).collect(),
+        values: vec![1.0; 15],
+    };
+    MetricsSnapshot {
+        start: 1_790_000_000.0,
+        end: 1_790_000_900.0,
+        period: 60,
+        variants: names
+            .iter()
+            .map(|n| VariantMetrics {
+                endpoint: n.clone(),
+                variant: "AllTraffic".into(),
+                multi_model: false,
+                summary: VariantSummary {
+                    model_latency_p99_ms: Some(40.0),
+                    ..Default::default()
+                },
+                series: [("Invocations:Sum".to_string(), series.clone())].into(),
+            })
+            .collect(),
+        components: vec![],
+        queries: names.len(),
+        calls: 1,
+        warnings: vec![],
+    }
+}
+
+#[test]
+fn rounds_of_fleet_metrics_keep_series_for_the_focus_only_and_a_summary_per_listed_endpoint() {
+    let mut app = fleet(2_000);
+    let _ = render(&mut app, 120, 30);
+    app.data.selected = Some("fleet-ep-01000".into());
+    // Twenty rounds, each reading the focus and a slice of 500 others, round the fleet twice.
+    for round in 0..20 {
+        app.request_metrics();
+        let mut focus = app.panes.endpoints.visible_names(&app.data);
+        focus.push("fleet-ep-01000".into());
+        let slice = (0..500).map(|i| format!("fleet-ep-{:05}", (round * 500 + i) % 2_000));
+        let others: Vec<String> = slice.filter(|n| !focus.contains(n)).collect();
+        let names: Vec<String> = focus.iter().cloned().chain(others).collect();
+        app.take_jobs();
+        app.on_event(AppEvent::Metrics {
+            detail: false,
+            result: Ok(metrics_of(&names)),
+        });
+        let kept = app.data.fleet_metrics.as_ref().map_or(0, |m| m.variants.len());
+        assert!(
+            kept <= focus.len(),
+            "series only for the {} in focus: {kept}",
+            focus.len()
+        );
+        assert!(
+            app.data.fleet_summaries.len() <= 2_000,
+            "{}",
+            app.data.fleet_summaries.len()
+        );
+    }
+    assert_eq!(
+        app.data.fleet_summaries.len(),
+        2_000,
+        "a summary of every endpoint read"
+    );
+    let screen = render(&mut app, 120, 30);
+    assert!(screen.contains("40.0"), "the table shows the figures taken: {screen}");
+    // The fleet shrinks: the next read forgets the endpoints no longer listed.
+    let rows = (0..100)
+        .map(|i| {
+            endpoint(&format!("fleet-ep-{i:05}"))
+                .variants([variant("AllTraffic")])
+                .build()
+        })
+        .collect();
+    app.on_event(AppEvent::Inventory(Ok(Inventory {
+        endpoints: rows,
+        ..Default::default()
+    })));
+    app.on_event(AppEvent::Metrics {
+        detail: false,
+        result: Ok(metrics_of(&["fleet-ep-00001".to_string()])),
+    });
+    assert_eq!(app.data.fleet_summaries.len(), 100, "bounded by the endpoints listed");
+}

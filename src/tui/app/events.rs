@@ -12,7 +12,7 @@ use crate::tui::widgets::toasts::Level;
 
 impl App {
     /// Applies a background event.
-    pub fn on_event(&mut self, ev: AppEvent) {
+    pub fn on_event(&mut self, mut ev: AppEvent) {
         self.dirty = true;
         if let AppEvent::SamplingAsked(ask) = ev {
             self.asks.push_back(ask);
@@ -21,6 +21,29 @@ impl App {
         }
         if self.of_old_region(&ev) {
             return;
+        }
+        if let AppEvent::Inventory(Ok(inv)) = &mut ev {
+            // The rows move into the shared data (10,000 rows are not copied); the panes see
+            // the event without them.
+            let endpoints = std::mem::take(&mut inv.endpoints);
+            self.on_inventory(inv, endpoints);
+            // The rows it replaced are freed now, on this thread.
+            crate::tui::refresh::release_freed_memory();
+        }
+        if let AppEvent::Metrics {
+            detail: false,
+            result: Ok(m),
+        } = &mut ev
+        {
+            // The fleet's figures move into the shared data too, series and all.
+            let snapshot = crate::aws::observe::metrics::MetricsSnapshot {
+                variants: std::mem::take(&mut m.variants),
+                components: std::mem::take(&mut m.components),
+                warnings: m.warnings.clone(),
+                ..*m
+            };
+            self.data.take_fleet_metrics(snapshot, &self.metrics_focus);
+            crate::tui::refresh::release_freed_memory();
         }
         self.apply_shared(&ev);
         if let AppEvent::Finished { id, cancelled } = ev {
@@ -62,7 +85,6 @@ impl App {
             AppEvent::Started { id, kind, label } => {
                 self.inflight.insert(*id, (*kind, label.clone()));
             }
-            AppEvent::Inventory(Ok(inv)) => self.on_inventory(inv),
             AppEvent::InventoryProgress { origin, progress } => self.data.apply_progress(*origin, progress),
             AppEvent::Alarms(Ok(alarms)) => self.data.alarms = alarms.clone(),
             AppEvent::Regions { regions, origins } => {
@@ -78,13 +100,10 @@ impl App {
                     self.toasts.push(Level::Error, format!("refresh failed: {e}"));
                 }
             }
-            AppEvent::Metrics { detail, result: Ok(m) } => {
-                if *detail {
-                    self.data.detail_metrics = Some(m.clone());
-                } else {
-                    self.data.take_fleet_metrics(m.clone(), &self.metrics_focus);
-                }
-            }
+            AppEvent::Metrics {
+                detail: true,
+                result: Ok(m),
+            } => self.data.detail_metrics = Some(m.clone()),
             AppEvent::Metrics { result: Err(e), .. } => self.toasts.push(Level::Warn, format!("metrics: {e}")),
             AppEvent::Notice { error, text } => self
                 .toasts
@@ -156,8 +175,12 @@ impl App {
         }
     }
 
-    fn on_inventory(&mut self, inv: &crate::aws::endpoints::inventory::Inventory) {
-        self.data.replace_inventory(inv);
+    fn on_inventory(
+        &mut self,
+        inv: &crate::aws::endpoints::inventory::Inventory,
+        endpoints: Vec<crate::aws::endpoints::inventory::EndpointInfo>,
+    ) {
+        self.data.replace_inventory(inv, endpoints);
         self.data.failures = inv.failures.clone();
         self.data.loaded = true;
         self.data.last_ok = Some(Instant::now());

@@ -200,7 +200,7 @@ pub(super) async fn run(
             )
             .await;
             send(AppEvent::Inventory(r));
-            release_freed_memory();
+            crate::tui::refresh::release_freed_memory();
         }
         FleetJob::Metrics {
             endpoints,
@@ -315,15 +315,4 @@ async fn read_logs(
     };
     let calls = std::sync::atomic::AtomicUsize::new(0);
     Ok((streams, f.log_lines(&query, &calls).await?))
-}
-
-/// An inventory of a large fleet allocates thousands of transient response buffers; glibc keeps
-/// the freed pages resident. Handing them back after each inventory keeps a 1,000-endpoint
-/// console's resident set flat (`benches/console_live.sh`).
-pub(super) fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory to the system.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }

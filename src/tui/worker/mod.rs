@@ -277,7 +277,7 @@ impl Shared {
             Job::Fleet(FleetJob::Inventory { selected }) => {
                 let limits = self.limits;
                 self.fleets.inventory(limits, selected.clone(), &self.events).await;
-                fleet::release_freed_memory();
+                crate::tui::refresh::release_freed_memory();
                 true
             }
             Job::Fleet(FleetJob::Metrics {

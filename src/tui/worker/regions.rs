@@ -134,7 +134,7 @@ impl Fleets {
                 return;
             }
         };
-        let merged = merge(&multi, &self.targets);
+        let merged = merge(multi, &self.targets);
         *self.owners.lock() = (merged.inventory.endpoints.iter().zip(&merged.origins))
             .map(|(e, o)| (e.name.clone(), merged.regions[*o].target.clone()))
             .collect();

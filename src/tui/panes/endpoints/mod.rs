@@ -102,6 +102,10 @@ pub struct EndpointsPane {
     pub offset: usize,
     /// Rows visible at the last draw.
     page: usize,
+    /// What the frame shows of every row (None: to work out again at the next draw).
+    derived: Option<view::Derived>,
+    /// The rows' version (`Data::rows_version`) the view was built from.
+    built_from: u64,
 }
 
 impl Default for EndpointsPane {
@@ -115,6 +119,8 @@ impl Default for EndpointsPane {
             cursor: 0,
             offset: 0,
             page: 20,
+            derived: None,
+            built_from: 0,
         }
     }
 }
@@ -244,6 +250,8 @@ impl EndpointsPane {
             ord.then(a.cmp(b))
         });
         self.view = view;
+        self.derived = None;
+        self.built_from = data.rows_version;
         self.cursor = selected_name
             .and_then(|n| self.view.iter().position(|i| data.inventory[*i].name == n))
             .unwrap_or(0)
@@ -339,8 +347,18 @@ impl EndpointsPane {
 
 impl Pane for EndpointsPane {
     fn on_event(&mut self, ev: &AppEvent, data: &mut Data, _out: &mut Outbox, _visible: bool) {
-        if matches!(ev, AppEvent::Inventory(Ok(_)) | AppEvent::InventoryProgress { .. }) {
-            self.rebuild(data);
+        // An event may change a figure of some row: what the frame shows of every row is
+        // worked out again, unless it is a report of a refresh that changed no row (most pages
+        // of a steady refresh). The view is sorted again after a refresh, and after a report of
+        // one that changed a row.
+        let changed = data.rows_version != self.built_from;
+        if changed || !matches!(ev, AppEvent::InventoryProgress { .. }) {
+            self.derived = None;
+        }
+        match ev {
+            AppEvent::Inventory(Ok(_)) => self.rebuild(data),
+            AppEvent::InventoryProgress { .. } if changed => self.rebuild(data),
+            _ => {}
         }
     }
 

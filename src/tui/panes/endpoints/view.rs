@@ -29,6 +29,19 @@ fn samples_text(n: f64) -> String {
     if n >= 10_000.0 { format!("{:.0}k", n / 1000.0) } else { format!("{n:.0}") }
 }
 
+/// What a frame shows that depends on every row of the view, not only the visible ones: worked
+/// out when the data or the view changes (an event, a rebuild), not on every frame, so that a
+/// frame of 10,000 rows costs what its visible rows cost.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Derived {
+    /// The title's caption of the p99 period.
+    caption: String,
+    /// The KIND column's width.
+    kind_width: u16,
+    /// The columns that say the same on every row.
+    same: Vec<usize>,
+}
+
 /// `p99 of HH:MM`: the complete period the p99 figures describe (the newest one shown).
 fn period_caption(data: &Data) -> String {
     let newest = data
@@ -76,6 +89,14 @@ impl EndpointsPane {
         if self.view.len() != data.inventory.len() && self.filter.is_empty() {
             self.rebuild(data);
         }
+        let derived = match self.derived.take() {
+            Some(d) => d,
+            None => Derived {
+                caption: period_caption(data),
+                kind_width: self.kind_width(data),
+                same: self.same_columns(data),
+            },
+        };
         let describing = match data.undescribed.loading() {
             0 => String::new(),
             n => format!(", {n} describing{}", super::partial::LOADING),
@@ -88,7 +109,7 @@ impl EndpointsPane {
             } else {
                 format!(" of {}, filter {}", data.inventory.len(), self.filter.text())
             },
-            period_caption(data)
+            derived.caption
         );
         let inner = pane_frame(f, area, title, true, theme);
         let (table_area, filter_area) = if self.typing || !self.filter.is_empty() {
@@ -118,6 +139,7 @@ impl EndpointsPane {
                 Paragraph::new(Span::styled(msg, theme.fg(Role::Muted))).wrap(Wrap { trim: false }),
                 table_area,
             );
+            self.derived = Some(derived);
             return;
         }
         self.page = table_area.height.saturating_sub(1).max(1) as usize;
@@ -127,7 +149,8 @@ impl EndpointsPane {
             self.offset = self.cursor + 1 - self.page;
         }
         self.offset = self.offset.min(self.view.len().saturating_sub(1));
-        let (shown, widths) = self.columns(data, table_area.width);
+        let (shown, widths) = self.columns(data, table_area.width, &derived);
+        self.derived = Some(derived);
         let rows = self.rows(data, theme, &shown);
         f.render_widget(
             Table::new(rows, widths)
@@ -143,7 +166,7 @@ impl EndpointsPane {
 
     /// The columns that fit in `width`, in display order, with their widths: on a narrow
     /// terminal the least important go first (ACCOUNT and REGION last but one, before NAME).
-    fn columns(&self, data: &Data, width: u16) -> (Vec<usize>, Vec<Constraint>) {
+    fn columns(&self, data: &Data, width: u16, derived: &Derived) -> (Vec<usize>, Vec<Constraint>) {
         let name_width = self
             .view
             .iter()
@@ -157,14 +180,7 @@ impl EndpointsPane {
             .max()
             .unwrap_or(4)
             .clamp(8, 48) as u16;
-        // KIND is as wide as its longest mark (`ASYNC+SHADOW`), four at least.
-        let kind_width = self
-            .view
-            .iter()
-            .map(|i| kind_text(&data.inventory[*i]).chars().count())
-            .max()
-            .unwrap_or(0)
-            .clamp(4, 16) as u16;
+        let kind_width = derived.kind_width;
         // Columns by priority: on a narrow terminal the least important ones go first.
         let all_widths = [
             name_width,
@@ -186,8 +202,7 @@ impl EndpointsPane {
         } else {
             &[0, 11, 10, 1, 7, 8, 6, 3, 2, 5, 4, 9]
         };
-        let same = self.same_columns(data);
-        let mut shown = crate::tui::widgets::columns::fit(&all_widths, priority, &same, width);
+        let mut shown = crate::tui::widgets::columns::fit(&all_widths, priority, &derived.same, width);
         shown.sort_unstable_by_key(|c| super::regions::display_rank(*c));
         let widths: Vec<Constraint> = shown
             .iter()
@@ -200,6 +215,16 @@ impl EndpointsPane {
             })
             .collect();
         (shown, widths)
+    }
+
+    /// KIND is as wide as its longest mark (`ASYNC+SHADOW`), four at least.
+    fn kind_width(&self, data: &Data) -> u16 {
+        self.view
+            .iter()
+            .map(|i| kind_text(&data.inventory[*i]).chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(4, 16) as u16
     }
 
     /// The columns that say the same on every row of the view (two rows at least), so give way
