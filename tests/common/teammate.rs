@@ -2,6 +2,8 @@
 //! through boto3 and making a call SageMaker refuses (`tests/compat/trail_teammate.py`, in the
 //! sandbox tests' `<target>/compat-venv`, `compat.rs`; the test fails when it cannot be built).
 
+use std::path::Path;
+
 /// Runs `tests/compat/trail_teammate.py` (bob's change and refused call) and returns bob's ARN.
 pub async fn teammate_changes(url: &str, endpoint: &str) -> String {
     let stdout = super::compat::run("trail_teammate.py", &[url, endpoint]).await;

@@ -15,6 +15,7 @@ mod components_tmux;
 mod components_wire;
 mod concurrency;
 mod demo_oauth;
+mod demo_team;
 mod deploy;
 mod deploy_attach;
 mod deploy_form;
