@@ -36,6 +36,7 @@ mod newcomer;
 mod newcomer_fixes;
 mod newcomer_tmux;
 mod plan_e2e;
+mod plan_lock;
 mod regions;
 mod sampling_dialog;
 mod scaling;

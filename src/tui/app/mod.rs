@@ -216,7 +216,7 @@ impl App {
         }
         if let Some(mut o) = out.overlay {
             if let (Overlay::Confirm(c), Some(r)) = (&mut o, &self.data.reason)
-                && c.jobs.iter().any(Job::lacks_reason)
+                && c.jobs.iter().chain(&c.force).any(Job::lacks_reason)
             {
                 c.lines.push(format!("Reason: {r} (audit log; :reason changes it)"));
             }
@@ -439,6 +439,17 @@ impl App {
                 _ => _ = scroll::Move::of_key(&key).map(|m| view.scroll_with(m)),
             },
             Overlay::Confirm(c) => match key.code {
+                KeyCode::Char('F') if !c.force.is_empty() => {
+                    let jobs = std::mem::take(&mut c.force);
+                    self.overlay = None;
+                    for j in jobs {
+                        self.submit(j);
+                    }
+                }
+                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter if c.jobs.is_empty() => {
+                    self.overlay = None;
+                    self.toasts.push(Level::Info, "not started");
+                }
                 KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
                     let jobs = std::mem::take(&mut c.jobs);
                     self.overlay = None;

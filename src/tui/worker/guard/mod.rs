@@ -10,7 +10,7 @@ mod reads;
 mod scaling;
 mod serverless;
 
-use reads::{send_activity, send_timeline};
+use reads::{send_activity, send_plan_lock, send_timeline};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -181,6 +181,7 @@ pub(super) async fn run(
 ) {
     let f = match (job, fleet) {
         (GuardJob::Activity, _) => return send_activity(g, events),
+        (GuardJob::PlanLock { endpoint }, _) => return send_plan_lock(g, fleet, endpoint, limits, events).await,
         (GuardJob::Timeline { endpoint, since }, _) => {
             return send_timeline(g, fleet, endpoint, since, limits, events).await;
         }
@@ -281,7 +282,7 @@ pub(super) async fn run(
             f,
         ) => deploy::attach(g, f, endpoint, delete_leftover_gates, events).await,
         // Answered above, before the fleet is needed.
-        (GuardJob::Activity | GuardJob::Timeline { .. }, _) => {}
+        (GuardJob::Activity | GuardJob::Timeline { .. } | GuardJob::PlanLock { .. }, _) => {}
     }
 }
 
@@ -344,6 +345,10 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             result: Err(e.to_string()),
         },
         GuardJob::DeployAttach { endpoint, .. } => AppEvent::DeploymentEnded {
+            endpoint,
+            result: Err(e.to_string()),
+        },
+        GuardJob::PlanLock { endpoint } => AppEvent::PlanLock {
             endpoint,
             result: Err(e.to_string()),
         },
