@@ -438,31 +438,17 @@ impl App {
                 KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('d') => self.overlay = None,
                 _ => _ = scroll::Move::of_key(&key).map(|m| view.scroll_with(m)),
             },
-            Overlay::Confirm(c) => match key.code {
-                KeyCode::Char('F') if !c.force.is_empty() => {
-                    let jobs = std::mem::take(&mut c.force);
+            Overlay::Confirm(c) => {
+                if let Some((jobs, note)) = c.answer(key.code) {
                     self.overlay = None;
+                    if let Some(n) = note {
+                        self.toasts.push(Level::Info, n);
+                    }
                     for j in jobs {
                         self.submit(j);
                     }
                 }
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter if c.jobs.is_empty() => {
-                    self.overlay = None;
-                    self.toasts.push(Level::Info, "not started");
-                }
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
-                    let jobs = std::mem::take(&mut c.jobs);
-                    self.overlay = None;
-                    for j in jobs {
-                        self.submit(j);
-                    }
-                }
-                KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Char('q') => {
-                    self.overlay = None;
-                    self.toasts.push(Level::Info, "not applied");
-                }
-                _ => {}
-            },
+            }
             Overlay::Sampling(a) => {
                 let send = match key.code {
                     KeyCode::Char('y') | KeyCode::Char('Y') => true,

@@ -1,5 +1,6 @@
 //! A confirmation dialog: states exactly what will be sent, then starts its jobs on `y`/Enter.
 
+use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -27,6 +28,25 @@ pub struct Confirm {
 }
 
 impl Confirm {
+    /// What `code` does: None keeps the dialog open; else it closes, starting the jobs given
+    /// and saying the note when there is one. `y`/Enter start `jobs` (with none but a force key,
+    /// nothing: "not started"), `F` the forced jobs, `n`/Esc/`q` nothing ("not applied").
+    pub fn answer(&mut self, code: KeyCode) -> Option<(Vec<Job>, Option<&'static str>)> {
+        match code {
+            KeyCode::Char('F') if !self.force.is_empty() => Some((std::mem::take(&mut self.force), None)),
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter
+                if self.jobs.is_empty() && !self.force.is_empty() =>
+            {
+                Some((Vec::new(), Some("not started")))
+            }
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => Some((std::mem::take(&mut self.jobs), None)),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Char('q') => {
+                Some((Vec::new(), Some("not applied")))
+            }
+            _ => None,
+        }
+    }
+
     /// The dialog's keys: `y`/Enter applies and `n`/Esc cancels; with a force key and nothing
     /// for `y`, `F` starts anyway and every other key cancels.
     fn keys(&self, theme: &Theme) -> Line<'static> {

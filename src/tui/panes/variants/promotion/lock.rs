@@ -62,3 +62,72 @@ fn forced(j: Job, line: &str, session_reason: Option<&str>) -> Job {
         extras,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aws::promote::announce::Liveness;
+    use crate::aws::promote::plan::{Mode, Phase, PromotionSpec};
+    use crate::aws::promote::report::Gates;
+
+    fn plan_confirm() -> Confirm {
+        let spec = PromotionSpec {
+            endpoint: "ep".into(),
+            canary: "Canary".into(),
+            baseline: None,
+            steps: vec![50.0, 100.0],
+            bake: std::time::Duration::from_secs(60),
+            gates: Gates::default(),
+            mode: Mode::Auto,
+            consolidate: false,
+        };
+        Confirm {
+            title: "Promote Canary on ep?".into(),
+            lines: vec!["Canary against baseline Stable".into()],
+            jobs: vec![Job::Guard(GuardJob::Promote {
+                spec,
+                reason: None,
+                extras: Default::default(),
+            })],
+            danger: true,
+            force: Vec::new(),
+        }
+    }
+
+    fn bobs(liveness: Liveness) -> Announced {
+        Announced {
+            plan: "p".into(),
+            who: "bob\u{1b}[31m".into(),
+            host: "host-x".into(),
+            pid: Some(7),
+            phase: Phase::Baking,
+            step: (2, 4),
+            epoch: 100.0,
+            since: 50.0,
+            heartbeat_secs: 60.0,
+            liveness,
+        }
+    }
+
+    #[test]
+    fn an_unread_trail_or_no_plan_is_said_and_y_still_starts() {
+        let c = with_lock(plan_confirm(), "ep", &Err("AccessDenied".into()), None, 140.0);
+        assert!(c.lines[0].starts_with("The team's audit trail was not read (AccessDenied)"));
+        assert_eq!((c.jobs.len(), c.force.len()), (1, 0));
+        let c = with_lock(plan_confirm(), "ep", &Ok(None), None, 140.0);
+        assert_eq!(c.lines[0], "Team trail: no other plan announced on ep.");
+        assert_eq!(c.title, "Promote Canary on ep?");
+    }
+
+    #[test]
+    fn a_forced_plan_keeps_the_session_reason_and_outside_text_is_escaped() {
+        let c = with_lock(plan_confirm(), "ep", &Ok(Some(bobs(Liveness::Running))), Some("hotfix"), 140.0);
+        assert!(c.jobs.is_empty());
+        assert!(!c.lines[0].contains('\u{1b}'), "{}", c.lines[0]);
+        let [Job::Guard(GuardJob::Promote { reason: Some(r), .. })] = c.force.as_slice() else {
+            panic!("{:?}", c.force)
+        };
+        assert!(r.starts_with("hotfix; started over a plan by bob"), "{r}");
+        assert!(r.contains("step 2/4, baking"), "{r}");
+    }
+}
