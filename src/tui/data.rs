@@ -71,6 +71,9 @@ pub struct Data {
     /// Why the config file could not be read (the console is then read-only for the whole
     /// session: the file may be what asks for it).
     pub config_error: Option<String>,
+    /// The team's audit trail (`audit_log_group`), when one is configured: a new plan reads
+    /// it for another plan on its endpoint first.
+    pub team_trail: Option<String>,
     /// The session's audit reason (`:reason TEXT`, `--reason` at start): written with every
     /// mutation that has none of its own.
     pub reason: Option<String>,

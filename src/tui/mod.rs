@@ -174,6 +174,7 @@ pub fn initial_app(opts: &ConsoleOptions, fleet: Option<&Fleet>) -> (App, Option
         read_only_locked: opts.read_only || opts.config_error.is_some(),
         config_error: opts.config_error.clone(),
         reason: opts.reason.clone(),
+        team_trail: opts.audit_log_group.clone(),
         refresh_interval: intervals.inventory,
         thresholds: opts.thresholds,
         read_only_profiles: opts.read_only_profiles.clone(),

@@ -45,26 +45,12 @@ async fn the_activity_pane_merges_a_teammates_records_each_once() {
     alice.finish(&pending, Ok(None)).unwrap();
     alice.audit.team().unwrap().flush(Duration::from_secs(10)).await;
 
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let guard = GuardOptions {
-        audit_path: Some(audit),
-        plan_dir: Some(dir.path().join("plans")),
-        audit_log_group: Some(GROUP.into()),
-        ..GuardOptions::default()
-    };
-    let jobs = spawn_guarded(Default::default(), Some(f), JobLimits::default(), tx, None, guard);
-    let mut app = new_app();
-    app.switch(Tab::Activity);
     let merged = |a: &sagedeck::tui::app::App| {
         let rows = &a.panes.activity.rows;
         rows.iter().any(|r| r.record.action == "weights.set") && rows.iter().any(|r| r.record.action == "prewarm")
     };
-    let ask_again = |a: &mut sagedeck::tui::app::App| {
-        a.panes.activity.last_read = None;
-        a.on_tick();
-    };
     let deadline = ("bob's and alice's records", Duration::from_secs(60));
-    pump_until(&mut app, &jobs, &mut rx, deadline, merged, ask_again).await;
+    let mut app = activity_until(f, (audit, dir.path(), GROUP), deadline, merged).await;
 
     let rows = &app.panes.activity.rows;
     let actions: Vec<&str> = rows.iter().map(|r| r.record.action.as_str()).collect();
@@ -84,4 +70,30 @@ async fn the_activity_pane_merges_a_teammates_records_each_once() {
     let screen = render(&mut app, 140, 20);
     let below_header: Vec<&str> = screen.lines().skip(1).collect();
     insta::assert_snapshot!("activity_team_trail", below_header.join("\n"));
+}
+
+/// The Activity pane of a console whose guard writes `audit` (plans under `dir`) and reads the
+/// team's trail `group`, asked again on every pump until `done` (or the deadline fails).
+pub async fn activity_until(
+    f: sagedeck::aws::Fleet,
+    (audit, dir, group): (std::path::PathBuf, &std::path::Path, &str),
+    deadline: (&str, Duration),
+    done: impl Fn(&sagedeck::tui::app::App) -> bool,
+) -> sagedeck::tui::app::App {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let guard = GuardOptions {
+        audit_path: Some(audit),
+        plan_dir: Some(dir.join("plans")),
+        audit_log_group: Some(group.into()),
+        ..GuardOptions::default()
+    };
+    let jobs = spawn_guarded(Default::default(), Some(f), JobLimits::default(), tx, None, guard);
+    let mut app = new_app();
+    app.switch(Tab::Activity);
+    let ask_again = |a: &mut sagedeck::tui::app::App| {
+        a.panes.activity.last_read = None;
+        a.on_tick();
+    };
+    pump_until(&mut app, &jobs, &mut rx, deadline, done, ask_again).await;
+    app
 }

@@ -292,6 +292,7 @@ fn confirmed_jobs_are_refused_in_read_only_mode() {
             reason: None,
         })],
         danger: false,
+        force: Vec::new(),
     }));
     app.on_key(key('y'));
     assert!(app.take_jobs().is_empty());

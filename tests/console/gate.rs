@@ -249,6 +249,7 @@ fn guard_samples(kind: GuardKind, seen: Box<EndpointInfo>) -> Vec<GuardJob> {
             reason: None,
         }],
         GuardKind::Timeline => vec![GuardJob::Timeline { endpoint, since: 0.0 }],
+        GuardKind::PlanLock => vec![GuardJob::PlanLock { endpoint }],
         GuardKind::DeployPlan => vec![super::deploy::plan_job(*seen)],
         GuardKind::Deploy => vec![super::deploy::deploy_job(*seen)],
         GuardKind::DeployAttach => vec![GuardJob::DeployAttach {
@@ -356,6 +357,7 @@ fn only_the_gate_decides_a_confirmed_change_in_read_only_mode() {
             lines: vec![],
             jobs,
             danger: false,
+            force: Vec::new(),
         },
     ));
     app.data.read_only = true;

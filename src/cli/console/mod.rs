@@ -299,7 +299,7 @@ const DEMO_TEAMMATE_EVERY: std::time::Duration = std::time::Duration::from_secs(
 const DEMO_TRAIL_DELAY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// The demo's team audit trail (every audit record also goes there; the Activity pane reads it).
-const DEMO_AUDIT_GROUP: &str = "/sagedeck/audit";
+const DEMO_AUDIT_GROUP: &str = crate::sandbox::world::teammate::trail::AUDIT_GROUP;
 
 /// `sagedeck demo`: the embedded sandbox in-process, and the console on it.
 pub async fn run_demo(g: &GlobalArgs, outer: &ConsoleArgs, args: DemoArgs) -> CmdResult {

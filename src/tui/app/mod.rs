@@ -216,7 +216,7 @@ impl App {
         }
         if let Some(mut o) = out.overlay {
             if let (Overlay::Confirm(c), Some(r)) = (&mut o, &self.data.reason)
-                && c.jobs.iter().any(Job::lacks_reason)
+                && c.jobs.iter().chain(&c.force).any(Job::lacks_reason)
             {
                 c.lines.push(format!("Reason: {r} (audit log; :reason changes it)"));
             }
@@ -438,20 +438,17 @@ impl App {
                 KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('d') => self.overlay = None,
                 _ => _ = scroll::Move::of_key(&key).map(|m| view.scroll_with(m)),
             },
-            Overlay::Confirm(c) => match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
-                    let jobs = std::mem::take(&mut c.jobs);
+            Overlay::Confirm(c) => {
+                if let Some((jobs, note)) = c.answer(key.code) {
                     self.overlay = None;
+                    if let Some(n) = note {
+                        self.toasts.push(Level::Info, n);
+                    }
                     for j in jobs {
                         self.submit(j);
                     }
                 }
-                KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Char('q') => {
-                    self.overlay = None;
-                    self.toasts.push(Level::Info, "not applied");
-                }
-                _ => {}
-            },
+            }
             Overlay::Sampling(a) => {
                 let send = match key.code {
                     KeyCode::Char('y') | KeyCode::Char('Y') => true,

@@ -235,6 +235,15 @@ pub enum AppEvent {
         /// The final state, or why it failed.
         result: Result<Box<crate::aws::promote::plan::PlanState>, String>,
     },
+    /// What the team's audit trail says of a plan on an endpoint, read before a plan is
+    /// confirmed there: the last one announced and not ended (None: none, or no trail
+    /// configured), or why it could not be read.
+    PlanLock {
+        /// Endpoint.
+        endpoint: String,
+        /// The plan announced, or why the trail was not read.
+        result: Result<Option<crate::aws::promote::announce::Announced>, String>,
+    },
     /// Plans a previous console or CLI left unfinished, found at start.
     UnfinishedPlans(Vec<crate::aws::promote::plan::PlanState>),
     /// A message for a toast (audit warnings, refused controls).

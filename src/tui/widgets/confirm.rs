@@ -1,5 +1,6 @@
 //! A confirmation dialog: states exactly what will be sent, then starts its jobs on `y`/Enter.
 
+use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -21,9 +22,52 @@ pub struct Confirm {
     pub jobs: Vec<Job>,
     /// Whether the action is dangerous (red border).
     pub danger: bool,
+    /// Jobs that only `F` starts, when the default must be not to act (another live plan holds
+    /// the endpoint): `y`/Enter then starts `jobs` (none: it cancels). Empty: no force key.
+    pub force: Vec<Job>,
 }
 
 impl Confirm {
+    /// What `code` does: None keeps the dialog open; else it closes, starting the jobs given
+    /// and saying the note when there is one. `y`/Enter start `jobs` (with none but a force key,
+    /// nothing: "not started"), `F` the forced jobs, `n`/Esc/`q` nothing ("not applied").
+    pub fn answer(&mut self, code: KeyCode) -> Option<(Vec<Job>, Option<&'static str>)> {
+        match code {
+            KeyCode::Char('F') if !self.force.is_empty() => Some((std::mem::take(&mut self.force), None)),
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter
+                if self.jobs.is_empty() && !self.force.is_empty() =>
+            {
+                Some((Vec::new(), Some("not started")))
+            }
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => Some((std::mem::take(&mut self.jobs), None)),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Char('q') => {
+                Some((Vec::new(), Some("not applied")))
+            }
+            _ => None,
+        }
+    }
+
+    /// The dialog's keys: `y`/Enter applies and `n`/Esc cancels; with a force key and nothing
+    /// for `y`, `F` starts anyway and every other key cancels.
+    fn keys(&self, theme: &Theme) -> Line<'static> {
+        let key = |k: &'static str| Span::styled(k, theme.fg(Role::Accent).add_modifier(Modifier::BOLD));
+        let said = |t: &'static str| Span::styled(t, theme.fg(Role::Muted));
+        if !self.force.is_empty() && self.jobs.is_empty() {
+            return Line::from(vec![
+                key(" F "),
+                said("start anyway   "),
+                key(" n / Esc / Enter "),
+                said("do not start"),
+            ]);
+        }
+        Line::from(vec![
+            key(" y / Enter "),
+            said("apply   "),
+            key(" n / Esc "),
+            said("cancel"),
+        ])
+    }
+
     /// Draws the dialog.
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         // Wrapped lines take more rows: the dialog grows with them, and its keys are drawn on
@@ -42,12 +86,7 @@ impl Confirm {
         } else {
             theme.border(true)
         };
-        let keys = Line::from(vec![
-            Span::styled(" y / Enter ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
-            Span::styled("apply   ", theme.fg(Role::Muted)),
-            Span::styled(" n / Esc ", theme.fg(Role::Accent).add_modifier(Modifier::BOLD)),
-            Span::styled("cancel", theme.fg(Role::Muted)),
-        ]);
+        let keys = self.keys(theme);
         let mut lines: Vec<Line> = wrapped.into_iter().map(Line::from).collect();
         lines.push(Line::from(""));
         lines.push(keys.clone());

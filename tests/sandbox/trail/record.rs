@@ -257,5 +257,5 @@ async fn the_demos_teammate_changes_weights_as_bob_and_leaves_a_rollout_alone() 
     })
     .await;
     assert_eq!(next_canary_weight(&sb.sandbox), None);
-    assert!(!nudge(&sb.sandbox), "no change sent");
+    assert!(!nudge(&sb.sandbox, 1), "no change sent");
 }

@@ -48,6 +48,12 @@ pub enum GuardJob {
     },
     /// Read the audit log for the Activity tab ([`crate::tui::event::AppEvent::Activity`]).
     Activity,
+    /// Read the team's audit trail for a plan announced on an endpoint, before a plan is
+    /// confirmed there ([`crate::tui::event::AppEvent::PlanLock`]).
+    PlanLock {
+        /// Endpoint.
+        endpoint: String,
+    },
     /// Start a promotion plan (in its own task; progress as
     /// [`crate::tui::event::AppEvent::Promotion`]).
     Promote {
@@ -202,6 +208,7 @@ super::kinds!(GuardJob => GuardKind {
     SetCopies,
     UpdateComponent,
     Timeline,
+    PlanLock,
     DeployPlan,
     Deploy,
     DeployAttach,
@@ -226,6 +233,7 @@ super::effects!(GuardJob, |job| match job {
     },
     GuardJob::Deploy { reason, .. } => Effect::Audited(DEPLOYING, reason),
     GuardJob::Activity | GuardJob::Timeline { .. } | GuardJob::DeployPlan { .. } => Effect::Reads,
+    GuardJob::PlanLock { .. } => Effect::Reads,
     // A read; its clean-up of ended deployments' gate alarms is asked only outside read-only.
     GuardJob::DeployAttach { .. } => Effect::Reads,
 });
@@ -255,6 +263,7 @@ impl GuardJob {
             | GuardJob::SetCopies { endpoint, .. }
             | GuardJob::UpdateComponent { endpoint, .. }
             | GuardJob::Timeline { endpoint, .. }
+            | GuardJob::PlanLock { endpoint }
             | GuardJob::DeployAttach { endpoint, .. } => Some(endpoint),
             GuardJob::ApplyWeights { plan, .. } => Some(&plan.endpoint),
             GuardJob::SetServerless { plan, .. } => Some(&plan.endpoint),
@@ -293,6 +302,7 @@ impl GuardJob {
                 format!("rolling {} over to {}", seen.component, update.model)
             }
             GuardJob::Timeline { endpoint, .. } => format!("reading what changed on {endpoint}"),
+            GuardJob::PlanLock { endpoint } => format!("reading the team's trail for a plan on {endpoint}"),
             GuardJob::DeployPlan { info, .. } => format!("planning a deployment of {}", info.name),
             GuardJob::Deploy { plan, .. } => format!("starting a deployment of {}", plan.info.name),
             GuardJob::DeployAttach { endpoint, .. } => format!("following the deployment of {endpoint}"),

@@ -125,5 +125,6 @@ pub fn confirm(c: &Component, n: i32, wake: bool) -> Confirm {
             reason: None,
         })],
         danger: n == 0,
+        force: Vec::new(),
     }
 }

@@ -97,6 +97,7 @@ impl UpdateForm {
                 reason: None,
             })],
             danger: false,
+            force: Vec::new(),
         })
     }
 }

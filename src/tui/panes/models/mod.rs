@@ -269,6 +269,7 @@ impl ModelsPane {
                 reason: None,
             })],
             danger: false,
+            force: Vec::new(),
         };
         self.pending_all = Some((endpoint, models));
         out.overlay = Some(Overlay::Confirm(confirm));

@@ -268,6 +268,7 @@ impl Editor {
                 reason: None,
             })],
             danger: self.kind == EditKind::ScaleToZero,
+            force: Vec::new(),
         })
     }
 
@@ -297,6 +298,7 @@ impl Editor {
                 reason: None,
             })],
             danger,
+            force: Vec::new(),
         })
     }
 }

@@ -107,6 +107,7 @@ impl ToolsPane {
                 lines,
                 jobs: vec![job.into()],
                 danger: true,
+                force: Vec::new(),
             }));
         } else {
             out.job(job);

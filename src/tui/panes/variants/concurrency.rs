@@ -89,6 +89,7 @@ impl ConcurrencyEditor {
                 reason: None,
             })],
             danger: false,
+            force: Vec::new(),
         })
     }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::prewarm::prewarm;
-use super::reads::{send_activity, send_timeline};
+use super::reads::{send_activity, send_plan_lock, send_timeline};
 use super::{Guard, copies, deploy, notice, promotion, scaling, serverless};
 use crate::aws::change::guard::{Expectation, GuardError};
 use crate::aws::{AwsError, Fleet};
@@ -23,6 +23,7 @@ pub(in crate::tui::worker) async fn run(
 ) {
     let f = match (job, fleet) {
         (GuardJob::Activity, _) => return send_activity(g, events),
+        (GuardJob::PlanLock { endpoint }, _) => return send_plan_lock(g, fleet, endpoint, limits, events).await,
         (GuardJob::Timeline { endpoint, since }, _) => {
             return send_timeline(g, fleet, endpoint, since, limits, events).await;
         }
@@ -117,6 +118,7 @@ async fn run_more(g: &Guard, f: &Fleet, job: GuardJob, limits: JobLimits, events
         // Answered by [`run`].
         GuardJob::Activity
         | GuardJob::Timeline { .. }
+        | GuardJob::PlanLock { .. }
         | GuardJob::ApplyWeights { .. }
         | GuardJob::Prewarm { .. }
         | GuardJob::Promote { .. }
@@ -184,6 +186,10 @@ fn fail(events: &UnboundedSender<AppEvent>, job: GuardJob, e: AwsError) {
             result: Err(e.to_string()),
         },
         GuardJob::DeployAttach { endpoint, .. } => AppEvent::DeploymentEnded {
+            endpoint,
+            result: Err(e.to_string()),
+        },
+        GuardJob::PlanLock { endpoint } => AppEvent::PlanLock {
             endpoint,
             result: Err(e.to_string()),
         },

@@ -1,5 +1,6 @@
 //! The guard's reads: the audit log for the Activity tab (with the team's audit trail when one
-//! is configured) and an endpoint's timeline (with one more page of CloudTrail).
+//! is configured), an endpoint's timeline (with one more page of CloudTrail) and the plan the
+//! team's trail announces on an endpoint (the advisory lock a new plan respects).
 
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -99,4 +100,28 @@ pub(super) async fn send_timeline(
         result,
         trail,
     });
+}
+
+/// Reads what the team's audit trail says of a plan on `endpoint`: the last one announced
+/// there and not ended, with whether it still runs (None: none, or no trail configured).
+pub(super) async fn send_plan_lock(
+    g: &Guard,
+    fleet: &Result<Fleet, AwsError>,
+    endpoint: String,
+    limits: JobLimits,
+    events: &UnboundedSender<AppEvent>,
+) {
+    let result = match (&g.opts.audit_log_group, fleet) {
+        (None, _) => Ok(None),
+        (Some(_), Err(e)) => Err(e.to_string()),
+        (Some(group), Ok(f)) => {
+            let now = crate::format::now_epoch();
+            let read = f.announced_plan(group, &endpoint, now);
+            match tokio::time::timeout(limits.metrics, read).await {
+                Ok(r) => r.map_err(|e| e.to_string()),
+                Err(_) => Err(timeout_error("the team's audit trail", limits.metrics).to_string()),
+            }
+        }
+    };
+    let _ = events.send(AppEvent::PlanLock { endpoint, result });
 }

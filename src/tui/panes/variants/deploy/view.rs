@@ -58,6 +58,7 @@ pub fn confirm(plan: &DeployPlan) -> Confirm {
             .into(),
         ],
         danger: false,
+        force: Vec::new(),
     }
 }
 

@@ -395,5 +395,6 @@ pub fn confirm_plan(spec: &PromotionSpec, reason: Option<String>, extras: PlanEx
             extras,
         })],
         danger: true,
+        force: Vec::new(),
     }
 }

@@ -19,6 +19,7 @@ use crate::tui::widgets::Overlay;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::toasts::Level;
 
+pub mod lock;
 pub mod view;
 
 mod editor;
@@ -58,7 +59,19 @@ pub struct PromotionUi {
     pub question: Option<(String, Question)>,
     /// The "hold here or roll back" menu of an endpoint's running plan.
     pub esc_menu: Option<String>,
+    /// With a team trail: what it says of a plan on the endpoint whose editor was opened (None
+    /// while it is read).
+    pub lock: Option<(String, Option<lock::LockRead>)>,
+    /// A submitted plan waiting for that read before its confirmation opens.
+    pub waiting: Option<Box<Submitted>>,
 }
+
+/// A plan the editor submitted: its spec, reason and extras.
+pub type Submitted = (
+    crate::aws::promote::plan::PromotionSpec,
+    Option<String>,
+    crate::aws::promote::events::PlanExtras,
+);
 
 impl PromotionUi {
     /// Whether a modal of the promotion takes the keys.
@@ -145,10 +158,7 @@ impl PromotionUi {
                 EditorOutcome::Cancel => self.editor = None,
                 EditorOutcome::Submit(spec, reason, extras) => {
                     self.editor = None;
-                    match data.endpoint(&spec.endpoint) {
-                        Some(e) => out.overlay = Some(Overlay::Confirm(confirm_plan(&spec, reason, extras, e))),
-                        None => out.toast(Level::Warn, format!("{} is no longer in the inventory", spec.endpoint)),
-                    }
+                    self.submitted(Box::new((*spec, reason, extras)), data, out);
                 }
             }
             return Some(true);
@@ -183,7 +193,10 @@ impl PromotionUi {
         match key.code {
             KeyCode::Char('P') => match self.refusal(data) {
                 Some(why) => out.toast(Level::Warn, why),
-                None => self.editor = Some(PlanEditor::new(selected, cursor)),
+                None => {
+                    self.editor = Some(PlanEditor::new(selected, cursor));
+                    self.read_lock(&selected.name, data, out);
+                }
             },
             KeyCode::Char('R') | KeyCode::Char('B') => {
                 let rollback = key.code == KeyCode::Char('B');
@@ -205,6 +218,7 @@ impl PromotionUi {
                             rollback,
                         })],
                         danger: rollback,
+                        force: Vec::new(),
                     }));
                 }
             }
@@ -270,8 +284,67 @@ impl PromotionUi {
                 self.on_progress(endpoint, event, elsewhere, out);
             }
             AppEvent::PromotionEnded { endpoint, result } => self.on_ended(endpoint, result, out),
+            AppEvent::PlanLock { endpoint, result } => self.on_lock(endpoint, result, data, out),
             _ => {}
         }
+    }
+
+    /// With a team trail configured, asks what it says of a plan on `endpoint` (the answer
+    /// comes as [`AppEvent::PlanLock`]).
+    fn read_lock(&mut self, endpoint: &str, data: &Data, out: &mut Outbox) {
+        self.lock = None;
+        if data.team_trail.is_some() {
+            self.lock = Some((endpoint.to_string(), None));
+            out.job(GuardJob::PlanLock {
+                endpoint: endpoint.to_string(),
+            });
+        }
+    }
+
+    /// The editor's plan: its confirmation now, or, while the team's trail is read, once it is.
+    fn submitted(&mut self, plan: Box<Submitted>, data: &Data, out: &mut Outbox) {
+        let read = match &self.lock {
+            Some((ep, read)) if *ep == plan.0.endpoint => read.clone(),
+            _ if data.team_trail.is_some() => {
+                self.read_lock(&plan.0.endpoint, data, out);
+                None
+            }
+            _ => return self.confirm(*plan, None, data, out),
+        };
+        match read {
+            Some(r) => self.confirm(*plan, Some(&r), data, out),
+            None => {
+                let what = format!("reading the team's audit trail for a plan on {}…", plan.0.endpoint);
+                out.toast(Level::Info, what);
+                self.waiting = Some(plan);
+            }
+        }
+    }
+
+    /// The team's trail answered: kept for the editor's endpoint, and a waiting plan confirmed.
+    fn on_lock(&mut self, endpoint: &str, result: &lock::LockRead, data: &Data, out: &mut Outbox) {
+        if let Some((ep, read)) = self.lock.as_mut()
+            && ep == endpoint
+        {
+            *read = Some(result.clone());
+        }
+        if let Some(plan) = self.waiting.take_if(|p| p.0.endpoint == endpoint) {
+            self.confirm(*plan, Some(result), data, out);
+        }
+    }
+
+    /// Opens a plan's confirmation, with what the team's trail says when it was read.
+    fn confirm(&mut self, (spec, reason, extras): Submitted, read: Option<&lock::LockRead>, data: &Data, out: &mut Outbox) {
+        let Some(e) = data.endpoint(&spec.endpoint) else {
+            return out.toast(Level::Warn, format!("{} is no longer in the inventory", spec.endpoint));
+        };
+        let endpoint = spec.endpoint.clone();
+        let mut c = confirm_plan(&spec, reason, extras, e);
+        if let Some(r) = read {
+            let now = crate::format::now_epoch();
+            c = lock::with_lock(c, &endpoint, r, data.reason.as_deref(), now);
+        }
+        out.overlay = Some(Overlay::Confirm(c));
     }
 
     fn on_progress(&mut self, endpoint: &str, event: &PromotionEvent, elsewhere: bool, out: &mut Outbox) {

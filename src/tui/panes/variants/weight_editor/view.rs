@@ -70,6 +70,7 @@ impl WeightEditor {
                 reason: None,
             })],
             danger,
+            force: Vec::new(),
         }
     }
 

@@ -2,7 +2,11 @@
 //! [`TEAMMATE_ENDPOINT`] between weight 1 and 2 now and then, through the SageMaker control
 //! plane's own handler, so his change is served, recorded in CloudTrail and shown like anyone's.
 //! He is polite: he leaves the endpoint alone unless it is InService with the weights the demo
-//! gave it (Stable 9, Canary 1 or 2), so he never undoes an operator's rollout.
+//! gave it (Stable 9, Canary 1 or 2), so he never undoes an operator's rollout. His sagedeck
+//! writes the team's audit trail (`trail.rs`): each change with his reason, and, once every
+//! [`CYCLE`] turns, a plan he announces step by step.
+
+pub mod trail;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,14 +23,32 @@ pub const TEAMMATE_ENDPOINT: &str = "mcp-intent-classifier-prod";
 /// The user agent of bob's calls: the AWS CLI.
 pub const TEAMMATE_USER_AGENT: &str = "aws-cli/2.22.0 md/awscrt#0.23.4 ua/2.0 os/linux#6.8.0 md/arch#x86_64 lang/python#3.12.6 md/pyimpl#CPython cfg/retry-mode#standard md/installer#exe md/distrib#ubuntu.24 md/prompt#off md/command#sagemaker.update-endpoint-weights-and-capacities";
 
-/// Runs bob: a change every `every`, the first after one `every`.
+/// Bob's turns in a cycle: a weight change on most, his plan's start, steps and end on
+/// a few (`trail::plan_turn`).
+pub const CYCLE: u64 = 12;
+
+/// Runs bob: a turn every `every`, the first after one `every`.
 pub async fn run(sb: Arc<Sandbox>, every: Duration) {
     let first = tokio::time::Instant::now() + every;
     let mut interval = tokio::time::interval_at(first, every);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
+    for turn in 1.. {
         interval.tick().await;
-        nudge(&sb);
+        take_turn(&sb, turn, every);
+    }
+}
+
+/// Bob's `turn`: a step of his plan (announced in the team's trail, beating every `every`)
+/// or a weight change.
+pub fn take_turn(sb: &Sandbox, turn: u64, every: Duration) {
+    match trail::plan_turn(turn, CYCLE) {
+        Some(step) => {
+            let plan = format!("bob-plan-{}", turn / CYCLE + 1);
+            trail::announce(sb, (&plan, TEAMMATE_ENDPOINT), step, every.as_secs_f64());
+        }
+        None => {
+            nudge(sb, turn);
+        }
     }
 }
 
@@ -54,11 +76,14 @@ pub fn next_canary_weight(sb: &Sandbox) -> Option<f64> {
     }
 }
 
-/// One change by bob, when the endpoint lets him; true when it was sent and accepted.
-pub fn nudge(sb: &Sandbox) -> bool {
+/// One change by bob (his `turn`), when the endpoint lets him, written to the team's trail
+/// first (intent, then result); true when it was sent and accepted.
+pub fn nudge(sb: &Sandbox, turn: u64) -> bool {
     let Some(weight) = next_canary_weight(sb) else {
         return false;
     };
+    let (id, weights) = (trail::new_id(turn), (3.0 - weight, weight));
+    trail::weights_intent(sb, &id, TEAMMATE_ENDPOINT, weights);
     let body = json!({
         "EndpointName": TEAMMATE_ENDPOINT,
         "DesiredWeightsAndCapacities": [{"VariantName": "Canary", "DesiredWeight": weight}],
@@ -70,8 +95,13 @@ pub fn nudge(sb: &Sandbox) -> bool {
         body.to_string().as_bytes(),
         &caller,
     );
-    if let Err(e) = &sent {
-        tracing::debug!("the demo's teammate was refused: {} {}", e.code, e.message);
-    }
+    let result = match &sent {
+        Ok(_) => "ok".to_string(),
+        Err(e) => {
+            tracing::debug!("the demo's teammate was refused: {} {}", e.code, e.message);
+            format!("error: {}: {}", e.code, e.message)
+        }
+    };
+    trail::weights_result(sb, &id, TEAMMATE_ENDPOINT, weights, result);
     sent.is_ok()
 }
