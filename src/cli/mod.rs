@@ -53,9 +53,6 @@ pub fn run(cli: Cli) -> i32 {
 
 /// Runs the parsed command line: the read-only gate, then the command.
 fn run_command(cli: Cli) -> CmdResult {
-    if matches!(cli.command, None | Some(C::Demo(_))) {
-        crate::tui::refresh::limit_malloc_arenas();
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -84,19 +84,6 @@ pub fn release_freed_memory() {
     }
 }
 
-/// Caps glibc's malloc arenas at two. By default glibc gives each thread that meets a busy arena
-/// its own, up to eight per core; the console's worker threads each fill one with a refresh's
-/// transient buffers, and an arena's freed pages stay resident, so at 10,000 endpoints the resident
-/// set carried one refresh's worth per arena. Two arenas serve a console well on any machine.
-/// Called once, before the async runtime starts its threads.
-pub fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; no allocation is touched.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
-}
-
 impl Data {
     /// The inventory interval in force: the configured one, or the slower one throttling set.
     pub fn refresh_every(&self) -> Duration {
