@@ -13,6 +13,17 @@ pub mod tui;
 use std::path::Path;
 use std::time::Duration;
 
+/// The tools of the demo's MCP server (`src/mcp/demo_tools.toml`), in the order it lists them.
+pub const DEMO_TOOL_NAMES: [&str; 7] = [
+    "classify_intent",
+    "generate_text",
+    "score_churn",
+    "tenant_classify",
+    "explain_intent",
+    "summarize_async",
+    "classify_on_variant",
+];
+
 use sagedeck::sandbox::world::fleet::DEMO_BUCKET;
 use sagedeck::sandbox::world::resources::S3Object;
 use sagedeck::sandbox::{SandboxConfig, SandboxHandle, start};

@@ -37,18 +37,7 @@ async fn stdio_demo_tools_end_to_end() {
     assert_eq!(info.name, "sagedeck-demo");
     assert!(!info.protocol_version.is_empty() && info.has_tools);
     let names: Vec<String> = conn.tools().iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(
-        names,
-        [
-            "classify_intent",
-            "generate_text",
-            "score_churn",
-            "tenant_classify",
-            "explain_intent",
-            "summarize_async",
-            "classify_on_variant"
-        ]
-    );
+    assert_eq!(names, crate::common::DEMO_TOOL_NAMES);
     let ci = conn.tool("classify_intent").unwrap();
     assert!(ci.output_schema.is_some());
     assert_eq!(ci.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));

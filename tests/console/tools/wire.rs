@@ -46,18 +46,7 @@ async fn console_calls_classify_intent_on_the_real_server() {
         .iter()
         .map(|t| t.name.to_string())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "classify_intent",
-            "generate_text",
-            "score_churn",
-            "tenant_classify",
-            "explain_intent",
-            "summarize_async",
-            "classify_on_variant"
-        ]
-    );
+    assert_eq!(names, crate::common::DEMO_TOOL_NAMES);
     // Before any call the link comes from the tool's metadata.
     app.on_key(key(KeyCode::Enter));
     app.on_key(key(KeyCode::Enter));
