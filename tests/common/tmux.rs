@@ -109,16 +109,30 @@ impl Tmux {
         pid
     }
 
-    /// Polls the screen until `pred` holds, or fails with the last screen.
+    /// Polls the screen until `pred` holds, or fails with the last screen and the console's
+    /// message log (the toasts that may have said why, gone from the screen by then).
     pub fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        match self.poll(timeout, pred) {
+            Ok(s) => s,
+            Err(s) => {
+                self.keys(&["e"]);
+                let log = self.poll(Duration::from_secs(2), |m| m.contains("Messages, newest first"));
+                let log = log.unwrap_or_else(|m| m);
+                panic!("timed out waiting for {what}; screen:\n{s}\nmessages (after `e`):\n{log}");
+            }
+        }
+    }
+
+    /// Polls the screen until `pred` holds (Ok, that screen) or `timeout` passes (Err, the last).
+    pub fn poll(&self, timeout: Duration, pred: impl Fn(&str) -> bool) -> Result<String, String> {
         let start = Instant::now();
         loop {
             let s = self.screen();
             if pred(&s) {
-                return s;
+                return Ok(s);
             }
             if start.elapsed() > timeout {
-                panic!("timed out waiting for {what}; screen:\n{s}");
+                return Err(s);
             }
             std::thread::sleep(Duration::from_millis(50));
         }

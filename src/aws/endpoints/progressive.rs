@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Semaphore;
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::aws::config::Fleet;
@@ -58,11 +58,13 @@ type Described = (String, Result<EndpointInfo, AwsError>);
 /// The rounds of describes a one-off inventory makes at most while the control plane throttles.
 pub const INVENTORY_ROUNDS: usize = 8;
 
-/// The describes of one refresh: in flight, and what landed.
+/// The describes of one refresh: a queue of names, a pool of `concurrency` workers taking
+/// them in order, and what landed. Only the workers' futures exist at once (a describe's future
+/// is some 20 KB: ten thousand spawned together held 200 MB at the first load of a large fleet).
 struct Describes {
-    tasks: JoinSet<Described>,
-    sem: Arc<Semaphore>,
-    calls: Arc<AtomicUsize>,
+    queue: Option<mpsc::UnboundedSender<String>>,
+    results: mpsc::UnboundedReceiver<Described>,
+    workers: JoinSet<()>,
     asked: HashSet<String>,
     found: HashMap<String, EndpointInfo>,
     failures: Vec<InventoryFailure>,
@@ -74,31 +76,72 @@ struct Describes {
 }
 
 impl Describes {
-    fn spawn(&mut self, fleet: &Fleet, name: String, deadline: Duration) {
-        if !self.asked.insert(name.clone()) {
-            return;
+    /// Starts `concurrency` workers describing with `fleet`, each call within `deadline`.
+    fn start(fleet: &Fleet, (concurrency, deadline): (usize, Duration), calls: &Arc<AtomicUsize>) -> Describes {
+        let (queue, names) = mpsc::unbounded_channel::<String>();
+        let (landed, results) = mpsc::unbounded_channel();
+        let names = Arc::new(tokio::sync::Mutex::new(names));
+        let mut workers = JoinSet::new();
+        for _ in 0..concurrency.max(1) {
+            let (fleet, names, landed, calls) = (fleet.clone(), names.clone(), landed.clone(), calls.clone());
+            workers.spawn(async move {
+                loop {
+                    let Some(name) = names.lock().await.recv().await else {
+                        return;
+                    };
+                    let call = fleet.describe_endpoint_info(&name, &calls);
+                    let r = tokio::time::timeout(deadline, call)
+                        .await
+                        .unwrap_or_else(|_| Err(AwsError::Timeout(format!("no answer within {deadline:?}"))));
+                    if landed.send((name, r)).is_err() {
+                        return;
+                    }
+                }
+            });
         }
-        let (fleet, sem, calls) = (fleet.clone(), self.sem.clone(), self.calls.clone());
-        self.tasks.spawn(async move {
-            let _permit = sem.acquire_owned().await;
-            let call = fleet.describe_endpoint_info(&name, &calls);
-            let r = tokio::time::timeout(deadline, call)
-                .await
-                .unwrap_or_else(|_| Err(AwsError::Timeout(format!("no answer within {deadline:?}"))));
-            (name, r)
-        });
+        Describes {
+            queue: Some(queue),
+            results,
+            workers,
+            asked: HashSet::new(),
+            found: HashMap::new(),
+            failures: Vec::new(),
+            gone: HashSet::new(),
+            budget: (fleet.budget.clone(), fleet.budget.throttles()),
+            scaling: None,
+        }
+    }
+
+    /// Asks for `name`'s description (once per refresh), after those asked before.
+    fn ask(&mut self, name: String) {
+        if self.asked.insert(name.clone())
+            && let Some(queue) = &self.queue
+        {
+            _ = queue.send(name);
+        }
     }
 
     /// Takes what has landed (waiting for one when `wait`), and reports it in one batch each of
-    /// described and failed endpoints. A throttled describe is neither: its row keeps what it
-    /// had, and the next refresh asks again.
-    async fn drain(&mut self, wait: bool, report: &(dyn Fn(InventoryProgress) + Send + Sync)) {
+    /// described and failed endpoints; false once every worker is done and all is taken. A
+    /// throttled describe is neither: its row keeps what it had, and the next refresh asks again.
+    async fn drain(&mut self, wait: bool, report: &(dyn Fn(InventoryProgress) + Send + Sync)) -> bool {
         let mut landed = Vec::new();
-        if wait && let Some(Ok(d)) = self.tasks.join_next().await {
-            landed.push(d);
+        let mut open = true;
+        if wait {
+            match self.results.recv().await {
+                Some(d) => landed.push(d),
+                None => open = false,
+            }
         }
-        while let Some(Ok(d)) = self.tasks.try_join_next() {
-            landed.push(d);
+        loop {
+            match self.results.try_recv() {
+                Ok(d) => landed.push(d),
+                Err(mpsc::error::TryRecvError::Empty) => break,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    open = false;
+                    break;
+                }
+            }
         }
         let (mut described, mut failed) = (Vec::new(), Vec::new());
         for (name, r) in landed {
@@ -125,6 +168,7 @@ impl Describes {
             self.failures.extend(failed.iter().cloned());
             report(InventoryProgress::Failed(failed));
         }
+        open
     }
 
     /// Waits for every describe, or until `deadline` (from `start`): those not landed by then
@@ -135,15 +179,20 @@ impl Describes {
         deadline: Option<Duration>,
         report: &(dyn Fn(InventoryProgress) + Send + Sync),
     ) {
-        while !self.tasks.is_empty() {
+        // Nothing more is asked: the workers end once the queue is empty.
+        self.queue = None;
+        loop {
             let left = deadline.map(|d| d.saturating_sub(start.elapsed()));
             if left.is_some_and(|l| l.is_zero()) {
-                self.tasks.abort_all();
+                self.workers.abort_all();
                 break;
             }
-            match left {
-                Some(l) => _ = tokio::time::timeout(l, self.drain(true, report)).await,
+            let open = match left {
+                Some(l) => tokio::time::timeout(l, self.drain(true, report)).await.unwrap_or(true),
                 None => self.drain(true, report).await,
+            };
+            if !open {
+                break;
             }
         }
     }
@@ -238,20 +287,10 @@ impl Fleet {
             let (fleet, calls) = (self.clone(), calls.clone());
             tokio::spawn(async move { fleet_scaling(&fleet, None, &calls).await.unwrap_or_default() })
         });
-        let mut d = Describes {
-            tasks: JoinSet::new(),
-            sem: Arc::new(Semaphore::new(opts.concurrency.max(1))),
-            calls: calls.clone(),
-            asked: HashSet::new(),
-            found: HashMap::new(),
-            failures: Vec::new(),
-            gone: HashSet::new(),
-            budget: (self.budget.clone(), throttles),
-            scaling: None,
-        };
+        let mut d = Describes::start(self, (opts.concurrency, opts.call_deadline), &calls);
         // The selected endpoint first, before any page.
         if let Some(name) = plan.selected.clone().filter(|n| memory.known(n).is_some()) {
-            d.spawn(self, name, opts.call_deadline);
+            d.ask(name);
         }
         let sweep = memory.begin(plan.sweep);
         let listing = memory.listing(plan.full_listing);
@@ -294,7 +333,7 @@ impl Fleet {
             let rows: Vec<EndpointInfo> = page.endpoints().iter().filter_map(listed_row).collect();
             for row in &rows {
                 if memory.why(row, plan, sweep).is_some() {
-                    d.spawn(self, row.name.clone(), plan.options.call_deadline);
+                    d.ask(row.name.clone());
                 }
             }
             listed.extend(rows.iter().cloned());
@@ -329,7 +368,7 @@ impl Fleet {
                 rows.push(row);
             } else if let Some(row) = memory.known(name).or_else(|| memory.undescribed(name)) {
                 if memory.why(row, plan, sweep).is_some() {
-                    d.spawn(self, name.clone(), plan.options.call_deadline);
+                    d.ask(name.clone());
                 }
                 rows.push(row.clone());
             }
