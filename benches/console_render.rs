@@ -63,7 +63,7 @@ fn app(endpoints: usize, models: usize) -> App {
     let mut list: Vec<EndpointInfo> = (0..endpoints.max(1)).map(|i| endpoint(i, false)).collect();
     list[0] = endpoint(0, true);
     app.on_event(AppEvent::Inventory(Ok(Inventory {
-        endpoints: list,
+        endpoints: list.into_iter().map(std::sync::Arc::new).collect(),
         failures: vec![],
         api_calls: 0,
         elapsed_ms: 0,

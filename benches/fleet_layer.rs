@@ -286,9 +286,10 @@ async fn metrics(rounds: usize) {
     assert_eq!(inv.endpoints.len(), ENDPOINTS);
 
     let windows = [(Duration::from_secs(3600), 60), (Duration::from_secs(3 * 3600), 60)];
+    let endpoints: Vec<_> = inv.endpoints.iter().map(|e| (**e).clone()).collect();
     let plans: Vec<MetricsPlan> = windows
         .iter()
-        .map(|(w, p)| MetricsPlan::for_endpoints(&inv.endpoints, *w, *p))
+        .map(|(w, p)| MetricsPlan::for_endpoints(&endpoints, *w, *p))
         .collect();
 
     // The baseline: the first 500 queries of the 1 h plan, as one bare GetMetricData call.

@@ -38,8 +38,8 @@ pub struct ModelKnowledge {
 pub struct Data {
     /// Header context.
     pub context: ContextInfo,
-    /// The fleet.
-    pub inventory: Vec<EndpointInfo>,
+    /// The fleet (each description shared with the fleet layer's refresh memory).
+    pub inventory: Vec<std::sync::Arc<EndpointInfo>>,
     /// Endpoints the last inventory could not describe.
     pub failures: Vec<InventoryFailure>,
     /// Whether an inventory has arrived yet.
@@ -211,7 +211,7 @@ impl Data {
 
     /// The endpoint with this name (in a multi-region view, the selected pair's first).
     pub fn endpoint(&self, name: &str) -> Option<&EndpointInfo> {
-        self.endpoint_index(name).map(|i| &self.inventory[i])
+        self.endpoint_index(name).map(|i| &*self.inventory[i])
     }
 
     fn endpoint_index(&self, name: &str) -> Option<usize> {

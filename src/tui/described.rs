@@ -4,6 +4,7 @@
 //! keeps its listed values with the error marked. Rows are known by their pair (origin) and name.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::aws::endpoints::inventory::{EndpointInfo, Inventory};
 use crate::aws::endpoints::progressive::InventoryProgress;
@@ -55,7 +56,7 @@ pub struct RowIndex {
 }
 
 impl RowIndex {
-    fn rebuild(&mut self, inventory: &[EndpointInfo]) {
+    fn rebuild(&mut self, inventory: &[Arc<EndpointInfo>]) {
         self.by_name.clear();
         for (i, e) in inventory.iter().enumerate() {
             self.by_name.entry(e.name.clone()).or_default().push(i);
@@ -139,7 +140,7 @@ impl Data {
                     }
                     changed = true;
                     self.undescribed.loading.insert((o, row.name.clone()));
-                    self.inventory.push(row.clone());
+                    self.inventory.push(Arc::new(row.clone()));
                     self.row_index.pushed(&row.name, self.inventory.len() - 1);
                     if let Some(o) = origin {
                         self.origins.resize(self.inventory.len() - 1, 0);
@@ -159,7 +160,7 @@ impl Data {
                     changed |= self.undescribed.loading.remove(&key);
                     changed |= self.undescribed.failed.remove(&key).is_some();
                     if let Some(i) = index_of(self, o, &info.name)
-                        && self.inventory[i] != *info
+                        && *self.inventory[i] != **info
                     {
                         self.inventory[i] = info.clone();
                         changed = true;
@@ -188,9 +189,9 @@ impl Data {
     /// those it names pending, never described yet, still loading), then each endpoint it could not describe with the row it had (listed or
     /// described before), marked failed. In a multi-region view the
     /// [`crate::tui::event::AppEvent::Regions`] before it has set the new rows' pairs.
-    pub fn replace_inventory(&mut self, inv: &Inventory, endpoints: Vec<EndpointInfo>) {
+    pub fn replace_inventory(&mut self, inv: &Inventory, endpoints: Vec<Arc<EndpointInfo>>) {
         let multi = !self.regions.is_empty();
-        let mut kept: Vec<(EndpointInfo, usize, String)> = Vec::new();
+        let mut kept: Vec<(Arc<EndpointInfo>, usize, String)> = Vec::new();
         for f in &inv.failures {
             if endpoints.iter().any(|e| e.name == f.endpoint) {
                 continue;

@@ -63,7 +63,7 @@ impl FleetSummaries {
     }
 
     /// Forgets the endpoints no longer listed.
-    fn retain(&mut self, inventory: &[EndpointInfo]) {
+    fn retain(&mut self, inventory: &[std::sync::Arc<EndpointInfo>]) {
         if self.by_endpoint.len() > inventory.len() {
             let names: std::collections::HashSet<&str> = inventory.iter().map(|e| e.name.as_str()).collect();
             self.by_endpoint.retain(|name, _| names.contains(name.as_str()));
@@ -143,7 +143,7 @@ impl Data {
         for step in 0..n {
             let i = (start + step) % n;
             next = (i + 1) % n.max(1);
-            let e = &self.inventory[i];
+            let e: &EndpointInfo = &self.inventory[i];
             if !serving(&e) || focus.contains(&e.name) {
                 continue;
             }

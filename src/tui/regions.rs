@@ -36,7 +36,7 @@ pub struct MergedInventory {
 pub fn merge(multi: MultiInventory, targets: &[FleetTarget]) -> MergedInventory {
     let mut regions = Vec::new();
     let mut origins = Vec::new();
-    let mut endpoints: Vec<EndpointInfo> = Vec::new();
+    let mut endpoints: Vec<std::sync::Arc<EndpointInfo>> = Vec::new();
     let mut failures = Vec::new();
     let mut figures = Inventory::default();
     let (api_calls, elapsed_ms) = (multi.api_calls, multi.elapsed_ms);

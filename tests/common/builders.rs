@@ -223,3 +223,8 @@ impl EndpointBuilder {
         self.0
     }
 }
+
+/// Endpoints as the console's inventory holds them (each description shared).
+pub fn shared(endpoints: Vec<EndpointInfo>) -> Vec<std::sync::Arc<EndpointInfo>> {
+    endpoints.into_iter().map(std::sync::Arc::new).collect()
+}

@@ -109,6 +109,17 @@ impl Tmux {
         pid
     }
 
+    /// Filters the Endpoints tab on `filter`, opens the first row's Variants tab and waits until
+    /// it shows `endpoint` described: its title and its baseline and canary rows (the Endpoints
+    /// table and the header name variants too, so "Stable" on screen proves nothing).
+    pub fn open_variants(&self, filter: &str, endpoint: &str) -> String {
+        self.keys(&["/", filter, "Enter", "Enter"]);
+        let title = format!("Variants of {endpoint}");
+        self.wait_for("the Variants pane", Duration::from_secs(20), |s| {
+            s.contains(&title) && s.contains("BASELINE") && s.contains("CANARY")
+        })
+    }
+
     /// Polls the screen until `pred` holds, or fails with the last screen and the console's
     /// message log (the toasts that may have said why, gone from the screen by then).
     pub fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {

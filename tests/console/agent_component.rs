@@ -12,7 +12,7 @@ use sagedeck::tui::event::AppEvent;
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
 
-use crate::common::builders::{endpoint, variant};
+use crate::common::builders::{endpoint, shared, variant};
 use crate::common::tui::{self, press, tap};
 
 const IC_EP: &str = "llm-components";
@@ -20,12 +20,12 @@ const IC_EP: &str = "llm-components";
 fn app() -> App {
     let data = Data {
         context: tui::context(),
-        inventory: vec![
+        inventory: shared(vec![
             endpoint(IC_EP)
                 .variants([variant("AllTraffic")])
                 .kind(EndpointKind::InferenceComponents)
                 .build(),
-        ],
+        ]),
         loaded: true,
         ..Default::default()
     };

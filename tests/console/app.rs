@@ -74,7 +74,7 @@ pub fn app_with_fleet(n: usize) -> App {
     };
     let mut app = App::new(data, Theme::default_theme());
     app.on_event(AppEvent::Inventory(Ok(Inventory {
-        endpoints,
+        endpoints: endpoints.into_iter().map(std::sync::Arc::new).collect(),
         failures: vec![],
         api_calls: 0,
         elapsed_ms: 0,
@@ -415,7 +415,7 @@ fn snapshot_overlays() {
     app.on_key(key('d'));
     app.on_event(AppEvent::Described {
         endpoint: "mcp-intent-classifier-prod".into(),
-        result: Ok((app.data.inventory[0].clone(), vec![])),
+        result: Ok(((*app.data.inventory[0]).clone(), vec![])),
     });
     insta::assert_snapshot!("describe_overlay", screen(&mut app, 120, 24));
     app.on_key(code(KeyCode::Esc));

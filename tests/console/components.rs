@@ -20,7 +20,7 @@ use sagedeck::tui::panes::components::ZeroState;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
-use crate::common::builders::{self, variant};
+use crate::common::builders::{self, shared, variant};
 use crate::common::tui::{self, press, tap};
 
 const EP: &str = "llm-ic-endpoint";
@@ -138,7 +138,7 @@ fn app() -> App {
         .build();
     let data = Data {
         context: tui::context(),
-        inventory: vec![ic, plain],
+        inventory: shared(vec![ic, plain]),
         loaded: true,
         refresh_interval: Duration::from_secs(10),
         selected: Some(EP.into()),

@@ -68,7 +68,7 @@ fn c_is_refused_in_read_only_mode_and_on_an_instance_backed_variant() {
     assert!(app.take_jobs().is_empty());
     app.data.read_only = false;
     // The same endpoint with its variant made instance-backed.
-    let e = &mut app.data.inventory[0];
+    let e = std::sync::Arc::make_mut(&mut app.data.inventory[0]);
     e.variants[0].serverless = None;
     press(&mut app, "c");
     assert!(app.panes.variants.concurrency.is_none());

@@ -109,7 +109,7 @@ fn form_open() -> App {
 }
 
 fn planned(app: &mut App) {
-    let seen = app.data.inventory[0].clone();
+    let seen = (*app.data.inventory[0]).clone();
     let endpoint = seen.name.clone();
     app.on_event(AppEvent::DeployPlanned {
         endpoint,

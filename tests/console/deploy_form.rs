@@ -23,7 +23,7 @@ fn planned_form() -> App {
     press(&mut app, "model-v2");
     tap(&mut app, KeyCode::Enter);
     app.take_jobs();
-    let seen = app.data.inventory[0].clone();
+    let seen = (*app.data.inventory[0]).clone();
     app.on_event(AppEvent::DeployPlanned {
         endpoint: seen.name.clone(),
         result: Ok(Box::new(sample_plan(seen))),

@@ -25,10 +25,7 @@ fn console_on_the_sandbox_end_to_end() {
     t.keys(&["1"]);
 
     // Select the classifier and open its variants.
-    t.keys(&["/", "classifier", "Enter", "Enter"]);
-    t.wait_for("the Variants pane", Duration::from_secs(10), |s| {
-        s.contains("Stable") && s.contains("Canary")
-    });
+    t.open_variants("classifier", "mcp-intent-classifier-prod");
 
     // Weight change: Stable 1, Canary 1, confirm, follow to InService.
     weight_change(&t);

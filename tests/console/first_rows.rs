@@ -10,6 +10,7 @@ use sagedeck::sandbox::faults::FaultSpec;
 use sagedeck::tui::app::App;
 use sagedeck::tui::described::RowState;
 use sagedeck::tui::event::{AppEvent, FleetJob, Job};
+use std::sync::Arc;
 
 use crate::common;
 use crate::common::tui::{self, feed_until, new_app, press, render, submit_all};
@@ -94,7 +95,7 @@ fn listed(name: &str, modified: f64) -> EndpointInfo {
     }
 }
 
-fn described(name: &str, modified: f64, variants: usize) -> EndpointInfo {
+fn described(name: &str, modified: f64, variants: usize) -> Arc<EndpointInfo> {
     let variant = |i: usize| VariantInfo {
         name: format!("v{i}"),
         model_name: Some(format!("{name}-model")),
@@ -111,11 +112,11 @@ fn described(name: &str, modified: f64, variants: usize) -> EndpointInfo {
         model_data_url: None,
         serverless: None,
     };
-    EndpointInfo {
+    Arc::new(EndpointInfo {
         config_name: Some(format!("{name}-config")),
         variants: (0..variants).map(variant).collect(),
         ..listed(name, modified)
-    }
+    })
 }
 
 fn progress(app: &mut App, progress: InventoryProgress) {
@@ -230,7 +231,7 @@ fn a_refresh_with_nothing_changing_changes_no_row_and_finds_each_by_name() {
 fn rows_are_found_after_the_inventory_comes_back_in_another_order() {
     let mut app = new_app();
     progress(&mut app, listed_page(&["a".into(), "b".into(), "c".into()]));
-    let rows = ["c", "b", "a"].map(|n| listed(n, 1_790_000_000.0)).to_vec();
+    let rows = ["c", "b", "a"].map(|n| Arc::new(listed(n, 1_790_000_000.0))).to_vec();
     app.on_event(AppEvent::Inventory(Ok(Inventory {
         endpoints: rows,
         ..Default::default()

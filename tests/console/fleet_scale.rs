@@ -30,6 +30,7 @@ fn fleet(n: usize) -> App {
                 .variants([variant("AllTraffic")])
                 .build()
         })
+        .map(std::sync::Arc::new)
         .collect();
     app.on_event(AppEvent::Inventory(Ok(Inventory {
         endpoints,
@@ -207,6 +208,7 @@ fn rounds_of_fleet_metrics_keep_series_for_the_focus_only_and_a_summary_per_list
                 .variants([variant("AllTraffic")])
                 .build()
         })
+        .map(std::sync::Arc::new)
         .collect();
     app.on_event(AppEvent::Inventory(Ok(Inventory {
         endpoints: rows,

@@ -26,7 +26,7 @@ fn samples(app: &App, kind: JobKind) -> Vec<Job> {
 
 /// [`samples`] on the endpoint at `index` of the inventory.
 fn samples_on(app: &App, kind: JobKind, index: usize) -> Vec<Job> {
-    let seen = Box::new(app.data.inventory[index].clone());
+    let seen = Box::new((*app.data.inventory[index]).clone());
     match kind {
         JobKind::Fleet(k) => fleet_samples(k, seen.name.clone())
             .into_iter()

@@ -110,8 +110,7 @@ fn the_demo_keeps_a_variant_log_that_variants_report_reads() {
     t.wait_for("the fleet", Duration::from_secs(60), |s| {
         s.contains(EP) && s.contains("InService")
     });
-    t.keys(&["/", "classifier", "Enter", "Enter"]);
-    t.wait_for("the Variants pane", Duration::from_secs(10), |s| s.contains("Canary"));
+    t.open_variants("classifier", EP);
     t.keys(&["5"]);
     t.wait_for("the Invoke form", Duration::from_secs(10), |s| s.contains("Request · "));
     t.keys(&["C-s"]);

@@ -17,7 +17,7 @@ use sagedeck::tui::panes::{Pane, Tab};
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::toasts::Toasts;
 
-use crate::common::builders::{endpoint, variant};
+use crate::common::builders::{endpoint, shared, variant};
 use crate::common::tui::{self, ctrl, key, press};
 
 const EP: &str = "mcp-intent-classifier-prod";
@@ -46,7 +46,7 @@ fn catalog() -> Catalog {
 fn app_with(read_only: bool) -> App {
     let mut data = Data {
         context: tui::context(),
-        inventory: vec![
+        inventory: shared(vec![
             endpoint(EP)
                 .variants([
                     variant("Stable").image(HF).weight(0.9).share(0.9),
@@ -63,7 +63,7 @@ fn app_with(read_only: bool) -> App {
                     variant("AllTraffic").image("683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1")
                 ])
                 .build(),
-        ],
+        ]),
         loaded: true,
         selected: Some(EP.into()),
         read_only,

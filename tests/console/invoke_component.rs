@@ -20,7 +20,7 @@ use sagedeck::tui::panes::invoke::Field;
 use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::toasts::Toasts;
 
-use crate::common::builders::{endpoint, variant};
+use crate::common::builders::{endpoint, shared, variant};
 use crate::common::tui::{self, ctrl, key, press};
 
 const IC_EP: &str = "llm-components";
@@ -43,12 +43,12 @@ fn component(name: &str, desired: i32) -> Component {
 fn app() -> App {
     let data = Data {
         context: tui::context(),
-        inventory: vec![
+        inventory: shared(vec![
             endpoint(IC_EP)
                 .variants([variant("AllTraffic")])
                 .kind(EndpointKind::InferenceComponents)
                 .build(),
-        ],
+        ]),
         loaded: true,
         selected: Some(IC_EP.into()),
         ..Default::default()

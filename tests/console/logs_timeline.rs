@@ -416,12 +416,13 @@ async fn an_endpoint_that_has_written_no_logs_yet_is_a_state_not_an_error() {
     let (jobs, mut rx) = worker(&sb, &dir.path().join("audit.jsonl")).await;
     let mut app = crate::app::app_with_fleet(0);
     // An endpoint the sandbox has no log group for, as CloudWatch has none before the first line.
-    let fresh = app
-        .data
-        .inventory
-        .iter_mut()
-        .find(|e| e.name == "llm-tgi-chat")
-        .unwrap();
+    let fresh = std::sync::Arc::make_mut(
+        app.data
+            .inventory
+            .iter_mut()
+            .find(|e| e.name == "llm-tgi-chat")
+            .unwrap(),
+    );
     fresh.name = "just-created".into();
     fresh.status = "Creating".into();
     app.data.selected = Some("just-created".into());

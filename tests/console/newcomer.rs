@@ -254,7 +254,7 @@ fn the_describe_overlay_wraps_a_long_failure_reason_and_scrolls() {
                   correctly when invoked with 'docker run <image> serve': ping health check failed after 8 attempts \
                   THE-END";
     let i = app.data.inventory.iter().position(|e| e.status == "Failed").unwrap();
-    app.data.inventory[i].failure_reason = Some(reason.into());
+    std::sync::Arc::make_mut(&mut app.data.inventory[i]).failure_reason = Some(reason.into());
     let failed = app.data.inventory[i].clone();
     let mut view = DescribeView::loading("describe mcp-embeddings-failed");
     view.set(&serde_json::json!({ "endpoint": failed, "scaling_activities": [] }));

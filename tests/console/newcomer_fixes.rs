@@ -53,7 +53,7 @@ fn without_a_region_the_endpoints_pane_says_what_to_do() {
 fn logs_of_a_creating_endpoint() -> App {
     let mut app = app_with_fleet(0);
     let ep = "llm-tgi-chat";
-    app.data.inventory.iter_mut().find(|e| e.name == ep).unwrap().status = "Creating".into();
+    std::sync::Arc::make_mut(app.data.inventory.iter_mut().find(|e| e.name == ep).unwrap()).status = "Creating".into();
     app.data.selected = Some(ep.into());
     app.switch(Tab::Logs);
     app.take_jobs();

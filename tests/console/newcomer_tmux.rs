@@ -96,8 +96,7 @@ fn the_activity_record_scrolls_to_its_reason_in_tmux() {
         s.contains("mcp-intent-classifier-prod") && s.contains("InService")
     });
     t.keys(&[":", "reason INC-9 newcomer check", "Enter"]);
-    t.keys(&["/", "classifier", "Enter", "Enter"]);
-    t.wait_for("the Variants pane", Duration::from_secs(10), |s| s.contains("Canary"));
+    t.open_variants("classifier", "mcp-intent-classifier-prod");
     t.keys(&["w"]);
     t.wait_for("the weight editor", Duration::from_secs(10), |s| {
         s.contains("weight/instances")

@@ -57,10 +57,7 @@ fn roll_back_during(name: &str, demo_args: &str, fields: &[(usize, &str)], (what
     t.wait_for("the fleet", Duration::from_secs(60), |s| {
         s.contains("mcp-intent-classifier-prod") && s.contains("InService")
     });
-    t.keys(&["/", "classifier", "Enter", "Enter"]);
-    t.wait_for("the Variants pane", Duration::from_secs(10), |s| {
-        s.contains("Stable") && s.contains("Canary")
-    });
+    t.open_variants("classifier", "mcp-intent-classifier-prod");
     t.keys(&["P"]);
     t.wait_for("the plan editor", Duration::from_secs(10), |s| {
         s.contains("Promotion plan for") && s.contains("consolidate")

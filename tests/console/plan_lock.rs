@@ -96,7 +96,9 @@ async fn a_live_plan_by_bob_makes_the_confirmation_default_to_not_starting() {
         c.lines
     );
     assert!(c.jobs.is_empty() && c.force.len() == 1, "only F starts it");
-    let screen = render(&mut app, 140, 40);
+    // Wide enough that the first line never wraps: "last heard 9s" and "last heard 12s" (a slow
+    // machine) then draw the same dialog once the age is blanked out.
+    let screen = render(&mut app, 180, 40);
     for needle in ["a plan by bob on bobs-laptop", " F ", "start anyway", "do not start"] {
         assert!(screen.contains(needle), "{needle}:\n{screen}");
     }

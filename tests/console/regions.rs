@@ -165,7 +165,7 @@ async fn a_mixed_region_view_with_one_broken_region_shows_the_others_and_one_fai
     }
     // The fleet table's metrics come from each endpoint's own region.
     rig.app.submit(Job::Fleet(FleetJob::Metrics {
-        endpoints: rig.app.data.inventory.clone(),
+        endpoints: rig.app.data.inventory.iter().map(|e| (**e).clone()).collect(),
         window: Duration::from_secs(900),
         detail: false,
     }));

@@ -14,7 +14,7 @@ use sagedeck::tui::data::Data;
 use sagedeck::tui::panes::Tab;
 use sagedeck::tui::theme::Theme;
 
-use crate::common::builders::{endpoint, variant};
+use crate::common::builders::{endpoint, shared, variant};
 use crate::common::tui::{self, press, tap};
 
 fn summary(p50: f64, p99: f64, e5: f64) -> VariantSummary {
@@ -54,7 +54,7 @@ fn app_on(e: EndpointInfo, variants: Vec<VariantMetrics>) -> App {
     let data = Data {
         context: tui::context(),
         selected: Some(e.name.clone()),
-        inventory: vec![e],
+        inventory: shared(vec![e]),
         loaded: true,
         fleet_metrics: Some(MetricsSnapshot {
             start: 1_700_000_000.0,
@@ -281,7 +281,7 @@ fn the_endpoints_table_filters_on_the_kind() {
         .build();
     let data = Data {
         context: tui::context(),
-        inventory: vec![sls, queue, plain],
+        inventory: shared(vec![sls, queue, plain]),
         loaded: true,
         ..Default::default()
     };

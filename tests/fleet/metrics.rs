@@ -65,7 +65,11 @@ async fn a_big_fleet_needs_ceil_q_over_500_calls_and_counts_match() {
             .unwrap();
     }
 
-    let plan = MetricsPlan::for_endpoints(&inv.endpoints, Duration::from_secs(900), 60);
+    let plan = MetricsPlan::for_endpoints(
+        &inv.endpoints.iter().map(|e| (**e).clone()).collect::<Vec<_>>(),
+        Duration::from_secs(900),
+        60,
+    );
     assert_eq!(plan.queries.len(), variants * 9);
     let expected_calls = plan.queries.len().div_ceil(MAX_QUERIES_PER_CALL);
     assert_eq!((plan.calls_needed(), expected_calls), (5, 5));

@@ -33,9 +33,7 @@ impl Fleet {
             .budget
             .metered(async { call.await.map_err(AwsError::from_sdk) })
             .await?;
-        let out = Arc::new(out);
-        self.describe_cache.keep_config(name, out.clone());
-        Ok(out)
+        Ok(self.describe_cache.keep_config(name, out))
     }
 
     /// DescribeModel's facts, once per name; `None` when the model cannot be described (deleted

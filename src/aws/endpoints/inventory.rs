@@ -130,7 +130,7 @@ impl EndpointInfo {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Inventory {
     /// Endpoints, in ListEndpoints order (newest first).
-    pub endpoints: Vec<EndpointInfo>,
+    pub endpoints: Vec<std::sync::Arc<EndpointInfo>>,
     /// Endpoints whose description failed, and why.
     pub failures: Vec<InventoryFailure>,
     /// API calls made.

@@ -85,7 +85,7 @@ impl MultiInventory {
     /// Endpoints of every pair that listed, with their pair.
     pub fn endpoints(&self) -> impl Iterator<Item = (&RegionInventory, &EndpointInfo)> {
         self.regions.iter().flat_map(|r| match &r.outcome {
-            RegionOutcome::Ok { inventory } => inventory.endpoints.iter().map(|e| (r, e)).collect::<Vec<_>>(),
+            RegionOutcome::Ok { inventory } => inventory.endpoints.iter().map(|e| (r, &**e)).collect::<Vec<_>>(),
             RegionOutcome::Failed { .. } => Vec::new(),
         })
     }

@@ -27,8 +27,9 @@ pub enum InventoryProgress {
     /// One ListEndpoints page: rows with name, ARN, status and times only (no variants,
     /// configuration or autoscaling yet).
     Listed(Vec<EndpointInfo>),
-    /// Endpoints described since the last report, with their autoscaling.
-    Described(Vec<EndpointInfo>),
+    /// Endpoints described since the last report, with their autoscaling (each description
+    /// shared with the refresh's result).
+    Described(Vec<Arc<EndpointInfo>>),
     /// Endpoints whose description failed since the last report.
     Failed(Vec<InventoryFailure>),
 }
@@ -66,7 +67,7 @@ struct Describes {
     results: mpsc::UnboundedReceiver<Described>,
     workers: JoinSet<()>,
     asked: HashSet<String>,
-    found: HashMap<String, EndpointInfo>,
+    found: HashMap<String, Arc<EndpointInfo>>,
     failures: Vec<InventoryFailure>,
     /// Described as not found: deleted since they were listed.
     gone: HashSet<String>,
@@ -149,6 +150,7 @@ impl Describes {
                 Ok(mut info) => {
                     let scaling = self.scaling.as_ref().and_then(|s| s.get(&name));
                     info.autoscaling = scaling.cloned().unwrap_or_default();
+                    let info = Arc::new(info);
                     described.push(info.clone());
                     self.found.insert(name, info);
                 }
@@ -325,8 +327,8 @@ impl Fleet {
         d: &mut Describes,
         report: &(dyn Fn(InventoryProgress) + Send + Sync),
         calls: &AtomicUsize,
-    ) -> Result<Vec<EndpointInfo>, AwsError> {
-        let mut listed: Vec<EndpointInfo> = Vec::new();
+    ) -> Result<Vec<Arc<EndpointInfo>>, AwsError> {
+        let mut listed: Vec<Arc<EndpointInfo>> = Vec::new();
         let mut token = None;
         loop {
             let page = self.list_page((listing, token), calls).await?;
@@ -336,7 +338,7 @@ impl Fleet {
                     d.ask(row.name.clone());
                 }
             }
-            listed.extend(rows.iter().cloned());
+            listed.extend(rows.iter().cloned().map(Arc::new));
             report(InventoryProgress::Listed(rows));
             token = page.next_token().map(str::to_string);
             if token.is_none() {
@@ -352,15 +354,15 @@ impl Fleet {
         &self,
         memory: &RefreshMemory,
         (plan, sweep): (&RefreshPlan, &SweepWindow),
-        moved: Vec<EndpointInfo>,
+        moved: Vec<Arc<EndpointInfo>>,
         d: &mut Describes,
-    ) -> Vec<EndpointInfo> {
-        let mut moved: HashMap<String, EndpointInfo> = moved.into_iter().map(|r| (r.name.clone(), r)).collect();
-        let mut rows: Vec<EndpointInfo> = Vec::with_capacity(memory.len() + moved.len());
+    ) -> Vec<Arc<EndpointInfo>> {
+        let mut moved: HashMap<String, Arc<EndpointInfo>> = moved.into_iter().map(|r| (r.name.clone(), r)).collect();
+        let mut rows: Vec<Arc<EndpointInfo>> = Vec::with_capacity(memory.len() + moved.len());
         let new = moved
             .values()
             .filter(|r| memory.known(&r.name).is_none() && memory.undescribed(&r.name).is_none());
-        let mut new: Vec<EndpointInfo> = new.cloned().collect();
+        let mut new: Vec<Arc<EndpointInfo>> = new.cloned().collect();
         new.sort_by(|a, b| b.created.total_cmp(&a.created).then_with(|| b.name.cmp(&a.name)));
         rows.extend(new);
         for name in memory.order() {
@@ -380,7 +382,9 @@ impl Fleet {
 /// The refresh's inventory in ListEndpoints order: each listed endpoint as freshly described,
 /// else as last described (its autoscaling and listed status brought up to date), else as
 /// listed (pending). The memory keeps the fresh descriptions and forgets what was not listed.
-fn assemble(memory: &mut RefreshMemory, listed: Vec<EndpointInfo>, d: &mut Describes) -> Inventory {
+/// An unchanged endpoint's description is shared with the memory, not copied: an idle refresh
+/// of ten thousand endpoints allocates a list of pointers.
+fn assemble(memory: &mut RefreshMemory, listed: Vec<Arc<EndpointInfo>>, d: &mut Describes) -> Inventory {
     let scaling = d.scaling.take().unwrap_or_default();
     let failed: HashSet<String> = d.failures.iter().map(|f| f.endpoint.clone()).collect();
     let mut inv = Inventory {
@@ -396,10 +400,15 @@ fn assemble(memory: &mut RefreshMemory, listed: Vec<EndpointInfo>, d: &mut Descr
             memory.keep(&info);
             inv.endpoints.push(info);
         } else if let Some(known) = memory.known(&row.name) {
-            let mut info = known.clone();
-            info.status = row.status;
-            info.autoscaling = scaling.get(&info.name).cloned().unwrap_or_default();
-            inv.endpoints.push(info);
+            let scaling = scaling.get(&known.name).map(Vec::as_slice).unwrap_or_default();
+            if known.status == row.status && known.autoscaling == scaling {
+                inv.endpoints.push(known.clone());
+            } else {
+                let mut info = EndpointInfo::clone(known);
+                info.status = row.status.clone();
+                info.autoscaling = scaling.to_vec();
+                inv.endpoints.push(Arc::new(info));
+            }
         } else if !failed.contains(&row.name) {
             inv.pending.push(row.name.clone());
             undescribed.push(row.clone());

@@ -13,6 +13,7 @@
 //! describes are `progressive.rs`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::aws::endpoints::inventory::{EndpointInfo, InventoryOptions};
@@ -82,8 +83,8 @@ pub enum Why {
 /// LastModifiedTime seen and when the last full listing ran (for the incremental listing).
 #[derive(Debug)]
 pub struct RefreshMemory {
-    known: HashMap<String, EndpointInfo>,
-    undescribed: HashMap<String, EndpointInfo>,
+    known: HashMap<String, Arc<EndpointInfo>>,
+    undescribed: HashMap<String, Arc<EndpointInfo>>,
     order: Vec<String>,
     origin: Instant,
     last: Option<f64>,
@@ -225,25 +226,25 @@ impl RefreshMemory {
         sweep.contains(&row.name).then_some(Why::Sweep)
     }
 
-    /// The last description of `name`.
-    pub fn known(&self, name: &str) -> Option<&EndpointInfo> {
+    /// The last description of `name` (shared with the inventories that show it).
+    pub fn known(&self, name: &str) -> Option<&Arc<EndpointInfo>> {
         self.known.get(name)
     }
 
     /// Remembers a fresh description.
-    pub fn keep(&mut self, info: &EndpointInfo) {
+    pub fn keep(&mut self, info: &Arc<EndpointInfo>) {
         self.known.insert(info.name.clone(), info.clone());
     }
 
     /// The listed row of `name`, listed but never described (its describe pending or failed).
-    pub fn undescribed(&self, name: &str) -> Option<&EndpointInfo> {
+    pub fn undescribed(&self, name: &str) -> Option<&Arc<EndpointInfo>> {
         self.undescribed.get(name)
     }
 
     /// Keeps the refresh's endpoints, in its order, then the listed rows it could not describe
     /// (failed: not among its endpoints), and forgets every other (deleted); notes the newest
     /// LastModifiedTime among them. `undescribed`: the rows listed but never described.
-    pub fn settle(&mut self, endpoints: &[EndpointInfo], undescribed: Vec<EndpointInfo>) {
+    pub fn settle(&mut self, endpoints: &[Arc<EndpointInfo>], undescribed: Vec<Arc<EndpointInfo>>) {
         let listed: std::collections::HashSet<&str> = endpoints.iter().map(|e| e.name.as_str()).collect();
         self.known.retain(|name, _| listed.contains(name.as_str()));
         self.order = endpoints.iter().map(|e| e.name.clone()).collect();

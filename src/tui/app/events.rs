@@ -178,7 +178,7 @@ impl App {
     fn on_inventory(
         &mut self,
         inv: &crate::aws::endpoints::inventory::Inventory,
-        endpoints: Vec<crate::aws::endpoints::inventory::EndpointInfo>,
+        endpoints: Vec<std::sync::Arc<crate::aws::endpoints::inventory::EndpointInfo>>,
     ) {
         self.data.replace_inventory(inv, endpoints);
         self.data.failures = inv.failures.clone();
@@ -225,10 +225,10 @@ impl App {
 /// summary when the new one has none).
 fn replace_endpoint(data: &mut Data, info: crate::aws::endpoints::inventory::EndpointInfo) {
     if let Some(slot) = data.inventory.iter_mut().find(|e| e.name == info.name) {
-        let scaling = std::mem::take(&mut slot.autoscaling);
-        *slot = info;
-        if slot.autoscaling.is_empty() {
-            slot.autoscaling = scaling;
+        let mut info = info;
+        if info.autoscaling.is_empty() {
+            info.autoscaling = slot.autoscaling.clone();
         }
+        *slot = std::sync::Arc::new(info);
     }
 }

@@ -27,7 +27,7 @@ use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 
 use crate::common;
-use crate::common::builders::{self, variant};
+use crate::common::builders::{self, shared, variant};
 use crate::common::tui::{self, ctrl, press, tap};
 
 const EP: &str = "fraud-detector";
@@ -52,7 +52,7 @@ fn app_on(info: EndpointInfo) -> App {
     let data = Data {
         context: tui::context(),
         selected: Some(info.name.clone()),
-        inventory: vec![info],
+        inventory: shared(vec![info]),
         loaded: true,
         refresh_interval: Duration::from_secs(10),
         ..Default::default()

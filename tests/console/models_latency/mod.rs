@@ -7,7 +7,7 @@
 
 mod keys;
 
-use crate::common::builders::{self, EndpointBuilder, variant};
+use crate::common::builders::{self, EndpointBuilder, shared, variant};
 use crate::common::tui;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -126,7 +126,7 @@ fn app(models: usize, selected: &str) -> App {
     let fifteen = Duration::from_secs(900);
     let mut data = Data {
         context: tui::context(),
-        inventory: vec![
+        inventory: shared(vec![
             endpoint(MME)
                 .variants([variant("AllTraffic")
                     .instance_type("ml.g5.2xlarge")
@@ -143,7 +143,7 @@ fn app(models: usize, selected: &str) -> App {
                     variant("CanaryV2").instance_type("ml.m5.xlarge").weight(1.0).share(0.1),
                 ])
                 .build(),
-        ],
+        ]),
         loaded: true,
         last_ok: None,
         refresh_interval: Duration::from_secs(10),

@@ -14,7 +14,7 @@ mod text;
 mod wire;
 
 use crate::common;
-use crate::common::builders::{endpoint, variant};
+use crate::common::builders::{endpoint, shared, variant};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -197,14 +197,14 @@ fn metrics() -> MetricsSnapshot {
 pub(crate) fn app_in(dir: &std::path::Path, read_only: bool) -> App {
     let data = Data {
         context: tui::context(),
-        inventory: vec![
+        inventory: shared(vec![
             endpoint(EP)
                 .variants([
                     variant("Stable").weight(0.5).share(0.5),
                     variant("Canary").weight(0.5).share(0.5),
                 ])
                 .build(),
-        ],
+        ]),
         loaded: true,
         read_only,
         fleet_metrics: Some(metrics()),

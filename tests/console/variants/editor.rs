@@ -248,7 +248,7 @@ fn read_only_refuses_the_editor_and_shows_the_key_disabled() {
 #[test]
 fn an_endpoint_not_in_service_refuses_the_editor_with_the_reason() {
     let mut d = data();
-    d.inventory[0].status = "Updating".into();
+    std::sync::Arc::make_mut(&mut d.inventory[0]).status = "Updating".into();
     let mut app = app_with(d);
     press(&mut app, "w");
     assert!(app.overlay.is_none());

@@ -27,7 +27,7 @@ use sagedeck::tui::theme::Theme;
 use sagedeck::tui::widgets::Overlay;
 use sagedeck::tui::widgets::toasts::Level;
 
-use crate::common::builders::{self, variant};
+use crate::common::builders::{self, shared, variant};
 use crate::common::tui::{self, press, tap};
 
 const EP: &str = "fraud-detector";
@@ -92,7 +92,7 @@ fn metrics() -> MetricsSnapshot {
 fn data() -> Data {
     Data {
         context: tui::context(),
-        inventory: vec![endpoint()],
+        inventory: shared(vec![endpoint()]),
         loaded: true,
         refresh_interval: std::time::Duration::from_secs(10),
         fleet_metrics: Some(metrics()),
