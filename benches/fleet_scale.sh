@@ -8,12 +8,13 @@
 #     load is in and nothing changes
 #   - control-plane calls per refresh by operation over the same window (the sandbox's admin
 #     counts, GET /_sandbox/calls)
-#   - resident memory after the first load and after MINUTES minutes
+#   - resident memory after the first load, half way through and after MINUTES minutes
 #   - a weight change (sagedeck weights, another process): seconds for the sandbox to apply it
 #     (sent → InService, DescribeEndpoint polled every 50 ms), then seconds from applied to the
 #     console's Variants tab showing the new share (tmux capture polled), beside the console's
 #     refresh interval: the second figure is the console's, and stays within one interval
-# Usage: bash benches/fleet_scale.sh [MINUTES]   (default 3; BEFORE= and AFTER= name the binaries)
+# Usage: bash benches/fleet_scale.sh [MINUTES]   (default 3; BEFORE= and AFTER= name the binaries,
+# BEFORE_ARGS= the before build's extra options)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${1:-3}
@@ -74,7 +75,7 @@ pct() { awk -v c="$1" -v t="$TICKS" -v s="$2" 'BEGIN { printf "%.1f", 100 * (c /
 screen() { tmux capture-pane -t "$SESSION" -p 2>/dev/null; }
 
 measure() { # $1 label, $2 binary, $3 its extra flags; prints one table row
-  local label=$1 bin=$2 extra=${3:-} t0 t1 first pid c0 s0 k0 k1 c1 s1 rss_load rss_late cpu sbcpu calls refreshes
+  local label=$1 bin=$2 extra=${3:-} t0 t1 first pid c0 s0 k0 k1 c1 s1 rss_load rss_mid rss_late cpu sbcpu calls refreshes
   t0=$(date +%s%N)
   tmux new-session -d -s "$SESSION" -x 160 -y 50 \
     "env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 $bin --endpoint-url $URL --regions $REGIONS --refresh $REFRESH $extra"
@@ -111,20 +112,24 @@ measure() { # $1 label, $2 binary, $3 its extra flags; prints one table row
   env HOME=$HOME_DIR AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x "$AFTER" weights mcp-intent-classifier-prod \
     --endpoint-url "$URL" --region us-east-1 --set Stable=9 --set Canary=1 --yes >/dev/null 2>&1 || true
   tmux send-keys -t "$SESSION" Escape 1
-  sleep $(( MINUTES * 60 - STEADY - 20 > 0 ? MINUTES * 60 - STEADY - 20 : 0 ))
+  local rest=$(( MINUTES * 60 - STEADY - 20 > 0 ? MINUTES * 60 - STEADY - 20 : 0 ))
+  sleep $(( rest / 2 ))
+  rss_mid=$(rss_mb "$pid")
+  sleep $(( rest - rest / 2 ))
   rss_late=$(rss_mb "$pid")
   tmux kill-session -t "$SESSION"
-  printf '%-7s %9s %8s %8s %9s %9s %8s %8s %8s  %s\n' "$label" "$first" "$cpu" "$sbcpu" "$rss_load" "$rss_late" \
+  printf '%-7s %9s %8s %8s %9s %9s %9s %8s %8s %8s  %s\n' "$label" "$first" "$cpu" "$sbcpu" "$rss_load" "$rss_mid" "$rss_late" \
     "$applied" "$shown" "$REFRESH" "$refreshes refreshes: $calls"
 }
 
 start_sandbox
-printf 'sandbox: 10,008 endpoints over 5 regions; steady window %ss; memory again after %s min\n' "$STEADY" "$MINUTES"
-printf '%-7s %9s %8s %8s %9s %9s %8s %8s %8s  %s\n' build "first ms" "cpu %" "sbx %" "rss MB" "rss late" \
+printf 'sandbox: 10,008 endpoints over 5 regions; steady window %ss; memory again half way and after %s min\n' "$STEADY" "$MINUTES"
+printf '%-7s %9s %8s %8s %9s %9s %9s %8s %8s %8s  %s\n' build "first ms" "cpu %" "sbx %" "rss MB" "rss mid" "rss late" \
   "apply s" "shown s" "every s" "SageMaker calls in the steady window"
-measure before "$BEFORE"
 # The after build's budget on this sandbox: 100 control-plane calls a second per region (the
-# embedded sandbox's default; 10 against AWS).
+# embedded sandbox's default; 10 against AWS). A before build that has the budget too takes
+# BEFORE_ARGS="--control-plane-budget 100" (builds older than the budget take none).
+measure before "$BEFORE" "${BEFORE_ARGS:-}"
 measure after "$AFTER" "--control-plane-budget 100"
 echo "(steady window: $STEADY s with nothing changing; calls counted by the sandbox over it)"
 echo "(apply s: the sandbox's update, sent to InService; shown s: from applied to the Variants tab; every s: the refresh interval)"
