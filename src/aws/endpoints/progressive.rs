@@ -77,8 +77,14 @@ struct Describes {
 }
 
 impl Describes {
-    /// Starts `concurrency` workers describing with `fleet`, each call within `deadline`.
-    fn start(fleet: &Fleet, (concurrency, deadline): (usize, Duration), calls: &Arc<AtomicUsize>) -> Describes {
+    /// Starts `concurrency` workers describing with `fleet`, each call within `deadline`;
+    /// `throttles`: the budget's count of throttles when the refresh began.
+    fn start(
+        fleet: &Fleet,
+        (concurrency, deadline): (usize, Duration),
+        calls: &Arc<AtomicUsize>,
+        throttles: u64,
+    ) -> Describes {
         let (queue, names) = mpsc::unbounded_channel::<String>();
         let (landed, results) = mpsc::unbounded_channel();
         let names = Arc::new(tokio::sync::Mutex::new(names));
@@ -108,7 +114,7 @@ impl Describes {
             found: HashMap::new(),
             failures: Vec::new(),
             gone: HashSet::new(),
-            budget: (fleet.budget.clone(), fleet.budget.throttles()),
+            budget: (fleet.budget.clone(), throttles),
             scaling: None,
         }
     }
@@ -289,7 +295,7 @@ impl Fleet {
             let (fleet, calls) = (self.clone(), calls.clone());
             tokio::spawn(async move { fleet_scaling(&fleet, None, &calls).await.unwrap_or_default() })
         });
-        let mut d = Describes::start(self, (opts.concurrency, opts.call_deadline), &calls);
+        let mut d = Describes::start(self, (opts.concurrency, opts.call_deadline), &calls, throttles);
         // The selected endpoint first, before any page.
         if let Some(name) = plan.selected.clone().filter(|n| memory.known(n).is_some()) {
             d.ask(name);
